@@ -1,0 +1,11 @@
+string(REPLACE "|" ";" FILES "${FILES}")
+# Writes OUT, a C++ file exposing each of FILES as jitbench::resource(name).
+set(body "#include \"util/resources.h\"\n#include <map>\n#include <string>\nnamespace jitbench {\nnamespace {\nconst std::map<std::string, std::string_view>& table() {\n  static const std::map<std::string, std::string_view> t = {\n")
+foreach(f IN LISTS FILES)
+  get_filename_component(name ${f} NAME)
+  file(READ ${f} content)
+  string(APPEND body "    {\"${name}\", R\"JBRES(${content})JBRES\"},\n")
+endforeach()
+string(APPEND body "  };\n  return t;\n}\n}  // namespace\n\nstd::optional<std::string_view> resource(std::string_view name) {\n  auto it = table().find(std::string(name));\n  if (it == table().end()) return std::nullopt;\n  return it->second;\n}\n\nstd::vector<std::string> resource_names() {\n  std::vector<std::string> out;\n  for (const auto& [k, v] : table()) out.push_back(k);\n  return out;\n}\n}  // namespace jitbench\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

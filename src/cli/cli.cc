@@ -1,0 +1,72 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/options.h"
+#include "config/catalog.h"
+
+namespace jitbench {
+namespace {
+
+void check_names(const std::vector<std::string>& names, bool (*valid)(std::string_view), const char* flag,
+                 const std::string& valid_list) {
+  for (const auto& n : names)
+    if (!valid(n)) throw UserError(fmt::format("unknown value '{}' for {} (valid: {})", n, flag, valid_list));
+}
+
+}  // namespace
+
+Command parse_command_line(int argc, char** argv) {
+  CLI::App app{"jitbench: what just-in-time compilation really costs, measured in fresh processes"};
+  app.set_version_flag("--version", JITBENCH_VERSION);
+  app.require_subcommand(1);
+
+  RunOptions run;
+  auto* run_cmd = app.add_subcommand("run", "run a suite (the embedded default unless --suite)");
+  run_cmd->add_option("--out-dir", run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)");
+  run_cmd->add_option("--suite", run.suite_file, "suite file (TOML; see docs/suite-format.md)");
+  run_cmd->add_option("--python", run.python, "interpreter whose packages are benchmarked (default: the project's .venv)");
+  run_cmd->add_flag("--deterministic", run.deterministic, "single-threaded math, fixed hash seed, no timestamps");
+  run_cmd->add_option("--cold-runs", run.cold_runs, "fresh-process runs per case (default 5)")->check(CLI::Range(1, 100000));
+  run_cmd->add_option("--warm-iters", run.warm_iters, "timed calls in the warm process (default 30)")->check(CLI::Range(0, 100000000));
+  run_cmd->add_option("--timeout", run.timeout_s, "seconds before a worker is killed (default 300)")->check(CLI::PositiveNumber);
+  run_cmd->add_option("--cases", run.cases, "comma-separated <workload>_<n>_<f32|f64>, e.g. matmul_512_f32")->delimiter(',');
+  run_cmd->add_option("--backends", run.backends, "comma-separated backends (see `jitbench list`)")->delimiter(',');
+  run_cmd->add_option("--cache-policy", run.cache_policies, "comma-separated cache policies")->delimiter(',');
+  run_cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
+
+  ListOptions list;
+  auto* list_cmd = app.add_subcommand("list", "show every backend and workload, and whether it can run here");
+  list_cmd->add_option("--python", list.python, "interpreter to probe");
+  list_cmd->add_flag("--json", list.json, "print the probe as JSON");
+  list_cmd->add_flag("--check-devices", list.check_devices, "also initialise GPU backends to see a GPU (slower)");
+
+  ValidateOptions validate;
+  auto* validate_cmd = app.add_subcommand("validate", "check an out dir's artifacts against their schemas and sha256");
+  validate_cmd->add_option("dir", validate.dir, "the out dir of a jitbench run")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return Done{app.exit(e)};
+  } catch (const CLI::CallForAllHelp& e) {
+    return Done{app.exit(e)};
+  } catch (const CLI::CallForVersion& e) {
+    return Done{app.exit(e)};
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    if (msg.empty()) msg = "a subcommand is required: run, list or validate";
+    throw UserError(msg + " (see jitbench --help)");
+  }
+
+  if (*run_cmd) {
+    check_names(run.backends, is_backend, "--backends", backend_names());
+    check_names(run.cache_policies, is_cache_policy, "--cache-policy", cache_policy_names());
+    return run;
+  }
+  if (*list_cmd) return list;
+  return validate;
+}
+
+}  // namespace jitbench

@@ -1,0 +1,42 @@
+#include <fmt/format.h>
+
+#include <iostream>
+#include <unistd.h>
+
+#include "commands/commands.h"
+#include "config/catalog.h"
+#include "env/probe.h"
+
+namespace jitbench {
+
+int cmd_list(const ListOptions& opts) {
+  PosixLauncher launcher;
+  char tmpl[] = "/tmp/jitbench-list-XXXXXX";
+  if (!mkdtemp(tmpl)) throw UserError("cannot create a temporary directory for the probe log");
+  const std::filesystem::path tmp(tmpl);
+  ProbeRequest req{resolve_python(opts.python), resolve_worker_dir(), tmp / "probe.log", opts.check_devices};
+  auto probe = probe_worker(launcher, req);
+  if (auto* err = std::get_if<std::string>(&probe)) throw UserError(*err);
+  std::filesystem::remove_all(tmp);
+  const auto& p = std::get<nlohmann::json>(probe);
+  if (opts.json) {
+    std::cout << p.dump(2) << "\n";
+    return 0;
+  }
+  fmt::print("Python {} ({})\n\nBackends:\n", p.value("python", "?"), p.value("executable", "?"));
+  for (const auto& b : backends()) {
+    const auto info = p["backends"].value(b.name, nlohmann::json::object());
+    const bool ok = info.value("available", false);
+    std::string why = info.value("reason", "");
+    if (b.wants_gpu && ok && !opts.check_devices) why = "package present; GPU not checked (use --check-devices)";
+    fmt::print("  {:<14} {:<10} {}{}\n", b.name, ok ? "available" : "missing", b.summary,
+               why.empty() ? "" : fmt::format("  [{}]", why));
+  }
+  fmt::print("\nWorkloads:\n");
+  for (const auto& w : workloads()) fmt::print("  {:<14} {}\n", w.name, w.summary);
+  fmt::print("\nCache policies:\n");
+  for (const auto& c : cache_policies()) fmt::print("  {:<14} {}\n", c.name, c.summary);
+  return 0;
+}
+
+}  // namespace jitbench

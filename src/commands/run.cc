@@ -1,0 +1,104 @@
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "artifacts/write_run.h"
+#include "commands/commands.h"
+#include "env/manifest.h"
+#include "env/probe.h"
+#include "report/format.h"
+#include "results/json.h"
+#include "run/case_runner.h"
+#include "stats/stats.h"
+
+namespace jitbench {
+namespace {
+
+Suite load_suite(const RunOptions& o) {
+  if (o.suite_file.empty()) return default_suite();
+  auto r = load_suite_file(o.suite_file);
+  if (auto* e = std::get_if<ConfigError>(&r)) throw UserError(e->message);
+  return std::get<Suite>(r);
+}
+
+std::vector<Case> plan_cases(const Suite& suite, const RunOptions& o) {
+  Selection sel;
+  sel.backends = o.backends;
+  sel.cache_policies = o.cache_policies;
+  for (const auto& spec : o.cases) {
+    auto r = parse_case_spec(spec);
+    if (auto* e = std::get_if<std::string>(&r)) throw UserError(*e);
+    sel.cases.push_back(std::get<CaseSpec>(r));
+  }
+  auto plan = make_plan(suite, sel);
+  if (auto* e = std::get_if<std::string>(&plan)) throw UserError(*e);
+  return std::get<std::vector<Case>>(plan);
+}
+
+std::string one_line_result(const CaseResult& r) {
+  if (r.status != Status::Ok)
+    return fmt::format("{}: {}{}", to_string(r.status), r.reason, r.detail.empty() ? "" : " (" + r.detail + ")");
+  return fmt::format("ok  cold TTFR {}  warm call {}", format_seconds(stats::median(cold_values(r, "ttfr_s"))),
+                     format_seconds(stats::median(warm_values(r))));
+}
+
+}  // namespace
+
+int cmd_run(const RunOptions& o, int argc, char** argv) {
+  const Suite suite = load_suite(o);
+  const auto plan = plan_cases(suite, o);
+
+  WorkerSetup setup;
+  setup.python = resolve_python(o.python);
+  setup.worker_dir = resolve_worker_dir();
+  setup.cold_runs = o.cold_runs.value_or(suite.cold_runs);
+  setup.warm_iters = o.warm_iters.value_or(suite.warm_iters);
+  setup.timeout_s = o.timeout_s.value_or(suite.timeout_s);
+  setup.deterministic = o.deterministic;
+
+  const auto out_path = o.out_dir.empty() ? OutDir::fresh_default("jitbench-out") : std::filesystem::path(o.out_dir);
+  auto prepared = OutDir::prepare(out_path);
+  if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
+  const OutDir out = std::get<OutDir>(prepared);
+  setup.out_dir = out.root();
+
+  PosixLauncher launcher;
+  auto probe = probe_worker(launcher, {setup.python, setup.worker_dir, out.root() / "logs" / "probe.log"});
+  if (auto* e = std::get_if<std::string>(&probe)) throw UserError(*e);
+
+  RunHeader h;
+  h.deterministic = o.deterministic;
+  h.started_at = o.deterministic ? "" : utc_now();
+  h.argv.assign(argv, argv + argc);
+  h.info.suite_name = suite.name;
+  h.info.suite_source = suite.source;
+  for (const auto& a : h.argv) h.info.command += (h.info.command.empty() ? "" : " ") + a;
+  h.info.n_planned = plan.size();
+  h.info.environment = environment_manifest(std::get<nlohmann::json>(probe), o.deterministic);
+  out.write_json("environment.json", h.info.environment);
+
+  const bool tty = isatty(STDERR_FILENO) && !o.quiet;
+  if (!o.quiet)
+    fmt::print(stderr, "jitbench: {} cases, {} cold runs + 1 warm run of {} calls each -> {}\n", plan.size(),
+               setup.cold_runs, setup.warm_iters, out.root().string());
+  CaseRunner runner(launcher, setup);
+  std::vector<CaseResult> results;
+  results.reserve(plan.size());
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const auto& c = plan[i];
+    const auto progress = [&](const std::string& what) {
+      if (tty) fmt::print(stderr, "\r\033[K[{}/{}] {}: {}", i + 1, plan.size(), c.id, what);
+    };
+    results.push_back(runner.run(c, progress));
+    if (tty) fmt::print(stderr, "\r\033[K");
+    if (!o.quiet) fmt::print(stderr, "[{}/{}] {}  {}\n", i + 1, plan.size(), c.id, one_line_result(results.back()));
+    write_run_artifacts(out, h, results, i + 1 == plan.size());
+  }
+
+  int n_ok = 0, n_warn = 0, n_failed = 0;
+  for (const auto& r : results) (r.status == Status::Ok ? n_ok : r.status == Status::Warn ? n_warn : n_failed)++;
+  fmt::print("{} cases: {} ok, {} warn, {} failed. Summary: {}\n", results.size(), n_ok, n_warn, n_failed,
+             (out.root() / "summary.md").string());
+  return n_failed > 0 ? 2 : 0;
+}
+
+}  // namespace jitbench

@@ -1,0 +1,147 @@
+#include "config/suite.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "config/catalog.h"
+#include "util/resources.h"
+
+namespace jitbench {
+namespace {
+
+struct Error {
+  std::string message;
+};
+
+std::string where(std::string_view src, const toml::source_region& r) {
+  return fmt::format("{}:{}:{}", src, r.begin.line, r.begin.column);
+}
+
+[[noreturn]] void fail(std::string_view src, const toml::node& n, const std::string& what) {
+  throw Error{fmt::format("{}: {}", where(src, n.source()), what)};
+}
+
+void reject_unknown_keys(std::string_view src, const toml::table& t, const std::set<std::string>& known,
+                         std::string_view section) {
+  for (const auto& [k, v] : t) {
+    if (!known.count(std::string(k.str()))) {
+      std::string list;
+      for (const auto& x : known) list += (list.empty() ? "" : ", ") + x;
+      throw Error{fmt::format("{}: unknown key '{}' in {} (expected one of: {})", where(src, k.source()),
+                              k.str(), section, list)};
+    }
+  }
+}
+
+std::vector<std::string> string_list(std::string_view src, const toml::node& n, std::string_view key) {
+  const auto* arr = n.as_array();
+  if (!arr) fail(src, n, fmt::format("'{}' must be an array of strings", key));
+  std::vector<std::string> out;
+  for (const auto& e : *arr) {
+    if (!e.is_string()) fail(src, e, fmt::format("'{}' must hold strings", key));
+    out.push_back(*e.value<std::string>());
+  }
+  if (out.empty()) fail(src, n, fmt::format("'{}' must not be empty", key));
+  return out;
+}
+
+void check_names(std::string_view src, const toml::node& n, const std::vector<std::string>& names,
+                 bool (*valid)(std::string_view), std::string_view what, const std::string& valid_list) {
+  const auto& arr = *n.as_array();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!valid(names[i]))
+      fail(src, *arr.get(i), fmt::format("unknown {} '{}' (valid: {})", what, names[i], valid_list));
+  }
+}
+
+long positive_int(std::string_view src, const toml::node& n, std::string_view key, long min_value) {
+  auto v = n.value<int64_t>();
+  if (!n.is_integer() || !v) fail(src, n, fmt::format("'{}' must be an integer", key));
+  if (*v < min_value) fail(src, n, fmt::format("'{}' must be >= {}", key, min_value));
+  return static_cast<long>(*v);
+}
+
+void read_suite_table(std::string_view src, const toml::table& t, Suite& s) {
+  reject_unknown_keys(src, t, {"name", "cold_runs", "warm_iters", "cache_policy", "timeout_s"}, "[suite]");
+  if (auto* n = t.get("name")) {
+    if (!n->is_string()) fail(src, *n, "'name' must be a string");
+    s.name = *n->value<std::string>();
+  }
+  if (auto* n = t.get("cold_runs")) s.cold_runs = static_cast<int>(positive_int(src, *n, "cold_runs", 1));
+  if (auto* n = t.get("warm_iters")) s.warm_iters = static_cast<int>(positive_int(src, *n, "warm_iters", 0));
+  if (auto* n = t.get("timeout_s")) {
+    auto v = n->value<double>();
+    if (!v || (!n->is_integer() && !n->is_floating_point())) fail(src, *n, "'timeout_s' must be a number");
+    if (*v <= 0) fail(src, *n, "'timeout_s' must be > 0");
+    s.timeout_s = *v;
+  }
+  if (auto* n = t.get("cache_policy")) {
+    s.cache_policies = string_list(src, *n, "cache_policy");
+    check_names(src, *n, s.cache_policies, is_cache_policy, "cache policy", cache_policy_names());
+  }
+}
+
+MatrixBlock read_block(std::string_view src, const toml::table& t) {
+  reject_unknown_keys(src, t, {"backends", "workloads", "sizes", "dtypes"}, "[[matrix]]");
+  MatrixBlock b;
+  for (const char* key : {"backends", "workloads", "sizes", "dtypes"}) {
+    if (!t.get(key)) fail(src, t, fmt::format("[[matrix]] block is missing '{}'", key));
+  }
+  b.backends = string_list(src, *t.get("backends"), "backends");
+  check_names(src, *t.get("backends"), b.backends, is_backend, "backend", backend_names());
+  b.workloads = string_list(src, *t.get("workloads"), "workloads");
+  check_names(src, *t.get("workloads"), b.workloads, is_workload, "workload", workload_names());
+  b.dtypes = string_list(src, *t.get("dtypes"), "dtypes");
+  check_names(src, *t.get("dtypes"), b.dtypes, is_dtype, "dtype", "f32, f64");
+  const auto* sizes = t.get("sizes")->as_array();
+  if (!sizes || sizes->empty()) fail(src, *t.get("sizes"), "'sizes' must be a non-empty array of integers");
+  for (const auto& e : *sizes) b.sizes.push_back(positive_int(src, e, "sizes", 1));
+  return b;
+}
+
+}  // namespace
+
+std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_view source_name) {
+  Suite s;
+  s.source = std::string(source_name);
+  s.cache_policies = {"process_cold"};
+  try {
+    toml::table root = toml::parse(text, source_name);
+    reject_unknown_keys(source_name, root, {"suite", "matrix"}, "the suite file");
+    if (auto* n = root.get("suite")) {
+      if (!n->is_table()) fail(source_name, *n, "[suite] must be a table");
+      read_suite_table(source_name, *n->as_table(), s);
+    }
+    auto* m = root.get("matrix");
+    if (!m) throw Error{fmt::format("{}: no [[matrix]] block: a suite needs at least one", source_name)};
+    if (!m->is_array_of_tables()) fail(source_name, *m, "'matrix' must be written as [[matrix]] blocks");
+    for (const auto& blk : *m->as_array()) s.matrix.push_back(read_block(source_name, *blk.as_table()));
+  } catch (const toml::parse_error& e) {
+    return ConfigError{fmt::format("{}: {}", where(source_name, e.source()), e.description())};
+  } catch (const Error& e) {
+    return ConfigError{e.message};
+  }
+  return s;
+}
+
+std::variant<Suite, ConfigError> load_suite_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return ConfigError{fmt::format("cannot read suite file '{}': check the path", path)};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_suite(ss.str(), path);
+}
+
+Suite default_suite() {
+  auto text = resource("default.toml");
+  auto r = parse_suite(*text, "<embedded default.toml>");
+  // The embedded suite is checked by a unit test; failing here is a build defect.
+  if (auto* e = std::get_if<ConfigError>(&r)) throw std::logic_error(e->message);
+  return std::get<Suite>(r);
+}
+
+}  // namespace jitbench

@@ -1,0 +1,37 @@
+#pragma once
+// A suite: run settings plus a matrix of cases, read from TOML
+// (docs/suite-format.md). Errors are values carrying file:line:col.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace jitbench {
+
+struct MatrixBlock {
+  std::vector<std::string> backends;
+  std::vector<std::string> workloads;
+  std::vector<long> sizes;
+  std::vector<std::string> dtypes;  // "f32" | "f64"
+};
+
+struct Suite {
+  std::string name = "default";
+  std::string source = "<embedded default>";
+  int cold_runs = 5;
+  int warm_iters = 30;
+  std::vector<std::string> cache_policies{"process_cold"};
+  double timeout_s = 300;
+  std::vector<MatrixBlock> matrix;
+};
+
+struct ConfigError {
+  std::string message;  // one line, "source:line:col: what is wrong"
+};
+
+std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_view source_name);
+std::variant<Suite, ConfigError> load_suite_file(const std::string& path);
+Suite default_suite();
+
+}  // namespace jitbench

@@ -1,0 +1,72 @@
+#include "config/suite.h"
+
+#include <gtest/gtest.h>
+
+namespace jitbench {
+namespace {
+
+std::string error_of(const std::string& text) {
+  auto r = parse_suite(text, "s.toml");
+  if (auto* e = std::get_if<ConfigError>(&r)) return e->message;
+  return "";
+}
+
+const char* kBlock = "[[matrix]]\nbackends=[\"numpy\"]\nworkloads=[\"matmul\"]\nsizes=[8]\ndtypes=[\"f32\"]\n";
+
+TEST(Suite, EmbeddedDefaultParses) {
+  Suite s = default_suite();
+  EXPECT_EQ(s.name, "default");
+  EXPECT_EQ(s.cold_runs, 5);
+  EXPECT_EQ(s.warm_iters, 30);
+  EXPECT_FALSE(s.matrix.empty());
+}
+
+TEST(Suite, ReadsSettings) {
+  auto r = parse_suite(std::string("[suite]\nname=\"x\"\ncold_runs=2\nwarm_iters=0\ntimeout_s=1.5\n") + kBlock, "s.toml");
+  auto& s = std::get<Suite>(r);
+  EXPECT_EQ(s.name, "x");
+  EXPECT_EQ(s.cold_runs, 2);
+  EXPECT_EQ(s.warm_iters, 0);
+  EXPECT_DOUBLE_EQ(s.timeout_s, 1.5);
+  ASSERT_EQ(s.matrix.size(), 1u);
+  EXPECT_EQ(s.matrix[0].sizes[0], 8);
+}
+
+TEST(Suite, SyntaxErrorHasPosition) {
+  auto e = error_of("[suite]\nname = \n");
+  EXPECT_EQ(e.rfind("s.toml:2:", 0), 0u) << e;
+}
+
+TEST(Suite, UnknownBackendHasPositionAndValidNames) {
+  auto e = error_of("[[matrix]]\nbackends=[\"numpy\", \"jaxx\"]\nworkloads=[\"matmul\"]\nsizes=[8]\ndtypes=[\"f32\"]\n");
+  EXPECT_EQ(e.rfind("s.toml:2:", 0), 0u) << e;
+  EXPECT_NE(e.find("unknown backend 'jaxx'"), std::string::npos) << e;
+  EXPECT_NE(e.find("jax_jit_cpu"), std::string::npos) << e;
+}
+
+TEST(Suite, UnknownKeyIsRejected) {
+  auto e = error_of(std::string("[suite]\ncold_run=3\n") + kBlock);
+  EXPECT_NE(e.find("unknown key 'cold_run'"), std::string::npos) << e;
+  EXPECT_EQ(e.rfind("s.toml:2:", 0), 0u) << e;
+}
+
+TEST(Suite, WrongTypesAndRanges) {
+  EXPECT_NE(error_of(std::string("[suite]\ncold_runs=0\n") + kBlock).find("'cold_runs' must be >= 1"), std::string::npos);
+  EXPECT_NE(error_of(std::string("[suite]\ncold_runs=\"5\"\n") + kBlock).find("must be an integer"), std::string::npos);
+  EXPECT_NE(error_of("[[matrix]]\nbackends=[\"numpy\"]\nworkloads=[\"matmul\"]\nsizes=[0]\ndtypes=[\"f32\"]\n")
+                .find("'sizes' must be >= 1"),
+            std::string::npos);
+  EXPECT_NE(error_of("[[matrix]]\nbackends=[\"numpy\"]\nworkloads=[\"matmul\"]\ndtypes=[\"f32\"]\n").find("missing 'sizes'"),
+            std::string::npos);
+  EXPECT_NE(error_of("[suite]\nname=\"x\"\n").find("no [[matrix]] block"), std::string::npos);
+}
+
+TEST(Suite, MissingFileIsOneLine) {
+  auto r = load_suite_file("/nonexistent/suite.toml");
+  auto& e = std::get<ConfigError>(r);
+  EXPECT_EQ(e.message.find('\n'), std::string::npos);
+  EXPECT_NE(e.message.find("/nonexistent/suite.toml"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace jitbench

@@ -1,0 +1,25 @@
+#pragma once
+// Asks the Python worker what it has: interpreter, platform, package versions
+// and, per backend, whether it can run here and why not.
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <variant>
+
+#include "run/subprocess.h"
+
+namespace jitbench {
+
+struct ProbeRequest {
+  std::string python;
+  std::filesystem::path worker_dir;
+  std::filesystem::path log_path;
+  bool check_devices = false;  // also initialise GPU backends (slower)
+  double timeout_s = 120;
+};
+
+// The probe message body, or a one-line error.
+std::variant<nlohmann::json, std::string> probe_worker(ProcessLauncher& launcher, const ProbeRequest& req);
+
+}  // namespace jitbench

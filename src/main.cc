@@ -1,0 +1,26 @@
+// jitbench: parse -> plan -> run workers -> write artifacts. Every error a user
+// can fix ends here as one line on stderr and exit code 2.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "cli/options.h"
+#include "commands/commands.h"
+
+int main(int argc, char** argv) {
+  using namespace jitbench;
+  try {
+    const Command cmd = parse_command_line(argc, argv);
+    if (const auto* d = std::get_if<Done>(&cmd)) return d->exit_code;
+    if (const auto* r = std::get_if<RunOptions>(&cmd)) return cmd_run(*r, argc, argv);
+    if (const auto* l = std::get_if<ListOptions>(&cmd)) return cmd_list(*l);
+    return cmd_validate(std::get<ValidateOptions>(cmd));
+  } catch (const UserError& e) {
+    fmt::print(stderr, "jitbench: error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "jitbench: internal error: {}\n", e.what());
+    return 3;
+  }
+}

@@ -1,0 +1,82 @@
+#include "plan/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "config/catalog.h"
+
+namespace jitbench {
+
+std::string make_case_id(const std::string& backend, const std::string& workload, long n,
+                         const std::string& dtype, const std::string& cache_policy) {
+  auto id = fmt::format("{}_{}_{}_{}", backend, workload, n, dtype);
+  if (cache_policy != "process_cold") id += "__" + cache_policy;
+  return id;
+}
+
+std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text) {
+  const auto bad = [&](const std::string& why) {
+    return fmt::format("bad case '{}': {} (write <workload>_<n>_<f32|f64>, e.g. matmul_512_f32)", text, why);
+  };
+  const auto last = text.rfind('_');
+  if (last == std::string::npos || last == 0) return bad("no dtype");
+  const auto mid = text.rfind('_', last - 1);
+  if (mid == std::string::npos || mid == 0) return bad("no size");
+  CaseSpec s;
+  s.workload = text.substr(0, mid);
+  s.dtype = text.substr(last + 1);
+  const auto n_text = text.substr(mid + 1, last - mid - 1);
+  if (!is_workload(s.workload)) return bad(fmt::format("unknown workload '{}'; valid: {}", s.workload, workload_names()));
+  if (!is_dtype(s.dtype)) return bad(fmt::format("unknown dtype '{}'; valid: f32, f64", s.dtype));
+  if (n_text.empty() || !std::all_of(n_text.begin(), n_text.end(), ::isdigit) || n_text.size() > 12)
+    return bad(fmt::format("size '{}' is not a positive integer", n_text));
+  s.n = std::stol(n_text);
+  if (s.n < 1) return bad("size must be >= 1");
+  return s;
+}
+
+std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const Selection& sel) {
+  const auto& policies = sel.cache_policies.empty() ? suite.cache_policies : sel.cache_policies;
+  const auto wanted_backend = [&](const std::string& b) {
+    return sel.backends.empty() || std::find(sel.backends.begin(), sel.backends.end(), b) != sel.backends.end();
+  };
+  std::vector<Case> out;
+  std::set<std::string> seen;
+  const auto add = [&](const std::string& b, const std::string& w, long n, const std::string& d) {
+    for (const auto& p : policies) {
+      Case c{make_case_id(b, w, n, d, p), b, w, n, d, p};
+      if (seen.insert(c.id).second) out.push_back(c);
+    }
+  };
+
+  if (sel.cases.empty()) {
+    for (const auto& blk : suite.matrix)
+      for (const auto& b : blk.backends)
+        if (wanted_backend(b))
+          for (const auto& w : blk.workloads)
+            for (long n : blk.sizes)
+              for (const auto& d : blk.dtypes) add(b, w, n, d);
+  } else {
+    // Each named case runs on --backends if given, else on every backend the
+    // suite pairs with that workload (so `--cases matmul_512_f32` never drags
+    // plain Python through a 512^3 loop unless asked to).
+    for (const auto& spec : sel.cases) {
+      std::vector<std::string> bs = sel.backends;
+      if (bs.empty()) {
+        for (const auto& blk : suite.matrix)
+          if (std::find(blk.workloads.begin(), blk.workloads.end(), spec.workload) != blk.workloads.end())
+            for (const auto& b : blk.backends)
+              if (std::find(bs.begin(), bs.end(), b) == bs.end()) bs.push_back(b);
+      }
+      if (bs.empty())
+        return fmt::format("no backend runs workload '{}' in suite '{}': add --backends", spec.workload, suite.name);
+      for (const auto& b : bs) add(b, spec.workload, spec.n, spec.dtype);
+    }
+  }
+  if (out.empty()) return std::string("the selection matches no case: check --backends and --cases against `jitbench list`");
+  return out;
+}
+
+}  // namespace jitbench

@@ -1,0 +1,43 @@
+#pragma once
+// Expands a suite (plus command-line selections) into the ordered list of cases.
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "config/suite.h"
+
+namespace jitbench {
+
+struct Case {
+  std::string id;  // <backend>_<workload>_<n>_<f32|f64>[__<policy>]
+  std::string backend;
+  std::string workload;
+  long n = 0;
+  std::string dtype;         // f32 | f64
+  std::string cache_policy;  // process_cold, ...
+};
+
+// The seed contract's case id; policies other than process_cold get a suffix so
+// that ids stay unique when one suite runs several cache modes.
+std::string make_case_id(const std::string& backend, const std::string& workload, long n,
+                         const std::string& dtype, const std::string& cache_policy);
+
+// "<workload>_<n>_<f32|f64>", as --cases takes them ("matmul_512_f32").
+struct CaseSpec {
+  std::string workload;
+  long n = 0;
+  std::string dtype;
+};
+std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text);
+
+struct Selection {
+  std::vector<std::string> backends;     // empty: the suite's
+  std::vector<CaseSpec> cases;           // empty: the suite's
+  std::vector<std::string> cache_policies;  // empty: the suite's
+};
+
+// Errors (an empty plan, say) come back as a one-line string.
+std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const Selection& sel);
+
+}  // namespace jitbench

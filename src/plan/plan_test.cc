@@ -1,0 +1,78 @@
+#include "plan/plan.h"
+
+#include <gtest/gtest.h>
+
+namespace jitbench {
+namespace {
+
+Suite two_blocks() {
+  Suite s;
+  s.matrix.push_back({{"numpy", "jax_jit_cpu"}, {"matmul"}, {512, 1024}, {"f32"}});
+  s.matrix.push_back({{"python", "numpy"}, {"mc_pi"}, {1000}, {"f64"}});
+  return s;
+}
+
+TEST(CaseId, MatchesSeedContract) {
+  EXPECT_EQ(make_case_id("jax_jit_cpu", "matmul", 512, "f32", "process_cold"), "jax_jit_cpu_matmul_512_f32");
+  EXPECT_EQ(make_case_id("numpy", "mc_pi", 100, "f64", "warm_cache"), "numpy_mc_pi_100_f64__warm_cache");
+}
+
+TEST(CaseSpec, ParsesWorkloadsWithUnderscores) {
+  auto r = parse_case_spec("mc_pi_100000_f64");
+  ASSERT_TRUE(std::holds_alternative<CaseSpec>(r));
+  EXPECT_EQ(std::get<CaseSpec>(r).workload, "mc_pi");
+  EXPECT_EQ(std::get<CaseSpec>(r).n, 100000);
+  EXPECT_EQ(std::get<CaseSpec>(r).dtype, "f64");
+}
+
+TEST(CaseSpec, RejectsBadSpecsWithHint) {
+  for (const char* bad : {"matmul", "matmul_512", "matmul_x_f32", "matmul_512_f16", "conv_512_f32", "matmul_-1_f32"}) {
+    auto r = parse_case_spec(bad);
+    ASSERT_TRUE(std::holds_alternative<std::string>(r)) << bad;
+    EXPECT_NE(std::get<std::string>(r).find("e.g. matmul_512_f32"), std::string::npos);
+  }
+}
+
+TEST(Plan, ExpandsUnionOfBlocksInOrder) {
+  auto r = make_plan(two_blocks(), {});
+  auto& cases = std::get<std::vector<Case>>(r);
+  ASSERT_EQ(cases.size(), 6u);
+  EXPECT_EQ(cases[0].id, "numpy_matmul_512_f32");
+  EXPECT_EQ(cases[1].id, "numpy_matmul_1024_f32");
+  EXPECT_EQ(cases[5].id, "numpy_mc_pi_1000_f64");
+}
+
+TEST(Plan, BackendFilter) {
+  auto r = make_plan(two_blocks(), {{"python"}, {}, {}});
+  auto& cases = std::get<std::vector<Case>>(r);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_EQ(cases[0].id, "python_mc_pi_1000_f64");
+}
+
+TEST(Plan, CasesUseSuiteBackendsForThatWorkload) {
+  Selection sel;
+  sel.cases.push_back({"matmul", 256, "f64"});
+  auto plan = make_plan(two_blocks(), sel);
+  auto& cases = std::get<std::vector<Case>>(plan);
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].id, "numpy_matmul_256_f64");
+  EXPECT_EQ(cases[1].id, "jax_jit_cpu_matmul_256_f64");
+}
+
+TEST(Plan, EmptySelectionIsAnError) {
+  auto r = make_plan(two_blocks(), {{"numba"}, {}, {}});
+  EXPECT_TRUE(std::holds_alternative<std::string>(r));
+}
+
+TEST(Plan, SeveralPoliciesGiveDistinctIds) {
+  Suite s;
+  s.matrix.push_back({{"numpy"}, {"matmul"}, {8}, {"f32"}});
+  s.cache_policies = {"process_cold", "warm_cache"};
+  auto plan = make_plan(s, {});
+  auto& cases = std::get<std::vector<Case>>(plan);
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_NE(cases[0].id, cases[1].id);
+}
+
+}  // namespace
+}  // namespace jitbench

@@ -1,0 +1,12 @@
+#pragma once
+#include <optional>
+#include <string>
+
+namespace jitbench {
+// The ML-suite contract's time format: <= 0 -> "—", < 1 ms -> µs (1 decimal),
+// < 1 s -> ms (2 decimals), else s (3 decimals).
+std::string format_seconds(double s);
+std::string format_seconds(const std::optional<double>& s);
+// Markdown table cell: escapes '|'.
+std::string md_cell(const std::string& s);
+}  // namespace jitbench

@@ -1,0 +1,17 @@
+#include "report/format.h"
+
+#include <gtest/gtest.h>
+
+namespace jitbench {
+TEST(FormatSeconds, ContractBands) {
+  EXPECT_EQ(format_seconds(0.0), "—");
+  EXPECT_EQ(format_seconds(-1.0), "—");
+  EXPECT_EQ(format_seconds(0.00012346), "123.5 µs");
+  EXPECT_EQ(format_seconds(0.0012345), "1.23 ms");
+  EXPECT_EQ(format_seconds(0.5), "500.00 ms");
+  EXPECT_EQ(format_seconds(1.0), "1.000 s");
+  EXPECT_EQ(format_seconds(12.34567), "12.346 s");
+  EXPECT_EQ(format_seconds(std::optional<double>()), "—");
+}
+TEST(MdCell, EscapesPipes) { EXPECT_EQ(md_cell("a|b\nc"), "a\\|b c"); }
+}  // namespace jitbench

@@ -1,0 +1,143 @@
+#include "results/json.h"
+
+#include <functional>
+#include <map>
+
+#include "config/catalog.h"
+#include "stats/stats.h"
+
+namespace jitbench {
+namespace {
+using nlohmann::json;
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+using Getter = std::function<std::optional<double>(const RunRecord&)>;
+const std::map<std::string, Getter>& getters() {
+  static const std::map<std::string, Getter> g = {
+      {"process_start_s", [](const RunRecord& r) { return r.process_start_s; }},
+      {"import_s", [](const RunRecord& r) { return r.import_s; }},
+      {"setup_s", [](const RunRecord& r) { return r.setup_s; }},
+      {"first_call_s", [](const RunRecord& r) { return r.first_call_s; }},
+      {"second_call_s", [](const RunRecord& r) { return r.second_call_s; }},
+      {"total_s", [](const RunRecord& r) { return r.total_s; }},
+      {"ttfr_s", [](const RunRecord& r) { return r.ttfr_s(); }},
+      {"process_ttfr_s", [](const RunRecord& r) { return r.process_ttfr_s(); }},
+      {"wall_s", [](const RunRecord& r) { return std::optional<double>(r.wall_s); }},
+      {"max_rss_kib", [](const RunRecord& r) { return std::optional<double>(static_cast<double>(r.max_rss_kib)); }},
+  };
+  return g;
+}
+}  // namespace
+
+const std::vector<std::string>& cold_metrics() {
+  static const std::vector<std::string> m = {"process_start_s", "import_s", "setup_s", "first_call_s",
+                                             "second_call_s",   "total_s",  "ttfr_s",  "process_ttfr_s",
+                                             "wall_s",          "max_rss_kib"};
+  return m;
+}
+
+std::vector<double> cold_values(const CaseResult& r, const std::string& metric) {
+  std::vector<double> out;
+  const auto& get = getters().at(metric);
+  for (const auto& run : r.cold)
+    if (run.status == Status::Ok)
+      if (auto v = get(run)) out.push_back(*v);
+  return out;
+}
+
+std::vector<double> warm_values(const CaseResult& r) {
+  if (!r.warm || r.warm->status != Status::Ok) return {};
+  return r.warm->calls_s;
+}
+
+json summary_json(std::span<const double> xs) {
+  auto s = stats::summarize(xs);
+  if (!s) return nullptr;
+  return {{"n", s->n},
+          {"min", s->min},
+          {"median", s->median},
+          {"p95", s->p95},
+          {"max", s->max},
+          {"mean", s->mean},
+          {"stdev", opt(s->stdev)},
+          {"cv", opt(s->cv)},
+          {"mad", s->mad},
+          {"median_ci95", {s->median_ci95.low, s->median_ci95.high}},
+          {"n_outliers", s->n_outliers}};
+}
+
+json run_to_json(const RunRecord& r) {
+  json j = {{"mode", r.mode},
+            {"index", r.index},
+            {"status", to_string(r.status)},
+            {"reason", text_or_null(r.reason)},
+            {"detail", text_or_null(r.detail)},
+            {"process_start_s", opt(r.process_start_s)},
+            {"import_s", opt(r.import_s)},
+            {"setup_s", opt(r.setup_s)},
+            {"first_call_s", opt(r.first_call_s)},
+            {"total_s", opt(r.total_s)},
+            {"ttfr_s", opt(r.ttfr_s())},
+            {"process_ttfr_s", opt(r.process_ttfr_s())},
+            {"wall_s", r.wall_s},
+            {"exit", {{"kind", r.exit_kind}, {"code", r.exit_code}, {"signal", r.signal}}},
+            {"rusage", {{"max_rss_kib", r.max_rss_kib}, {"user_s", r.user_s}, {"sys_s", r.sys_s}}},
+            {"log", r.log}};
+  if (r.mode == "cold") j["second_call_s"] = opt(r.second_call_s);
+  if (r.mode == "warm") j["calls_s"] = r.calls_s;
+  j["worker"] = r.worker.is_null() ? json::object() : r.worker;
+  return j;
+}
+
+json case_to_json(const CaseResult& r) {
+  json cold_runs = json::array();
+  for (const auto& run : r.cold) cold_runs.push_back(run_to_json(run));
+  json cold_summary = json::object();
+  for (const auto& m : cold_metrics()) {
+    auto v = cold_values(r, m);
+    cold_summary[m] = summary_json(v);
+  }
+  const auto calls = warm_values(r);
+
+  const json* report = r.first_worker_report();
+  json backend = report && report->contains("backend") ? (*report)["backend"] : json::object();
+  backend["name"] = r.c.backend;
+  json device = report && report->contains("device") ? (*report)["device"] : json(nullptr);
+
+  json cache = {{"policy", r.c.cache_policy}, {"dir", text_or_null(r.cache_dir)}};
+  if (report && report->contains("cache")) cache["settings"] = (*report)["cache"];
+
+  return {{"schema_version", kCaseSchema},
+          {"case", r.c.id},
+          {"status", to_string(r.status)},
+          {"reason", text_or_null(r.reason)},
+          {"detail", text_or_null(r.detail)},
+          {"config",
+           {{"backend", r.c.backend},
+            {"workload", r.c.workload},
+            {"n", r.c.n},
+            {"dtype", dtype_long(r.c.dtype)},
+            {"cold_runs", r.cold_runs},
+            {"warm_iters", r.warm_iters},
+            {"cache_policy", r.c.cache_policy},
+            {"timeout_s", r.timeout_s},
+            {"deterministic", r.deterministic},
+            {"seed", r.seed}}},
+          {"backend", backend},
+          {"device", device},
+          {"cache", cache},
+          {"verification", report && report->contains("verify") ? (*report)["verify"] : json(nullptr)},
+          {"workload", report && report->contains("workload") ? (*report)["workload"] : json(nullptr)},
+          {"worker_env", r.worker_env},
+          {"started_at", text_or_null(r.started_at)},
+          {"finished_at", text_or_null(r.finished_at)},
+          {"cold", {{"runs", cold_runs}, {"summary", cold_summary}}},
+          {"warm",
+           {{"run", r.warm ? run_to_json(*r.warm) : json(nullptr)},
+            {"calls_s", calls},
+            {"summary", summary_json(calls)}}}};
+}
+
+}  // namespace jitbench

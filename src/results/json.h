@@ -1,0 +1,29 @@
+#pragma once
+// CaseResult -> jitbench.case.v1 JSON, and the per-metric views every report uses.
+#include <nlohmann/json.hpp>
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "results/model.h"
+
+namespace jitbench {
+
+inline constexpr const char* kCaseSchema = "jitbench.case.v1";
+inline constexpr const char* kIndexSchema = "jitbench.index.v1";
+inline constexpr const char* kEnvironmentSchema = "jitbench.environment.v1";
+
+// The cold-run metrics jitbench summarises, in report order.
+const std::vector<std::string>& cold_metrics();
+// Values of one metric over the case's ok cold runs ("ttfr_s", "import_s", ...).
+std::vector<double> cold_values(const CaseResult& r, const std::string& metric);
+// The warm calls of the case's warm run (empty when it did not succeed).
+std::vector<double> warm_values(const CaseResult& r);
+
+// {n, min, median, p95, max, mean, stdev, cv, mad, median_ci95:[lo,hi], n_outliers} or null.
+nlohmann::json summary_json(std::span<const double> xs);
+nlohmann::json run_to_json(const RunRecord& r);
+nlohmann::json case_to_json(const CaseResult& r);
+
+}  // namespace jitbench

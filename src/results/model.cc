@@ -1,0 +1,55 @@
+#include "results/model.h"
+
+namespace jitbench {
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::Ok: return "ok";
+    case Status::Warn: return "warn";
+    case Status::Failed: return "failed";
+  }
+  return "?";
+}
+
+int severity(Status s) { return static_cast<int>(s); }
+
+std::optional<double> RunRecord::ttfr_s() const {
+  if (!import_s || !setup_s || !first_call_s) return std::nullopt;
+  return *import_s + *setup_s + *first_call_s;
+}
+
+std::optional<double> RunRecord::process_ttfr_s() const {
+  auto t = ttfr_s();
+  if (!t || !process_start_s) return std::nullopt;
+  return *process_start_s + *t;
+}
+
+const nlohmann::json* CaseResult::first_worker_report() const {
+  for (const auto& r : cold)
+    if (r.worker.is_object() && !r.worker.empty()) return &r.worker;
+  if (warm && warm->worker.is_object() && !warm->worker.empty()) return &warm->worker;
+  return nullptr;
+}
+
+void settle_status(CaseResult& r) {
+  r.status = Status::Ok;
+  r.reason.clear();
+  r.detail.clear();
+  std::vector<const RunRecord*> runs;
+  for (const auto& x : r.cold) runs.push_back(&x);
+  if (r.warm) runs.push_back(&*r.warm);
+  for (const auto* run : runs) {
+    if (severity(run->status) > severity(r.status)) {
+      r.status = run->status;
+      r.reason = run->reason;
+      r.detail = run->detail;
+    }
+  }
+  if (runs.empty()) {
+    r.status = Status::Failed;
+    r.reason = "worker_failed";
+    r.detail = "no run was made";
+  }
+}
+
+}  // namespace jitbench

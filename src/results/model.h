@@ -1,0 +1,64 @@
+#pragma once
+// The one result model every exporter reads. JSON conversion lives in
+// results/json.cc; the schema is schemas/jitbench.case.v1.schema.json.
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan/plan.h"
+
+namespace jitbench {
+
+enum class Status { Ok, Warn, Failed };
+const char* to_string(Status s);
+// Failed > Warn > Ok.
+int severity(Status s);
+
+// One worker process.
+struct RunRecord {
+  std::string mode;  // cold | warm
+  int index = 0;
+  Status status = Status::Failed;
+  std::string reason;  // "" when ok
+  std::string detail;  // human-readable context for reason
+  std::optional<double> process_start_s, import_s, setup_s, first_call_s, second_call_s, total_s;
+  std::vector<double> calls_s;  // warm only
+  double wall_s = 0;
+  std::string exit_kind;
+  int exit_code = -1;
+  int signal = 0;
+  long max_rss_kib = 0;
+  double user_s = 0, sys_s = 0;
+  std::string log;  // path relative to the out dir
+  nlohmann::json worker;  // what the worker reported beyond timings (versions, device, verify, cache)
+
+  std::optional<double> ttfr_s() const;          // import + setup + first call
+  std::optional<double> process_ttfr_s() const;  // process start + ttfr
+};
+
+struct CaseResult {
+  Case c;
+  int cold_runs = 0;   // requested
+  int warm_iters = 0;  // requested
+  double timeout_s = 0;
+  bool deterministic = false;
+  std::uint64_t seed = 0;
+  Status status = Status::Ok;
+  std::string reason, detail;
+  std::vector<RunRecord> cold;
+  std::optional<RunRecord> warm;
+  std::string cache_dir;  // relative to the out dir; "" when none
+  std::map<std::string, std::string> worker_env;  // what jitbench set for the worker
+  std::string started_at, finished_at;
+
+  // The worker's report from the first run that produced one (versions, device...).
+  const nlohmann::json* first_worker_report() const;
+};
+
+// Status of a case from its runs: the most severe run, reason from the first such run.
+void settle_status(CaseResult& r);
+
+}  // namespace jitbench

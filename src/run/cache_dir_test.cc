@@ -1,0 +1,100 @@
+#include "run/cache_dir.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+namespace jitbench {
+namespace {
+namespace fs = std::filesystem;
+
+class CacheDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/jitbench-cachetest-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    base_ = tmpl;
+    root_ = base_ / "out";
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(base_); }
+  static void touch(const fs::path& p) { std::ofstream(p) << "x"; }
+  fs::path base_, root_;
+};
+
+TEST_F(CacheDirTest, CreatesAndEmptiesKeepingMarker) {
+  fs::path dir;
+  ASSERT_FALSE(create_owned_cache_dir(root_, "case_a", &dir));
+  fs::create_directories(dir / "sub");
+  touch(dir / "sub" / "entry.bin");
+  touch(dir / "top.bin");
+  EXPECT_EQ(dir_stats(dir).files, 2u);
+  ASSERT_FALSE(empty_owned_cache_dir(dir, root_));
+  EXPECT_EQ(dir_stats(dir).files, 0u);
+  EXPECT_TRUE(fs::exists(dir / kCacheMarker));
+}
+
+TEST_F(CacheDirTest, RefusesDirectoryWithoutMarker) {
+  const fs::path foreign = root_ / "cache" / "foreign";
+  fs::create_directories(foreign);
+  touch(foreign / "precious.txt");
+  auto err = empty_owned_cache_dir(foreign, root_);
+  ASSERT_TRUE(err);
+  EXPECT_NE(err->find("marker"), std::string::npos);
+  EXPECT_TRUE(fs::exists(foreign / "precious.txt"));
+  // ...and will not adopt it either.
+  fs::path dir;
+  EXPECT_TRUE(create_owned_cache_dir(root_, "foreign", &dir));
+  EXPECT_TRUE(fs::exists(foreign / "precious.txt"));
+}
+
+TEST_F(CacheDirTest, RefusesDirectoryOutsideOutDir) {
+  const fs::path outside = base_ / "elsewhere";
+  fs::create_directories(outside);
+  touch(outside / kCacheMarker);
+  touch(outside / "precious.txt");
+  auto err = empty_owned_cache_dir(outside, root_);
+  ASSERT_TRUE(err);
+  EXPECT_NE(err->find("not inside"), std::string::npos);
+  EXPECT_TRUE(fs::exists(outside / "precious.txt"));
+}
+
+TEST_F(CacheDirTest, RefusesTheOutDirItself) {
+  touch(root_ / kCacheMarker);
+  touch(root_ / "result.json");
+  EXPECT_TRUE(empty_owned_cache_dir(root_, root_));
+  EXPECT_TRUE(fs::exists(root_ / "result.json"));
+}
+
+TEST_F(CacheDirTest, RefusesSymlinkIntoForeignDirectory) {
+  const fs::path outside = base_ / "victim";
+  fs::create_directories(outside);
+  touch(outside / kCacheMarker);
+  touch(outside / "precious.txt");
+  fs::create_directories(root_ / "cache");
+  fs::create_directory_symlink(outside, root_ / "cache" / "link");
+  EXPECT_TRUE(empty_owned_cache_dir(root_ / "cache" / "link", root_));
+  EXPECT_TRUE(fs::exists(outside / "precious.txt"));
+}
+
+TEST_F(CacheDirTest, SymlinkInsideCacheIsRemovedNotFollowed) {
+  fs::path dir;
+  ASSERT_FALSE(create_owned_cache_dir(root_, "c", &dir));
+  const fs::path outside = base_ / "keep";
+  fs::create_directories(outside);
+  touch(outside / "precious.txt");
+  fs::create_directory_symlink(outside, dir / "link");
+  ASSERT_FALSE(empty_owned_cache_dir(dir, root_));
+  EXPECT_FALSE(fs::exists(dir / "link"));
+  EXPECT_TRUE(fs::exists(outside / "precious.txt"));
+}
+
+TEST_F(CacheDirTest, RejectsPathLikeNames) {
+  fs::path dir;
+  EXPECT_TRUE(create_owned_cache_dir(root_, "../x", &dir));
+  EXPECT_TRUE(create_owned_cache_dir(root_, "..", &dir));
+}
+
+}  // namespace
+}  // namespace jitbench

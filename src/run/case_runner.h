@@ -1,0 +1,46 @@
+#pragma once
+// Runs one case: cold runs, each a fresh worker with an emptied compile cache,
+// then one warm worker that times warm_iters calls. A case stops at its first
+// run that is not ok (a missing package will not appear on the next try); the
+// runs made before it are kept.
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "plan/plan.h"
+#include "results/model.h"
+#include "run/subprocess.h"
+
+namespace jitbench {
+
+struct WorkerSetup {
+  std::string python;                     // interpreter whose packages are benchmarked
+  std::filesystem::path worker_dir;       // directory holding the jitbench_worker package
+  std::filesystem::path out_dir;
+  int cold_runs = 5;
+  int warm_iters = 30;
+  double timeout_s = 300;
+  bool deterministic = false;
+  std::uint64_t seed = 0;
+};
+
+// Environment jitbench sets for every worker of a case (recorded in the artifact).
+std::map<std::string, std::string> worker_env(const WorkerSetup& s, const Case& c,
+                                              const std::filesystem::path& cache_dir);
+
+class CaseRunner {
+ public:
+  using Progress = std::function<void(const std::string& what)>;
+  CaseRunner(ProcessLauncher& launcher, WorkerSetup setup) : launcher_(launcher), setup_(std::move(setup)) {}
+  CaseResult run(const Case& c, const Progress& progress = {});
+
+ private:
+  RunRecord one_run(const Case& c, const std::string& mode, int index, const std::filesystem::path& cache_dir);
+  ProcessLauncher& launcher_;
+  WorkerSetup setup_;
+};
+
+// ISO 8601 UTC timestamp of now.
+std::string utc_now();
+
+}  // namespace jitbench

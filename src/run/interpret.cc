@@ -1,0 +1,108 @@
+#include "run/interpret.h"
+
+#include <fmt/format.h>
+#include <string.h>
+
+#include "run/protocol.h"
+
+namespace jitbench {
+namespace {
+
+std::optional<double> num(const nlohmann::json& j, const char* key) {
+  if (j.contains(key) && j[key].is_number()) return j[key].get<double>();
+  return std::nullopt;
+}
+
+void fail(RunRecord& r, std::string reason, std::string detail) {
+  r.status = Status::Failed;
+  r.reason = std::move(reason);
+  r.detail = std::move(detail);
+}
+
+}  // namespace
+
+RunRecord interpret_run(const ProcessResult& p, const std::string& mode, int index, double timeout_s) {
+  RunRecord r;
+  r.mode = mode;
+  r.index = index;
+  r.wall_s = p.wall_s;
+  r.exit_kind = to_string(p.kind);
+  r.exit_code = p.exit_code;
+  r.signal = p.signal;
+  r.max_rss_kib = p.max_rss_kib;
+  r.user_s = p.user_s;
+  r.sys_s = p.sys_s;
+
+  if (p.kind == ExitKind::SpawnFailed) {
+    fail(r, "worker_failed", "could not start the worker: " + p.spawn_error);
+    return r;
+  }
+
+  std::optional<Message> hello, result, skip, error;
+  bool bye = false;
+  std::string protocol_error;
+  for (const auto& line : p.lines) {
+    auto m = parse_message(line);
+    if (auto* e = std::get_if<std::string>(&m)) {
+      if (protocol_error.empty()) protocol_error = *e;
+      continue;
+    }
+    auto& msg = std::get<Message>(m);
+    switch (msg.type) {
+      case MessageType::Hello: hello = msg; break;
+      case MessageType::Result: result = msg; break;
+      case MessageType::Skip: skip = msg; break;
+      case MessageType::Error: error = msg; break;
+      case MessageType::Probe: break;
+      case MessageType::Bye: bye = true; break;
+    }
+  }
+  if (p.channel_overflow && protocol_error.empty()) protocol_error = "a message exceeded the size limit";
+  if (!p.trailing.empty() && protocol_error.empty()) protocol_error = "the last message has no newline";
+
+  if (hello && p.spawn_ns > 0) {
+    const double dt = static_cast<double>(hello->body["monotonic_ns"].get<long long>() - p.spawn_ns) / 1e9;
+    if (dt >= 0) r.process_start_s = dt;
+  }
+  if (result) {
+    const auto& b = result->body;
+    r.import_s = num(b, "import_s");
+    r.setup_s = num(b, "setup_s");
+    r.first_call_s = num(b, "first_call_s");
+    r.second_call_s = num(b, "second_call_s");
+    r.total_s = num(b, "total_s");
+    if (b.contains("calls_s")) r.calls_s = b["calls_s"].get<std::vector<double>>();
+    for (const char* k : {"backend", "device", "verify", "cache", "workload", "env"})
+      if (b.contains(k)) r.worker[k] = b[k];
+  }
+  if (skip && skip->body.contains("backend")) r.worker["backend"] = skip->body["backend"];
+
+  if (p.kind == ExitKind::TimedOut) {
+    fail(r, "timeout", fmt::format("killed after the {:g} s timeout (raise it with --timeout)", timeout_s));
+  } else if (p.kind == ExitKind::Signaled) {
+    fail(r, "worker_failed", fmt::format("killed by signal {} ({})", p.signal, strsignal(p.signal)));
+  } else if (error) {
+    fail(r, "worker_failed",
+         fmt::format("{}: {}", error->body["reason"].get<std::string>(), error->body["message"].get<std::string>()));
+  } else if (p.exit_code != 0) {
+    fail(r, "worker_failed", fmt::format("exited with code {}", p.exit_code));
+  } else if (!protocol_error.empty()) {
+    fail(r, "worker_failed", "malformed message: " + protocol_error);
+  } else if (skip) {
+    r.status = Status::Warn;
+    r.reason = skip->body["reason"].get<std::string>();
+    r.detail = skip->body.value("detail", "");
+  } else if (!hello || !result || !bye) {
+    fail(r, "worker_failed",
+         fmt::format("incomplete conversation: no {} message", !hello ? "hello" : (!result ? "result" : "bye")));
+  } else if (result->body["mode"] != mode) {
+    fail(r, "worker_failed", fmt::format("asked for a {} run, got a {} result", mode, result->body["mode"].dump()));
+  } else if (!result->body["verify"]["ok"].get<bool>()) {
+    fail(r, "incorrect_result", result->body["verify"].value("message", "result differs from the float64 reference"));
+  } else {
+    r.status = Status::Ok;
+  }
+  return r;
+}
+
+}  // namespace jitbench

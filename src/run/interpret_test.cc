@@ -1,0 +1,132 @@
+#include "run/interpret.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+namespace jitbench {
+namespace {
+
+const char* kHello = R"({"type":"hello","protocol":1,"monotonic_ns":1500000000})";
+const char* kCold =
+    R"({"type":"result","mode":"cold","import_s":0.5,"setup_s":0.1,"first_call_s":0.2,"second_call_s":0.01,)"
+    R"("total_s":0.81,"verify":{"ok":true,"rel_error":1e-7},"backend":{"name":"numpy"}})";
+const char* kBye = R"({"type":"bye"})";
+
+ProcessResult exited(std::vector<std::string> lines, int code = 0) {
+  ProcessResult p;
+  p.kind = ExitKind::Exited;
+  p.exit_code = code;
+  p.spawn_ns = 1000000000;
+  p.lines = std::move(lines);
+  return p;
+}
+
+TEST(Interpret, OkColdRun) {
+  auto r = interpret_run(exited({kHello, kCold, kBye}), "cold", 0, 10);
+  EXPECT_EQ(r.status, Status::Ok) << r.detail;
+  EXPECT_DOUBLE_EQ(*r.process_start_s, 0.5);
+  EXPECT_DOUBLE_EQ(*r.ttfr_s(), 0.8);
+  EXPECT_DOUBLE_EQ(*r.process_ttfr_s(), 1.3);
+  EXPECT_EQ(r.worker["backend"]["name"], "numpy");
+}
+
+TEST(Interpret, SkipIsWarnWithReason) {
+  auto r = interpret_run(
+      exited({kHello, R"({"type":"skip","status":"warn","reason":"missing_dependency: jax"})", kBye}), "cold", 0, 10);
+  EXPECT_EQ(r.status, Status::Warn);
+  EXPECT_EQ(r.reason, "missing_dependency: jax");
+}
+
+TEST(Interpret, CrashIsWorkerFailed) {
+  ProcessResult p = exited({kHello});
+  p.kind = ExitKind::Signaled;
+  p.signal = SIGSEGV;
+  auto r = interpret_run(p, "cold", 0, 10);
+  EXPECT_EQ(r.status, Status::Failed);
+  EXPECT_EQ(r.reason, "worker_failed");
+  EXPECT_NE(r.detail.find("signal 11"), std::string::npos);
+}
+
+TEST(Interpret, NonZeroExitIsWorkerFailedEvenWithResult) {
+  auto r = interpret_run(exited({kHello, kCold, kBye}, 3), "cold", 0, 10);
+  EXPECT_EQ(r.reason, "worker_failed");
+  EXPECT_NE(r.detail.find("code 3"), std::string::npos);
+}
+
+TEST(Interpret, TimeoutWins) {
+  ProcessResult p = exited({kHello});
+  p.kind = ExitKind::TimedOut;
+  auto r = interpret_run(p, "cold", 0, 2.5);
+  EXPECT_EQ(r.reason, "timeout");
+  EXPECT_NE(r.detail.find("2.5 s"), std::string::npos);
+}
+
+TEST(Interpret, GarbageIsMalformed) {
+  auto r = interpret_run(exited({kHello, "this is not json", kCold, kBye}), "cold", 0, 10);
+  EXPECT_EQ(r.reason, "worker_failed");
+  EXPECT_NE(r.detail.find("malformed message: not valid JSON"), std::string::npos);
+}
+
+TEST(Interpret, MissingResultIsIncomplete) {
+  auto r = interpret_run(exited({kHello, kBye}), "cold", 0, 10);
+  EXPECT_EQ(r.reason, "worker_failed");
+  EXPECT_NE(r.detail.find("no result"), std::string::npos);
+}
+
+TEST(Interpret, NoMessagesAtAll) {
+  auto r = interpret_run(exited({}), "cold", 0, 10);
+  EXPECT_EQ(r.reason, "worker_failed");
+}
+
+TEST(Interpret, WrongAnswerIsIncorrectResult) {
+  const char* bad =
+      R"({"type":"result","mode":"cold","import_s":0.5,"setup_s":0.1,"first_call_s":0.2,"second_call_s":0.01,)"
+      R"("verify":{"ok":false,"message":"rel error 0.3 > 1e-4"}})";
+  auto r = interpret_run(exited({kHello, bad, kBye}), "cold", 0, 10);
+  EXPECT_EQ(r.reason, "incorrect_result");
+  EXPECT_EQ(r.detail, "rel error 0.3 > 1e-4");
+}
+
+TEST(Interpret, WorkerErrorMessageCarriesDetail) {
+  auto r = interpret_run(
+      exited({kHello, R"({"type":"error","reason":"exception","message":"ValueError: boom"})", kBye}, 1), "cold", 0, 10);
+  EXPECT_EQ(r.reason, "worker_failed");
+  EXPECT_EQ(r.detail, "exception: ValueError: boom");
+}
+
+TEST(Interpret, ModeMismatch) {
+  auto r = interpret_run(exited({kHello, kCold, kBye}), "warm", 0, 10);
+  EXPECT_EQ(r.reason, "worker_failed");
+}
+
+TEST(Interpret, SpawnFailure) {
+  ProcessResult p;
+  p.kind = ExitKind::SpawnFailed;
+  p.spawn_error = "/nope: No such file or directory";
+  auto r = interpret_run(p, "cold", 0, 10);
+  EXPECT_EQ(r.reason, "worker_failed");
+  EXPECT_NE(r.detail.find("/nope"), std::string::npos);
+}
+
+TEST(SettleStatus, MostSevereRunWins) {
+  CaseResult c;
+  RunRecord ok;
+  ok.status = Status::Ok;
+  RunRecord warn;
+  warn.status = Status::Warn;
+  warn.reason = "gpu_unavailable";
+  c.cold = {ok, warn};
+  settle_status(c);
+  EXPECT_EQ(c.status, Status::Warn);
+  EXPECT_EQ(c.reason, "gpu_unavailable");
+  RunRecord bad;
+  bad.status = Status::Failed;
+  bad.reason = "timeout";
+  c.warm = bad;
+  settle_status(c);
+  EXPECT_EQ(c.status, Status::Failed);
+  EXPECT_EQ(c.reason, "timeout");
+}
+
+}  // namespace
+}  // namespace jitbench

@@ -1,0 +1,46 @@
+#pragma once
+// The worker protocol (docs/protocol.md): newline-delimited JSON objects written
+// by the worker on an inherited file descriptor. This file only parses and
+// checks messages; it does not decide what a run's outcome is.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace jitbench {
+
+inline constexpr int kProtocolVersion = 1;
+
+enum class MessageType { Hello, Result, Skip, Error, Probe, Bye };
+
+struct Message {
+  MessageType type;
+  nlohmann::json body;
+};
+
+// One line -> a checked message, or a one-line description of what is wrong.
+std::variant<Message, std::string> parse_message(std::string_view line);
+
+// Splits a byte stream into lines. A line longer than max_line is an error
+// (a worker flooding the channel), reported once and then discarded.
+class LineSplitter {
+ public:
+  explicit LineSplitter(std::size_t max_line = 16 << 20) : max_line_(max_line) {}
+  void feed(std::string_view bytes);
+  // Complete lines seen so far (the partial tail stays buffered).
+  std::vector<std::string> take_lines();
+  // Bytes left without a trailing newline when the stream ended.
+  const std::string& pending() const { return buf_; }
+  bool overflowed() const { return overflowed_; }
+
+ private:
+  std::size_t max_line_;
+  std::string buf_;
+  std::vector<std::string> lines_;
+  bool overflowed_ = false;
+  bool discarding_ = false;
+};
+
+}  // namespace jitbench

@@ -1,0 +1,188 @@
+#include "run/subprocess.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "run/protocol.h"
+#include "util/fs.h"
+
+extern char** environ;
+
+namespace jitbench {
+
+const char* to_string(ExitKind k) {
+  switch (k) {
+    case ExitKind::Exited: return "exited";
+    case ExitKind::Signaled: return "signaled";
+    case ExitKind::TimedOut: return "timed_out";
+    case ExitKind::SpawnFailed: return "spawn_failed";
+  }
+  return "?";
+}
+
+namespace {
+
+std::vector<std::string> build_env(const SpawnSpec& spec) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv(*e);
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (const auto& k : spec.env_unset) env.erase(k);
+  for (const auto& [k, v] : spec.env_set) env[k] = v;
+  std::vector<std::string> out;
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& v) {
+  std::vector<char*> out;
+  for (auto& s : v) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// RAII owner for the spawn attribute objects so every exit path frees them.
+struct SpawnSetup {
+  posix_spawn_file_actions_t actions{};
+  posix_spawnattr_t attr{};
+  SpawnSetup() {
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attr);
+  }
+  ~SpawnSetup() {
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+  }
+};
+
+std::string errno_text(const char* what, int err) { return std::string(what) + ": " + std::strerror(err); }
+
+void kill_group(pid_t pid, int sig) {
+  if (::kill(-pid, sig) != 0 && errno == ESRCH) ::kill(pid, sig);
+}
+
+// Waits for pid until the deadline; returns true when reaped.
+bool reap_until(pid_t pid, long long deadline_ns, int* status, rusage* ru) {
+  for (;;) {
+    const pid_t r = ::wait4(pid, status, WNOHANG, ru);
+    if (r == pid) return true;
+    if (r < 0 && errno != EINTR) return true;  // nothing left to reap
+    if (monotonic_ns() >= deadline_ns) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+}  // namespace
+
+ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
+  ProcessResult res;
+  if (spec.argv.empty()) {
+    res.spawn_error = "empty command";
+    return res;
+  }
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) {
+    res.spawn_error = errno_text("pipe2", errno);
+    return res;
+  }
+  std::filesystem::create_directories(spec.log_path.parent_path());
+
+  SpawnSetup s;
+  // The child must not hold the read end; dup2 onto kResultFd clears CLOEXEC there.
+  posix_spawn_file_actions_addopen(&s.actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&s.actions, 1, spec.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&s.actions, 1, 2);
+  posix_spawn_file_actions_adddup2(&s.actions, pipefd[1], kResultFd);
+  sigset_t empty, defaults;
+  sigemptyset(&empty);
+  sigemptyset(&defaults);
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP}) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigmask(&s.attr, &empty);
+  posix_spawnattr_setsigdefault(&s.attr, &defaults);
+  posix_spawnattr_setpgroup(&s.attr, 0);
+  posix_spawnattr_setflags(&s.attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+  auto argv_s = spec.argv;
+  auto env_s = build_env(spec);
+  auto argv = c_strings(argv_s);
+  auto envp = c_strings(env_s);
+
+  pid_t pid = 0;
+  res.spawn_ns = monotonic_ns();
+  const bool has_slash = spec.argv[0].find('/') != std::string::npos;
+  const int rc = has_slash ? ::posix_spawn(&pid, argv[0], &s.actions, &s.attr, argv.data(), envp.data())
+                           : ::posix_spawnp(&pid, argv[0], &s.actions, &s.attr, argv.data(), envp.data());
+  ::close(pipefd[1]);
+  if (rc != 0) {
+    ::close(pipefd[0]);
+    res.spawn_error = errno_text(spec.argv[0].c_str(), rc);
+    return res;
+  }
+
+  const long long deadline = res.spawn_ns + std::chrono::nanoseconds(spec.timeout).count();
+  LineSplitter splitter;
+  bool timed_out = false;
+  std::array<char, 65536> buf{};
+  for (;;) {
+    const long long left_ms = (deadline - monotonic_ns()) / 1'000'000;
+    if (left_ms <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd pfd{pipefd[0], POLLIN, 0};
+    const int pr = ::poll(&pfd, 1, static_cast<int>(std::min<long long>(left_ms, 1000)));
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr <= 0) continue;
+    const ssize_t n = ::read(pipefd[0], buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EOF: every holder of the write end has closed it
+    splitter.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)));
+  }
+  ::close(pipefd[0]);
+
+  int status = 0;
+  rusage ru{};
+  if (!timed_out && !reap_until(pid, deadline, &status, &ru)) timed_out = true;
+  if (timed_out) {
+    // SIGTERM lets a framework flush its logs; SIGKILL is the guarantee.
+    kill_group(pid, SIGTERM);
+    if (!reap_until(pid, monotonic_ns() + 2'000'000'000LL, &status, &ru)) {
+      kill_group(pid, SIGKILL);
+      reap_until(pid, monotonic_ns() + 10'000'000'000LL, &status, &ru);
+    }
+  }
+  // Stragglers the worker started (compiler helpers) must not outlive it.
+  ::kill(-pid, SIGKILL);
+
+  res.wall_s = static_cast<double>(monotonic_ns() - res.spawn_ns) / 1e9;
+  res.max_rss_kib = ru.ru_maxrss;
+  res.user_s = static_cast<double>(ru.ru_utime.tv_sec) + static_cast<double>(ru.ru_utime.tv_usec) / 1e6;
+  res.sys_s = static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) / 1e6;
+  res.lines = splitter.take_lines();
+  res.trailing = splitter.pending();
+  res.channel_overflow = splitter.overflowed();
+  if (timed_out) {
+    res.kind = ExitKind::TimedOut;
+    res.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  } else if (WIFSIGNALED(status)) {
+    res.kind = ExitKind::Signaled;
+    res.signal = WTERMSIG(status);
+  } else {
+    res.kind = ExitKind::Exited;
+    res.exit_code = WEXITSTATUS(status);
+  }
+  return res;
+}
+
+}  // namespace jitbench

@@ -1,0 +1,54 @@
+#pragma once
+// Spawning one worker process: its own process group, stdin from /dev/null,
+// stdout+stderr to a log file, a result channel on an inherited descriptor,
+// a hard timeout enforced by killing the whole group, rusage from wait4.
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jitbench {
+
+// The descriptor number the worker finds its result channel on.
+inline constexpr int kResultFd = 3;
+
+struct SpawnSpec {
+  std::vector<std::string> argv;                         // argv[0]: absolute path or PATH name
+  std::map<std::string, std::string> env_set;            // added to / overriding the parent's env
+  std::vector<std::string> env_unset;                    // removed from the parent's env
+  std::filesystem::path log_path;                        // stdout and stderr go here
+  std::chrono::milliseconds timeout{std::chrono::seconds(600)};
+};
+
+enum class ExitKind { Exited, Signaled, TimedOut, SpawnFailed };
+const char* to_string(ExitKind k);
+
+struct ProcessResult {
+  ExitKind kind = ExitKind::SpawnFailed;
+  int exit_code = -1;          // when Exited
+  int signal = 0;              // when Signaled (or the signal that ended a timed-out run)
+  std::string spawn_error;     // when SpawnFailed
+  long long spawn_ns = 0;      // CLOCK_MONOTONIC just before posix_spawn
+  double wall_s = 0;           // spawn -> reaped
+  long max_rss_kib = 0;        // from wait4 rusage
+  double user_s = 0, sys_s = 0;
+  std::vector<std::string> lines;  // complete lines read from the result channel
+  std::string trailing;            // bytes after the last newline
+  bool channel_overflow = false;
+};
+
+// Interface so the case runner can be tested without spawning anything.
+class ProcessLauncher {
+ public:
+  virtual ~ProcessLauncher() = default;
+  virtual ProcessResult launch(const SpawnSpec& spec) = 0;
+};
+
+class PosixLauncher final : public ProcessLauncher {
+ public:
+  ProcessResult launch(const SpawnSpec& spec) override;
+};
+
+}  // namespace jitbench
