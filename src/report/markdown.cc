@@ -19,18 +19,23 @@ std::string median_with_ci(const std::vector<double>& xs) {
 
 std::string median_of(const std::vector<double>& xs) { return format_seconds(stats::median(xs)); }
 
+// A string at a JSON pointer, or fallback when absent or not a string.
+std::string str_at(const nlohmann::json& j, const char* pointer, const std::string& fallback = "") {
+  const auto ptr = nlohmann::json::json_pointer(pointer);
+  return j.contains(ptr) && j.at(ptr).is_string() ? j.at(ptr).get<std::string>() : fallback;
+}
+
 std::string env_line(const nlohmann::json& env) {
   if (!env.is_object()) return "";
-  const auto& host = env.value("host", nlohmann::json::object());
-  const auto& cpu = host.value("cpu", nlohmann::json::object());
-  const auto& py = env.value("python", nlohmann::json::object());
   std::string pkgs;
-  for (const auto& [k, v] : py.value("packages", nlohmann::json::object()).items())
-    if (v.is_string()) pkgs += fmt::format("{}{} {}", pkgs.empty() ? "" : ", ", k, v.get<std::string>());
-  return fmt::format("{} · {} logical cores · {} · Python {} · {}",
-                     cpu.value("model", nlohmann::json("unknown CPU")).is_string() ? cpu["model"].get<std::string>() : "unknown CPU",
-                     cpu.value("logical_cores", 0), host.value("os", nlohmann::json("")).is_string() ? host["os"].get<std::string>() : "",
-                     py.value("version", ""), pkgs);
+  const auto packages_ptr = nlohmann::json::json_pointer("/python/packages");
+  if (env.contains(packages_ptr))
+    for (const auto& [k, v] : env.at(packages_ptr).items())
+      if (v.is_string()) pkgs += fmt::format("{}{} {}", pkgs.empty() ? "" : ", ", k, v.get<std::string>());
+  const auto cores_ptr = nlohmann::json::json_pointer("/host/cpu/logical_cores");
+  return fmt::format("{} · {} logical cores · {} · Python {} · {}", str_at(env, "/host/cpu/model", "unknown CPU"),
+                     env.contains(cores_ptr) ? env.at(cores_ptr).dump() : "?", str_at(env, "/host/os"),
+                     str_at(env, "/python/version"), pkgs);
 }
 }  // namespace
 

@@ -1,0 +1,50 @@
+"""Entry point: `python -m jitbench_worker run|probe --fd N ...`."""
+
+import argparse
+import traceback
+
+from .protocol import Channel
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="jitbench_worker")
+    sub = p.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="one cold or warm measurement")
+    run.add_argument("--fd", type=int, required=True)
+    run.add_argument("--mode", choices=["cold", "warm"], required=True)
+    run.add_argument("--backend", required=True)
+    run.add_argument("--workload", required=True)
+    run.add_argument("--n", type=int, required=True)
+    run.add_argument("--dtype", choices=["f32", "f64"], required=True)
+    run.add_argument("--warm-iters", type=int, default=30)
+    run.add_argument("--seed", type=int, default=0)
+    probe = sub.add_parser("probe", help="report interpreter, packages and backends")
+    probe.add_argument("--fd", type=int, required=True)
+    probe.add_argument("--check-devices", action="store_true")
+    return p
+
+
+def main(argv) -> int:
+    args = _parser().parse_args(argv)
+    channel = Channel(args.fd)
+    channel.hello()
+    try:
+        if args.command == "probe":
+            from .probe import probe
+
+            channel.send("probe", **probe(check_devices=args.check_devices))
+            code = 0
+        else:
+            from .runner import run
+
+            code = run(channel, args)
+    except Exception as exc:  # reported, never swallowed: jitbench marks the run failed
+        channel.send(
+            "error",
+            reason="exception",
+            message=f"{type(exc).__name__}: {exc}",
+            traceback=traceback.format_exc(),
+        )
+        code = 1
+    channel.bye()
+    return code

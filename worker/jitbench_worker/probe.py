@@ -1,0 +1,51 @@
+"""What this interpreter can run, without importing any framework unless asked."""
+
+import importlib.metadata
+import importlib.util
+import platform
+import sys
+
+from . import backends, workloads
+
+_PACKAGES = ["numpy", "scipy", "numba", "llvmlite", "jax", "jaxlib", "jax-cuda12-plugin",
+             "jax-cuda13-plugin", "tensorflow", "tensorflow-cpu", "triton", "torch"]
+
+
+def _version(dist: str):
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def probe(check_devices: bool = False) -> dict:
+    out_backends = {}
+    for name in backends.names():
+        adapter = backends.create(name)
+        if adapter.package and importlib.util.find_spec(adapter.package) is None:
+            out_backends[name] = {"available": False, "reason": f"missing_dependency: {adapter.package}"}
+            continue
+        entry = {"available": True, "reason": ""}
+        if adapter.wants_gpu:
+            entry["reason"] = "GPU not checked"
+            if check_devices:
+                entry.update(_check_device(adapter))
+        out_backends[name] = entry
+    return {
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "executable": sys.executable,
+        "platform": platform.platform(),
+        "packages": {p: _version(p) for p in _PACKAGES},
+        "backends": out_backends,
+        "workloads": workloads.names(),
+    }
+
+
+def _check_device(adapter) -> dict:
+    try:
+        adapter.import_framework("f32", None)
+        adapter.init_device()
+    except Exception as exc:  # any failure to get the device is the answer
+        return {"available": False, "reason": f"gpu_unavailable: {exc}".splitlines()[0][:300]}
+    return {"available": True, "reason": ""}

@@ -1,0 +1,85 @@
+"""Where a cold run and a warm run are timed. Backend-agnostic: the adapter
+knows how to import, initialise, move data and synchronise; the workload knows
+its inputs, its float64 reference and its tolerance."""
+
+import os
+import time
+
+from . import backends, workloads
+from .backends.base import DeviceUnavailable, MissingDependency, Unsupported
+
+
+def _now() -> float:
+    return time.perf_counter()
+
+
+def run(channel, args) -> int:
+    adapter = backends.create(args.backend)
+    workload = workloads.get(args.workload)
+    build = workload.IMPLEMENTATIONS.get(adapter.framework)
+    if build is None:
+        channel.send("skip", status="warn", reason=f"unsupported: {args.workload} has no {adapter.framework} implementation")
+        return 0
+    cache_dir = os.environ.get("JITBENCH_CACHE_DIR") or None
+
+    # import_s: the framework's import and its device initialisation, proven by
+    # one tiny synchronized operation.
+    t_start = _now()
+    try:
+        adapter.import_framework(args.dtype, cache_dir)
+    except MissingDependency as exc:
+        channel.send("skip", status="warn", reason=f"missing_dependency: {exc.package}", detail=str(exc.__cause__ or exc))
+        return 0
+    try:
+        adapter.init_device()
+    except DeviceUnavailable as exc:
+        channel.send("skip", status="warn", reason="gpu_unavailable", detail=str(exc), backend=adapter.info())
+        return 0
+    t_import = _now()
+
+    # setup_s: inputs built on the host, moved to the device, function wrapped.
+    try:
+        host_inputs = workload.make_inputs(args.n, args.dtype, args.seed)
+        dev_inputs = tuple(adapter.to_device(x) for x in host_inputs)
+        adapter.sync(dev_inputs)
+        fn = build(adapter, args.n, args.dtype)
+    except Unsupported as exc:
+        channel.send("skip", status="warn", reason=f"unsupported: {exc}")
+        return 0
+    t_setup = _now()
+
+    out = adapter.sync(fn(*dev_inputs))
+    t_first = _now()
+
+    result = {
+        "mode": args.mode,
+        "import_s": t_import - t_start,
+        "setup_s": t_setup - t_import,
+        "first_call_s": t_first - t_setup,
+    }
+    if args.mode == "cold":
+        out = adapter.sync(fn(*dev_inputs))
+        t_second = _now()
+        result["second_call_s"] = t_second - t_first
+        result["total_s"] = t_second - t_start
+    else:
+        calls = []
+        for _ in range(args.warm_iters):
+            t0 = time.perf_counter_ns()
+            out = adapter.sync(fn(*dev_inputs))
+            calls.append((time.perf_counter_ns() - t0) / 1e9)
+        result["calls_s"] = calls
+        result["total_s"] = _now() - t_start
+
+    # Verification happens after the clock stops, on the last output.
+    verify, info = workload.check(adapter.to_numpy(out), host_inputs, args.n, args.dtype, args.seed)
+    result.update(
+        verify=verify,
+        workload=info,
+        backend=adapter.info(),
+        device=adapter.device(),
+        cache=adapter.cache_settings(),
+        env=adapter.env_applied(),
+    )
+    channel.send("result", **result)
+    return 0

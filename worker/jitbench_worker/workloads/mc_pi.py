@@ -1,0 +1,137 @@
+"""Monte Carlo estimate of pi from n points, with the same counter-based
+generator in every backend so that the estimates agree.
+
+Point i uses counters c = 2i and 2i+1 (+ a key from the seed); each is hashed
+with lowbias32 (a 32-bit integer hash) and its top 24 bits scaled by 2^-24 give a
+coordinate in [0, 1) that is exact in float32 and float64. A point is inside
+when x*x + y*y < 1, computed in the case's dtype. In float64 every step is
+exact, so every backend must count exactly the same points; in float32 the sum
+may round differently near the boundary (FMA contraction), hence a small
+tolerance on the count.
+"""
+
+import math
+
+SCALE = 2.0 ** -24
+F32_COUNT_TOL = 8       # points near the circle that rounding may move
+MAX_SE = 6.0            # |pi - estimate| beyond 6 standard errors: the RNG is broken
+
+
+def key_from_seed(seed: int) -> int:
+    # 31 bits, so every framework can hold it as a default (signed) integer.
+    return (seed * 0x9E3779B9) & 0x7FFFFFFF
+
+
+def make_inputs(n, dtype, seed):
+    return (key_from_seed(seed),)  # plain ints: the Python backend never imports numpy
+
+
+def _mc_pi_loop(n, key, ftype):
+    """Scalar loop: run as is by plain Python, compiled by numba."""
+    scale = ftype(SCALE)
+    one = ftype(1.0)
+    inside = 0
+    for i in range(n):
+        h = (2 * i + key) & 0xFFFFFFFF
+        h = h ^ (h >> 16)
+        h = (h * 0x7FEB352D) & 0xFFFFFFFF
+        h = h ^ (h >> 15)
+        h = (h * 0x846CA68B) & 0xFFFFFFFF
+        h = h ^ (h >> 16)
+        x = ftype(h >> 8) * scale
+        h = (2 * i + 1 + key) & 0xFFFFFFFF
+        h = h ^ (h >> 16)
+        h = (h * 0x7FEB352D) & 0xFFFFFFFF
+        h = h ^ (h >> 15)
+        h = (h * 0x846CA68B) & 0xFFFFFFFF
+        h = h ^ (h >> 16)
+        y = ftype(h >> 8) * scale
+        if x * x + y * y < one:
+            inside += 1
+    return inside
+
+
+def _lowbias32(xp, h):
+    """Vectorised hash over uint32 arrays (wrapping multiply == masking)."""
+    h = h ^ (h >> 16)
+    h = h * xp.uint32(0x7FEB352D)
+    h = h ^ (h >> 15)
+    h = h * xp.uint32(0x846CA68B)
+    return h ^ (h >> 16)
+
+
+def _mc_pi_vectorised(xp, n, key, ftype):
+    """Array version for NumPy and JAX (xp is numpy or jax.numpy)."""
+    i = xp.arange(n, dtype=xp.uint32)
+    c = i * xp.uint32(2) + xp.asarray(key, dtype=xp.uint32)
+    x = (_lowbias32(xp, c) >> 8).astype(ftype) * ftype(SCALE)
+    y = (_lowbias32(xp, c + xp.uint32(1)) >> 8).astype(ftype) * ftype(SCALE)
+    return xp.sum((x * x + y * y < ftype(1.0)).astype(xp.int64 if ftype == xp.float64 else xp.int32))
+
+
+def reference_count(n, dtype, seed, chunk=1 << 22):
+    """The float64 (or float32) NumPy count, in chunks to bound memory."""
+    import numpy as np
+
+    ftype = np.float64 if dtype == "f64" else np.float32
+    key = key_from_seed(seed)
+    total = 0
+    for start in range(0, n, chunk):
+        m = min(chunk, n - start)
+        total += int(_mc_pi_vectorised(np, m, (key + 2 * start) & 0xFFFFFFFF, ftype))
+    return total
+
+
+def check(out, inputs, n, dtype, seed):
+    count = int(out)
+    ref = reference_count(n, dtype, seed)
+    tol = 0 if dtype == "f64" else F32_COUNT_TOL
+    estimate = 4.0 * count / n
+    p = math.pi / 4
+    se = 4.0 * math.sqrt(p * (1 - p) / n)
+    info = {"estimate": estimate, "abs_error": abs(math.pi - estimate),
+            "error_in_se": abs(math.pi - estimate) / se, "inside": count, "n": n}
+    ok = abs(count - ref) <= tol and info["error_in_se"] <= MAX_SE
+    verify = {"ok": ok, "metric": "inside_count_difference", "error": abs(count - ref), "tolerance": tol,
+              "reference": f"NumPy count with the same generator in {'float64' if dtype == 'f64' else 'float32'}"}
+    if not ok:
+        verify["message"] = (f"count {count} vs reference {ref} (tolerance {tol}); "
+                             f"estimate {estimate:.6f} is {info['error_in_se']:.1f} standard errors from pi")
+    return verify, info
+
+
+def _build_python(adapter, n, dtype):
+    if dtype == "f32":
+        import numpy as np  # plain Python has no float32: emulate with NumPy scalars
+
+        return lambda key: _mc_pi_loop(n, key, np.float32)
+    return lambda key: _mc_pi_loop(n, key, float)
+
+
+def _build_numpy(adapter, n, dtype):
+    import numpy as np
+
+    ftype = np.float32 if dtype == "f32" else np.float64
+    return lambda key: _mc_pi_vectorised(np, n, key, ftype)
+
+
+def _build_numba(adapter, n, dtype):
+    import numpy as np
+
+    kernel = adapter.jit(_mc_pi_loop)
+    ftype = np.float32 if dtype == "f32" else np.float64
+    return lambda key: kernel(n, key, ftype)
+
+
+def _build_jax(adapter, n, dtype):
+    jnp = adapter.jnp
+    ftype = jnp.float32 if dtype == "f32" else jnp.float64
+    return adapter.jit(lambda key: _mc_pi_vectorised(jnp, n, key, ftype))
+
+
+IMPLEMENTATIONS = {
+    "python": _build_python,
+    "numpy": _build_numpy,
+    "numba": _build_numba,
+    "jax": _build_jax,
+}
