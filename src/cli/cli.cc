@@ -46,6 +46,9 @@ Command parse_command_line(int argc, char** argv) {
   auto* validate_cmd = app.add_subcommand("validate", "check an out dir's artifacts against their schemas and sha256");
   validate_cmd->add_option("dir", validate.dir, "the out dir of a jitbench run")->required();
 
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (!first.empty() && first[0] != '-' && first != "run" && first != "list" && first != "validate")
+    throw UserError(fmt::format("unknown command '{}' (valid: run, list, validate; see jitbench --help)", argv[1]));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -56,7 +59,7 @@ Command parse_command_line(int argc, char** argv) {
     return Done{app.exit(e)};
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
-    if (msg.empty()) msg = "a subcommand is required: run, list or validate";
+    if (argc < 2) msg = "a command is required: run, list or validate";
     throw UserError(msg + " (see jitbench --help)");
   }
 

@@ -9,6 +9,7 @@
 #include "results/json.h"
 #include "run/case_runner.h"
 #include "stats/stats.h"
+#include "util/interrupt.h"
 
 namespace jitbench {
 namespace {
@@ -80,6 +81,7 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
   if (!o.quiet)
     fmt::print(stderr, "jitbench: {} cases, {} cold runs + 1 warm run of {} calls each -> {}\n", plan.size(),
                setup.cold_runs, setup.warm_iters, out.root().string());
+  install_interrupt_handlers();
   CaseRunner runner(launcher, setup);
   std::vector<CaseResult> results;
   results.reserve(plan.size());
@@ -91,6 +93,12 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
     results.push_back(runner.run(c, progress));
     if (tty) fmt::print(stderr, "\r\033[K");
     if (!o.quiet) fmt::print(stderr, "[{}/{}] {}  {}\n", i + 1, plan.size(), c.id, one_line_result(results.back()));
+    if (interrupted()) {
+      write_run_artifacts(out, h, results, false);
+      fmt::print(stderr, "jitbench: interrupted after {} of {} cases; results so far are in {}\n", results.size(),
+                 plan.size(), out.root().string());
+      return 128 + interrupt_signal();
+    }
     write_run_artifacts(out, h, results, i + 1 == plan.size());
   }
 

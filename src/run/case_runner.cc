@@ -8,6 +8,7 @@
 
 #include "run/cache_dir.h"
 #include "run/interpret.h"
+#include "util/interrupt.h"
 
 namespace jitbench {
 namespace fs = std::filesystem;
@@ -83,7 +84,7 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
     res.worker_env = worker_env(setup_, c, cache_dir);
     const auto prepare = [&]() -> std::optional<std::string> { return empty_owned_cache_dir(cache_dir, setup_.out_dir); };
     bool all_ok = true;
-    for (int i = 0; i < setup_.cold_runs && all_ok; ++i) {
+    for (int i = 0; i < setup_.cold_runs && all_ok && !interrupted(); ++i) {
       if (progress) progress(fmt::format("cold run {}/{}", i + 1, setup_.cold_runs));
       RunRecord r;
       if (auto err = prepare()) {
@@ -97,7 +98,7 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
       all_ok = r.status == Status::Ok;
       res.cold.push_back(std::move(r));
     }
-    if (all_ok && setup_.warm_iters > 0) {
+    if (all_ok && setup_.warm_iters > 0 && !interrupted()) {
       if (progress) progress(fmt::format("warm run ({} calls)", setup_.warm_iters));
       if (auto err = prepare()) {
         RunRecord r;

@@ -77,7 +77,9 @@ RunRecord interpret_run(const ProcessResult& p, const std::string& mode, int ind
   }
   if (skip && skip->body.contains("backend")) r.worker["backend"] = skip->body["backend"];
 
-  if (p.kind == ExitKind::TimedOut) {
+  if (p.interrupted) {
+    fail(r, "interrupted", "jitbench was interrupted while this run was in flight");
+  } else if (p.kind == ExitKind::TimedOut) {
     fail(r, "timeout", fmt::format("killed after the {:g} s timeout (raise it with --timeout)", timeout_s));
   } else if (p.kind == ExitKind::Signaled) {
     fail(r, "worker_failed", fmt::format("killed by signal {} ({})", p.signal, strsignal(p.signal)));

@@ -15,6 +15,7 @@
 
 #include "run/protocol.h"
 #include "util/fs.h"
+#include "util/interrupt.h"
 
 extern char** environ;
 
@@ -135,6 +136,11 @@ ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
   bool timed_out = false;
   std::array<char, 65536> buf{};
   for (;;) {
+    if (interrupted()) {
+      res.interrupted = true;
+      timed_out = true;  // same path: kill the group, reap
+      break;
+    }
     const long long left_ms = (deadline - monotonic_ns()) / 1'000'000;
     if (left_ms <= 0) {
       timed_out = true;
@@ -154,6 +160,7 @@ ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
   int status = 0;
   rusage ru{};
   if (!timed_out && !reap_until(pid, deadline, &status, &ru)) timed_out = true;
+  if (!timed_out && interrupted()) res.interrupted = true;
   if (timed_out) {
     // SIGTERM lets a framework flush its logs; SIGKILL is the guarantee.
     kill_group(pid, SIGTERM);

@@ -37,6 +37,7 @@ struct ProcessResult {
   std::vector<std::string> lines;  // complete lines read from the result channel
   std::string trailing;            // bytes after the last newline
   bool channel_overflow = false;
+  bool interrupted = false;  // jitbench got SIGINT/SIGTERM while this ran
 };
 
 // Interface so the case runner can be tested without spawning anything.

@@ -1,0 +1,75 @@
+"""A misbehaving stand-in for the real worker, for jitbench's e2e tests.
+
+FAKE_WORKER_MODES="numpy=crash,numba=ok" picks a behaviour per backend
+(FAKE_WORKER_MODE sets the default): ok, crash, hang, garbage, exit3,
+wrong_answer, noresult, missing, flood. It speaks the protocol by hand so that
+the tests do not depend on the real worker being right."""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("command")
+    p.add_argument("--fd", type=int)
+    p.add_argument("--mode")
+    p.add_argument("--backend", default="")
+    p.add_argument("--check-devices", action="store_true")
+    args, _ = p.parse_known_args()
+    ch = os.fdopen(args.fd, "w", buffering=1)
+
+    def send(**m):
+        ch.write(json.dumps(m) + "\n")
+        ch.flush()
+
+    send(type="hello", protocol=1, monotonic_ns=time.monotonic_ns())
+    if args.command == "probe":
+        names = ["python", "numpy", "numba", "jax_jit_cpu", "jax_jit_gpu"]
+        send(type="probe", python="3.fake", platform="fake", executable=sys.executable,
+             implementation="CPython", packages={"numpy": "0.fake"},
+             backends={n: {"available": True, "reason": ""} for n in names}, workloads=["matmul", "mc_pi"])
+        send(type="bye")
+        return 0
+
+    modes = dict(kv.split("=") for kv in os.environ.get("FAKE_WORKER_MODES", "").split(",") if kv)
+    mode = modes.get(args.backend, os.environ.get("FAKE_WORKER_MODE", "ok"))
+    print("benchmarked code may print to stdout freely")  # must land in the log, not the channel
+    result = dict(type="result", mode=args.mode, import_s=0.01, setup_s=0.001, first_call_s=0.002,
+                  total_s=0.02, verify={"ok": True}, device={"platform": "cpu", "kind": "cpu", "count": 1})
+    if args.mode == "cold":
+        result["second_call_s"] = 0.001
+    else:
+        result["calls_s"] = [0.001, 0.0011, 0.0009]
+    if mode == "crash":
+        os.abort()
+    if mode == "hang":
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        pidfile = os.environ.get("FAKE_WORKER_PIDFILE")
+        if pidfile:
+            with open(pidfile, "a") as f:
+                f.write(f"{child.pid}\n")
+        time.sleep(600)
+    if mode == "garbage":
+        ch.write("this is not json\n")
+    if mode == "flood":
+        ch.write("x" * (17 << 20) + "\n")
+    if mode == "exit3":
+        return 3
+    if mode == "wrong_answer":
+        result["verify"] = {"ok": False, "message": "relative error 0.5 exceeds 1e-4"}
+    if mode == "missing":
+        send(type="skip", status="warn", reason="missing_dependency: numpy")
+        send(type="bye")
+        return 0
+    if mode != "noresult":
+        send(**result)
+    send(type="bye")
+    return 0
+
+
+sys.exit(main())

@@ -1,0 +1,111 @@
+"""The real binary against a worker that crashes, hangs, lies and prints garbage.
+Every outcome is a status and reason in the artifacts; none stops the suite."""
+
+import json
+import os
+import time
+
+import pytest
+
+from conftest import validate
+
+CASES = ["--cases", "matmul_8_f32", "--cold-runs", "2", "--warm-iters", "3"]
+
+
+def statuses(res):
+    return {c["case"]: (c["status"], c["reason"]) for c in res.index()["cases"]}
+
+
+def test_all_ok_exit_zero_and_valid(jitbench, fake_env):
+    res = jitbench("run", *CASES, "--backends", "numpy,numba", env=fake_env())
+    assert res.rc == 0, res.stderr
+    assert statuses(res) == {"numpy_matmul_8_f32": ("ok", None), "numba_matmul_8_f32": ("ok", None)}
+    case = res.case("numpy_matmul_8_f32")
+    assert len(case["cold"]["runs"]) == 2
+    assert case["warm"]["calls_s"] == [0.001, 0.0011, 0.0009]
+    validate(case, "jitbench.case.v1")
+    # What the worker printed went to its log, not into the protocol.
+    log = (res.out / case["cold"]["runs"][0]["log"]).read_text()
+    assert "may print to stdout freely" in log
+    assert jitbench("validate", str(res.out)).rc == 0
+
+
+@pytest.mark.parametrize(
+    "mode,reason,detail",
+    [
+        ("crash", "worker_failed", "signal 6"),
+        ("exit3", "worker_failed", "code 3"),
+        ("garbage", "worker_failed", "malformed message: not valid JSON"),
+        ("flood", "worker_failed", "size limit"),
+        ("noresult", "worker_failed", "no result"),
+        ("wrong_answer", "incorrect_result", "exceeds"),
+    ],
+)
+def test_failure_modes_fail_one_case_not_the_suite(jitbench, fake_env, mode, reason, detail):
+    res = jitbench("run", *CASES, "--backends", "numpy,numba", env=fake_env(numpy=mode))
+    assert res.rc == 2, res.stderr  # a failed case makes the exit code 2 ...
+    st = statuses(res)
+    assert st["numpy_matmul_8_f32"] == ("failed", reason)
+    assert st["numba_matmul_8_f32"] == ("ok", None)  # ... and the next case still ran
+    case = res.case("numpy_matmul_8_f32")
+    assert detail in case["detail"]
+    assert len(case["cold"]["runs"]) == 1  # a case stops at its first bad run
+    validate(case, "jitbench.case.v1")
+    assert jitbench("validate", str(res.out)).rc == 0
+
+
+def test_missing_dependency_is_warn_and_exit_zero(jitbench, fake_env):
+    res = jitbench("run", *CASES, "--backends", "numpy", env=fake_env(numpy="missing"))
+    assert res.rc == 0, res.stderr
+    assert statuses(res) == {"numpy_matmul_8_f32": ("warn", "missing_dependency: numpy")}
+
+
+def test_hang_is_killed_with_its_children(jitbench, fake_env, tmp_path):
+    pidfile = tmp_path / "pids"
+    env = fake_env(numpy="hang")
+    env["FAKE_WORKER_PIDFILE"] = str(pidfile)
+    t0 = time.monotonic()
+    res = jitbench("run", *CASES, "--backends", "numpy,numba", "--timeout", "2", env=env)
+    assert time.monotonic() - t0 < 60
+    assert res.rc == 2
+    st = statuses(res)
+    assert st["numpy_matmul_8_f32"] == ("failed", "timeout")
+    assert st["numba_matmul_8_f32"] == ("ok", None)
+    # The worker's own child was in its process group and died with it (a
+    # zombie waiting for init to reap it counts as dead).
+    for pid in map(int, pidfile.read_text().split()):
+        assert not alive(pid), pid
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")
+
+
+def test_interrupted_run_keeps_results(jitbench, fake_env, tmp_path):
+    import signal
+    import subprocess
+
+    from conftest import JITBENCH
+
+    out = tmp_path / "interrupted"
+    env = dict(os.environ, **fake_env(numba="hang"))
+    proc = subprocess.Popen([str(JITBENCH), "run", *CASES, "--backends", "numpy,numba", "--out-dir", str(out)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not (out / "cases" / "numpy_matmul_8_f32.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.0)  # the numba worker is now hanging
+    proc.send_signal(signal.SIGINT)
+    rc = proc.wait(timeout=30)
+    assert rc == 128 + signal.SIGINT
+    index = json.loads((out / "index.json").read_text())
+    assert index["complete"] is False
+    st = {c["case"]: c["status"] for c in index["cases"]}
+    assert st["numpy_matmul_8_f32"] == "ok"
+    assert st.get("numba_matmul_8_f32") == "failed"
+    assert jitbench("validate", str(out)).rc == 0
