@@ -20,6 +20,15 @@ class CacheDirTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(base_); }
   static void touch(const fs::path& p) { std::ofstream(p) << "x"; }
+  // A directory outside the out dir that carries a (forged) marker and a file
+  // that must survive every refusal.
+  fs::path marked_outside(const std::string& name) {
+    const fs::path dir = base_ / name;
+    fs::create_directories(dir);
+    touch(dir / kCacheMarker);
+    touch(dir / "precious.txt");
+    return dir;
+  }
   fs::path base_, root_;
 };
 
@@ -50,10 +59,7 @@ TEST_F(CacheDirTest, RefusesDirectoryWithoutMarker) {
 }
 
 TEST_F(CacheDirTest, RefusesDirectoryOutsideOutDir) {
-  const fs::path outside = base_ / "elsewhere";
-  fs::create_directories(outside);
-  touch(outside / kCacheMarker);
-  touch(outside / "precious.txt");
+  const fs::path outside = marked_outside("elsewhere");
   auto err = empty_owned_cache_dir(outside, root_);
   ASSERT_TRUE(err);
   EXPECT_NE(err->find("not inside"), std::string::npos);
@@ -68,10 +74,7 @@ TEST_F(CacheDirTest, RefusesTheOutDirItself) {
 }
 
 TEST_F(CacheDirTest, RefusesSymlinkIntoForeignDirectory) {
-  const fs::path outside = base_ / "victim";
-  fs::create_directories(outside);
-  touch(outside / kCacheMarker);
-  touch(outside / "precious.txt");
+  const fs::path outside = marked_outside("victim");
   fs::create_directories(root_ / "cache");
   fs::create_directory_symlink(outside, root_ / "cache" / "link");
   EXPECT_TRUE(empty_owned_cache_dir(root_ / "cache" / "link", root_));

@@ -27,26 +27,23 @@ def make_inputs(n, dtype, seed):
 
 
 def _mc_pi_loop(n, key, ftype):
-    """Scalar loop: run as is by plain Python, compiled by numba."""
+    """Scalar loop: run as is by plain Python, compiled by numba (which cannot
+    call a plain Python helper, hence the hash written inline once)."""
     scale = ftype(SCALE)
     one = ftype(1.0)
     inside = 0
     for i in range(n):
-        h = (2 * i + key) & 0xFFFFFFFF
-        h = h ^ (h >> 16)
-        h = (h * 0x7FEB352D) & 0xFFFFFFFF
-        h = h ^ (h >> 15)
-        h = (h * 0x846CA68B) & 0xFFFFFFFF
-        h = h ^ (h >> 16)
-        x = ftype(h >> 8) * scale
-        h = (2 * i + 1 + key) & 0xFFFFFFFF
-        h = h ^ (h >> 16)
-        h = (h * 0x7FEB352D) & 0xFFFFFFFF
-        h = h ^ (h >> 15)
-        h = (h * 0x846CA68B) & 0xFFFFFFFF
-        h = h ^ (h >> 16)
-        y = ftype(h >> 8) * scale
-        if x * x + y * y < one:
+        r2 = ftype(0.0)  # 0 + x*x is exact, so this is x*x + y*y
+        for j in range(2):
+            h = (2 * i + j + key) & 0xFFFFFFFF
+            h = h ^ (h >> 16)
+            h = (h * 0x7FEB352D) & 0xFFFFFFFF
+            h = h ^ (h >> 15)
+            h = (h * 0x846CA68B) & 0xFFFFFFFF
+            h = h ^ (h >> 16)
+            v = ftype(h >> 8) * scale
+            r2 = r2 + v * v
+        if r2 < one:
             inside += 1
     return inside
 
