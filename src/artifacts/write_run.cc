@@ -1,5 +1,6 @@
 #include "artifacts/write_run.h"
 
+#include "analysis/analysis.h"
 #include "export/ml_suite.h"
 #include "results/json.h"
 #include "run/case_runner.h"
@@ -45,7 +46,9 @@ void write_run_artifacts(const OutDir& out, const RunHeader& h, const std::vecto
                            {"warm_call_median_s", median_or_null(warm_values(c))}});
     (c.status == Status::Ok ? n_ok : c.status == Status::Warn ? n_warn : n_failed)++;
   }
-  out.write_text("summary.md", markdown_summary(h.info, cases));
+  const json analysis = analysis_json(cases);
+  out.write_json("analysis.json", analysis);
+  out.write_text("summary.md", markdown_summary(h.info, cases, analysis));
   write_ml_export(out, h, cases);
 
   const json index = {

@@ -25,7 +25,9 @@ const std::vector<WorkloadInfo>& workloads() {
 
 const std::vector<CachePolicyInfo>& cache_policies() {
   static const std::vector<CachePolicyInfo> kPolicies = {
-      {"process_cold", "fresh process, empty compile cache owned by jitbench"},
+      {"cold_cache", "fresh process, empty compile cache owned by jitbench (alias: process_cold)"},
+      {"warm_cache", "fresh process, compile cache primed by an unmeasured run and kept"},
+      {"warm_process", "framework already imported, another function compiled: first call of a new function"},
   };
   return kPolicies;
 }
@@ -45,7 +47,12 @@ std::string names(const std::vector<T>& v) {
 
 bool is_backend(std::string_view name) { return contains(backends(), name); }
 bool is_workload(std::string_view name) { return contains(workloads(), name); }
-bool is_cache_policy(std::string_view name) { return contains(cache_policies(), name); }
+bool is_cache_policy(std::string_view name) { return contains(cache_policies(), canonical_cache_policy(name)); }
+
+std::string canonical_cache_policy(std::string_view name) {
+  if (name == "process_cold") return "cold_cache";  // the seed harness's name
+  return std::string(name);
+}
 std::string backend_names() { return names(backends()); }
 std::string workload_names() { return names(workloads()); }
 std::string cache_policy_names() { return names(cache_policies()); }

@@ -30,6 +30,8 @@ const std::vector<CachePolicyInfo>& cache_policies();
 bool is_backend(std::string_view name);
 bool is_workload(std::string_view name);
 bool is_cache_policy(std::string_view name);
+// "process_cold" (the seed's name) -> "cold_cache"; other names unchanged.
+std::string canonical_cache_policy(std::string_view name);
 // "a, b, c" for error messages.
 std::string backend_names();
 std::string workload_names();

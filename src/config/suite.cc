@@ -108,7 +108,7 @@ MatrixBlock read_block(std::string_view src, const toml::table& t) {
 std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_view source_name) {
   Suite s;
   s.source = std::string(source_name);
-  s.cache_policies = {"process_cold"};
+  s.cache_policies = {"cold_cache"};
   try {
     toml::table root = toml::parse(text, source_name);
     reject_unknown_keys(source_name, root, {"suite", "matrix"}, "the suite file");

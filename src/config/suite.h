@@ -21,7 +21,7 @@ struct Suite {
   std::string source = "<embedded default>";
   int cold_runs = 5;
   int warm_iters = 30;
-  std::vector<std::string> cache_policies{"process_cold"};
+  std::vector<std::string> cache_policies{"cold_cache"};
   double timeout_s = 300;
   std::vector<MatrixBlock> matrix;
 };

@@ -27,7 +27,9 @@ double median_or_zero(const std::vector<double>& xs) { return xs.empty() ? 0.0 :
 }  // namespace
 
 bool in_ml_contract(const CaseResult& r) {
-  return r.c.backend == "numpy" || r.c.backend == "jax_jit_cpu" || r.c.backend == "jax_jit_gpu";
+  // The contract's case ids carry no cache mode: only the cold-cache cases go.
+  return r.c.cache_policy == "cold_cache" &&
+         (r.c.backend == "numpy" || r.c.backend == "jax_jit_cpu" || r.c.backend == "jax_jit_gpu");
 }
 
 std::string canonical_config_sha256(const json& config) { return sha256_hex(config.dump() + "\n"); }
@@ -37,7 +39,7 @@ std::string json_text(const json& j) { return j.dump(2) + "\n"; }
 json ml_case(const CaseResult& r, const json& env) {
   const json config = {{"backend", r.c.backend},         {"workload", r.c.workload},   {"n", r.c.n},
                        {"dtype", dtype_long(r.c.dtype)}, {"cold_runs", r.cold_runs}, {"warm_iters", r.warm_iters},
-                       {"cache_policy", r.c.cache_policy}};
+                       {"cache_policy", "process_cold"}};  // the contract's name for cold_cache
   json runs = json::array();
   for (const auto& run : r.cold) {
     runs.push_back({{"import_s", nonneg(run.import_s)},

@@ -12,7 +12,7 @@ namespace jitbench {
 std::string make_case_id(const std::string& backend, const std::string& workload, long n,
                          const std::string& dtype, const std::string& cache_policy) {
   auto id = fmt::format("{}_{}_{}_{}", backend, workload, n, dtype);
-  if (cache_policy != "process_cold") id += "__" + cache_policy;
+  if (canonical_cache_policy(cache_policy) != "cold_cache") id += "__" + canonical_cache_policy(cache_policy);
   return id;
 }
 
@@ -46,7 +46,8 @@ std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const
   std::set<std::string> seen;
   const auto add = [&](const std::string& b, const std::string& w, long n, const std::string& d) {
     for (const auto& p : policies) {
-      Case c{make_case_id(b, w, n, d, p), b, w, n, d, p};
+      const auto policy = canonical_cache_policy(p);
+      Case c{make_case_id(b, w, n, d, policy), b, w, n, d, policy};
       if (seen.insert(c.id).second) out.push_back(c);
     }
   };

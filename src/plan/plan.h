@@ -15,10 +15,10 @@ struct Case {
   std::string workload;
   long n = 0;
   std::string dtype;         // f32 | f64
-  std::string cache_policy;  // process_cold, ...
+  std::string cache_policy;  // cold_cache | warm_cache | warm_process (canonical names)
 };
 
-// The seed contract's case id; policies other than process_cold get a suffix so
+// The seed contract's case id; policies other than cold_cache get a suffix so
 // that ids stay unique when one suite runs several cache modes.
 std::string make_case_id(const std::string& backend, const std::string& workload, long n,
                          const std::string& dtype, const std::string& cache_policy);

@@ -37,9 +37,113 @@ std::string env_line(const nlohmann::json& env) {
                      env.contains(cores_ptr) ? env.at(cores_ptr).dump() : "?", str_at(env, "/host/os"),
                      str_at(env, "/python/version"), pkgs);
 }
+
+std::string secs(const nlohmann::json& v) { return v.is_number() ? format_seconds(v.get<double>()) : "—"; }
+
+std::string kib(const nlohmann::json& v) {
+  if (!v.is_number()) return v.is_string() ? v.get<std::string>() : "—";
+  return fmt::format("{:.1f} MiB", v.get<double>() / 1024.0);
+}
+
+std::string pct(const nlohmann::json& v) { return v.is_number() ? fmt::format("{:.1f}%", v.get<double>() * 100) : "—"; }
+
+std::string phases_section(const nlohmann::json& analysis) {
+  std::string md;
+  for (const auto& c : analysis["cases"]) {
+    const auto& fc = c["first_call"];
+    if (fc["runs_with_phases"].get<int>() == 0) continue;
+    std::string parts;
+    for (const auto& [name, v] : fc["phases_median_s"].items())
+      if (v.is_number()) parts += fmt::format("{}{} {}", parts.empty() ? "" : " + ", name, secs(v));
+    const auto& compiles = c["compiles"]["first_call_median"];
+    if (parts.empty()) parts = compiles.is_number() ? "(no compile: loaded from the cache)" : "(no compile reported)";
+    const int n = fc["runs_with_phases"].get<int>(), ok = fc["runs_reconciled"].get<int>();
+    md += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", c["case"].get<std::string>(), secs(fc["median_s"]),
+                      parts, secs(fc["residual_median_s"]),
+                      ok == n ? fmt::format("{}/{}", ok, n)
+                              : fmt::format("{}/{} (phases exceed by up to {:.1f}%)", ok, n,
+                                            fc["max_discrepancy_pct"].get<double>()),
+                      c["compiles"]["first_call_median"].is_number()
+                          ? fmt::format("{:g}", c["compiles"]["first_call_median"].get<double>())
+                          : "—");
+  }
+  if (md.empty()) return md;
+  return "\n## Phases of the first call (medians)\n\nThe framework's own compile events; the residual is "
+         "dispatch + execution (and, on a cache hit, loading the cached program). Reconciled: phases + residual match "
+         "the measured first call within 2%.\n\n| Case | First call | Phases | Residual | Reconciled runs | "
+         "Compiles |\n|---|---|---|---|---|---|\n" + md;
+}
+
+std::string cache_modes_section(const nlohmann::json& analysis) {
+  static const char* kModes[] = {"cold_cache", "warm_cache", "warm_process"};
+  std::string md;
+  for (const auto& row : analysis["cache_modes"]) {
+    int present = 0;
+    for (const char* m : kModes) present += row.contains(m);
+    if (present < 2) continue;
+    md += fmt::format("| `{}` |", row["key"].get<std::string>());
+    for (const char* m : kModes) {
+      if (!row.contains(m)) {
+        md += " — |";
+        continue;
+      }
+      const auto& e = row[m];
+      md += e["status"] == "ok" ? fmt::format(" {} (first call {}) |", secs(e["ttfr_median_s"]), secs(e["first_call_median_s"]))
+                                : fmt::format(" {}: {} |", e["status"].get<std::string>(),
+                                              e["reason"].is_string() ? e["reason"].get<std::string>() : "");
+    }
+    md += "\n";
+  }
+  if (md.empty()) return md;
+  return "\n## Cache modes: time to first result (median)\n\n`cold_cache`: fresh process, empty compile cache. "
+         "`warm_cache`: fresh process, cache primed by an unmeasured run (hits verified). `warm_process`: framework "
+         "already imported with another function compiled; TTFR = setup + first call of a new function.\n\n"
+         "| Case | cold_cache | warm_cache | warm_process |\n|---|---|---|---|\n" + md;
+}
+
+std::string break_even_section(const nlohmann::json& analysis) {
+  std::string md;
+  for (const auto& b : analysis["break_even"]) {
+    std::string n;
+    const auto& ci = b["calls_ci95"];
+    if (b["verdict"] == "never") n = "never (not faster warm)";
+    else if (b["verdict"] == "immediately") n = "immediately";
+    else
+      n = fmt::format("{:.1f} [{} – {}]", b["calls"].get<double>(),
+                      ci[0].is_number() ? fmt::format("{:.1f}", ci[0].get<double>()) : "—",
+                      ci[1].is_number() ? fmt::format("{:.1f}", ci[1].get<double>()) : "never");
+    md += fmt::format("| `{}` | `{}` | {} | {} | {} | {} | {} |\n", b["jit_case"].get<std::string>(),
+                      b["eager_case"].get<std::string>(), secs(b["ttfr_jit_s"]), secs(b["ttfr_eager_s"]),
+                      secs(b["warm_jit_s"]), secs(b["warm_eager_s"]), n);
+  }
+  if (md.empty()) return md;
+  return "\n## Break-even against the eager baseline\n\nN* = (TTFR_jit − TTFR_eager) / (warm_eager − warm_jit): "
+         "the number of further calls after which the JIT has paid for itself (bootstrap 95% CI).\n\n"
+         "| JIT case | Eager case | TTFR JIT | TTFR eager | Warm JIT | Warm eager | N* [95% CI] |\n"
+         "|---|---|---|---|---|---|---|\n" + md;
+}
+
+std::string memory_variance_section(const nlohmann::json& analysis) {
+  std::string md;
+  for (const auto& c : analysis["cases"]) {
+    if (c["status"] == "warn" && !c["memory"]["peak_rss_kib_max"].is_number()) continue;
+    const auto& m = c["memory"];
+    const auto& v = c["variance"];
+    md += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", c["case"].get<std::string>(),
+                      kib(m["rss_after_import_kib_median"]), kib(m["compile_rss_growth_kib_median"]),
+                      kib(m["peak_rss_kib_max"]), m["device_peak_bytes"].is_number() ? fmt::format("{:.1f} MiB", m["device_peak_bytes"].get<double>() / 1048576.0) : "not reported",
+                      pct(v["between_process_cv_ttfr"]), pct(v["within_process_cv_warm"]));
+  }
+  if (md.empty()) return md;
+  return "\n## Memory and variance\n\nHost RSS after import; growth of the peak RSS over the first call (compile "
+         "memory); the worker's peak RSS (wait4); device peak where the framework reports it. Variance: CV of cold "
+         "TTFR across processes vs CV of warm calls within one process.\n\n| Case | RSS after import | First-call "
+         "RSS growth | Peak RSS | Device peak | Between-process CV | Within-process CV |\n|---|---|---|---|---|---|---|\n" + md;
+}
 }  // namespace
 
-std::string markdown_summary(const RunInfo& info, const std::vector<CaseResult>& cases) {
+std::string markdown_summary(const RunInfo& info, const std::vector<CaseResult>& cases,
+                             const nlohmann::json& analysis) {
   std::string md = fmt::format("# jitbench: suite `{}`\n\n", info.suite_name);
   md += fmt::format("Command: `{}`  \nSuite: `{}` · {} of {} cases measured  \nMachine: {}\n\n", info.command,
                     info.suite_source, cases.size(), info.n_planned, env_line(info.environment));
@@ -70,6 +174,8 @@ std::string markdown_summary(const RunInfo& info, const std::vector<CaseResult>&
     if (cv && *cv > 0.10) few += fmt::format("- `{}`: cold TTFR varies by {:.0f}% (coefficient of variation)\n", c.c.id, *cv * 100);
   }
   if (!few.empty()) md += "\n## High variance\n\n" + few;
+  md += phases_section(analysis) + cache_modes_section(analysis) + break_even_section(analysis) +
+        memory_variance_section(analysis);
   return md;
 }
 

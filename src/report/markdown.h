@@ -15,5 +15,7 @@ struct RunInfo {
   std::size_t n_planned = 0;
   nlohmann::json environment;  // the manifest
 };
-std::string markdown_summary(const RunInfo& info, const std::vector<CaseResult>& cases);
+// analysis: the analysis.json document (phases, cache modes, break-even, memory).
+std::string markdown_summary(const RunInfo& info, const std::vector<CaseResult>& cases,
+                             const nlohmann::json& analysis);
 }  // namespace jitbench

@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 
+#include "analysis/analysis.h"
 #include "config/catalog.h"
 #include "stats/stats.h"
 
@@ -85,6 +86,11 @@ json run_to_json(const RunRecord& r) {
             {"exit", {{"kind", r.exit_kind}, {"code", r.exit_code}, {"signal", r.signal}}},
             {"rusage", {{"max_rss_kib", r.max_rss_kib}, {"user_s", r.user_s}, {"sys_s", r.sys_s}}},
             {"log", r.log}};
+  j["ttfr_includes_import"] = r.ttfr_includes_import;
+  j["cache_dir_files"] = {{"before", r.cache_files_before}, {"after", r.cache_files_after}};
+  j["cache_dir_bytes"] = {{"before", r.cache_bytes_before}, {"after", r.cache_bytes_after}};
+  auto b = phase_breakdown(r);
+  j["first_call_breakdown"] = b ? breakdown_json(*b) : json(nullptr);
   if (r.mode == "cold") j["second_call_s"] = opt(r.second_call_s);
   if (r.mode == "warm") j["calls_s"] = r.calls_s;
   j["worker"] = r.worker.is_null() ? json::object() : r.worker;
@@ -133,6 +139,7 @@ json case_to_json(const CaseResult& r) {
           {"worker_env", r.worker_env},
           {"started_at", text_or_null(r.started_at)},
           {"finished_at", text_or_null(r.finished_at)},
+          {"priming", r.priming ? run_to_json(*r.priming) : json(nullptr)},
           {"cold", {{"runs", cold_runs}, {"summary", cold_summary}}},
           {"warm",
            {{"run", r.warm ? run_to_json(*r.warm) : json(nullptr)},

@@ -15,7 +15,7 @@ int severity(Status s) { return static_cast<int>(s); }
 
 std::optional<double> RunRecord::ttfr_s() const {
   if (!import_s || !setup_s || !first_call_s) return std::nullopt;
-  return *import_s + *setup_s + *first_call_s;
+  return (ttfr_includes_import ? *import_s : 0.0) + *setup_s + *first_call_s;
 }
 
 std::optional<double> RunRecord::process_ttfr_s() const {

@@ -26,6 +26,9 @@ struct RunRecord {
   std::string detail;  // human-readable context for reason
   std::optional<double> process_start_s, import_s, setup_s, first_call_s, second_call_s, total_s;
   std::vector<double> calls_s;  // warm only
+  bool ttfr_includes_import = true;  // false for warm_process: the import was paid earlier
+  // Files and bytes in the case's compile cache before and after this run.
+  std::uint64_t cache_files_before = 0, cache_bytes_before = 0, cache_files_after = 0, cache_bytes_after = 0;
   double wall_s = 0;
   std::string exit_kind;
   int exit_code = -1;
@@ -50,6 +53,7 @@ struct CaseResult {
   std::string reason, detail;
   std::vector<RunRecord> cold;
   std::optional<RunRecord> warm;
+  std::optional<RunRecord> priming;  // warm_cache: the unmeasured run that filled the cache
   std::string cache_dir;  // relative to the out dir; "" when none
   std::map<std::string, std::string> worker_env;  // what jitbench set for the worker
   std::string started_at, finished_at;

@@ -22,6 +22,20 @@ std::string utc_now() {
   return buf;
 }
 
+void verify_cache_used(RunRecord& r) {
+  if (r.status != Status::Ok || !r.worker.is_object()) return;
+  const auto ev = r.worker.value("cache_events", nlohmann::json::object());
+  if (!ev.is_object() || !ev.contains("hits")) {
+    r.detail = "the framework reports no cache reads; cache use is unverified";
+    return;
+  }
+  if (ev["hits"].get<long long>() == 0) {
+    r.status = Status::Warn;
+    r.reason = "cache_not_used";
+    r.detail = fmt::format("the primed compile cache was not read ({} cache events)", ev.dump());
+  }
+}
+
 std::map<std::string, std::string> worker_env(const WorkerSetup& s, const Case& c, const fs::path& cache_dir) {
   std::map<std::string, std::string> env;
   std::string pythonpath = s.worker_dir.string();
@@ -52,13 +66,23 @@ RunRecord CaseRunner::one_run(const Case& c, const std::string& mode, int index,
                "--n", std::to_string(c.n),
                "--dtype", c.dtype,
                "--warm-iters", std::to_string(setup_.warm_iters),
-               "--seed", std::to_string(setup_.seed)};
+               "--seed", std::to_string(setup_.seed),
+               "--cache-mode", c.cache_policy};
   spec.env_set = worker_env(setup_, c, cache_dir);
-  const auto log_rel = fs::path("logs") / c.id / (mode == "cold" ? fmt::format("cold-{}.log", index) : "warm.log");
+  const auto log_name = mode == "warm" ? std::string("warm.log")
+                       : index < 0    ? std::string("priming.log")
+                                      : fmt::format("cold-{}.log", index);
+  const auto log_rel = fs::path("logs") / c.id / log_name;
   spec.log_path = setup_.out_dir / log_rel;
   spec.timeout = std::chrono::milliseconds(static_cast<long long>(setup_.timeout_s * 1000));
-  RunRecord r = interpret_run(launcher_.launch(spec), mode, index, setup_.timeout_s);
+  const auto before = dir_stats(cache_dir);
+  RunRecord r = interpret_run(launcher_.launch(spec), mode, std::max(index, 0), setup_.timeout_s);
+  const auto after = dir_stats(cache_dir);
   r.log = log_rel.string();
+  r.cache_files_before = before.files;
+  r.cache_bytes_before = before.bytes;
+  r.cache_files_after = after.files;
+  r.cache_bytes_after = after.bytes;
   return r;
 }
 
@@ -82,30 +106,49 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
   } else {
     res.cache_dir = fs::relative(cache_dir, setup_.out_dir).string();
     res.worker_env = worker_env(setup_, c, cache_dir);
+    // cold_cache and warm_process start every run from an empty cache;
+    // warm_cache empties it once, fills it with an unmeasured priming run, and
+    // then keeps it.
+    const bool keep_cache = c.cache_policy == "warm_cache";
     const auto prepare = [&]() -> std::optional<std::string> { return empty_owned_cache_dir(cache_dir, setup_.out_dir); };
+    const auto failed_prepare = [&](const std::string& mode, int index, const std::string& err) {
+      RunRecord r;
+      r.mode = mode;
+      r.index = index;
+      r.reason = "worker_failed";
+      r.detail = err;
+      return r;
+    };
     bool all_ok = true;
+    if (keep_cache) {
+      if (progress) progress("priming the compile cache");
+      if (auto err = prepare()) {
+        res.cold.push_back(failed_prepare("cold", 0, *err));
+        all_ok = false;
+      } else {
+        res.priming = one_run(c, "cold", -1, cache_dir);
+        all_ok = res.priming->status == Status::Ok;
+        // A priming run that cannot run tells why the case cannot either.
+        if (!all_ok) res.cold.push_back(*res.priming);
+      }
+    }
     for (int i = 0; i < setup_.cold_runs && all_ok && !interrupted(); ++i) {
       if (progress) progress(fmt::format("cold run {}/{}", i + 1, setup_.cold_runs));
       RunRecord r;
-      if (auto err = prepare()) {
-        r.mode = "cold";
-        r.index = i;
-        r.reason = "worker_failed";
-        r.detail = *err;
+      if (auto err = keep_cache ? std::nullopt : prepare()) {
+        r = failed_prepare("cold", i, *err);
       } else {
         r = one_run(c, "cold", i, cache_dir);
+        if (keep_cache) verify_cache_used(r);
       }
-      all_ok = r.status == Status::Ok;
+      // An unread cache is worth reporting on every run, not a reason to stop.
+      all_ok = r.status == Status::Ok || r.reason == "cache_not_used";
       res.cold.push_back(std::move(r));
     }
     if (all_ok && setup_.warm_iters > 0 && !interrupted()) {
       if (progress) progress(fmt::format("warm run ({} calls)", setup_.warm_iters));
-      if (auto err = prepare()) {
-        RunRecord r;
-        r.mode = "warm";
-        r.reason = "worker_failed";
-        r.detail = *err;
-        res.warm = r;
+      if (auto err = keep_cache ? std::nullopt : prepare()) {
+        res.warm = failed_prepare("warm", 0, *err);
       } else {
         res.warm = one_run(c, "warm", 0, cache_dir);
       }

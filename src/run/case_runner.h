@@ -40,6 +40,10 @@ class CaseRunner {
   WorkerSetup setup_;
 };
 
+// warm_cache: a run whose framework reported no cache hit becomes
+// warn / cache_not_used; a framework that reports nothing leaves it unverified.
+void verify_cache_used(RunRecord& r);
+
 // ISO 8601 UTC timestamp of now.
 std::string utc_now();
 

@@ -72,7 +72,10 @@ RunRecord interpret_run(const ProcessResult& p, const std::string& mode, int ind
     r.second_call_s = num(b, "second_call_s");
     r.total_s = num(b, "total_s");
     if (b.contains("calls_s")) r.calls_s = b["calls_s"].get<std::vector<double>>();
-    for (const char* k : {"backend", "device", "verify", "cache", "workload", "env"})
+    if (b.contains("ttfr_includes_import") && b["ttfr_includes_import"].is_boolean())
+      r.ttfr_includes_import = b["ttfr_includes_import"].get<bool>();
+    for (const char* k : {"backend", "device", "verify", "cache", "workload", "env", "cache_mode", "first_call",
+                          "compiles", "cache_events", "memory"})
       if (b.contains(k)) r.worker[k] = b[k];
   }
   if (skip && skip->body.contains("backend")) r.worker["backend"] = skip->body["backend"];

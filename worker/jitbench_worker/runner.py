@@ -1,6 +1,16 @@
 """Where a cold run and a warm run are timed. Backend-agnostic: the adapter
-knows how to import, initialise, move data and synchronise; the workload knows
-its inputs, its float64 reference and its tolerance."""
+knows how to import, initialise, move data, synchronise and listen to its
+framework's compile events; the workload knows its inputs, its float64
+reference and its tolerance.
+
+Cache modes (--cache-mode):
+  cold_cache    fresh process, empty compile cache (jitbench empties it)
+  warm_cache    fresh process, compile cache primed by an earlier process
+  warm_process  framework imported and initialised, an unrelated function
+                compiled, in-memory caches cleared; then a NEW function object's
+                first call is measured (the notebook case). import_s is still
+                reported but is not part of this mode's time to first result.
+"""
 
 import os
 import time
@@ -13,12 +23,32 @@ def _now() -> float:
     return time.perf_counter()
 
 
+def _status_kib(field: str):
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def _compiles(adapter, rec):
+    """Compiles in a recorded window: 0 when the framework counts them and none
+    happened, None when it does not report compiles at all."""
+    return rec["counts"].get("compiles", 0) if adapter.phase_names else None
+
+
 def run(channel, args) -> int:
     adapter = backends.create(args.backend)
     workload = workloads.get(args.workload)
     build = workload.IMPLEMENTATIONS.get(adapter.framework)
     if build is None:
         channel.send("skip", status="warn", reason=f"unsupported: {args.workload} has no {adapter.framework} implementation")
+        return 0
+    if args.cache_mode == "warm_cache" and not adapter.has_compile_cache:
+        channel.send("skip", status="warn", reason=f"unsupported: {adapter.name} has no compile cache to warm")
         return 0
     cache_dir = os.environ.get("JITBENCH_CACHE_DIR") or None
 
@@ -36,6 +66,10 @@ def run(channel, args) -> int:
         channel.send("skip", status="warn", reason="gpu_unavailable", detail=str(exc), backend=adapter.info())
         return 0
     t_import = _now()
+    memory = {"rss_after_import_kib": _status_kib("VmRSS")}
+    if args.cache_mode == "warm_process":
+        adapter.prepare_warm_process()
+        t_import = _now()  # the session's own warm-up is not part of any phase
 
     # setup_s: inputs built on the host, moved to the device, function wrapped.
     try:
@@ -46,17 +80,28 @@ def run(channel, args) -> int:
     except Unsupported as exc:
         channel.send("skip", status="warn", reason=f"unsupported: {exc}")
         return 0
-    t_setup = _now()
+    memory["rss_before_first_call_kib"] = _status_kib("VmRSS")
 
+    adapter.start_recording()
+    t_setup = _now()
     out = adapter.sync(fn(*dev_inputs))
     t_first = _now()
+    first = adapter.stop_recording()
+    memory["rss_after_first_call_kib"] = _status_kib("VmRSS")
+    memory["hwm_after_first_call_kib"] = _status_kib("VmHWM")
 
     result = {
         "mode": args.mode,
+        "cache_mode": args.cache_mode,
+        "ttfr_includes_import": args.cache_mode != "warm_process",
         "import_s": t_import - t_start,
         "setup_s": t_setup - t_import,
         "first_call_s": t_first - t_setup,
+        "first_call": {"phases": first["phases"], "phase_names": list(adapter.phase_names)},
+        "compiles": {"first_call": _compiles(adapter, first)},
+        "cache_events": first.get("cache", {}),
     }
+    adapter.start_recording()
     if args.mode == "cold":
         out = adapter.sync(fn(*dev_inputs))
         t_second = _now()
@@ -70,6 +115,11 @@ def run(channel, args) -> int:
             calls.append((time.perf_counter_ns() - t0) / 1e9)
         result["calls_s"] = calls
         result["total_s"] = _now() - t_start
+    later = adapter.stop_recording()
+    result["compiles"]["later_calls"] = _compiles(adapter, later)
+    memory["hwm_kib"] = _status_kib("VmHWM")
+    memory["device_peak_bytes"] = adapter.device_peak_bytes()
+    result["memory"] = memory
 
     # Verification happens after the clock stops, on the last output. An
     # unverifiable result is never reported as ok.

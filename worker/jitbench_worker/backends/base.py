@@ -28,15 +28,71 @@ def import_or_missing(module: str, package: str):
         raise
 
 
+class Recorder:
+    """Collects what a framework reports while a call runs: phase durations,
+    compile counts and persistent-cache events. Only events between start()
+    and stop() count, so the tiny init op and the setup never leak in."""
+
+    def __init__(self):
+        self.active = False
+        self.phases = {}
+        self.counts = {}
+
+    def start(self):
+        self.active, self.phases, self.counts = True, {}, {}
+
+    def stop(self):
+        self.active = False
+        return {"phases": dict(self.phases), "counts": dict(self.counts)}
+
+    def add(self, phase, seconds):
+        if self.active:
+            self.phases[phase] = self.phases.get(phase, 0.0) + seconds
+
+    def count(self, name, k=1):
+        if self.active:
+            self.counts[name] = self.counts.get(name, 0) + k
+
+
 class Adapter:
     name = ""
     package = ""        # import name; "" for none
     framework = ""      # key into a workload's IMPLEMENTATIONS
     wants_gpu = False
 
+    has_compile_cache = False
+    # Names of the phases this framework reports, in order; the residual of the
+    # first call (dispatch + execution) is whatever they do not cover.
+    phase_names = ()
+
     def __init__(self):
         self._env = {}
         self._cache = {"kind": "none", "note": "this backend has no compile cache"}
+        self.recorder = Recorder()
+
+    # -- warm_process: an interactive session that already compiled something --
+    def prepare_warm_process(self):
+        """Compile and run an unrelated function, then clear in-memory caches."""
+
+    def fresh(self, fn):
+        """A new function object with fn's code, as re-running a notebook cell gives."""
+        import types
+
+        return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+
+    def start_recording(self):
+        self.recorder.start()
+
+    def stop_recording(self) -> dict:
+        """{"phases": {name: s}, "counts": {"compiles": k}, "cache": {hits, misses, ...}}
+        for the window since start_recording(); empty where not reported."""
+        rec = self.recorder.stop()
+        rec["cache"] = {}
+        return rec
+
+    def device_peak_bytes(self):
+        """Device memory peak where the framework reports it, else None."""
+        return None
 
     # -- phases -------------------------------------------------------------
     def import_framework(self, dtype: str, cache_dir):

@@ -5,9 +5,23 @@ are cached at all (the defaults skip anything that compiles in under 1 s)."""
 from .base import Adapter, DeviceUnavailable, import_or_missing
 
 
+_PHASE_EVENTS = {
+    "/jax/core/compile/jaxpr_trace_duration": "trace",
+    "/jax/core/compile/jaxpr_to_mlir_module_duration": "lower",
+    # On a persistent-cache hit this is fetch + deserialise, not a compile.
+    "/jax/core/compile/backend_compile_duration": "compile",
+}
+_CACHE_EVENTS = {
+    "/jax/compilation_cache/compile_requests_use_cache": "requests",
+    "/jax/compilation_cache/cache_hits": "hits",
+}
+
+
 class JaxAdapter(Adapter):
     package = "jax"
     framework = "jax"
+    has_compile_cache = True
+    phase_names = ("trace", "lower", "compile")
 
     def __init__(self, platform: str):
         super().__init__()
@@ -35,6 +49,45 @@ class JaxAdapter(Adapter):
         import jax.numpy as jnp
 
         self.jnp = jnp
+        rec = self.recorder
+
+        def on_duration(event, duration, **kw):
+            phase = _PHASE_EVENTS.get(event)
+            if phase:
+                rec.add(phase, duration)
+                if phase == "compile":
+                    rec.count("compiles")
+
+        def on_event(event, **kw):
+            name = _CACHE_EVENTS.get(event)
+            if name:
+                rec.count("cache_" + name)
+
+        self.jax.monitoring.register_event_duration_secs_listener(on_duration)
+        self.jax.monitoring.register_event_listener(on_event)
+
+    def start_recording(self):
+        self.recorder.start()
+
+    def stop_recording(self):
+        rec = self.recorder.stop()
+        requests = rec["counts"].pop("cache_requests", 0)
+        hits = rec["counts"].pop("cache_hits", 0)
+        # cache_misses fires only when an entry is written: misses = requests - hits.
+        rec["cache"] = {"requests": requests, "hits": hits, "misses": requests - hits} if self._cache.get("dir") else {}
+        return rec
+
+    def prepare_warm_process(self):
+        f = self.jax.jit(lambda x: self.jnp.sin(x) * 2.0 + 1.0)
+        f(self.jnp.arange(8.0)).block_until_ready()
+        self.jax.clear_caches()  # in-memory caches only; the persistent cache is the case's own
+
+    def device_peak_bytes(self):
+        try:
+            stats = self.jax.devices()[0].memory_stats()
+        except Exception:
+            return None
+        return stats.get("peak_bytes_in_use") if stats else None
 
     def init_device(self):
         try:

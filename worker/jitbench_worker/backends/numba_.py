@@ -8,6 +8,8 @@ class NumbaAdapter(Adapter):
     name = "numba"
     package = "numba"
     framework = "numba"
+    has_compile_cache = True
+    phase_names = ("typing_lowering", "llvm")
 
     def import_framework(self, dtype, cache_dir):
         if cache_dir:
@@ -17,12 +19,38 @@ class NumbaAdapter(Adapter):
         import numpy
 
         self.np = numpy
+        self._dispatchers = []
+        self._hooks = _install_numba_hooks(self.recorder)
+
+    def start_recording(self):
+        self._stats_before = self._cache_stats()
+        self.recorder.start()
+
+    def stop_recording(self):
+        rec = self.recorder.stop()
+        # numba:compile covers typing, lowering and LLVM; llvm_lock the LLVM part.
+        compile_s = rec["phases"].pop("compile", 0.0)
+        llvm_s = rec["phases"].pop("llvm", 0.0)
+        rec["phases"] = {"typing_lowering": max(compile_s - llvm_s, 0.0), "llvm": llvm_s} if compile_s else {}
+        after = self._cache_stats()
+        rec["cache"] = {k: after[k] - self._stats_before[k] for k in after}
+        return rec
+
+    def _cache_stats(self):
+        hits = sum(sum(d.stats.cache_hits.values()) for d in self._dispatchers)
+        misses = sum(sum(d.stats.cache_misses.values()) for d in self._dispatchers)
+        return {"hits": hits, "misses": misses}
+
+    def prepare_warm_process(self):
+        self.jit(self.fresh(_decoy))(3)
 
     def init_device(self):
         self.np.zeros(1).sum()
 
     def jit(self, fn):
-        return self.numba.njit(cache=self._cache.get("cache", False))(fn)
+        d = self.numba.njit(cache=self._cache.get("cache", False))(fn)
+        self._dispatchers.append(d)
+        return d
 
     def info(self):
         import llvmlite
@@ -34,3 +62,38 @@ class NumbaAdapter(Adapter):
             "threading_layer_env": self.numba.config.THREADING_LAYER,
             "num_threads": self.numba.config.NUMBA_NUM_THREADS,
         }
+
+
+def _decoy(n):
+    total = 0
+    for i in range(n):
+        total += i * i
+    return total
+
+
+def _install_numba_hooks(recorder):
+    """Outermost-only timers for numba's compile and LLVM events (they nest)."""
+    import time
+
+    from numba.core import event
+
+    class DepthTimer(event.Listener):
+        def __init__(self, phase):
+            self.phase, self.depth, self.t0 = phase, 0, 0.0
+
+        def on_start(self, ev):
+            if self.depth == 0:
+                self.t0 = time.perf_counter()
+            self.depth += 1
+
+        def on_end(self, ev):
+            self.depth -= 1
+            if self.depth == 0:
+                recorder.add(self.phase, time.perf_counter() - self.t0)
+                if self.phase == "compile":
+                    recorder.count("compiles")
+
+    hooks = [("numba:compile", DepthTimer("compile")), ("numba:llvm_lock", DepthTimer("llvm"))]
+    for kind, listener in hooks:
+        event.register(kind, listener)
+    return hooks
