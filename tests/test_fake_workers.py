@@ -109,3 +109,16 @@ def test_interrupted_run_keeps_results(jitbench, fake_env, tmp_path):
     assert st["numpy_matmul_8_f32"] == "ok"
     assert st.get("numba_matmul_8_f32") == "failed"
     assert jitbench("validate", str(out)).rc == 0
+
+
+def test_warm_cache_without_hits_is_cache_not_used(jitbench, fake_env):
+    res = jitbench("run", *CASES, "--backends", "numpy,numba", "--cache-policy", "warm_cache",
+                   env=fake_env(numpy="nocache"))
+    assert res.rc == 0, res.stderr
+    st = statuses(res)
+    assert st["numpy_matmul_8_f32__warm_cache"] == ("warn", "cache_not_used")
+    assert st["numba_matmul_8_f32__warm_cache"] == ("ok", None)
+    case = res.case("numpy_matmul_8_f32__warm_cache")
+    assert case["priming"] is not None and case["priming"]["log"].endswith("priming.log")
+    assert len(case["cold"]["runs"]) == 2  # every run is still measured and reported
+    assert jitbench("validate", str(res.out)).rc == 0

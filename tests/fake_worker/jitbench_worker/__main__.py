@@ -2,7 +2,7 @@
 
 FAKE_WORKER_MODES="numpy=crash,numba=ok" picks a behaviour per backend
 (FAKE_WORKER_MODE sets the default): ok, crash, hang, garbage, exit3,
-wrong_answer, noresult, missing, flood. It speaks the protocol by hand so that
+wrong_answer, noresult, missing, flood, nocache (reports no cache hit). It speaks the protocol by hand so that
 the tests do not depend on the real worker being right."""
 
 import argparse
@@ -20,6 +20,7 @@ def main():
     p.add_argument("--mode")
     p.add_argument("--backend", default="")
     p.add_argument("--check-devices", action="store_true")
+    p.add_argument("--cache-mode", default="cold_cache")
     args, _ = p.parse_known_args()
     ch = os.fdopen(args.fd, "w", buffering=1)
 
@@ -40,7 +41,8 @@ def main():
     mode = modes.get(args.backend, os.environ.get("FAKE_WORKER_MODE", "ok"))
     print("benchmarked code may print to stdout freely")  # must land in the log, not the channel
     result = dict(type="result", mode=args.mode, import_s=0.01, setup_s=0.001, first_call_s=0.002,
-                  total_s=0.02, verify={"ok": True}, device={"platform": "cpu", "kind": "cpu", "count": 1})
+                  total_s=0.02, verify={"ok": True}, device={"platform": "cpu", "kind": "cpu", "count": 1},
+                  cache_events={"hits": 0 if mode == "nocache" else 1, "misses": 1 if mode == "nocache" else 0})
     if args.mode == "cold":
         result["second_call_s"] = 0.001
     else:
