@@ -196,3 +196,25 @@ def test_catalog_matches_worker(jitbench):
     assert sorted(listed) == sorted(probe["backends"])
     workloads = [l.split()[0] for l in text.split("Workloads:")[1].split("Cache policies:")[0].splitlines() if l.strip()]
     assert workloads == probe["workloads"]
+
+
+def test_retrace_counts_compiles_per_variant(jitbench):
+    res = jitbench("run", "--backends", "python,numba,jax_jit_cpu", "--cases",
+                   "retrace_raw_512_f64,retrace_bucketed_512_f64,retrace_raw_512_f32",
+                   "--cold-runs", "1", "--warm-iters", "2")
+    assert res.rc == 0, res.stderr
+    def compiles(cid):
+        c = res.case(cid)
+        assert c["status"] == "ok", (cid, c["reason"], c["detail"])
+        return c["cold"]["runs"][0]["worker"]["compiles"], c["workload"]
+    raw, info = compiles("jax_jit_cpu_retrace_raw_512_f64")
+    bucketed, _ = compiles("jax_jit_cpu_retrace_bucketed_512_f64")
+    # JAX compiles once per distinct length, far fewer times with buckets.
+    assert raw["first_call"] >= info["distinct_lengths"]
+    assert bucketed["first_call"] < raw["first_call"]
+    assert bucketed["first_call"] >= info["distinct_buckets"]
+    assert raw["later_calls"] == 0  # everything compiled in the first pass over the stream
+    # numba specializes on dtype and rank, not length.
+    assert compiles("numba_retrace_raw_512_f64")[0]["first_call"] == 1
+    assert compiles("python_retrace_raw_512_f64")[0]["first_call"] is None
+    assert res.case("python_retrace_raw_512_f32")["reason"].startswith("unsupported")

@@ -19,6 +19,8 @@ const std::vector<WorkloadInfo>& workloads() {
   static const std::vector<WorkloadInfo> kWorkloads = {
       {"matmul", "N x N matrix product (library matmul in every backend)"},
       {"mc_pi", "Monte Carlo pi from n samples, counter-based hash RNG"},
+      {"retrace_raw", "sum(tanh(x)^2) over 24 inputs of varying length up to n: one compile per new length"},
+      {"retrace_bucketed", "the same stream padded to power-of-two buckets with a mask: one compile per bucket"},
   };
   return kWorkloads;
 }

@@ -13,6 +13,8 @@ class PythonAdapter(Adapter):
         pass  # nothing to import: the interpreter is the backend
 
     def to_device(self, x):
+        if isinstance(x, list):
+            return [self.to_device(e) for e in x]
         return x.tolist() if hasattr(x, "tolist") else x
 
     def info(self):
