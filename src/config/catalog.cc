@@ -21,6 +21,7 @@ const std::vector<WorkloadInfo>& workloads() {
       {"mc_pi", "Monte Carlo pi from n samples, counter-based hash RNG"},
       {"retrace_raw", "sum(tanh(x)^2) over 24 inputs of varying length up to n: one compile per new length"},
       {"retrace_bucketed", "the same stream padded to power-of-two buckets with a mask: one compile per bucket"},
+      {"null", "returns a constant: measures the harness's own overhead"},
   };
   return kWorkloads;
 }

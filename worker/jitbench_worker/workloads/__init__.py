@@ -15,6 +15,7 @@ _REGISTRY = {
     "mc_pi": ("mc_pi", None),
     "retrace_raw": ("retrace", {"bucketed": False}),
     "retrace_bucketed": ("retrace", {"bucketed": True}),
+    "null": ("null", None),
 }
 
 
