@@ -58,7 +58,7 @@ std::string canonical_cache_policy(std::string_view name) {
 }
 std::string backend_names() { return names(backends()); }
 std::string workload_names() { return names(workloads()); }
-std::string cache_policy_names() { return names(cache_policies()); }
+std::string cache_policy_names() { return names(cache_policies()) + ", process_cold (alias of cold_cache)"; }
 
 bool is_dtype(std::string_view s) { return s == "f32" || s == "f64"; }
 std::string dtype_long(std::string_view s) { return s == "f32" ? "float32" : "float64"; }
