@@ -12,10 +12,6 @@ namespace jitbench {
 using nlohmann::json;
 
 namespace {
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
-json median_json(const std::vector<double>& xs) { return opt(stats::median(xs)); }
-
 // Values at a JSON pointer over the case's ok cold runs.
 std::vector<double> worker_values(const CaseResult& c, const char* pointer) {
   std::vector<double> out;
@@ -135,7 +131,7 @@ json case_analysis(const CaseResult& c) {
     }
   }
   json phases = json::object();
-  for (const auto& n : order) phases[n] = median_json(phase_values[n]);
+  for (const auto& n : order) phases[n] = median_or_null(phase_values[n]);
 
   const auto rss_import = worker_values(c, "/memory/rss_after_import_kib");
   const auto rss_before = worker_values(c, "/memory/rss_before_first_call_kib");
@@ -165,28 +161,28 @@ json case_analysis(const CaseResult& c) {
       {"cache_policy", c.c.cache_policy},
       {"status", to_string(c.status)},
       {"first_call",
-       {{"median_s", median_json(cold_values(c, "first_call_s"))},
+       {{"median_s", median_or_null(cold_values(c, "first_call_s"))},
         {"phases_median_s", phases},
-        {"residual_median_s", median_json(residuals)},
+        {"residual_median_s", median_or_null(residuals)},
         {"runs_with_phases", measured},
         {"runs_reconciled", reconciled},
         {"max_discrepancy_pct", worst_pct}}},
       {"compiles",
-       {{"first_call_median", median_json(worker_values(c, "/compiles/first_call"))},
-        {"later_calls_max", opt(stats::max(worker_values(c, "/compiles/later_calls")))}}},
+       {{"first_call_median", median_or_null(worker_values(c, "/compiles/first_call"))},
+        {"later_calls_max", number_or_null(stats::max(worker_values(c, "/compiles/later_calls")))}}},
       {"memory",
-       {{"rss_after_import_kib_median", median_json(rss_import)},
-        {"compile_rss_growth_kib_median", median_json(compile_delta)},
-        {"peak_rss_kib_max", opt(stats::max(cold_values(c, "max_rss_kib")))},
+       {{"rss_after_import_kib_median", median_or_null(rss_import)},
+        {"compile_rss_growth_kib_median", median_or_null(compile_delta)},
+        {"peak_rss_kib_max", number_or_null(stats::max(cold_values(c, "max_rss_kib")))},
         {"device_peak_bytes", device_peak.empty() ? json("not reported") : json(*stats::max(device_peak))}}},
       {"cache",
        {{"reported", cache_reported},
         {"hits", hits},
         {"misses", misses}}},
       {"variance",
-       {{"between_process_cv_ttfr", opt(stats::coefficient_of_variation(ttfr))},
-        {"between_process_cv_second_call", opt(stats::coefficient_of_variation(second))},
-        {"within_process_cv_warm", opt(stats::coefficient_of_variation(warm))}}},
+       {{"between_process_cv_ttfr", number_or_null(stats::coefficient_of_variation(ttfr))},
+        {"between_process_cv_second_call", number_or_null(stats::coefficient_of_variation(second))},
+        {"within_process_cv_warm", number_or_null(stats::coefficient_of_variation(warm))}}},
   };
 }
 }  // namespace
@@ -207,8 +203,8 @@ json analysis_json(const std::vector<CaseResult>& cases) {
     be_list.push_back({{"jit_case", c.c.id},
                        {"eager_case", base->c.id},
                        {"verdict", be->verdict},
-                       {"calls", opt(be->calls)},
-                       {"calls_ci95", {opt(be->ci_low), opt(be->ci_high)}},
+                       {"calls", number_or_null(be->calls)},
+                       {"calls_ci95", {number_or_null(be->ci_low), number_or_null(be->ci_high)}},
                        {"ttfr_jit_s", be->ttfr_jit},
                        {"ttfr_eager_s", be->ttfr_eager},
                        {"warm_jit_s", be->warm_jit},
@@ -227,8 +223,8 @@ json analysis_json(const std::vector<CaseResult>& cases) {
     rows[key][c.c.cache_policy] = {{"case", c.c.id},
                                    {"status", to_string(c.status)},
                                    {"reason", c.reason.empty() ? json(nullptr) : json(c.reason)},
-                                   {"ttfr_median_s", median_json(cold_values(c, "ttfr_s"))},
-                                   {"first_call_median_s", median_json(cold_values(c, "first_call_s"))}};
+                                   {"ttfr_median_s", median_or_null(cold_values(c, "ttfr_s"))},
+                                   {"first_call_median_s", median_or_null(cold_values(c, "first_call_s"))}};
   }
   json modes = json::array();
   for (const auto& k : row_order) modes.push_back(rows[k]);

@@ -4,7 +4,6 @@
 #include "export/ml_suite.h"
 #include "results/json.h"
 #include "run/case_runner.h"
-#include "stats/stats.h"
 #include "util/fs.h"
 #include "util/sha256.h"
 
@@ -12,11 +11,6 @@ namespace jitbench {
 using nlohmann::json;
 
 namespace {
-json median_or_null(const std::vector<double>& xs) {
-  auto m = stats::median(xs);
-  return m ? json(*m) : json(nullptr);
-}
-
 void write_ml_export(const OutDir& out, const RunHeader& h, const std::vector<CaseResult>& cases) {
   std::vector<MlCaseFile> files;
   for (const auto& c : cases) {

@@ -93,13 +93,12 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
     results.push_back(runner.run(c, progress));
     if (tty) fmt::print(stderr, "\r\033[K");
     if (!o.quiet) fmt::print(stderr, "[{}/{}] {}  {}\n", i + 1, plan.size(), c.id, one_line_result(results.back()));
+    write_run_artifacts(out, h, results, i + 1 == plan.size() && !interrupted());
     if (interrupted()) {
-      write_run_artifacts(out, h, results, false);
       fmt::print(stderr, "jitbench: interrupted after {} of {} cases; results so far are in {}\n", results.size(),
                  plan.size(), out.root().string());
       return 128 + interrupt_signal();
     }
-    write_run_artifacts(out, h, results, i + 1 == plan.size());
   }
 
   int n_ok = 0, n_warn = 0, n_failed = 0;

@@ -12,7 +12,8 @@ namespace jitbench {
 std::string make_case_id(const std::string& backend, const std::string& workload, long n,
                          const std::string& dtype, const std::string& cache_policy) {
   auto id = fmt::format("{}_{}_{}_{}", backend, workload, n, dtype);
-  if (canonical_cache_policy(cache_policy) != "cold_cache") id += "__" + canonical_cache_policy(cache_policy);
+  const auto policy = canonical_cache_policy(cache_policy);
+  if (policy != "cold_cache") id += "__" + policy;
   return id;
 }
 

@@ -47,6 +47,11 @@ std::string kib(const nlohmann::json& v) {
 
 std::string pct(const nlohmann::json& v) { return v.is_number() ? fmt::format("{:.1f}%", v.get<double>() * 100) : "—"; }
 
+// A section with its heading and table header, or nothing when it has no rows.
+std::string section(const std::string& heading_and_header, const std::string& rows) {
+  return rows.empty() ? "" : heading_and_header + rows;
+}
+
 std::string phases_section(const nlohmann::json& analysis) {
   std::string md;
   for (const auto& c : analysis["cases"]) {
@@ -63,15 +68,12 @@ std::string phases_section(const nlohmann::json& analysis) {
                       ok == n ? fmt::format("{}/{}", ok, n)
                               : fmt::format("{}/{} (phases exceed by up to {:.1f}%)", ok, n,
                                             fc["max_discrepancy_pct"].get<double>()),
-                      c["compiles"]["first_call_median"].is_number()
-                          ? fmt::format("{:g}", c["compiles"]["first_call_median"].get<double>())
-                          : "—");
+                      compiles.is_number() ? fmt::format("{:g}", compiles.get<double>()) : "—");
   }
-  if (md.empty()) return md;
-  return "\n## Phases of the first call (medians)\n\nThe framework's own compile events; the residual is "
+  return section("\n## Phases of the first call (medians)\n\nThe framework's own compile events; the residual is "
          "dispatch + execution (and, on a cache hit, loading the cached program). Reconciled: phases + residual match "
          "the measured first call within 2%.\n\n| Case | First call | Phases | Residual | Reconciled runs | "
-         "Compiles |\n|---|---|---|---|---|---|\n" + md;
+         "Compiles |\n|---|---|---|---|---|---|\n", md);
 }
 
 std::string cache_modes_section(const nlohmann::json& analysis) {
@@ -94,11 +96,10 @@ std::string cache_modes_section(const nlohmann::json& analysis) {
     }
     md += "\n";
   }
-  if (md.empty()) return md;
-  return "\n## Cache modes: time to first result (median)\n\n`cold_cache`: fresh process, empty compile cache. "
+  return section("\n## Cache modes: time to first result (median)\n\n`cold_cache`: fresh process, empty compile cache. "
          "`warm_cache`: fresh process, cache primed by an unmeasured run (hits verified). `warm_process`: framework "
          "already imported with another function compiled; TTFR = setup + first call of a new function.\n\n"
-         "| Case | cold_cache | warm_cache | warm_process |\n|---|---|---|---|\n" + md;
+         "| Case | cold_cache | warm_cache | warm_process |\n|---|---|---|---|\n", md);
 }
 
 std::string break_even_section(const nlohmann::json& analysis) {
@@ -116,11 +117,10 @@ std::string break_even_section(const nlohmann::json& analysis) {
                       b["eager_case"].get<std::string>(), secs(b["ttfr_jit_s"]), secs(b["ttfr_eager_s"]),
                       secs(b["warm_jit_s"]), secs(b["warm_eager_s"]), n);
   }
-  if (md.empty()) return md;
-  return "\n## Break-even against the eager baseline\n\nN* = (TTFR_jit − TTFR_eager) / (warm_eager − warm_jit): "
+  return section("\n## Break-even against the eager baseline\n\nN* = (TTFR_jit − TTFR_eager) / (warm_eager − warm_jit): "
          "the number of further calls after which the JIT has paid for itself (bootstrap 95% CI).\n\n"
          "| JIT case | Eager case | TTFR JIT | TTFR eager | Warm JIT | Warm eager | N* [95% CI] |\n"
-         "|---|---|---|---|---|---|---|\n" + md;
+         "|---|---|---|---|---|---|---|\n", md);
 }
 
 std::string memory_variance_section(const nlohmann::json& analysis) {
@@ -134,11 +134,10 @@ std::string memory_variance_section(const nlohmann::json& analysis) {
                       kib(m["peak_rss_kib_max"]), m["device_peak_bytes"].is_number() ? fmt::format("{:.1f} MiB", m["device_peak_bytes"].get<double>() / 1048576.0) : "not reported",
                       pct(v["between_process_cv_ttfr"]), pct(v["within_process_cv_warm"]));
   }
-  if (md.empty()) return md;
-  return "\n## Memory and variance\n\nHost RSS after import; growth of the peak RSS over the first call (compile "
+  return section("\n## Memory and variance\n\nHost RSS after import; growth of the peak RSS over the first call (compile "
          "memory); the worker's peak RSS (wait4); device peak where the framework reports it. Variance: CV of cold "
          "TTFR across processes vs CV of warm calls within one process.\n\n| Case | RSS after import | First-call "
-         "RSS growth | Peak RSS | Device peak | Between-process CV | Within-process CV |\n|---|---|---|---|---|---|---|\n" + md;
+         "RSS growth | Peak RSS | Device peak | Between-process CV | Within-process CV |\n|---|---|---|---|---|---|---|\n", md);
 }
 }  // namespace
 

@@ -11,7 +11,6 @@ namespace jitbench {
 namespace {
 using nlohmann::json;
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 using Getter = std::function<std::optional<double>(const RunRecord&)>;
@@ -31,6 +30,9 @@ const std::map<std::string, Getter>& getters() {
   return g;
 }
 }  // namespace
+
+json number_or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json median_or_null(std::span<const double> xs) { return number_or_null(stats::median(xs)); }
 
 const std::vector<std::string>& cold_metrics() {
   static const std::vector<std::string> m = {"process_start_s", "import_s", "setup_s", "first_call_s",
@@ -62,8 +64,8 @@ json summary_json(std::span<const double> xs) {
           {"p95", s->p95},
           {"max", s->max},
           {"mean", s->mean},
-          {"stdev", opt(s->stdev)},
-          {"cv", opt(s->cv)},
+          {"stdev", number_or_null(s->stdev)},
+          {"cv", number_or_null(s->cv)},
           {"mad", s->mad},
           {"median_ci95", {s->median_ci95.low, s->median_ci95.high}},
           {"n_outliers", s->n_outliers}};
@@ -75,13 +77,13 @@ json run_to_json(const RunRecord& r) {
             {"status", to_string(r.status)},
             {"reason", text_or_null(r.reason)},
             {"detail", text_or_null(r.detail)},
-            {"process_start_s", opt(r.process_start_s)},
-            {"import_s", opt(r.import_s)},
-            {"setup_s", opt(r.setup_s)},
-            {"first_call_s", opt(r.first_call_s)},
-            {"total_s", opt(r.total_s)},
-            {"ttfr_s", opt(r.ttfr_s())},
-            {"process_ttfr_s", opt(r.process_ttfr_s())},
+            {"process_start_s", number_or_null(r.process_start_s)},
+            {"import_s", number_or_null(r.import_s)},
+            {"setup_s", number_or_null(r.setup_s)},
+            {"first_call_s", number_or_null(r.first_call_s)},
+            {"total_s", number_or_null(r.total_s)},
+            {"ttfr_s", number_or_null(r.ttfr_s())},
+            {"process_ttfr_s", number_or_null(r.process_ttfr_s())},
             {"wall_s", r.wall_s},
             {"exit", {{"kind", r.exit_kind}, {"code", r.exit_code}, {"signal", r.signal}}},
             {"rusage", {{"max_rss_kib", r.max_rss_kib}, {"user_s", r.user_s}, {"sys_s", r.sys_s}}},
@@ -91,7 +93,7 @@ json run_to_json(const RunRecord& r) {
   j["cache_dir_bytes"] = {{"before", r.cache_bytes_before}, {"after", r.cache_bytes_after}};
   auto b = phase_breakdown(r);
   j["first_call_breakdown"] = b ? breakdown_json(*b) : json(nullptr);
-  if (r.mode == "cold") j["second_call_s"] = opt(r.second_call_s);
+  if (r.mode == "cold") j["second_call_s"] = number_or_null(r.second_call_s);
   if (r.mode == "warm") j["calls_s"] = r.calls_s;
   j["worker"] = r.worker.is_null() ? json::object() : r.worker;
   return j;

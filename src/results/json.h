@@ -21,6 +21,10 @@ std::vector<double> cold_values(const CaseResult& r, const std::string& metric);
 // The warm calls of the case's warm run (empty when it did not succeed).
 std::vector<double> warm_values(const CaseResult& r);
 
+// A number, or JSON null when absent; and the median of xs the same way.
+nlohmann::json number_or_null(const std::optional<double>& v);
+nlohmann::json median_or_null(std::span<const double> xs);
+
 // {n, min, median, p95, max, mean, stdev, cv, mad, median_ci95:[lo,hi], n_outliers} or null.
 nlohmann::json summary_json(std::span<const double> xs);
 nlohmann::json run_to_json(const RunRecord& r);

@@ -111,6 +111,7 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
     // then keeps it.
     const bool keep_cache = c.cache_policy == "warm_cache";
     const auto prepare = [&]() -> std::optional<std::string> { return empty_owned_cache_dir(cache_dir, setup_.out_dir); };
+    const auto prepare_run = [&]() -> std::optional<std::string> { return keep_cache ? std::nullopt : prepare(); };
     const auto failed_prepare = [&](const std::string& mode, int index, const std::string& err) {
       RunRecord r;
       r.mode = mode;
@@ -135,7 +136,7 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
     for (int i = 0; i < setup_.cold_runs && all_ok && !interrupted(); ++i) {
       if (progress) progress(fmt::format("cold run {}/{}", i + 1, setup_.cold_runs));
       RunRecord r;
-      if (auto err = keep_cache ? std::nullopt : prepare()) {
+      if (auto err = prepare_run()) {
         r = failed_prepare("cold", i, *err);
       } else {
         r = one_run(c, "cold", i, cache_dir);
@@ -147,7 +148,7 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
     }
     if (all_ok && setup_.warm_iters > 0 && !interrupted()) {
       if (progress) progress(fmt::format("warm run ({} calls)", setup_.warm_iters));
-      if (auto err = keep_cache ? std::nullopt : prepare()) {
+      if (auto err = prepare_run()) {
         res.warm = failed_prepare("warm", 0, *err);
       } else {
         res.warm = one_run(c, "warm", 0, cache_dir);

@@ -66,9 +66,6 @@ class JaxAdapter(Adapter):
         self.jax.monitoring.register_event_duration_secs_listener(on_duration)
         self.jax.monitoring.register_event_listener(on_event)
 
-    def start_recording(self):
-        self.recorder.start()
-
     def stop_recording(self):
         rec = self.recorder.stop()
         requests = rec["counts"].pop("cache_requests", 0)
