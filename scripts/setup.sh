@@ -38,12 +38,15 @@ fi
 # The Python environment whose frameworks are benchmarked. A stamp of the
 # requirement files' hash avoids reinstalling when nothing changed.
 PY=${JITBENCH_BOOTSTRAP_PYTHON:-python3}
-REQ_HASH=$(cat requirements/*.txt | sha256sum | cut -c1-16)
+REQ_FILES=(requirements/cpu.txt requirements/test.txt)
+# torch (+ Triton) is optional: several GB of CUDA wheels even without a GPU.
+if [ "${JITBENCH_WITH_TORCH:-0}" = 1 ]; then REQ_FILES+=(requirements/torch.txt); fi
+REQ_HASH=$(cat "${REQ_FILES[@]}" | sha256sum | cut -c1-16)
 if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.jitbench-req 2>/dev/null)" != "$REQ_HASH" ]; then
-  log "creating .venv with $($PY --version) and requirements/*.txt"
+  log "creating .venv with $($PY --version) and ${REQ_FILES[*]}"
   [ -x .venv/bin/python ] || "$PY" -m venv .venv
   .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
-  .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements/cpu.txt -r requirements/test.txt
+  .venv/bin/python -m pip install -q --disable-pip-version-check "${REQ_FILES[@]/#/-r}"
   echo "$REQ_HASH" > .venv/.jitbench-req
 fi
 

@@ -193,7 +193,8 @@ def test_catalog_matches_worker(jitbench):
     probe = json.loads(res.stdout)
     text = jitbench("list", out=False).stdout
     listed = [l.split()[0] for l in text.split("Backends:")[1].split("Workloads:")[0].splitlines() if l.strip()]
-    assert sorted(listed) == sorted(probe["backends"])
+    # Every Python backend the worker knows, plus the native C++ worker.
+    assert sorted(listed) == sorted([*probe["backends"], "native"])
     workloads = [l.split()[0] for l in text.split("Workloads:")[1].split("Cache policies:")[0].splitlines() if l.strip()]
     assert workloads == probe["workloads"]
 

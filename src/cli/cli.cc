@@ -35,6 +35,8 @@ Command parse_command_line(int argc, char** argv) {
   run_cmd->add_option("--backends", run.backends, "comma-separated backends (see `jitbench list`)")->delimiter(',');
   run_cmd->add_option("--cache-policy", run.cache_policies, "comma-separated cache policies")->delimiter(',');
   run_cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
+  run_cmd->add_option("--workload-path", run.workload_paths,
+                      "a Python file defining a user workload (repeatable; docs/user-workloads.md)");
 
   ListOptions list;
   auto* list_cmd = app.add_subcommand("list", "show every backend and workload, and whether it can run here");

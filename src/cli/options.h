@@ -21,6 +21,7 @@ struct RunOptions {
   std::optional<int> cold_runs, warm_iters;
   std::optional<double> timeout_s;
   std::vector<std::string> cases, backends, cache_policies;
+  std::vector<std::string> workload_paths;
   bool quiet = false;
 };
 

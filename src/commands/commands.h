@@ -13,4 +13,9 @@ int cmd_validate(const ValidateOptions& opts);
 std::string resolve_python(const std::string& flag);
 // $JITBENCH_WORKER_DIR, else <source>/worker.
 std::filesystem::path resolve_worker_dir();
+// build/jitbench-native-worker beside this executable ($JITBENCH_NATIVE_WORKER overrides).
+std::filesystem::path resolve_native_worker();
+// The CBLAS library NumPy uses (its wheel's bundled OpenBLAS) for the native
+// matmul; $JITBENCH_NATIVE_BLAS overrides; "" when not found.
+std::string resolve_native_blas(const std::string& python);
 }  // namespace jitbench

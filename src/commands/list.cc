@@ -25,15 +25,20 @@ int cmd_list(const ListOptions& opts) {
   }
   fmt::print("Python {} ({})\n\nBackends:\n", p.value("python", "?"), p.value("executable", "?"));
   for (const auto& b : backends()) {
-    const auto info = p["backends"].value(b.name, nlohmann::json::object());
+    auto info = p["backends"].value(b.name, nlohmann::json::object());
+    if (b.worker == WorkerKind::Native) {
+      const auto exe = resolve_native_worker();
+      const bool built = ::access(exe.c_str(), X_OK) == 0;
+      info = {{"available", built}, {"reason", built ? "" : exe.string() + " is not built (run scripts/setup.sh)"}};
+    }
     const bool ok = info.value("available", false);
     std::string why = info.value("reason", "");
     if (b.wants_gpu && ok && !opts.check_devices) why = "package present; GPU not checked (use --check-devices)";
-    fmt::print("  {:<14} {:<10} {}{}\n", b.name, ok ? "available" : "missing", b.summary,
+    fmt::print("  {:<18} {:<10} {}{}\n", b.name, ok ? "available" : "missing", b.summary,
                why.empty() ? "" : fmt::format("  [{}]", why));
   }
   fmt::print("\nWorkloads:\n");
-  for (const auto& w : workloads()) fmt::print("  {:<14} {}\n", w.name, w.summary);
+  for (const auto& w : workloads()) fmt::print("  {:<24} {}\n", w.name, w.summary);
   fmt::print("\nCache policies:\n");
   for (const auto& c : cache_policies()) fmt::print("  {:<14} {}\n", c.name, c.summary);
   return 0;

@@ -3,6 +3,7 @@
 
 #include "artifacts/write_run.h"
 #include "commands/commands.h"
+#include "config/catalog.h"
 #include "env/manifest.h"
 #include "env/probe.h"
 #include "report/format.h"
@@ -45,12 +46,16 @@ std::string one_line_result(const CaseResult& r) {
 }  // namespace
 
 int cmd_run(const RunOptions& o, int argc, char** argv) {
+  for (const auto& p : o.workload_paths)
+    if (auto err = register_user_workload(p)) throw UserError("--workload-path: " + *err);
   const Suite suite = load_suite(o);
   const auto plan = plan_cases(suite, o);
 
   WorkerSetup setup;
   setup.python = resolve_python(o.python);
   setup.worker_dir = resolve_worker_dir();
+  setup.native_worker = resolve_native_worker();
+  setup.native_blas = resolve_native_blas(setup.python);
   setup.cold_runs = o.cold_runs.value_or(suite.cold_runs);
   setup.warm_iters = o.warm_iters.value_or(suite.warm_iters);
   setup.timeout_s = o.timeout_s.value_or(suite.timeout_s);

@@ -1,22 +1,30 @@
 #pragma once
 // The names jitbench accepts. The Python worker has its own registry; the e2e
 // test test_catalog_matches_worker keeps the two in step.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace jitbench {
 
+enum class WorkerKind { Python, Native };
+
 struct BackendInfo {
   std::string name;
   std::string package;   // the import that must succeed (missing_dependency: <package>)
   bool wants_gpu;
   std::string summary;
+  WorkerKind worker = WorkerKind::Python;
 };
 
 struct WorkloadInfo {
   std::string name;
   std::string summary;
+  // Variants measured side by side share a pair name (e.g. "sgd_step").
+  std::string pair = "";
+  // Set for a user workload: the Python file that defines it.
+  std::string path = "";
 };
 
 struct CachePolicyInfo {
@@ -25,7 +33,15 @@ struct CachePolicyInfo {
 };
 
 const std::vector<BackendInfo>& backends();
+const BackendInfo* find_backend(std::string_view name);
+// Built-in workloads followed by the user workloads registered so far.
 const std::vector<WorkloadInfo>& workloads();
+const WorkloadInfo* find_workload(std::string_view name);
+// A user workload from a Python file (docs/user-workloads.md): its name is the
+// file's stem. Returns a one-line error when the file is missing, is not a .py
+// file, has a stem that is not an identifier, or shadows a built-in workload.
+// Registering the same file twice is allowed.
+std::optional<std::string> register_user_workload(const std::string& path);
 const std::vector<CachePolicyInfo>& cache_policies();
 bool is_backend(std::string_view name);
 bool is_workload(std::string_view name);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -66,7 +67,17 @@ long positive_int(std::string_view src, const toml::node& n, std::string_view ke
 }
 
 void read_suite_table(std::string_view src, const toml::table& t, Suite& s) {
-  reject_unknown_keys(src, t, {"name", "cold_runs", "warm_iters", "cache_policy", "timeout_s"}, "[suite]");
+  reject_unknown_keys(src, t, {"name", "cold_runs", "warm_iters", "cache_policy", "timeout_s", "workload_paths"},
+                      "[suite]");
+  if (auto* n = t.get("workload_paths")) {
+    // Relative to the suite file, so a suite and its workloads travel together.
+    const auto base = std::filesystem::path(std::string(src)).parent_path();
+    for (const auto& p : string_list(src, *n, "workload_paths")) {
+      const auto full = std::filesystem::path(p).is_absolute() ? std::filesystem::path(p) : base / p;
+      if (auto err = register_user_workload(full.string())) fail(src, *n, *err);
+      s.workload_paths.push_back(full.string());
+    }
+  }
   if (auto* n = t.get("name")) {
     if (!n->is_string()) fail(src, *n, "'name' must be a string");
     s.name = *n->value<std::string>();

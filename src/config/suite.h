@@ -23,6 +23,7 @@ struct Suite {
   int warm_iters = 30;
   std::vector<std::string> cache_policies{"cold_cache"};
   double timeout_s = 300;
+  std::vector<std::string> workload_paths;  // user workloads, registered while parsing
   std::vector<MatrixBlock> matrix;
 };
 

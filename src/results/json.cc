@@ -45,13 +45,13 @@ std::vector<double> cold_values(const CaseResult& r, const std::string& metric) 
   std::vector<double> out;
   const auto& get = getters().at(metric);
   for (const auto& run : r.cold)
-    if (run.status == Status::Ok)
+    if (has_timings(run))
       if (auto v = get(run)) out.push_back(*v);
   return out;
 }
 
 std::vector<double> warm_values(const CaseResult& r) {
-  if (!r.warm || r.warm->status != Status::Ok) return {};
+  if (!r.warm || !has_timings(*r.warm)) return {};
   return r.warm->calls_s;
 }
 

@@ -16,7 +16,12 @@ inline constexpr const char* kEnvironmentSchema = "jitbench.environment.v1";
 
 // The cold-run metrics jitbench summarises, in report order.
 const std::vector<std::string>& cold_metrics();
-// Values of one metric over the case's ok cold runs ("ttfr_s", "import_s", ...).
+// A run whose timings are summarised: ok, or an interpreter-only run (whose case
+// is warn / interpreter_only, which keeps it out of every comparison table).
+inline bool has_timings(const RunRecord& r) {
+  return r.status == Status::Ok || (r.status == Status::Warn && r.reason == "interpreter_only");
+}
+// Values of one metric over the case's cold runs that have timings ("ttfr_s", "import_s", ...).
 std::vector<double> cold_values(const CaseResult& r, const std::string& metric);
 // The warm calls of the case's warm run (empty when it did not succeed).
 std::vector<double> warm_values(const CaseResult& r);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "config/catalog.h"
 #include "run/cache_dir.h"
 #include "run/interpret.h"
 #include "util/interrupt.h"
@@ -43,6 +44,7 @@ std::map<std::string, std::string> worker_env(const WorkerSetup& s, const Case& 
   env["PYTHONPATH"] = pythonpath;
   env["PYTHONUNBUFFERED"] = "1";
   env["JITBENCH_CACHE_POLICY"] = c.cache_policy;
+  if (!s.native_blas.empty() && c.backend == "native") env["JITBENCH_NATIVE_BLAS"] = s.native_blas;
   if (!cache_dir.empty()) env["JITBENCH_CACHE_DIR"] = fs::absolute(cache_dir).string();
   if (s.deterministic) {
     // Single-threaded math and a fixed hash seed: results become bit-reproducible
@@ -58,7 +60,17 @@ std::map<std::string, std::string> worker_env(const WorkerSetup& s, const Case& 
 
 RunRecord CaseRunner::one_run(const Case& c, const std::string& mode, int index, const fs::path& cache_dir) {
   SpawnSpec spec;
-  spec.argv = {setup_.python, "-m", "jitbench_worker", "run",
+  const auto* backend = find_backend(c.backend);
+  if (backend && backend->worker == WorkerKind::Native) {
+    spec.argv = {setup_.native_worker.string(), "run"};
+  } else {
+    spec.argv = {setup_.python, "-m", "jitbench_worker", "run"};
+  }
+  if (const auto* w = find_workload(c.workload); w && !w->path.empty()) {
+    spec.argv.push_back("--workload-path");
+    spec.argv.push_back(w->path);
+  }
+  spec.argv.insert(spec.argv.end(), {
                "--fd", std::to_string(kResultFd),
                "--mode", mode,
                "--backend", c.backend,
@@ -67,7 +79,7 @@ RunRecord CaseRunner::one_run(const Case& c, const std::string& mode, int index,
                "--dtype", c.dtype,
                "--warm-iters", std::to_string(setup_.warm_iters),
                "--seed", std::to_string(setup_.seed),
-               "--cache-mode", c.cache_policy};
+               "--cache-mode", c.cache_policy});
   spec.env_set = worker_env(setup_, c, cache_dir);
   const auto log_name = mode == "warm" ? std::string("warm.log")
                        : index < 0    ? std::string("priming.log")
@@ -142,8 +154,9 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
         r = one_run(c, "cold", i, cache_dir);
         if (keep_cache) verify_cache_used(r);
       }
-      // An unread cache is worth reporting on every run, not a reason to stop.
-      all_ok = r.status == Status::Ok || r.reason == "cache_not_used";
+      // An unread cache or an interpreted kernel is worth reporting on every
+      // run, not a reason to stop.
+      all_ok = r.status == Status::Ok || r.reason == "cache_not_used" || r.reason == "interpreter_only";
       res.cold.push_back(std::move(r));
     }
     if (all_ok && setup_.warm_iters > 0 && !interrupted()) {

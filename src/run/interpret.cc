@@ -104,6 +104,12 @@ RunRecord interpret_run(const ProcessResult& p, const std::string& mode, int ind
     fail(r, "worker_failed", fmt::format("asked for a {} run, got a {} result", mode, result->body["mode"].dump()));
   } else if (!result->body["verify"]["ok"].get<bool>()) {
     fail(r, "incorrect_result", result->body["verify"].value("message", "result differs from the float64 reference"));
+  } else if (result->body.value("interpreter_only", false)) {
+    // Verified, but nothing was compiled: never mixed with compiled timings.
+    r.status = Status::Warn;
+    r.reason = "interpreter_only";
+    r.detail = "Triton ran in its interpreter (TRITON_INTERPRET=1, no GPU): the result is verified, the timings "
+               "measure a NumPy simulation and are not comparable";
   } else {
     r.status = Status::Ok;
   }

@@ -14,6 +14,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--mode", choices=["cold", "warm"], required=True)
     run.add_argument("--backend", required=True)
     run.add_argument("--workload", required=True)
+    run.add_argument("--workload-path", default=None, help="Python file defining a user workload")
     run.add_argument("--n", type=int, required=True)
     run.add_argument("--dtype", choices=["f32", "f64"], required=True)
     run.add_argument("--warm-iters", type=int, default=30)

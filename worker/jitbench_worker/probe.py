@@ -22,8 +22,10 @@ def probe(check_devices: bool = False) -> dict:
     out_backends = {}
     for name in backends.names():
         adapter = backends.create(name)
-        if adapter.package and importlib.util.find_spec(adapter.package) is None:
-            out_backends[name] = {"available": False, "reason": f"missing_dependency: {adapter.package}"}
+        needed = [p for p in (adapter.package, *adapter.requires) if p]
+        missing = [p for p in needed if importlib.util.find_spec(p) is None]
+        if missing:
+            out_backends[name] = {"available": False, "reason": f"missing_dependency: {missing[0]}"}
             continue
         entry = {"available": True, "reason": ""}
         if adapter.wants_gpu:

@@ -42,7 +42,7 @@ def _compiles(adapter, rec):
 
 def run(channel, args) -> int:
     adapter = backends.create(args.backend)
-    workload = workloads.get(args.workload)
+    workload = workloads.get(args.workload, args.workload_path)
     build = workload.IMPLEMENTATIONS.get(adapter.framework)
     if build is None:
         channel.send("skip", status="warn", reason=f"unsupported: {args.workload} has no {adapter.framework} implementation")
@@ -51,6 +51,10 @@ def run(channel, args) -> int:
         channel.send("skip", status="warn", reason=f"unsupported: {adapter.name} has no compile cache to warm")
         return 0
     cache_dir = os.environ.get("JITBENCH_CACHE_DIR") or None
+    for key, value in workloads.env_for(workload, args.n).items():
+        if key == "XLA_FLAGS" and os.environ.get(key):
+            value = f"{os.environ[key]} {value}"  # XLA reads the last of repeated flags
+        adapter.set_env(key, value)
 
     # import_s: the framework's import and its device initialisation, proven by
     # one tiny synchronized operation.
@@ -101,6 +105,8 @@ def run(channel, args) -> int:
         "compiles": {"first_call": _compiles(adapter, first)},
         "cache_events": first.get("cache", {}),
     }
+    if adapter.interpreter_only:
+        result["interpreter_only"] = True
     adapter.start_recording()
     if args.mode == "cold":
         out = adapter.sync(fn(*dev_inputs))
@@ -131,6 +137,9 @@ def run(channel, args) -> int:
         channel.send("skip", status="warn", reason="missing_dependency: numpy",
                      detail="numpy is needed to verify the result against the float64 reference")
         return 0
+    probe = getattr(fn, "memory_probe", None)
+    if probe is not None:  # an extra compile, after the clock, outside the recorded window
+        memory["compiled"] = probe(*dev_inputs)
     result.update(
         verify=verify,
         workload=info,

@@ -57,10 +57,14 @@ class Recorder:
 class Adapter:
     name = ""
     package = ""        # import name; "" for none
+    requires = ()       # further imports it needs (probe reports the first one missing)
     framework = ""      # key into a workload's IMPLEMENTATIONS
     wants_gpu = False
 
     has_compile_cache = False
+    # True when the framework only simulates (Triton without a GPU): verified,
+    # but reported as warn / interpreter_only and kept out of compile tables.
+    interpreter_only = False
     # Names of the phases this framework reports, in order; the residual of the
     # first call (dispatch + execution) is whatever they do not cover.
     phase_names = ()
@@ -109,9 +113,17 @@ class Adapter:
         return out
 
     def to_numpy(self, out):
+        """out (an array, or a dict/tuple/list of them) as NumPy, same structure."""
+        if isinstance(out, dict):
+            return {k: self.to_numpy(v) for k, v in out.items()}
+        if isinstance(out, (tuple, list)):
+            return tuple(self.to_numpy(v) for v in out)
+        return self.leaf_to_numpy(out)
+
+    def leaf_to_numpy(self, x):
         import numpy as np
 
-        return np.asarray(out)
+        return np.asarray(x)
 
     # -- what the artifact records -------------------------------------------
     def info(self) -> dict:

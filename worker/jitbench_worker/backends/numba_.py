@@ -1,5 +1,10 @@
 """numba.njit(cache=True): compiled at the first call, cached on disk in the
-directory jitbench owns (NUMBA_CACHE_DIR is read when numba is imported)."""
+directory jitbench owns (NUMBA_CACHE_DIR is read when numba is imported).
+
+numba_parallel adds parallel=True: workload loops written with `prange` (a plain
+`range` in every other backend) are split over NUMBA_NUM_THREADS threads."""
+
+import types
 
 from .base import Adapter, import_or_missing
 
@@ -47,8 +52,14 @@ class NumbaAdapter(Adapter):
     def init_device(self):
         self.np.zeros(1).sum()
 
+    parallel = False
+
     def jit(self, fn):
-        d = self.numba.njit(cache=self._cache.get("cache", False))(fn)
+        if self.parallel:
+            # The workload module binds prange to range; here it is numba's.
+            fn = types.FunctionType(fn.__code__, {**fn.__globals__, "prange": self.numba.prange},
+                                    fn.__name__, fn.__defaults__, fn.__closure__)
+        d = self.numba.njit(cache=self._cache.get("cache", False), parallel=self.parallel)(fn)
         self._dispatchers.append(d)
         return d
 
@@ -61,7 +72,21 @@ class NumbaAdapter(Adapter):
             "llvmlite": llvmlite.__version__,
             "threading_layer_env": self.numba.config.THREADING_LAYER,
             "num_threads": self.numba.config.NUMBA_NUM_THREADS,
+            "parallel": self.parallel,
+            "threading_layer": _threading_layer(self.numba) if self.parallel else None,
         }
+
+
+class NumbaParallelAdapter(NumbaAdapter):
+    name = "numba_parallel"
+    parallel = True
+
+
+def _threading_layer(numba):
+    try:  # only known once a parallel function has run
+        return numba.threading_layer()
+    except ValueError:
+        return None
 
 
 def _decoy(n):

@@ -15,6 +15,7 @@ import math
 SCALE = 2.0 ** -24
 F32_COUNT_TOL = 8       # points near the circle that rounding may move
 MAX_SE = 6.0            # |pi - estimate| beyond 6 standard errors: the RNG is broken
+prange = range          # numba_parallel rebinds this to numba.prange
 
 
 def key_from_seed(seed: int) -> int:
@@ -32,7 +33,7 @@ def _mc_pi_loop(n, key, ftype):
     scale = ftype(SCALE)
     one = ftype(1.0)
     inside = 0
-    for i in range(n):
+    for i in prange(n):
         r2 = ftype(0.0)  # 0 + x*x is exact, so this is x*x + y*y
         for j in range(2):
             h = (2 * i + j + key) & 0xFFFFFFFF
@@ -126,9 +127,95 @@ def _build_jax(adapter, n, dtype):
     return adapter.jit(lambda key: _mc_pi_vectorised(jnp, n, key, ftype))
 
 
+def _build_tensorflow(adapter, n, dtype):
+    tf = adapter.tf
+    ftype = tf.float32 if dtype == "f32" else tf.float64
+    ctype = tf.int32 if dtype == "f32" else tf.int64
+    shr, xor = tf.bitwise.right_shift, tf.bitwise.bitwise_xor
+
+    def lowbias32(h):
+        h = xor(h, shr(h, tf.constant(16, tf.uint32)))
+        h = h * tf.constant(0x7FEB352D, tf.uint32)
+        h = xor(h, shr(h, tf.constant(15, tf.uint32)))
+        h = h * tf.constant(0x846CA68B, tf.uint32)
+        return xor(h, shr(h, tf.constant(16, tf.uint32)))
+
+    def mc_pi(key):
+        # TensorFlow has no uint32 range: count in int64, wrap to 32 bits, then cast.
+        c = tf.cast((tf.range(n, dtype=tf.int64) * 2 + key) & 0xFFFFFFFF, tf.uint32)
+        x = tf.cast(shr(lowbias32(c), tf.constant(8, tf.uint32)), ftype) * tf.constant(SCALE, ftype)
+        y = tf.cast(shr(lowbias32(c + tf.constant(1, tf.uint32)), tf.constant(8, tf.uint32)), ftype) \
+            * tf.constant(SCALE, ftype)
+        return tf.reduce_sum(tf.cast(x * x + y * y < tf.constant(1.0, ftype), ctype))
+
+    f = adapter.jit(mc_pi)
+    return lambda key: f(tf.constant(key, tf.int64))
+
+
+def _build_torch(adapter, n, dtype):
+    torch = adapter.torch
+    ftype = torch.float32 if dtype == "f32" else torch.float64
+    dev = adapter.dev
+    mask = 0xFFFFFFFF
+
+    def lowbias32(h):  # uint32 arithmetic in int64 with an explicit wrap
+        h = h ^ (h >> 16)
+        h = (h * 0x7FEB352D) & mask
+        h = h ^ (h >> 15)
+        h = (h * 0x846CA68B) & mask
+        return h ^ (h >> 16)
+
+    def mc_pi(key):
+        c = (torch.arange(n, dtype=torch.int64, device=dev) * 2 + key) & mask
+        x = (lowbias32(c) >> 8).to(ftype) * SCALE
+        y = (lowbias32((c + 1) & mask) >> 8).to(ftype) * SCALE
+        return (x * x + y * y < 1.0).sum()
+
+    return adapter.jit(mc_pi)
+
+
+def _build_triton(adapter, n, dtype):
+    import triton
+    import triton.language as tl
+
+    torch = adapter.torch
+    block = 1024
+
+    @triton.jit
+    def kernel(out_ptr, n, key, BLOCK: tl.constexpr, F64: tl.constexpr):
+        pid = tl.program_id(0)
+        i = pid * BLOCK + tl.arange(0, BLOCK)
+        c = (i * 2).to(tl.uint32) + key.to(tl.uint32)
+        ftype = tl.float64 if F64 else tl.float32
+        r2 = tl.zeros((BLOCK,), ftype)
+        for j in tl.static_range(2):
+            h = c + j
+            h = h ^ (h >> 16)
+            h = h * 0x7FEB352D
+            h = h ^ (h >> 15)
+            h = h * 0x846CA68B
+            h = h ^ (h >> 16)
+            v = (h >> 8).to(ftype) * 5.9604644775390625e-08  # SCALE: Triton reads no Python globals
+            r2 = r2 + v * v
+        inside = (r2 < 1.0) & (i < n)
+        tl.store(out_ptr + pid, tl.sum(inside.to(tl.int32), axis=0))
+
+    grid = (triton.cdiv(n, block),)
+    partial = torch.zeros(grid[0], dtype=torch.int32, device=adapter.dev)
+
+    def mc_pi(key):
+        kernel[grid](partial, n, key, BLOCK=block, F64=dtype == "f64")
+        return partial.sum()
+
+    return mc_pi
+
+
 IMPLEMENTATIONS = {
     "python": _build_python,
     "numpy": _build_numpy,
     "numba": _build_numba,
     "jax": _build_jax,
+    "tensorflow": _build_tensorflow,
+    "torch": _build_torch,
+    "triton": _build_triton,
 }

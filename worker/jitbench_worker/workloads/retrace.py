@@ -94,7 +94,7 @@ def make(bucketed):
         "numba": lambda adapter, n, dtype: build_loops(adapter, n, dtype, jit=adapter.jit),
         "jax": build_jax,
     }
-    return make_inputs, check, impls
+    return {"make_inputs": make_inputs, "check": check, "IMPLEMENTATIONS": impls}
 
 
 def _plain_loop(x):

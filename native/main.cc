@@ -1,0 +1,168 @@
+// jitbench-native-worker: the no-JIT floor. Speaks the worker protocol
+// (docs/protocol.md) on an inherited descriptor, like the Python worker, and
+// times the same phases; compiled ahead of time with optimisation on, so its
+// first call costs no compile at all.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "workloads.h"
+
+namespace {
+using jitbench::native::Skip;
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+int g_fd = -1;
+
+void send(Json msg) {
+  std::string line = msg.dump() + "\n";
+  const char* p = line.data();
+  std::size_t left = line.size();
+  while (left > 0) {
+    const ssize_t w = ::write(g_fd, p, left);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      std::exit(3);
+    }
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+}
+
+long long monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+Json status_kib(const char* field) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  const std::string key = std::string(field) + ":";
+  while (std::getline(f, line))
+    if (line.rfind(key, 0) == 0) return std::stoll(line.substr(key.size()));
+  return nullptr;
+}
+
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+struct Args {
+  std::string mode, backend, workload, dtype, cache_mode = "cold_cache";
+  long long n = 0, warm_iters = 30, seed = 0;
+};
+
+int run(const Args& a) {
+  auto workload = jitbench::native::make_workload(a.workload);
+  if (!workload) {
+    send({{"type", "skip"}, {"status", "warn"}, {"reason", "unsupported: " + a.workload + " has no native implementation"}});
+    return 0;
+  }
+  if (a.cache_mode == "warm_cache") {
+    send({{"type", "skip"}, {"status", "warn"}, {"reason", "unsupported: native has no compile cache to warm"}});
+    return 0;
+  }
+  const auto t_start = Clock::now();
+  workload->load();  // shared libraries the workload needs: the native "import"
+  const auto t_import = Clock::now();
+  Json memory = {{"rss_after_import_kib", status_kib("VmRSS")}};
+  workload->setup(a.n, a.dtype == "f64", static_cast<std::uint64_t>(a.seed));
+  memory["rss_before_first_call_kib"] = status_kib("VmRSS");
+  const auto t_setup = Clock::now();
+  workload->call();
+  const auto t_first = Clock::now();
+  memory["rss_after_first_call_kib"] = status_kib("VmRSS");
+  memory["hwm_after_first_call_kib"] = status_kib("VmHWM");
+
+  Json result = {{"type", "result"},
+                 {"mode", a.mode},
+                 {"cache_mode", a.cache_mode},
+                 {"ttfr_includes_import", a.cache_mode != "warm_process"},
+                 {"import_s", seconds(t_start, t_import)},
+                 {"setup_s", seconds(t_import, t_setup)},
+                 {"first_call_s", seconds(t_setup, t_first)},
+                 // Compiled ahead of time: no phases, and nothing compiles at run time.
+                 {"first_call", {{"phases", Json::object()}, {"phase_names", Json::array()}}},
+                 {"compiles", {{"first_call", 0}, {"later_calls", 0}}},
+                 {"cache_events", Json::object()}};
+  if (a.mode == "cold") {
+    workload->call();
+    const auto t_second = Clock::now();
+    result["second_call_s"] = seconds(t_first, t_second);
+    result["total_s"] = seconds(t_start, t_second);
+  } else {
+    Json calls = Json::array();
+    for (long long i = 0; i < a.warm_iters; ++i) {
+      const auto t0 = Clock::now();
+      workload->call();
+      calls.push_back(seconds(t0, Clock::now()));
+    }
+    result["calls_s"] = calls;
+    result["total_s"] = seconds(t_start, Clock::now());
+  }
+  memory["hwm_kib"] = status_kib("VmHWM");
+  memory["device_peak_bytes"] = nullptr;
+  result["memory"] = memory;
+  result["verify"] = workload->verify();
+  result["workload"] = workload->info();
+  result["backend"] = {{"name", "native"},
+                       {"version", JITBENCH_NATIVE_VERSION},
+                       {"compiler", fmt::format("g++ {}", __VERSION__)},
+                       {"flags", JITBENCH_NATIVE_FLAGS},
+                       {"library", workload->library()}};
+  result["device"] = {{"platform", "cpu"}, {"kind", "cpu"}, {"count", 1}};
+  result["cache"] = {{"kind", "none"}, {"note", "compiled ahead of time: nothing to cache"}};
+  Json env = Json::object();
+  for (const char* k : {"JITBENCH_NATIVE_BLAS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"})
+    if (const char* v = std::getenv(k)) env[k] = v;
+  result["env"] = env;
+  send(result);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  std::string command = argc > 1 ? argv[1] : "";
+  std::map<std::string, std::string> kv;
+  for (int i = 2; i + 1 < argc; i += 2) kv[argv[i]] = argv[i + 1];
+  if (command != "run" || !kv.count("--fd")) {
+    std::fprintf(stderr, "usage: jitbench-native-worker run --fd N --mode cold|warm --backend native --workload W "
+                         "--n N --dtype f32|f64 [--warm-iters K] [--seed S] [--cache-mode M]\n");
+    return 2;
+  }
+  g_fd = std::stoi(kv["--fd"]);
+  // Nothing this process starts may hold the channel open.
+  ::fcntl(g_fd, F_SETFD, FD_CLOEXEC);
+  send({{"type", "hello"}, {"protocol", 1}, {"pid", ::getpid()}, {"monotonic_ns", monotonic_ns()}});
+  int code = 0;
+  try {
+    a.mode = kv["--mode"];
+    a.backend = kv["--backend"];
+    a.workload = kv["--workload"];
+    a.dtype = kv["--dtype"];
+    a.n = std::stoll(kv["--n"]);
+    if (kv.count("--warm-iters")) a.warm_iters = std::stoll(kv["--warm-iters"]);
+    if (kv.count("--seed")) a.seed = std::stoll(kv["--seed"]);
+    if (kv.count("--cache-mode")) a.cache_mode = kv["--cache-mode"];
+    code = run(a);
+  } catch (const Skip& s) {
+    send({{"type", "skip"}, {"status", "warn"}, {"reason", s.reason}, {"detail", s.detail}});
+  } catch (const std::exception& e) {
+    send({{"type", "error"}, {"reason", "exception"}, {"message", e.what()}});
+    code = 1;
+  }
+  send({{"type", "bye"}});
+  ::close(g_fd);
+  return code;
+}

@@ -1,0 +1,232 @@
+#include "workloads.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <numbers>
+#include <vector>
+
+namespace jitbench::native {
+namespace {
+
+// ---- mc_pi ------------------------------------------------------------------
+// Point i uses counters 2i and 2i+1 (+ key); coordinates are the hash's top 24
+// bits times 2^-24, exact in float32 and float64, so the float64 count equals
+// the exact integer test x^2 + y^2 < 2^48 on the 24-bit integers.
+template <typename F>
+std::int64_t mc_pi_count(std::int64_t n, std::uint32_t key) {
+  const F scale = static_cast<F>(1.0 / 16777216.0);
+  std::int64_t inside = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto c = static_cast<std::uint32_t>(2 * i) + key;
+    const F x = static_cast<F>(lowbias32(c) >> 8) * scale;
+    const F y = static_cast<F>(lowbias32(c + 1u) >> 8) * scale;
+    inside += (x * x + y * y < F(1));
+  }
+  return inside;
+}
+
+std::int64_t mc_pi_exact(std::int64_t n, std::uint32_t key) {
+  std::int64_t inside = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto c = static_cast<std::uint32_t>(2 * i) + key;
+    const std::uint64_t x = lowbias32(c) >> 8, y = lowbias32(c + 1u) >> 8;
+    inside += (x * x + y * y < (1ull << 48));
+  }
+  return inside;
+}
+
+class McPi final : public Workload {
+ public:
+  void setup(std::int64_t n, bool f64, std::uint64_t seed) override {
+    n_ = n;
+    f64_ = f64;
+    key_ = mc_pi_key(seed);
+  }
+  void call() override { count_ = f64_ ? mc_pi_count<double>(n_, key_) : mc_pi_count<float>(n_, key_); }
+  nlohmann::json verify() override {
+    const std::int64_t ref = mc_pi_exact(n_, key_);
+    // float32 may round points near the circle differently (as in the Python workload).
+    const std::int64_t tol = f64_ ? 0 : 8;
+    const std::int64_t diff = std::llabs(count_ - ref);
+    const double p = std::numbers::pi / 4;
+    const double se = 4.0 * std::sqrt(p * (1 - p) / static_cast<double>(n_));
+    const double estimate = 4.0 * static_cast<double>(count_) / static_cast<double>(n_);
+    info_ = {{"estimate", estimate}, {"abs_error", std::abs(std::numbers::pi - estimate)},
+             {"error_in_se", std::abs(std::numbers::pi - estimate) / se}, {"inside", count_}, {"n", n_}};
+    nlohmann::json v = {{"ok", diff <= tol && info_["error_in_se"].get<double>() <= 6.0},
+                        {"metric", "inside_count_difference"}, {"error", diff}, {"tolerance", tol},
+                        {"reference", "exact integer count of x^2 + y^2 < 2^48 with the same generator"}};
+    if (!v["ok"].get<bool>()) v["message"] = fmt::format("count {} vs exact {} (tolerance {})", count_, ref, tol);
+    return v;
+  }
+  nlohmann::json info() override { return info_; }
+
+ private:
+  std::int64_t n_ = 0, count_ = 0;
+  bool f64_ = true;
+  std::uint32_t key_ = 0;
+  nlohmann::json info_ = nlohmann::json::object();
+};
+
+// ---- matmul -----------------------------------------------------------------
+// C = A B through the BLAS that NumPy itself uses (its wheel bundles
+// scipy-openblas, 64-bit integer interface). jitbench passes its path in
+// JITBENCH_NATIVE_BLAS; a standard LP64 CBLAS (cblas_sgemm) works as well.
+enum { kRowMajor = 101, kNoTrans = 111 };
+using Gemm64 = void (*)(int, int, int, std::int64_t, std::int64_t, std::int64_t, double, const void*, std::int64_t,
+                        const void*, std::int64_t, double, void*, std::int64_t);
+
+struct Blas {
+  void* handle = nullptr;
+  void* sgemm = nullptr;
+  void* dgemm = nullptr;
+  bool ilp64 = false;
+  std::string path, symbol_prefix;
+};
+
+Blas load_blas() {
+  const char* path = std::getenv("JITBENCH_NATIVE_BLAS");
+  if (!path || !*path)
+    throw Skip{"missing_dependency: numpy",
+               "the native matmul uses NumPy's bundled OpenBLAS; jitbench did not find it next to the interpreter "
+               "(set JITBENCH_NATIVE_BLAS to a CBLAS library)"};
+  Blas b;
+  b.path = path;
+  b.handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!b.handle) throw Skip{"missing_dependency: numpy", fmt::format("dlopen({}) failed: {}", path, dlerror())};
+  for (const auto& [prefix, suffix, ilp64] : {std::tuple{"scipy_cblas_", "64_", true},
+                                              std::tuple{"cblas_", "64_", true},
+                                              std::tuple{"cblas_", "", false}}) {
+    b.sgemm = dlsym(b.handle, fmt::format("{}sgemm{}", prefix, suffix).c_str());
+    b.dgemm = dlsym(b.handle, fmt::format("{}dgemm{}", prefix, suffix).c_str());
+    if (b.sgemm && b.dgemm) {
+      b.ilp64 = ilp64;
+      b.symbol_prefix = fmt::format("{}?gemm{}", prefix, suffix);
+      return b;
+    }
+  }
+  throw Skip{"missing_dependency: numpy", fmt::format("{} exports no cblas_sgemm/cblas_dgemm", path)};
+}
+
+// splitmix64 -> uniform [-1, 1): deterministic inputs from the seed.
+double uniform(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+}
+
+class Matmul final : public Workload {
+ public:
+  void load() override { blas_ = load_blas(); }
+  void setup(std::int64_t n, bool f64, std::uint64_t seed) override {
+    n_ = n;
+    f64_ = f64;
+    const auto nn = static_cast<std::size_t>(n * n);
+    std::uint64_t state = seed;
+    a64_.resize(nn);
+    b64_.resize(nn);
+    for (auto& x : a64_) x = uniform(state);
+    for (auto& x : b64_) x = uniform(state);
+    if (f64) {
+      c64_.assign(nn, 0.0);
+    } else {
+      a32_.assign(a64_.begin(), a64_.end());
+      b32_.assign(b64_.begin(), b64_.end());
+      // The reference multiplies the float32 inputs in float64, as the Python workload does.
+      a64_.assign(a32_.begin(), a32_.end());
+      b64_.assign(b32_.begin(), b32_.end());
+      c32_.assign(nn, 0.0f);
+    }
+  }
+  void call() override {
+    if (blas_.ilp64) {
+      // The float and double signatures differ only in scalar types; call each with its own.
+      if (f64_) {
+        reinterpret_cast<Gemm64>(blas_.dgemm)(kRowMajor, kNoTrans, kNoTrans, n_, n_, n_, 1.0, a64_.data(), n_,
+                                              b64_.data(), n_, 0.0, c64_.data(), n_);
+      } else {
+        using S = void (*)(int, int, int, std::int64_t, std::int64_t, std::int64_t, float, const float*,
+                           std::int64_t, const float*, std::int64_t, float, float*, std::int64_t);
+        reinterpret_cast<S>(blas_.sgemm)(kRowMajor, kNoTrans, kNoTrans, n_, n_, n_, 1.0f, a32_.data(), n_,
+                                         b32_.data(), n_, 0.0f, c32_.data(), n_);
+      }
+    } else {
+      const int n = static_cast<int>(n_);
+      if (f64_) {
+        using D = void (*)(int, int, int, int, int, int, double, const double*, int, const double*, int, double,
+                           double*, int);
+        reinterpret_cast<D>(blas_.dgemm)(kRowMajor, kNoTrans, kNoTrans, n, n, n, 1.0, a64_.data(), n, b64_.data(),
+                                         n, 0.0, c64_.data(), n);
+      } else {
+        using S = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
+                           int);
+        reinterpret_cast<S>(blas_.sgemm)(kRowMajor, kNoTrans, kNoTrans, n, n, n, 1.0f, a32_.data(), n, b32_.data(),
+                                         n, 0.0f, c32_.data(), n);
+      }
+    }
+  }
+  nlohmann::json verify() override {
+    // Independent reference: the textbook i-k-j loop in float64.
+    const auto n = static_cast<std::size_t>(n_);
+    std::vector<double> ref(n * n, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < n; ++k) {
+        const double a = a64_[i * n + k];
+        for (std::size_t j = 0; j < n; ++j) ref[i * n + j] += a * b64_[k * n + j];
+      }
+    double num = 0, den = 0;
+    bool finite = true;
+    for (std::size_t i = 0; i < n * n; ++i) {
+      const double got = f64_ ? c64_[i] : static_cast<double>(c32_[i]);
+      finite = finite && std::isfinite(got);
+      num += (got - ref[i]) * (got - ref[i]);
+      den += ref[i] * ref[i];
+    }
+    const double err = std::sqrt(num / den);
+    const double tol = f64_ ? 1e-12 : 1e-4;
+    nlohmann::json v = {{"ok", finite && err <= tol}, {"metric", "relative_frobenius_error"}, {"error", err},
+                        {"tolerance", tol}, {"reference", "float64 i-k-j loop over the same inputs"}};
+    if (!finite) v["message"] = "non-finite values in the result";
+    else if (err > tol) v["message"] = fmt::format("relative error {:.3g} exceeds {:g}", err, tol);
+    return v;
+  }
+  nlohmann::json info() override { return {{"flops", 2 * n_ * n_ * n_}}; }
+  nlohmann::json library() override {
+    return {{"blas", blas_.path}, {"symbols", blas_.symbol_prefix}, {"ilp64", blas_.ilp64}};
+  }
+
+ private:
+  Blas blas_;
+  std::int64_t n_ = 0;
+  bool f64_ = true;
+  std::vector<double> a64_, b64_, c64_;
+  std::vector<float> a32_, b32_, c32_;
+};
+
+class Null final : public Workload {
+ public:
+  void setup(std::int64_t, bool, std::uint64_t) override {}
+  void call() override { out_ = 0; }
+  nlohmann::json verify() override {
+    return {{"ok", out_ == 0}, {"metric", "equals"}, {"error", out_}, {"tolerance", 0}, {"reference", "0"}};
+  }
+
+ private:
+  volatile int out_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_workload(const std::string& name) {
+  if (name == "mc_pi") return std::make_unique<McPi>();
+  if (name == "matmul") return std::make_unique<Matmul>();
+  if (name == "null") return std::make_unique<Null>();
+  return nullptr;
+}
+
+}  // namespace jitbench::native

@@ -1,0 +1,97 @@
+"""Shared pieces of the JAX transform workloads: deterministic parameters and
+inputs built on the host, and float64 NumPy references (forward passes and
+hand-written backward passes) that every result is checked against.
+
+The nets are small tanh MLPs with a mean-squared-error loss:
+  h = tanh(x W1 + b1);  y = h W2 + b2;  loss = mean((y - t)^2) / 2
+"""
+
+F32_REL_TOL = 2e-3    # float32 after a few dozen steps/blocks; errors land near 1e-5
+F64_REL_TOL = 1e-9
+
+
+def ftype(np, dtype):
+    return np.float32 if dtype == "f32" else np.float64
+
+
+def mlp_params(rng, d_in, hidden, d_out, t):
+    import numpy as np
+
+    return {
+        "w1": (rng.standard_normal((d_in, hidden)) / np.sqrt(d_in)).astype(t),
+        "b1": np.zeros(hidden, dtype=t),
+        "w2": (rng.standard_normal((hidden, d_out)) / np.sqrt(hidden)).astype(t),
+        "b2": np.zeros(d_out, dtype=t),
+    }
+
+
+def as64(tree):
+    import numpy as np
+
+    return {k: np.asarray(v, dtype=np.float64) for k, v in tree.items()}
+
+
+def mlp_forward(xp, p, x):
+    h = xp.tanh(x @ p["w1"] + p["b1"])
+    return h @ p["w2"] + p["b2"], h
+
+
+def mse(xp, y, t):
+    return xp.mean((y - t) ** 2) / 2
+
+
+def mlp_loss_and_grads_np(p, x, t):
+    """float64 loss and gradients of the MLP, by hand."""
+    import numpy as np
+
+    y, h = mlp_forward(np, p, x)
+    diff = y - t
+    loss = float(np.mean(diff ** 2) / 2)
+    dy = diff / diff.size
+    g = {"w2": h.T @ dy, "b2": dy.sum(0)}
+    dz = (dy @ p["w2"].T) * (1 - h ** 2)
+    g["w1"] = x.T @ dz
+    g["b1"] = dz.sum(0)
+    return loss, g
+
+
+def rel_error(got, want):
+    """Relative Frobenius error over all leaves of two dicts (or arrays)."""
+    import numpy as np
+
+    if isinstance(want, dict):
+        num = sum(float(np.sum((np.asarray(got[k], np.float64) - want[k]) ** 2)) for k in want)
+        den = sum(float(np.sum(want[k] ** 2)) for k in want)
+    else:
+        num = float(np.sum((np.asarray(got, np.float64) - want) ** 2))
+        den = float(np.sum(np.asarray(want) ** 2))
+    return (num / den) ** 0.5 if den > 0 else num ** 0.5
+
+
+def verdict(err, dtype, reference):
+    tol = F32_REL_TOL if dtype == "f32" else F64_REL_TOL
+    v = {"ok": bool(err <= tol), "metric": "relative_error", "error": err, "tolerance": tol, "reference": reference}
+    if not v["ok"]:
+        v["message"] = f"relative error {err:.3g} exceeds {tol:g}"
+    return v
+
+
+def to_host(tree):
+    import numpy as np
+
+    if isinstance(tree, dict):
+        return {k: np.asarray(v) for k, v in tree.items()}
+    return np.asarray(tree)
+
+
+def compiled_memory(adapter, fn, args):
+    """XLA's own accounting of a jitted function's buffers (bytes), from an
+    extra lower+compile made after the clock stopped; None where unavailable."""
+    try:
+        m = fn.lower(*args).compile().memory_analysis()
+    except Exception:
+        return None
+    if m is None:
+        return None
+    keys = ("temp_size_in_bytes", "argument_size_in_bytes", "output_size_in_bytes", "generated_code_size_in_bytes")
+    return {k: int(getattr(m, k)) for k in keys if hasattr(m, k)}

@@ -1,0 +1,55 @@
+"""A jitted MLP training step with stable shapes (JAX transforms guide), called
+STEPS times per measured call, with or without donate_argnums on the parameters.
+
+Every call starts from a fresh copy of the initial parameters (made in both
+variants, so that donation can consume it), runs STEPS SGD steps on one fixed
+batch and returns the parameters. n is the hidden width."""
+
+from . import _nets
+
+STEPS = 20
+BATCH, D_IN, D_OUT, LR = 128, 32, 8, 0.1
+
+
+def make(donate):
+    def make_inputs(n, dtype, seed):
+        import numpy as np
+
+        rng = np.random.default_rng(seed)
+        t = _nets.ftype(np, dtype)
+        p = _nets.mlp_params(rng, D_IN, n, D_OUT, t)
+        x = rng.standard_normal((BATCH, D_IN)).astype(t)
+        y = rng.standard_normal((BATCH, D_OUT)).astype(t)
+        return p, x, y
+
+    def check(out, inputs, n, dtype, seed):
+        p, x, y = (_nets.as64(inputs[0]), *(a.astype("float64") for a in inputs[1:]))
+        for _ in range(STEPS):
+            _, g = _nets.mlp_loss_and_grads_np(p, x, y)
+            p = {k: p[k] - LR * g[k] for k in p}
+        err = _nets.rel_error(out, p)
+        return _nets.verdict(err, dtype, f"float64 NumPy SGD, {STEPS} steps, hand-written gradients"), \
+            {"steps": STEPS, "donate": donate}
+
+    def build_jax(adapter, n, dtype):
+        jax, jnp = adapter.jax, adapter.jnp
+
+        def loss(p, x, y):
+            return _nets.mse(jnp, _nets.mlp_forward(jnp, p, x)[0], y)
+
+        def step(p, x, y):
+            g = jax.grad(loss)(p, x, y)
+            return jax.tree_util.tree_map(lambda a, b: a - LR * b, p, g)
+
+        step_j = adapter.jit(step, donate_argnums=(0,) if donate else ())
+
+        def train(p, x, y):
+            p = jax.tree_util.tree_map(jnp.copy, p)
+            for _ in range(STEPS):
+                p = step_j(p, x, y)
+            return p
+
+        train.memory_probe = lambda p, x, y: _nets.compiled_memory(adapter, step_j, (p, x, y))
+        return train
+
+    return {"make_inputs": make_inputs, "check": check, "IMPLEMENTATIONS": {"jax": build_jax}}

@@ -1,0 +1,55 @@
+"""Loss, gradients and metrics of an MLP (JAX transforms guide):
+value_and_grad(has_aux=True) returns the metrics from the same forward pass;
+the alternative takes grad and then runs a second forward pass for them.
+n is the batch size."""
+
+from . import _nets
+
+D_IN, HIDDEN, D_OUT = 32, 256, 8
+
+
+def make(aux):
+    def make_inputs(n, dtype, seed):
+        import numpy as np
+
+        rng = np.random.default_rng(seed)
+        t = _nets.ftype(np, dtype)
+        p = _nets.mlp_params(rng, D_IN, HIDDEN, D_OUT, t)
+        return p, rng.standard_normal((n, D_IN)).astype(t), rng.standard_normal((n, D_OUT)).astype(t)
+
+    def check(out, inputs, n, dtype, seed):
+        import numpy as np
+
+        p = _nets.as64(inputs[0])
+        x, y = (a.astype(np.float64) for a in inputs[1:])
+        loss, g = _nets.mlp_loss_and_grads_np(p, x, y)
+        pred, _ = _nets.mlp_forward(np, p, x)
+        mae = float(np.mean(np.abs(pred - y)))
+        got_loss, got_g, got_mae = out
+        err = max(_nets.rel_error(got_g, g), abs(float(got_loss) - loss) / abs(loss),
+                  abs(float(got_mae) - mae) / mae)
+        return _nets.verdict(err, dtype, "float64 NumPy loss, gradients (by hand) and mean absolute error"), \
+            {"batch": n, "has_aux": aux}
+
+    def build_jax(adapter, n, dtype):
+        jax, jnp = adapter.jax, adapter.jnp
+
+        def loss_aux(p, x, y):
+            pred = _nets.mlp_forward(jnp, p, x)[0]
+            return _nets.mse(jnp, pred, y), jnp.mean(jnp.abs(pred - y))
+
+        if aux:
+            def step(p, x, y):
+                (loss, mae), g = jax.value_and_grad(loss_aux, has_aux=True)(p, x, y)
+                return loss, g, mae
+        else:
+            def step(p, x, y):
+                g = jax.grad(lambda *a: loss_aux(*a)[0])(p, x, y)
+                loss, mae = loss_aux(p, x, y)  # the second forward pass
+                return loss, g, mae
+
+        f = adapter.jit(step)
+        f.memory_probe = lambda *a: _nets.compiled_memory(adapter, f, a)
+        return f
+
+    return {"make_inputs": make_inputs, "check": check, "IMPLEMENTATIONS": {"jax": build_jax}}
