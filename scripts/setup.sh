@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-APT_PACKAGES=(cmake g++ make pkg-config python3 python3-venv
+APT_PACKAGES=(cmake g++ make pkg-config python3 python3-venv chromium
   nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libfmt-dev libssl-dev libgtest-dev)
 
 log() { printf 'setup: %s\n' "$*" >&2; }

@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
     if (const auto* d = std::get_if<Done>(&cmd)) return d->exit_code;
     if (const auto* r = std::get_if<RunOptions>(&cmd)) return cmd_run(*r, argc, argv);
     if (const auto* l = std::get_if<ListOptions>(&cmd)) return cmd_list(*l);
+    if (const auto* r = std::get_if<ReportOptions>(&cmd)) return cmd_report(*r);
+    if (const auto* c = std::get_if<CompareOptions>(&cmd)) return cmd_compare(*c);
     return cmd_validate(std::get<ValidateOptions>(cmd));
   } catch (const UserError& e) {
     fmt::print(stderr, "jitbench: error: {}\n", e.what());

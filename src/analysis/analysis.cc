@@ -1,5 +1,8 @@
 #include "analysis/analysis.h"
 
+#include "config/catalog.h"
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -27,7 +30,9 @@ double ratio_or_inf(double num, double den) {
 }
 }  // namespace
 
-bool is_jit_backend(const std::string& b) { return b != "python" && b != "numpy"; }
+bool is_jit_backend(const std::string& b) {
+  return b != "python" && b != "numpy" && b != "native" && b != "torch_eager";
+}
 
 std::optional<PhaseBreakdown> phase_breakdown(const RunRecord& r) {
   if (!r.first_call_s || !r.worker.contains("first_call")) return std::nullopt;
@@ -99,13 +104,22 @@ std::optional<BreakEven> break_even(std::span<const double> ttfr_jit, std::span<
 }
 
 const CaseResult* eager_baseline(const CaseResult& jit, const std::vector<CaseResult>& all) {
+  // torch.compile is weighed against eager torch (same library, no compile);
+  // everything else against NumPy.
+  const bool torch = jit.c.backend.rfind("torch_compile", 0) == 0;
+  const std::string eager = torch ? (jit.c.backend == "torch_compile_gpu" ? "torch_eager_gpu" : "torch_eager") : "numpy";
   const CaseResult* fallback = nullptr;
   for (const auto& c : all) {
-    if (c.c.backend != "numpy" || c.c.workload != jit.c.workload || c.c.n != jit.c.n || c.c.dtype != jit.c.dtype)
+    if (c.c.backend != eager || c.c.workload != jit.c.workload || c.c.n != jit.c.n || c.c.dtype != jit.c.dtype)
       continue;
     if (c.status != Status::Ok) continue;
     if (c.c.cache_policy == jit.c.cache_policy) return &c;
     if (c.c.cache_policy == "cold_cache") fallback = &c;
+  }
+  if (!fallback && torch && eager != "numpy") {
+    CaseResult as_numpy = jit;
+    as_numpy.c.backend = "numpy";  // no eager torch case in this run: fall back to NumPy
+    return eager_baseline(as_numpy, all);
   }
   return fallback;
 }
@@ -187,13 +201,80 @@ json case_analysis(const CaseResult& c) {
 }
 }  // namespace
 
+namespace {
+double sum_phases(const RunRecord& r) {
+  const auto b = phase_breakdown(r);
+  return b ? b->sum_phases : 0.0;
+}
+
+json compiled_temp_bytes(const CaseResult& c) {
+  const json* w = c.first_worker_report();
+  if (!w) return nullptr;
+  const auto ptr = "/memory/compiled/temp_size_in_bytes"_json_pointer;
+  return w->contains(ptr) && w->at(ptr).is_number() ? w->at(ptr) : json(nullptr);
+}
+}  // namespace
+
+json pairs_json(const std::vector<CaseResult>& cases) {
+  // One row per pair x backend x n x dtype x policy; one entry per variant.
+  std::map<std::string, json> rows;
+  std::vector<std::string> order;
+  for (const auto& c : cases) {
+    const auto* w = find_workload(c.c.workload);
+    if (!w || w->pair.empty()) continue;
+    const auto key = fmt::format("{}|{}|{}|{}|{}", w->pair, c.c.backend, c.c.n, c.c.dtype, c.c.cache_policy);
+    if (!rows.count(key)) {
+      order.push_back(key);
+      rows[key] = {{"pair", w->pair}, {"backend", c.c.backend}, {"n", c.c.n}, {"dtype", c.c.dtype},
+                   {"cache_policy", c.c.cache_policy}, {"variants", json::array()}};
+    }
+    std::vector<double> compile_s, growth;
+    for (const auto& r : c.cold)
+      if (r.status == Status::Ok) compile_s.push_back(sum_phases(r));
+    for (const auto& r : c.cold) {
+      if (r.status != Status::Ok) continue;
+      const auto ptr1 = "/memory/hwm_after_first_call_kib"_json_pointer, ptr0 = "/memory/rss_before_first_call_kib"_json_pointer;
+      if (r.worker.contains(ptr1) && r.worker.contains(ptr0) && r.worker.at(ptr1).is_number() && r.worker.at(ptr0).is_number())
+        growth.push_back(r.worker.at(ptr1).get<double>() - r.worker.at(ptr0).get<double>());
+    }
+    rows[key]["variants"].push_back({{"workload", c.c.workload},
+                                     {"case", c.c.id},
+                                     {"status", to_string(c.status)},
+                                     {"first_call_median_s", median_or_null(cold_values(c, "first_call_s"))},
+                                     {"compile_median_s", c.status == Status::Ok ? median_or_null(compile_s) : json(nullptr)},
+                                     {"warm_median_s", median_or_null(warm_values(c))},
+                                     {"first_call_rss_growth_kib_median", median_or_null(growth)},
+                                     {"compiled_temp_bytes", compiled_temp_bytes(c)}});
+  }
+  json out = json::array();
+  for (const auto& k : order) out.push_back(rows[k]);
+  return out;
+}
+
+json accuracy_json(const std::vector<CaseResult>& cases) {
+  // mc_pi: error of the estimate vs the time it took, for error-vs-time plots.
+  json out = json::array();
+  for (const auto& c : cases) {
+    if (c.c.workload != "mc_pi" || c.status != Status::Ok) continue;
+    const json* w = c.first_worker_report();
+    if (!w || !w->contains("workload")) continue;
+    out.push_back({{"case", c.c.id}, {"backend", c.c.backend}, {"n", c.c.n}, {"dtype", c.c.dtype},
+                   {"cache_policy", c.c.cache_policy},
+                   {"abs_error", (*w)["workload"].value("abs_error", json(nullptr))},
+                   {"ttfr_median_s", median_or_null(cold_values(c, "ttfr_s"))},
+                   {"warm_median_s", median_or_null(warm_values(c))}});
+  }
+  return out;
+}
+
 json analysis_json(const std::vector<CaseResult>& cases) {
   json per_case = json::array();
   for (const auto& c : cases) per_case.push_back(case_analysis(c));
 
   json be_list = json::array();
   for (const auto& c : cases) {
-    if (!is_jit_backend(c.c.backend) || c.status == Status::Failed) continue;
+    // Only ok cases: a warn case (interpreter_only, cache_not_used, ...) is never compared.
+    if (!is_jit_backend(c.c.backend) || c.status != Status::Ok) continue;
     const CaseResult* base = eager_baseline(c, cases);
     if (!base) continue;
     const auto tj = cold_values(c, "ttfr_s"), te = cold_values(*base, "ttfr_s");
@@ -233,7 +314,9 @@ json analysis_json(const std::vector<CaseResult>& cases) {
           {"reconcile_tolerance", kReconcileTolerance},
           {"cases", per_case},
           {"break_even", be_list},
-          {"cache_modes", modes}};
+          {"cache_modes", modes},
+          {"pairs", pairs_json(cases)},
+          {"accuracy", accuracy_json(cases)}};
 }
 
 }  // namespace jitbench

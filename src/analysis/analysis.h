@@ -46,6 +46,10 @@ const CaseResult* eager_baseline(const CaseResult& jit, const std::vector<CaseRe
 bool is_jit_backend(const std::string& backend);
 
 nlohmann::json analysis_json(const std::vector<CaseResult>& cases);
+// Variants of one pair (catalog's WorkloadInfo::pair) side by side.
+nlohmann::json pairs_json(const std::vector<CaseResult>& cases);
+// mc_pi cases: |pi - estimate| against TTFR and warm time.
+nlohmann::json accuracy_json(const std::vector<CaseResult>& cases);
 nlohmann::json breakdown_json(const PhaseBreakdown& b);
 
 }  // namespace jitbench

@@ -13,7 +13,8 @@ namespace fs = std::filesystem;
 
 bool excluded_from_index(const fs::path& rel) {
   if (rel == kIndexFile) return true;
-  if (!rel.empty() && *rel.begin() == "cache") return true;
+  // cache/: compile caches; report/: views `jitbench report` derives from the indexed files.
+  if (!rel.empty() && (*rel.begin() == "cache" || *rel.begin() == "report")) return true;
   const auto name = rel.filename().string();
   return name.size() > 4 && name.front() == '.' && name.ends_with(".tmp");
 }

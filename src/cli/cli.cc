@@ -48,9 +48,29 @@ Command parse_command_line(int argc, char** argv) {
   auto* validate_cmd = app.add_subcommand("validate", "check an out dir's artifacts against their schemas and sha256");
   validate_cmd->add_option("dir", validate.dir, "the out dir of a jitbench run")->required();
 
+  ReportOptions report;
+  auto* report_cmd = app.add_subcommand("report", "write a self-contained HTML report (and Markdown) of a run");
+  report_cmd->add_option("dir", report.dir, "the out dir of a jitbench run")->required();
+  report_cmd->add_option("--python", report.python, "interpreter with matplotlib (default: the project's .venv)");
+
+  CompareOptions compare;
+  auto* compare_cmd = app.add_subcommand("compare", "compare two runs case by case, with statistical tests");
+  compare_cmd->add_option("base", compare.base, "out dir of the baseline run")->required();
+  compare_cmd->add_option("new", compare.next, "out dir of the new run")->required();
+  compare_cmd->add_option("--fail-on-regression", compare.fail_on_regression_pct,
+                          "exit 1 when a significant regression exceeds PCT percent")
+      ->check(CLI::PositiveNumber);
+  compare_cmd->add_option("--alpha", compare.alpha, "significance level of the Mann-Whitney U test (default 0.05)")
+      ->check(CLI::Range(1e-6, 0.5));
+  compare_cmd->add_option("--csv", compare.csv, "also write every comparison row to this CSV file");
+  compare_cmd->add_option("--pyperf", compare.pyperf_base,
+                          "also export both runs as pyperf JSON: BASE.json and NEW.json under this prefix");
+
   const std::string first = argc > 1 ? argv[1] : "";
-  if (!first.empty() && first[0] != '-' && first != "run" && first != "list" && first != "validate")
-    throw UserError(fmt::format("unknown command '{}' (valid: run, list, validate; see jitbench --help)", argv[1]));
+  if (!first.empty() && first[0] != '-' && first != "run" && first != "list" && first != "validate" &&
+      first != "report" && first != "compare")
+    throw UserError(fmt::format(
+        "unknown command '{}' (valid: run, list, validate, report, compare; see jitbench --help)", argv[1]));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -61,7 +81,7 @@ Command parse_command_line(int argc, char** argv) {
     return Done{app.exit(e)};
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
-    if (argc < 2) msg = "a command is required: run, list or validate";
+    if (argc < 2) msg = "a command is required: run, list, validate, report or compare";
     throw UserError(msg + " (see jitbench --help)");
   }
 
@@ -71,6 +91,8 @@ Command parse_command_line(int argc, char** argv) {
     return run;
   }
   if (*list_cmd) return list;
+  if (*report_cmd) return report;
+  if (*compare_cmd) return compare;
   return validate;
 }
 

@@ -35,11 +35,23 @@ struct ValidateOptions {
   std::string dir;
 };
 
+struct ReportOptions {
+  std::string dir;
+  std::string python;
+};
+
+struct CompareOptions {
+  std::string base, next;
+  std::optional<double> fail_on_regression_pct;
+  std::string csv, pyperf_base, pyperf_new;
+  double alpha = 0.05;
+};
+
 struct Done {
   int exit_code = 0;  // --help, --version
 };
 
-using Command = std::variant<RunOptions, ListOptions, ValidateOptions, Done>;
+using Command = std::variant<RunOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions, Done>;
 
 // Throws UserError with a one-line message for bad input.
 Command parse_command_line(int argc, char** argv);

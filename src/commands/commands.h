@@ -8,6 +8,8 @@ namespace jitbench {
 int cmd_run(const RunOptions& opts, int argc, char** argv);
 int cmd_list(const ListOptions& opts);
 int cmd_validate(const ValidateOptions& opts);
+int cmd_report(const ReportOptions& opts);
+int cmd_compare(const CompareOptions& opts);
 
 // --python, else $JITBENCH_PYTHON, else the project's .venv, else python3.
 std::string resolve_python(const std::string& flag);

@@ -1,6 +1,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdlib>
+
 #include "artifacts/write_run.h"
 #include "commands/commands.h"
 #include "config/catalog.h"
@@ -36,10 +39,18 @@ std::vector<Case> plan_cases(const Suite& suite, const RunOptions& o) {
   return std::get<std::vector<Case>>(plan);
 }
 
-std::string one_line_result(const CaseResult& r) {
+// Status words are coloured on a terminal unless NO_COLOR is set (no-color.org).
+std::string status_word(Status s, bool color) {
+  const auto w = to_string(s);
+  if (!color) return w;
+  const char* code = s == Status::Ok ? "32" : s == Status::Warn ? "33" : "31";
+  return fmt::format("\033[{}m{}\033[0m", code, w);
+}
+
+std::string one_line_result(const CaseResult& r, bool color) {
   if (r.status != Status::Ok)
-    return fmt::format("{}: {}{}", to_string(r.status), r.reason, r.detail.empty() ? "" : " (" + r.detail + ")");
-  return fmt::format("ok  cold TTFR {}  warm call {}", format_seconds(stats::median(cold_values(r, "ttfr_s"))),
+    return fmt::format("{}: {}{}", status_word(r.status, color), r.reason, r.detail.empty() ? "" : " (" + r.detail + ")");
+  return fmt::format("{}  cold TTFR {}  warm call {}", status_word(r.status, color), format_seconds(stats::median(cold_values(r, "ttfr_s"))),
                      format_seconds(stats::median(warm_values(r))));
 }
 
@@ -83,6 +94,9 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
   out.write_json("environment.json", h.info.environment);
 
   const bool tty = isatty(STDERR_FILENO) && !o.quiet;
+  const char* no_color = std::getenv("NO_COLOR");
+  const bool color = tty && !(no_color && *no_color);
+  const auto t_suite = std::chrono::steady_clock::now();
   if (!o.quiet)
     fmt::print(stderr, "jitbench: {} cases, {} cold runs + 1 warm run of {} calls each -> {}\n", plan.size(),
                setup.cold_runs, setup.warm_iters, out.root().string());
@@ -93,11 +107,17 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const auto& c = plan[i];
     const auto progress = [&](const std::string& what) {
-      if (tty) fmt::print(stderr, "\r\033[K[{}/{}] {}: {}", i + 1, plan.size(), c.id, what);
+      if (!tty) return;
+      // case i of N, what it is doing, elapsed, and a naive ETA from the cases done so far.
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_suite).count();
+      const std::string eta = i == 0 ? "?" : format_seconds(elapsed / double(i) * double(plan.size() - i));
+      fmt::print(stderr, "\r\033[K[{}/{}] {}: {} · elapsed {} · ~{} left", i + 1, plan.size(), c.id, what,
+                 format_seconds(elapsed), eta);
     };
     results.push_back(runner.run(c, progress));
     if (tty) fmt::print(stderr, "\r\033[K");
-    if (!o.quiet) fmt::print(stderr, "[{}/{}] {}  {}\n", i + 1, plan.size(), c.id, one_line_result(results.back()));
+    if (!o.quiet)
+      fmt::print(stderr, "[{}/{}] {}  {}\n", i + 1, plan.size(), c.id, one_line_result(results.back(), color));
     write_run_artifacts(out, h, results, i + 1 == plan.size() && !interrupted());
     if (interrupted()) {
       fmt::print(stderr, "jitbench: interrupted after {} of {} cases; results so far are in {}\n", results.size(),

@@ -139,6 +139,39 @@ std::string memory_variance_section(const nlohmann::json& analysis) {
          "TTFR across processes vs CV of warm calls within one process.\n\n| Case | RSS after import | First-call "
          "RSS growth | Peak RSS | Device peak | Between-process CV | Within-process CV |\n|---|---|---|---|---|---|---|\n", md);
 }
+std::string bytes(const nlohmann::json& v) {
+  return v.is_number() ? fmt::format("{:.2f} MiB", v.get<double>() / 1048576.0) : "—";
+}
+
+std::string pairs_section(const nlohmann::json& analysis) {
+  std::string md;
+  for (const auto& row : analysis["pairs"]) {
+    for (const auto& v : row["variants"]) {
+      md += fmt::format("| {} | {} | {} | {} | `{}` | {} | {} | {} | {} | {} |\n", row["pair"].get<std::string>(),
+                        row["backend"].get<std::string>(), row["n"].get<long>(), row["dtype"].get<std::string>(),
+                        v["workload"].get<std::string>(), secs(v["first_call_median_s"]), secs(v["compile_median_s"]),
+                        secs(v["warm_median_s"]), bytes(v["compiled_temp_bytes"]),
+                        kib(v["first_call_rss_growth_kib_median"]));
+    }
+  }
+  return section("\n## Transform pairs\n\nEach pair runs the same computation two ways (medians). Compile = the "
+                 "framework's own trace + lower + compile events over the first call; XLA temp = the compiled "
+                 "program's temporary buffers as XLA accounts them (what remat trades against time); RSS growth = "
+                 "peak host RSS over the first call.\n\n| Pair | Backend | n | dtype | Variant | First call | "
+                 "Compile | Warm call | XLA temp | RSS growth |\n|---|---|---|---|---|---|---|---|---|---|\n", md);
+}
+
+std::string accuracy_section(const nlohmann::json& analysis) {
+  std::string md;
+  for (const auto& a : analysis["accuracy"]) {
+    md += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", a["case"].get<std::string>(), a["backend"].get<std::string>(),
+                      a["n"].get<long>(), a["abs_error"].is_number() ? fmt::format("{:.2e}", a["abs_error"].get<double>()) : "—",
+                      secs(a["ttfr_median_s"]), secs(a["warm_median_s"]));
+  }
+  return section("\n## mc_pi: error against time\n\n|π − estimate| for n samples (the same points in every "
+                 "backend) against the cold time to first result and the warm call.\n\n| Case | Backend | n | "
+                 "Abs. error | Cold TTFR | Warm call |\n|---|---|---|---|---|---|\n", md);
+}
 }  // namespace
 
 std::string markdown_summary(const RunInfo& info, const std::vector<CaseResult>& cases,
@@ -166,7 +199,9 @@ std::string markdown_summary(const RunInfo& info, const std::vector<CaseResult>&
     notes += fmt::format("- `{}` — **{}**: {}{}\n", c.c.id, to_string(c.status), md_cell(c.reason),
                          c.detail.empty() ? "" : " — " + md_cell(c.detail));
   }
-  if (!notes.empty()) md += "\n## Cases that did not run cleanly\n\n" + notes;
+  if (!notes.empty())
+    md += "\n## Cases that did not run cleanly\n\nA warn case's timings, where it has any (interpreter_only), are "
+          "shown above for what they are and left out of every comparison below.\n\n" + notes;
   std::string few;
   for (const auto& c : cases) {
     auto cv = stats::coefficient_of_variation(cold_values(c, "ttfr_s"));
@@ -174,7 +209,7 @@ std::string markdown_summary(const RunInfo& info, const std::vector<CaseResult>&
   }
   if (!few.empty()) md += "\n## High variance\n\n" + few;
   md += phases_section(analysis) + cache_modes_section(analysis) + break_even_section(analysis) +
-        memory_variance_section(analysis);
+        pairs_section(analysis) + accuracy_section(analysis) + memory_variance_section(analysis);
   return md;
 }
 

@@ -1,5 +1,7 @@
 #include "run/interpret.h"
 
+#include "results/json.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -35,6 +37,26 @@ TEST(Interpret, SkipIsWarnWithReason) {
       exited({kHello, R"({"type":"skip","status":"warn","reason":"missing_dependency: jax"})", kBye}), "cold", 0, 10);
   EXPECT_EQ(r.status, Status::Warn);
   EXPECT_EQ(r.reason, "missing_dependency: jax");
+}
+
+TEST(Interpret, InterpreterOnlyIsWarnWithTimingsKept) {
+  std::string cold = kCold;
+  cold.insert(cold.size() - 1, R"(,"interpreter_only":true)");
+  auto r = interpret_run(exited({kHello, cold, kBye}), "cold", 0, 10);
+  EXPECT_EQ(r.status, Status::Warn);
+  EXPECT_EQ(r.reason, "interpreter_only");
+  EXPECT_TRUE(has_timings(r));  // kept, labelled, and out of every comparison (case status warn)
+  EXPECT_DOUBLE_EQ(*r.first_call_s, 0.2);
+}
+
+TEST(Interpret, InterpreterOnlyWithWrongAnswerStillFails) {
+  std::string cold = kCold;
+  cold.insert(cold.size() - 1, R"(,"interpreter_only":true)");
+  cold.replace(cold.find(R"("ok":true)"), 9, R"("ok":false)");
+  auto r = interpret_run(exited({kHello, cold, kBye}), "cold", 0, 10);
+  EXPECT_EQ(r.status, Status::Failed);
+  EXPECT_EQ(r.reason, "incorrect_result");
+  EXPECT_FALSE(has_timings(r));
 }
 
 TEST(Interpret, CrashIsWorkerFailed) {

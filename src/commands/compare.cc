@@ -1,0 +1,251 @@
+// `jitbench compare BASE NEW`: pairs cases by id and, per metric, reports the
+// ratio of medians with a bootstrap CI, a Mann-Whitney U test and the
+// Hodges-Lehmann shift; a geometric-mean summary; added, removed and
+// status-changed cases. Exports CSV and pyperf JSON (readable by
+// `python -m pyperf compare_to`).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "commands/commands.h"
+#include "compare/stats_tests.h"
+#include "report/format.h"
+#include "stats/stats.h"
+#include "util/fs.h"
+#include "validate/check_out_dir.h"
+
+namespace jitbench {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct RunData {
+  std::string dir;
+  json index;
+  std::map<std::string, json> cases;  // id -> case document
+  std::vector<std::string> order;
+};
+
+RunData load_run(const std::string& dir, const char* which) {
+  if (!fs::is_directory(dir))
+    throw UserError(fmt::format("{} '{}' is not a directory: pass the out dir of a jitbench run", which, dir));
+  const auto rep = check_out_dir(dir);
+  if (!rep.errors.empty())
+    throw UserError(fmt::format("{} '{}' is not a valid jitbench out dir ({}; see `jitbench validate {}`)", which,
+                                dir, rep.errors.front(), dir));
+  RunData r;
+  r.dir = dir;
+  std::ifstream in(fs::path(dir) / "index.json");
+  r.index = json::parse(in);
+  for (const auto& c : r.index["cases"]) {
+    std::ifstream cf(fs::path(dir) / c["path"].get<std::string>());
+    const auto id = c["case"].get<std::string>();
+    r.cases[id] = json::parse(cf);
+    r.order.push_back(id);
+  }
+  return r;
+}
+
+// Samples of one metric from a case's ok runs: one value per cold process, or
+// every warm call.
+using Samples = std::map<std::string, std::vector<double>>;
+Samples metric_samples(const json& c) {
+  Samples out;
+  for (const auto& run : c["cold"]["runs"]) {
+    if (run["status"] != "ok") continue;
+    for (const char* k : {"ttfr_s", "import_s", "first_call_s"})
+      if (run[k].is_number()) out[std::string("cold_") + k].push_back(run[k].get<double>());
+    const auto& b = run["first_call_breakdown"];
+    if (b.is_object() && b["phases"].is_object())
+      for (const auto& [name, v] : b["phases"].items())
+        if (v.is_number()) out["phase_" + name + "_s"].push_back(v.get<double>());
+    if (run["rusage"].is_object() && run["rusage"]["max_rss_kib"].is_number())
+      out["peak_rss_kib"].push_back(run["rusage"]["max_rss_kib"].get<double>());
+  }
+  if (c["warm"].is_object() && c["warm"]["calls_s"].is_array() && c["warm"]["run"].is_object() &&
+      c["warm"]["run"]["status"] == "ok")
+    out["warm_call_s"] = c["warm"]["calls_s"].get<std::vector<double>>();
+  return out;
+}
+
+struct Row {
+  std::string case_id, metric, verdict;
+  std::size_t n_base = 0, n_new = 0;
+  double base_median = 0, new_median = 0, ratio = 0, lo = 0, hi = 0, p = 1, hl = 0;
+  bool testable = true;  // enough runs for the test to reach alpha
+};
+
+std::string fmt_value(const std::string& metric, double v) {
+  return metric == "peak_rss_kib" ? fmt::format("{:.1f} MiB", v / 1024.0) : format_seconds(v);
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+// pyperf's JSON format (version 1.0): a suite of benchmarks, each with runs;
+// a cold run is one process with one value, the warm run one process with
+// every warm call.
+json pyperf_suite(const RunData& r) {
+  json benches = json::array();
+  for (const auto& id : r.order) {
+    const auto s = metric_samples(r.cases.at(id));
+    for (const char* m : {"cold_ttfr_s", "warm_call_s"}) {
+      auto it = s.find(m);
+      if (it == s.end() || it->second.empty()) continue;
+      json runs = json::array();
+      if (std::string(m) == "warm_call_s") {
+        runs.push_back({{"metadata", {{"loops", 1}}}, {"values", it->second}});
+      } else {
+        for (double v : it->second) runs.push_back({{"metadata", {{"loops", 1}}}, {"values", {v}}});
+      }
+      benches.push_back({{"metadata", {{"name", id + (std::string(m) == "warm_call_s" ? ":warm_call" : ":cold_ttfr")},
+                                       {"unit", "second"}}},
+                         {"runs", runs}});
+    }
+  }
+  return {{"version", "1.0"},
+          {"metadata", {{"description", "jitbench run " + r.dir}, {"jitbench_version", JITBENCH_VERSION}}},
+          {"benchmarks", benches}};
+}
+
+void write_or_fail(const std::string& path, const std::string& text) {
+  try {
+    write_file_atomic(path, text);
+  } catch (const std::exception& e) {
+    throw UserError(fmt::format("cannot write '{}': {}", path, e.what()));
+  }
+}
+
+}  // namespace
+
+int cmd_compare(const CompareOptions& o) {
+  const RunData base = load_run(o.base, "BASE");
+  const RunData next = load_run(o.next, "NEW");
+
+  std::vector<std::string> added, removed, changed;
+  for (const auto& id : next.order)
+    if (!base.cases.count(id)) added.push_back(id);
+  for (const auto& id : base.order) {
+    if (!next.cases.count(id)) {
+      removed.push_back(id);
+      continue;
+    }
+    const auto& a = base.cases.at(id);
+    const auto& b = next.cases.at(id);
+    if (a["status"] != b["status"])
+      changed.push_back(fmt::format("{}: {} -> {}{}", id, a["status"].get<std::string>(), b["status"].get<std::string>(),
+                                    b["reason"].is_string() ? " (" + b["reason"].get<std::string>() + ")" : ""));
+  }
+
+  std::vector<Row> rows;
+  std::map<std::string, std::vector<double>> log_ratios;  // metric -> log ratios, for the geometric mean
+  bool few_runs = false;
+  for (const auto& id : base.order) {
+    if (!next.cases.count(id)) continue;
+    const auto& a = base.cases.at(id);
+    const auto& b = next.cases.at(id);
+    if (a["status"] != "ok" || b["status"] != "ok") continue;
+    const auto sa = metric_samples(a), sb = metric_samples(b);
+    for (const auto& [metric, xa] : sa) {
+      auto it = sb.find(metric);
+      if (it == sb.end() || xa.empty() || it->second.empty()) continue;
+      const auto& xb = it->second;
+      const auto ratio = compare::ratio_of_medians(xa, xb);
+      const auto mw = compare::mann_whitney(xa, xb);
+      if (!ratio || !mw) continue;
+      Row r;
+      r.case_id = id;
+      r.metric = metric;
+      r.n_base = xa.size();
+      r.n_new = xb.size();
+      r.base_median = *stats::median(xa);
+      r.new_median = *stats::median(xb);
+      r.ratio = ratio->ratio;
+      r.lo = ratio->lo;
+      r.hi = ratio->hi;
+      r.p = mw->p_value;
+      r.hl = compare::hodges_lehmann(xa, xb).value_or(0);
+      r.testable = compare::min_possible_p(xa.size(), xb.size()) <= o.alpha;
+      few_runs = few_runs || !r.testable;
+      if (!r.testable) r.verdict = "too few runs";
+      else if (r.p >= o.alpha) r.verdict = "no significant change";
+      else r.verdict = r.ratio > 1 ? "slower" : "faster";
+      if (metric == "peak_rss_kib" && r.verdict == "slower") r.verdict = "larger";
+      if (metric == "peak_rss_kib" && r.verdict == "faster") r.verdict = "smaller";
+      log_ratios[metric].push_back(std::log(r.ratio));
+      rows.push_back(r);
+    }
+  }
+
+  fmt::print("jitbench compare: BASE {} ({} cases) vs NEW {} ({} cases)\n\n", o.base, base.order.size(), o.next,
+             next.order.size());
+  fmt::print("{:<48} {:<22} {:>12} {:>12} {:>24} {:>9} {:>12}  {}\n", "case", "metric", "base", "new",
+             "ratio [95% CI]", "p (MWU)", "HL shift", "verdict");
+  for (const auto& r : rows) {
+    const std::string hl = r.metric == "peak_rss_kib" ? fmt::format("{:+.1f} MiB", r.hl / 1024.0)
+                                                       : (r.hl < 0 ? "-" : "+") + format_seconds(std::abs(r.hl));
+    fmt::print("{:<48} {:<22} {:>12} {:>12} {:>24} {:>9.3g} {:>12}  {}\n", r.case_id, r.metric,
+               fmt_value(r.metric, r.base_median), fmt_value(r.metric, r.new_median),
+               fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi), r.p, hl, r.verdict);
+  }
+  fmt::print("\nGeometric mean of NEW/BASE ratios over the cases both runs measured:\n");
+  for (const auto& [metric, lr] : log_ratios) {
+    double s = 0;
+    for (double x : lr) s += x;
+    fmt::print("  {:<22} {:.3f} over {} cases\n", metric, std::exp(s / double(lr.size())), lr.size());
+  }
+  const auto list = [](const char* title, const std::vector<std::string>& v) {
+    if (v.empty()) return;
+    fmt::print("\n{} ({}):\n", title, v.size());
+    for (const auto& x : v) fmt::print("  {}\n", x);
+  };
+  list("Added in NEW", added);
+  list("Removed in NEW", removed);
+  list("Status changed", changed);
+  if (few_runs)
+    fmt::print(stderr,
+               "jitbench compare: warning: some metrics have too few runs for the Mann-Whitney test to reach "
+               "p < {:g} (marked 'too few runs'); use more --cold-runs\n",
+               o.alpha);
+
+  if (!o.csv.empty()) {
+    std::string csv = "case,metric,n_base,n_new,base_median,new_median,ratio,ratio_ci_low,ratio_ci_high,p_value,hl_shift,verdict\n";
+    for (const auto& r : rows)
+      csv += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.9g},{}\n", csv_escape(r.case_id),
+                         r.metric, r.n_base, r.n_new, r.base_median, r.new_median, r.ratio, r.lo, r.hi, r.p, r.hl,
+                         csv_escape(r.verdict));
+    write_or_fail(o.csv, csv);
+  }
+  if (!o.pyperf_base.empty()) {
+    for (const auto& [run, suffix] : {std::pair{&base, "base"}, std::pair{&next, "new"}}) {
+      const auto path = fmt::format("{}.{}.json", o.pyperf_base, suffix);
+      write_or_fail(path, pyperf_suite(*run).dump(1) + "\n");
+    }
+  }
+
+  if (o.fail_on_regression_pct) {
+    const double limit = 1.0 + *o.fail_on_regression_pct / 100.0;
+    int bad = 0;
+    for (const auto& r : rows)
+      if (r.testable && r.p < o.alpha && r.ratio > limit) {
+        fmt::print(stderr, "regression: {} {} is {:.1f}% worse (p = {:.3g})\n", r.case_id, r.metric,
+                   (r.ratio - 1) * 100, r.p);
+        ++bad;
+      }
+    if (bad > 0) {
+      fmt::print(stderr, "jitbench compare: {} significant regression(s) above {:g}%\n", bad, *o.fail_on_regression_pct);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace jitbench

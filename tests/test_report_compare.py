@@ -1,0 +1,164 @@
+"""`jitbench report` and `jitbench compare` on real runs. Assertions are about
+behaviour: what the page contains and how a browser loads it, which verdicts
+and exit codes compare gives; the one slowed run differs by a 20 ms sleep per
+call against a ~0.1 ms call, far beyond any noise."""
+
+import csv
+import json
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+EXAMPLE = str(ROOT / "examples" / "workloads" / "softmax_rows.py")
+CASE = "numpy_softmax_rows_128_f32"
+
+
+def small_run(jitbench, cold="5", env=None):
+    res = jitbench("run", "--workload-path", EXAMPLE, "--backends", "numpy", "--cases", "softmax_rows_128_f32",
+                   "--cold-runs", cold, "--warm-iters", "10", env=env)
+    assert res.rc == 0, res.stderr
+    return res
+
+
+@pytest.fixture(scope="module")
+def report_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("rep") / "run"
+    proc = subprocess.run([str(ROOT / "build" / "jitbench"), "run", "--backends", "numpy,jax_jit_cpu,triton",
+                           "--cases", "mc_pi_10000_f32,rnn_scan_8_f32,rnn_unrolled_8_f32", "--cold-runs", "2",
+                           "--warm-iters", "3", "--out-dir", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    rep = subprocess.run([str(ROOT / "build" / "jitbench"), "report", str(out)], capture_output=True, text=True)
+    assert rep.returncode == 0, rep.stderr
+    return out
+
+
+def test_report_is_self_contained_and_lists_every_case(report_run):
+    page = (report_run / "report" / "report.html").read_text()
+    index = json.loads((report_run / "index.json").read_text())
+    for c in index["cases"]:
+        assert f"data-case='{c['case']}'" in page, c["case"]
+    # Offline: no external resource of any kind, no script at all (the only URLs
+    # left are SVG namespace names, which are never fetched).
+    assert re.findall(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", page) == []
+    for needle in ("<script", "<link", "@import", "url(http"):
+        assert needle not in page, needle
+    assert page.count("<svg") >= 3  # phases, warm calls, and at least one more figure
+    assert "id='fig-rnn'" in page
+    md = (report_run / "report" / "report.md").read_text()
+    assert "## Environment" in md and "## Warnings" in md
+
+
+def test_report_states_warnings(report_run):
+    page = (report_run / "report" / "report.html").read_text()
+    assert "few runs" in page  # 2 cold runs
+    index = json.loads((report_run / "index.json").read_text())
+    statuses = {c["case"]: c for c in index["cases"]}
+    for cid, c in statuses.items():
+        if c["status"] != "ok":  # triton: missing torch or interpreter-only, said either way
+            assert cid in page.split("id='warnings'")[1]
+
+
+def test_report_leaves_the_run_valid(report_run, jitbench):
+    res = jitbench("validate", str(report_run), out=False)
+    assert res.rc == 0, res.stderr
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is installed by scripts/setup.sh")
+def test_report_loads_in_chromium_without_console_errors(report_run, tmp_path):
+    page = report_run / "report" / "report.html"
+    proc = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+                           "--v=0", "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    console = [l for l in proc.stderr.splitlines() if "CONSOLE" in l or "Uncaught" in l]
+    assert console == [], console
+    dom = proc.stdout
+    index = json.loads((report_run / "index.json").read_text())
+    for c in index["cases"]:
+        assert f'data-case="{c["case"]}"' in dom, c["case"]
+    shot = tmp_path / "report.png"
+    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    "--window-size=1200,2000", f"--screenshot={shot}", page.as_uri()],
+                   capture_output=True, timeout=120)
+    assert shot.stat().st_size > 10000  # a rendered page, not a blank one
+
+
+def test_report_refuses_what_validate_refuses(jitbench, tmp_path):
+    res = small_run(jitbench, cold="1")
+    (res.out / "stray.txt").write_text("x")
+    rep = jitbench("report", str(res.out), out=False)
+    assert rep.rc == 2
+    assert len(rep.stderr.strip().splitlines()) == 1 and "not a valid jitbench out dir" in rep.stderr
+    assert not (res.out / "report").exists()
+    missing = jitbench("report", str(tmp_path / "nope"), out=False)
+    assert missing.rc == 2 and "is not a directory" in missing.stderr
+
+
+def test_compare_a_run_with_itself_finds_nothing(jitbench):
+    res = small_run(jitbench)
+    cmp = jitbench("compare", str(res.out), str(res.out), "--fail-on-regression", "5", out=False)
+    assert cmp.rc == 0, cmp.stderr
+    rows = [l for l in cmp.stdout.splitlines() if l.startswith(CASE)]
+    assert rows and all(l.endswith("no significant change") for l in rows), rows
+    assert "Geometric mean" in cmp.stdout
+
+
+def test_compare_finds_a_slowed_run_and_exports(jitbench, tmp_path):
+    base = small_run(jitbench)
+    slow = small_run(jitbench, env={"JITBENCH_EXAMPLE_SLEEP_S": "0.02"})
+    prefix = tmp_path / "pp"
+    cmp = jitbench("compare", str(base.out), str(slow.out), "--fail-on-regression", "10",
+                   "--csv", str(tmp_path / "c.csv"), "--pyperf", str(prefix), out=False)
+    assert cmp.rc == 1, cmp.stdout + cmp.stderr
+    assert f"regression: {CASE} warm_call_s" in cmp.stderr
+    warm = next(l for l in cmp.stdout.splitlines() if l.startswith(CASE) and "warm_call_s" in l)
+    assert warm.endswith("slower")
+    rows = list(csv.DictReader(open(tmp_path / "c.csv")))
+    assert {r["metric"] for r in rows} >= {"cold_ttfr_s", "warm_call_s", "peak_rss_kib"}
+    w = next(r for r in rows if r["metric"] == "warm_call_s")
+    assert float(w["ratio"]) > 1.1 and float(w["p_value"]) < 0.05 and float(w["hl_shift"]) > 0
+    # pyperf reads the export and agrees.
+    import pyperf
+
+    suite = pyperf.BenchmarkSuite.load(f"{prefix}.new.json")
+    assert f"{CASE}:warm_call" in suite.get_benchmark_names()
+    pp = subprocess.run([sys.executable, "-m", "pyperf", "compare_to", f"{prefix}.base.json", f"{prefix}.new.json"],
+                        capture_output=True, text=True)
+    assert pp.returncode == 0, pp.stderr
+    assert "slower" in pp.stdout
+
+
+def test_compare_labels_added_removed_and_status_changes(jitbench):
+    a = jitbench("run", "--backends", "numpy", "--cases", "mc_pi_1000_f32,matmul_16_f32", "--cold-runs", "1",
+                 "--warm-iters", "2")
+    b = jitbench("run", "--backends", "numpy,native", "--cases", "mc_pi_1000_f32,null_1_f32", "--cold-runs", "1",
+                 "--warm-iters", "2")
+    assert a.rc == 0 and b.rc == 0
+    cmp = jitbench("compare", str(a.out), str(b.out), out=False)
+    assert cmp.rc == 0, cmp.stderr
+    out = cmp.stdout
+    assert "Added in NEW" in out and "native_mc_pi_1000_f32" in out.split("Added in NEW")[1]
+    assert "Removed in NEW" in out and "numpy_matmul_16_f32" in out.split("Removed in NEW")[1]
+    # One cold run each: the test cannot reach p < 0.05, and says so.
+    assert "too few runs" in cmp.stderr
+
+
+def test_compare_rejects_bad_input(jitbench, tmp_path):
+    res = jitbench("compare", str(tmp_path / "a"), str(tmp_path / "b"), out=False)
+    assert res.rc == 2 and "BASE" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    res = jitbench("compare", "x", "y", "--fail-on-regression", "-3", out=False)
+    assert res.rc == 2
+
+
+def test_progress_is_plain_lines_when_not_a_terminal(jitbench):
+    res = jitbench("run", "--backends", "numpy", "--cases", "null_1_f32", "--cold-runs", "1", "--warm-iters", "1")
+    assert res.rc == 0
+    assert "\r" not in res.stderr and "\033[" not in res.stderr
+    assert "[1/1] numpy_null_1_f32  ok" in res.stderr
+    quiet = jitbench("run", "--quiet", "--backends", "numpy", "--cases", "null_1_f32", "--cold-runs", "1",
+                     "--warm-iters", "1")
+    assert quiet.rc == 0 and quiet.stderr == ""

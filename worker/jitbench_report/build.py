@@ -1,0 +1,206 @@
+"""Reads a jitbench output directory and writes report.html (self-contained)
+and report.md. Usage: python -m jitbench_report DIR"""
+
+import html
+import json
+import pathlib
+
+try:
+    from . import figures
+except ImportError as exc:  # jitbench reads this line from the log
+    raise SystemExit(f"missing_dependency: matplotlib ({exc}); run scripts/setup.sh") from exc
+
+CV_LIMIT = 0.10   # coefficient of variation above which a case is flagged
+FEW_RUNS = 5      # fewer cold runs than this: medians and CIs are rough
+
+
+def _load(out: pathlib.Path):
+    index = json.loads((out / "index.json").read_text())
+    cases = [json.loads((out / c["path"]).read_text()) for c in index["cases"]]  # in run order
+    analysis = json.loads((out / "analysis.json").read_text())
+    env = json.loads((out / "environment.json").read_text())
+    return index, cases, analysis, env
+
+
+def fmt_s(v):
+    if v is None:
+        return "—"
+    if v >= 1:
+        return f"{v:.3f} s"
+    if v >= 1e-3:
+        return f"{v * 1e3:.2f} ms"
+    return f"{v * 1e6:.1f} µs"
+
+
+def _median(summary, key):
+    s = (summary or {}).get(key)
+    return s.get("median") if s else None
+
+
+def warnings(cases, analysis):
+    """(kind, case, text) for everything a reader must know before trusting a number."""
+    out = []
+    for c in cases:
+        cid, s = c["case"], c["cold"]["summary"]
+        n_cold = (s.get("ttfr_s") or {}).get("n", 0)
+        if c["status"] != "ok":
+            kind = "interpreter-only" if c["reason"] == "interpreter_only" else c["status"]
+            out.append((kind, cid, f"{c['reason']}" + (f": {c['detail']}" if c.get("detail") else "")))
+        if c["status"] == "ok" and n_cold < FEW_RUNS:
+            out.append(("few runs", cid, f"only {n_cold} cold runs: medians and intervals are rough (use --cold-runs {FEW_RUNS} or more)"))
+        cv = (s.get("ttfr_s") or {}).get("cv")
+        if cv is not None and cv > CV_LIMIT:
+            out.append(("high variance", cid, f"cold TTFR varies by {cv * 100:.0f}% (coefficient of variation)"))
+        wcv = ((c.get("warm") or {}).get("summary") or {}).get("cv")
+        if wcv is not None and wcv > CV_LIMIT:
+            out.append(("high variance", cid, f"warm calls vary by {wcv * 100:.0f}% (coefficient of variation)"))
+        if c["cache"]["policy"] == "warm_cache" and c["status"] == "ok":
+            runs = c["cold"]["runs"]
+            if any("unverified" in (r.get("detail") or "") for r in runs):
+                out.append(("unverified cache", cid, "the framework reports no cache reads; cache use is unverified"))
+    few = [w for w in out if w[0] == "few runs"]
+    if len(few) > 3:  # one line instead of one per case
+        out = [w for w in out if w[0] != "few runs"]
+        out.insert(0, ("few runs", f"{len(few)} cases", few[0][2]))
+    return out
+
+
+def environment_rows(env, cases):
+    host = env.get("host", {})
+    py = env.get("python", {})
+    cpu = host.get("cpu") or {}
+    rows = [("Machine", f"{cpu.get('model', '?')} · {cpu.get('logical_cores', '?')} logical CPUs · "
+                        f"{(host.get('memory_total_kib') or 0) / 1048576:.1f} GiB · governor {cpu.get('governor') or 'n/a'}"),
+            ("OS", f"{host.get('os', '?')} · kernel {host.get('kernel', '?')} · load {host.get('load_avg')}"),
+            ("Python", f"{py.get('version', py.get('python', '?'))} ({py.get('executable', '?')})")]
+    pk = py.get("packages") or {}
+    rows.append(("Packages", ", ".join(f"{k} {v}" for k, v in sorted(pk.items()) if v)))
+    gpu = host.get("gpu") or {}
+    devices = gpu.get("devices") or []
+    rows.append(("GPU", ", ".join(str(d.get("name", d)) if isinstance(d, dict) else str(d) for d in devices)
+                 if devices else f"none ({gpu.get('note', 'not detected')})"))
+    policies = sorted({c["cache"]["policy"] for c in cases})
+    rows.append(("Cache modes", ", ".join(policies) + " — every compile cache lives in the run's own cache/ dir"))
+    rows.append(("Captured", env.get("captured_at") or "—"))
+    return rows
+
+
+def case_rows(cases):
+    rows = []
+    for c in cases:
+        s = c["cold"]["summary"]
+        t = s.get("ttfr_s") or {}
+        ci = t.get("median_ci95") or [None, None]
+        w = (c.get("warm") or {}).get("summary") or {}
+        rows.append({"case": c["case"], "status": c["status"], "reason": c["reason"] or "",
+                     "ttfr": fmt_s(t.get("median")), "ci": f"{fmt_s(ci[0])} – {fmt_s(ci[1])}" if ci[0] is not None else "—",
+                     "import": fmt_s(_median(s, "import_s")), "first": fmt_s(_median(s, "first_call_s")),
+                     "warm": fmt_s(w.get("median")), "p95": fmt_s(w.get("p95")), "runs": t.get("n", 0)})
+    return rows
+
+
+FIGURES = [
+    ("ttfr", "Time to first result by phase",
+     "One bar per case: import, building the inputs, each compile phase the framework reports, and the rest of "
+     "the first call (dispatch + execution).", lambda c, a: figures.ttfr_by_phase(c, a)),
+    ("warm", "Warm-call distributions", "Every warm call of every ok case, log scale.",
+     lambda c, a: figures.warm_distributions(c)),
+    ("breakeven", "Break-even: total time against the number of calls",
+     "TTFR + N × warm call for each JIT case (solid) and its eager baseline (dashed); the dot is N*, where the "
+     "JIT has paid for itself.", lambda c, a: figures.break_even(a)),
+    ("mcpi", "mc_pi: error against time", "|π − estimate| against the warm call, one line per backend over n.",
+     lambda c, a: figures.mc_pi_error_vs_time(a)),
+    ("rnn", "rnn: compile time against the unrolled length",
+     "lax.scan compiles one step; the unrolled loop compiles every step.", lambda c, a: figures.rnn_compile_curve(a)),
+    ("remat", "remat: memory and time with and without checkpointing",
+     "XLA's temporary buffers, the first call's peak-RSS growth, and the warm call.",
+     lambda c, a: figures.remat_memory(a)),
+]
+
+CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;font-size:13px;margin:.5em 0}td,th{border:1px solid #ddd;padding:3px 7px;text-align:left}
+th{background:#f4f4f4}tr.warn td{background:#fff8e1}tr.failed td{background:#fdecea}code{font-size:12px}
+.fig{margin:1em 0 2em}.fig svg{max-width:100%;height:auto}.note{color:#555;font-size:13px}
+.badge{display:inline-block;padding:0 6px;border-radius:8px;font-size:12px}.ok{background:#e6f4ea}
+.warn{background:#fff3cd}.failed{background:#f8d7da}"""
+
+
+def render_html(index, cases, analysis, env, figs, warns):
+    e = html.escape
+    cmd = index.get("command", "")
+    info = {"command": " ".join(cmd) if isinstance(cmd, list) else cmd}
+    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>jitbench report</title>"
+             f"<style>{CSS}</style></head><body>",
+             "<h1>jitbench report</h1>",
+             "<p class='note'><b>Cold TTFR</b> (time to first result) = importing the framework and initialising "
+             "its device + building the inputs + the first synchronized call, in a fresh process. <b>Warm call</b> = "
+             "one synchronized call once everything is compiled. Medians with bootstrap 95% intervals over the "
+             "cold runs; every result was checked against a float64 reference.</p>"]
+    if info:
+        parts.append(f"<p class='note'>Command: <code>{e(str(info.get('command', '')))}</code></p>")
+    parts.append("<h2>Environment</h2><table>")
+    for k, v in environment_rows(env, cases):
+        parts.append(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>")
+    parts.append("</table>")
+    parts.append(f"<h2 id='cases'>Cases ({len(cases)})</h2><table><tr><th>Case</th><th>Status</th>"
+                 "<th>Cold TTFR</th><th>95% CI</th><th>Import</th><th>First call</th><th>Warm call</th>"
+                 "<th>Warm p95</th><th>Cold runs</th></tr>")
+    for r in case_rows(cases):
+        st = r["status"]
+        label = st + (f": {r['reason']}" if r["reason"] else "")
+        parts.append(f"<tr class='{st}' data-case='{e(r['case'])}'><td><code>{e(r['case'])}</code></td>"
+                     f"<td><span class='badge {st}'>{e(label)}</span></td><td>{e(r['ttfr'])}</td><td>{e(r['ci'])}</td>"
+                     f"<td>{e(r['import'])}</td><td>{e(r['first'])}</td><td>{e(r['warm'])}</td><td>{e(r['p95'])}</td>"
+                     f"<td>{r['runs']}</td></tr>")
+    parts.append("</table><p class='note'>A warn case's timings (interpreter_only) are shown for what they are and "
+                 "left out of every figure and comparison.</p>")
+    parts.append(f"<h2 id='warnings'>Warnings ({len(warns)})</h2>")
+    if warns:
+        parts.append("<table><tr><th>Kind</th><th>Case</th><th>What</th></tr>")
+        for kind, cid, text in warns:
+            parts.append(f"<tr><td>{e(kind)}</td><td><code>{e(cid)}</code></td><td>{e(text)}</td></tr>")
+        parts.append("</table>")
+    else:
+        parts.append("<p>None: every case ran cleanly, with enough runs and low variance.</p>")
+    for key, title, note, svg in figs:
+        parts.append(f"<div class='fig' id='fig-{key}'><h2>{e(title)}</h2><p class='note'>{e(note)}</p>{svg}</div>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def render_md(cases, env, figs, warns):
+    lines = ["# jitbench report", "", "## Environment", ""]
+    lines += [f"- **{k}**: {v}" for k, v in environment_rows(env, cases)]
+    lines += ["", f"## Warnings ({len(warns)})", ""]
+    lines += [f"- {kind} — `{cid}`: {text}" for kind, cid, text in warns] or ["None."]
+    lines += ["", f"## Cases ({len(cases)})", "",
+              "| Case | Status | Cold TTFR | 95% CI | Import | First call | Warm call | Warm p95 | Cold runs |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for r in case_rows(cases):
+        status = r["status"] + (f": {r['reason']}" if r["reason"] else "")
+        lines.append(f"| `{r['case']}` | {status} | {r['ttfr']} | {r['ci']} | {r['import']} | {r['first']} | "
+                     f"{r['warm']} | {r['p95']} | {r['runs']} |")
+    lines += ["", "Figures (in report.html): " + ", ".join(t for _, t, _, _ in figs), ""]
+    return "\n".join(lines)
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: python -m jitbench_report RUN_DIR REPORT_DIR")
+        return 2
+    index, cases, analysis, env = _load(pathlib.Path(argv[0]))
+    out = pathlib.Path(argv[1])
+    out.mkdir(exist_ok=True)
+    figs = []
+    for key, title, note, make in FIGURES:
+        svg = make(cases, analysis)
+        if svg:
+            figs.append((key, title, note, svg))
+    warns = warnings(cases, analysis)
+    (out / "report.html.tmp").write_text(render_html(index, cases, analysis, env, figs, warns), encoding="utf-8")
+    (out / "report.html.tmp").replace(out / "report.html")
+    (out / "report.md.tmp").write_text(render_md(cases, env, figs, warns), encoding="utf-8")
+    (out / "report.md.tmp").replace(out / "report.md")
+    print(json.dumps({"html": str(out / "report.html"), "md": str(out / "report.md"),
+                      "figures": [k for k, *_ in figs], "warnings": len(warns), "cases": len(cases)}))
+    return 0
