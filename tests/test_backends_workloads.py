@@ -64,9 +64,14 @@ def test_torch_and_triton_run_or_say_why(jitbench):
     # (requirements/torch.txt is optional): ask it, then check each answer.
     probe = json.loads(jitbench("list", "--json", out=False).stdout)
     if not probe["backends"]["torch_compile"]["available"]:
-        for b in ("torch_eager", "torch_compile", "triton"):
+        for b in ("torch_eager", "torch_compile"):
             c = res.case(f"{b}_mc_pi_10000_f32")
             assert (c["status"], c["reason"]) == ("warn", "missing_dependency: torch"), b
+        # Triton needs both packages; the first one missing is named, as `jitbench list` names it.
+        c = res.case("triton_mc_pi_10000_f32")
+        assert c["status"] == "warn"
+        assert c["reason"] == probe["backends"]["triton"]["reason"]
+        assert c["reason"] in ("missing_dependency: triton", "missing_dependency: torch")
         return
     ok(res, "torch_eager_mc_pi_10000_f32")
     tc = worker(ok(res, "torch_compile_mc_pi_10000_f32"))
