@@ -25,6 +25,16 @@ std::vector<double> worker_values(const CaseResult& c, const char* pointer) {
   return out;
 }
 
+// Growth of the peak RSS over the first call (compile memory), per ok cold run.
+std::vector<double> compile_rss_growth(const CaseResult& c) {
+  const auto rss_before = worker_values(c, "/memory/rss_before_first_call_kib");
+  const auto hwm_first = worker_values(c, "/memory/hwm_after_first_call_kib");
+  std::vector<double> out;
+  for (std::size_t i = 0; i < std::min(rss_before.size(), hwm_first.size()); ++i)
+    out.push_back(hwm_first[i] - rss_before[i]);
+  return out;
+}
+
 double ratio_or_inf(double num, double den) {
   return den > 0 ? num / den : std::numeric_limits<double>::infinity();
 }
@@ -148,11 +158,7 @@ json case_analysis(const CaseResult& c) {
   for (const auto& n : order) phases[n] = median_or_null(phase_values[n]);
 
   const auto rss_import = worker_values(c, "/memory/rss_after_import_kib");
-  const auto rss_before = worker_values(c, "/memory/rss_before_first_call_kib");
-  const auto hwm_first = worker_values(c, "/memory/hwm_after_first_call_kib");
-  std::vector<double> compile_delta;
-  for (std::size_t i = 0; i < std::min(rss_before.size(), hwm_first.size()); ++i)
-    compile_delta.push_back(hwm_first[i] - rss_before[i]);
+  const auto compile_delta = compile_rss_growth(c);
   std::vector<double> device_peak = worker_values(c, "/memory/device_peak_bytes");
 
   double hits = 0, misses = 0;
@@ -228,22 +234,16 @@ json pairs_json(const std::vector<CaseResult>& cases) {
       rows[key] = {{"pair", w->pair}, {"backend", c.c.backend}, {"n", c.c.n}, {"dtype", c.c.dtype},
                    {"cache_policy", c.c.cache_policy}, {"variants", json::array()}};
     }
-    std::vector<double> compile_s, growth;
+    std::vector<double> compile_s;
     for (const auto& r : c.cold)
       if (r.status == Status::Ok) compile_s.push_back(sum_phases(r));
-    for (const auto& r : c.cold) {
-      if (r.status != Status::Ok) continue;
-      const auto ptr1 = "/memory/hwm_after_first_call_kib"_json_pointer, ptr0 = "/memory/rss_before_first_call_kib"_json_pointer;
-      if (r.worker.contains(ptr1) && r.worker.contains(ptr0) && r.worker.at(ptr1).is_number() && r.worker.at(ptr0).is_number())
-        growth.push_back(r.worker.at(ptr1).get<double>() - r.worker.at(ptr0).get<double>());
-    }
     rows[key]["variants"].push_back({{"workload", c.c.workload},
                                      {"case", c.c.id},
                                      {"status", to_string(c.status)},
                                      {"first_call_median_s", median_or_null(cold_values(c, "first_call_s"))},
                                      {"compile_median_s", c.status == Status::Ok ? median_or_null(compile_s) : json(nullptr)},
                                      {"warm_median_s", median_or_null(warm_values(c))},
-                                     {"first_call_rss_growth_kib_median", median_or_null(growth)},
+                                     {"first_call_rss_growth_kib_median", median_or_null(compile_rss_growth(c))},
                                      {"compiled_temp_bytes", compiled_temp_bytes(c)}});
   }
   json out = json::array();

@@ -9,6 +9,9 @@ int cmd_run(const RunOptions& opts, int argc, char** argv);
 int cmd_list(const ListOptions& opts);
 int cmd_validate(const ValidateOptions& opts);
 int cmd_report(const ReportOptions& opts);
+// Throws UserError unless dir is an out dir `jitbench validate` accepts; label
+// ("BASE", "NEW" or "") starts the message.
+void require_valid_run(const std::string& dir, const std::string& label);
 int cmd_compare(const CompareOptions& opts);
 
 // --python, else $JITBENCH_PYTHON, else the project's .venv, else python3.

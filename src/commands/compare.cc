@@ -15,7 +15,6 @@
 #include "report/format.h"
 #include "stats/stats.h"
 #include "util/fs.h"
-#include "validate/check_out_dir.h"
 
 namespace jitbench {
 namespace fs = std::filesystem;
@@ -31,12 +30,7 @@ struct RunData {
 };
 
 RunData load_run(const std::string& dir, const char* which) {
-  if (!fs::is_directory(dir))
-    throw UserError(fmt::format("{} '{}' is not a directory: pass the out dir of a jitbench run", which, dir));
-  const auto rep = check_out_dir(dir);
-  if (!rep.errors.empty())
-    throw UserError(fmt::format("{} '{}' is not a valid jitbench out dir ({}; see `jitbench validate {}`)", which,
-                                dir, rep.errors.front(), dir));
+  require_valid_run(dir, which);
   RunData r;
   r.dir = dir;
   std::ifstream in(fs::path(dir) / "index.json");

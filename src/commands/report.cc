@@ -4,7 +4,6 @@
 
 #include "commands/commands.h"
 #include "run/subprocess.h"
-#include "validate/check_out_dir.h"
 
 namespace jitbench {
 namespace fs = std::filesystem;
@@ -20,14 +19,7 @@ std::string last_line(const fs::path& p) {
 }  // namespace
 
 int cmd_report(const ReportOptions& o) {
-  if (!fs::is_directory(o.dir))
-    throw UserError(fmt::format("'{}' is not a directory: pass the out dir of a jitbench run", o.dir));
-  // Only what `jitbench validate` accepts is reported: a picture of tampered
-  // or half-written data would look just as convincing.
-  const auto rep = check_out_dir(o.dir);
-  if (!rep.errors.empty())
-    throw UserError(fmt::format("'{}' is not a valid jitbench out dir ({}; see `jitbench validate {}`)", o.dir,
-                                rep.errors.front(), o.dir));
+  require_valid_run(o.dir, "");
   const fs::path report_dir = fs::path(o.dir) / "report";
   std::error_code ec;
   fs::create_directories(report_dir, ec);

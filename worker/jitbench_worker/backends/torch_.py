@@ -12,7 +12,26 @@ import os
 from .base import Adapter, DeviceUnavailable, import_or_missing
 
 
-class TorchAdapter(Adapter):
+class TorchTensors:
+    """Moving data for adapters that compute on torch tensors (torch, Triton):
+    needs self.torch and self.dev."""
+
+    def to_device(self, x):
+        import numpy as np
+
+        if not isinstance(x, np.ndarray):
+            return x
+        return self.torch.from_numpy(x).to(self.dev)
+
+    def leaf_to_numpy(self, x):
+        import numpy as np
+
+        if hasattr(x, "detach"):
+            return x.detach().cpu().numpy()
+        return np.asarray(x)
+
+
+class TorchAdapter(TorchTensors, Adapter):
     package = "torch"
     framework = "torch"
 
@@ -48,24 +67,10 @@ class TorchAdapter(Adapter):
         self.dev = torch.device("cuda" if self.wants_gpu else "cpu")
         torch.ones(1, device=self.dev).sum().item()
 
-    def to_device(self, x):
-        import numpy as np
-
-        if not isinstance(x, np.ndarray):
-            return x
-        return self.torch.from_numpy(x).to(self.dev)
-
     def sync(self, out):
         if self.wants_gpu:
             self.torch.cuda.synchronize()
         return out
-
-    def leaf_to_numpy(self, x):
-        import numpy as np
-
-        if hasattr(x, "detach"):
-            return x.detach().cpu().numpy()
-        return np.asarray(x)
 
     def jit(self, fn):
         if not self.compiled:

@@ -12,9 +12,10 @@ import importlib.util
 import os
 
 from .base import Adapter, MissingDependency, import_or_missing
+from .torch_ import TorchTensors
 
 
-class TritonAdapter(Adapter):
+class TritonAdapter(TorchTensors, Adapter):
     name = "triton"
     package = "triton"
     requires = ("triton", "torch")  # Triton launches kernels on torch tensors
@@ -57,24 +58,10 @@ class TritonAdapter(Adapter):
         self.dev = self.torch.device("cpu" if self.interpreter_only else "cuda")
         self.torch.ones(1, device=self.dev).sum().item()
 
-    def to_device(self, x):
-        import numpy as np
-
-        if not isinstance(x, np.ndarray):
-            return x
-        return self.torch.from_numpy(x).to(self.dev)
-
     def sync(self, out):
         if not self.interpreter_only:
             self.torch.cuda.synchronize()
         return out
-
-    def leaf_to_numpy(self, x):
-        import numpy as np
-
-        if hasattr(x, "detach"):
-            return x.detach().cpu().numpy()
-        return np.asarray(x)
 
     def stop_recording(self):
         rec = self.recorder.stop()

@@ -25,6 +25,33 @@ def mlp_params(rng, d_in, hidden, d_out, t):
     }
 
 
+def mlp_problem(seed, dtype, batch, d_in, hidden, d_out):
+    """(params, x, y) of a regression problem: parameters drawn first, then the batch."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    t = ftype(np, dtype)
+    p = mlp_params(rng, d_in, hidden, d_out, t)
+    return p, rng.standard_normal((batch, d_in)).astype(t), rng.standard_normal((batch, d_out)).astype(t)
+
+
+def problem64(inputs):
+    """The (params, x, y) inputs of mlp_problem in float64, for the references."""
+    import numpy as np
+
+    p, x, y = inputs
+    return as64(p), x.astype(np.float64), y.astype(np.float64)
+
+
+def sgd_reference(inputs, steps, lr):
+    """float64 full-batch SGD from the inputs' parameters: the parameters after `steps` steps."""
+    p, x, y = problem64(inputs)
+    for _ in range(steps):
+        _, g = mlp_loss_and_grads_np(p, x, y)
+        p = {k: p[k] - lr * g[k] for k in p}
+    return p
+
+
 def as64(tree):
     import numpy as np
 

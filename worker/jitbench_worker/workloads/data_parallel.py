@@ -16,26 +16,14 @@ def ENV_FOR(n):
 
 def make(style):
     def make_inputs(n, dtype, seed):
-        import numpy as np
-
         if GLOBAL_BATCH % n:
             from ..backends.base import Unsupported
 
             raise Unsupported(f"the global batch {GLOBAL_BATCH} does not split over {n} devices")
-        rng = np.random.default_rng(seed)
-        t = _nets.ftype(np, dtype)
-        p = _nets.mlp_params(rng, D_IN, HIDDEN, D_OUT, t)
-        return p, rng.standard_normal((GLOBAL_BATCH, D_IN)).astype(t), \
-            rng.standard_normal((GLOBAL_BATCH, D_OUT)).astype(t)
+        return _nets.mlp_problem(seed, dtype, GLOBAL_BATCH, D_IN, HIDDEN, D_OUT)
 
     def check(out, inputs, n, dtype, seed):
-        import numpy as np
-
-        p = _nets.as64(inputs[0])
-        x, y = (a.astype(np.float64) for a in inputs[1:])
-        for _ in range(STEPS):
-            _, g = _nets.mlp_loss_and_grads_np(p, x, y)
-            p = {k: p[k] - LR * g[k] for k in p}
+        p = _nets.sgd_reference(inputs, STEPS, LR)
         return _nets.verdict(_nets.rel_error(out, p), dtype, "float64 NumPy full-batch SGD"), \
             {"devices": n, "style": style, "steps": STEPS}
 

@@ -13,21 +13,10 @@ BATCH, D_IN, D_OUT, LR = 128, 32, 8, 0.1
 
 def make(donate):
     def make_inputs(n, dtype, seed):
-        import numpy as np
-
-        rng = np.random.default_rng(seed)
-        t = _nets.ftype(np, dtype)
-        p = _nets.mlp_params(rng, D_IN, n, D_OUT, t)
-        x = rng.standard_normal((BATCH, D_IN)).astype(t)
-        y = rng.standard_normal((BATCH, D_OUT)).astype(t)
-        return p, x, y
+        return _nets.mlp_problem(seed, dtype, BATCH, D_IN, n, D_OUT)
 
     def check(out, inputs, n, dtype, seed):
-        p, x, y = (_nets.as64(inputs[0]), *(a.astype("float64") for a in inputs[1:]))
-        for _ in range(STEPS):
-            _, g = _nets.mlp_loss_and_grads_np(p, x, y)
-            p = {k: p[k] - LR * g[k] for k in p}
-        err = _nets.rel_error(out, p)
+        err = _nets.rel_error(out, _nets.sgd_reference(inputs, STEPS, LR))
         return _nets.verdict(err, dtype, f"float64 NumPy SGD, {STEPS} steps, hand-written gradients"), \
             {"steps": STEPS, "donate": donate}
 

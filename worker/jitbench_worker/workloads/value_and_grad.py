@@ -10,18 +10,12 @@ D_IN, HIDDEN, D_OUT = 32, 256, 8
 
 def make(aux):
     def make_inputs(n, dtype, seed):
-        import numpy as np
-
-        rng = np.random.default_rng(seed)
-        t = _nets.ftype(np, dtype)
-        p = _nets.mlp_params(rng, D_IN, HIDDEN, D_OUT, t)
-        return p, rng.standard_normal((n, D_IN)).astype(t), rng.standard_normal((n, D_OUT)).astype(t)
+        return _nets.mlp_problem(seed, dtype, n, D_IN, HIDDEN, D_OUT)
 
     def check(out, inputs, n, dtype, seed):
         import numpy as np
 
-        p = _nets.as64(inputs[0])
-        x, y = (a.astype(np.float64) for a in inputs[1:])
+        p, x, y = _nets.problem64(inputs)
         loss, g = _nets.mlp_loss_and_grads_np(p, x, y)
         pred, _ = _nets.mlp_forward(np, p, x)
         mae = float(np.mean(np.abs(pred - y)))
