@@ -39,7 +39,11 @@ def ttfr_by_phase(cases, analysis):
                  ("setup", (s.get("setup_s") or {}).get("median", 0.0))]
         fc = (by_case.get(c["case"]) or {}).get("first_call") or {}
         phases = fc.get("phases_median_s") or {}
-        parts += [(name, v) for name, v in phases.items()]
+        # The framework's own order (trace, lower, compile), not the JSON's alphabetical one.
+        runs = c["cold"]["runs"]
+        declared = ((runs[0].get("worker") or {}).get("first_call") or {}).get("phase_names", []) if runs else []
+        order = [n for n in declared if n in phases] + [n for n in phases if n not in declared]
+        parts += [(name, phases[name]) for name in order]
         first = (s.get("first_call_s") or {}).get("median", 0.0)
         parts.append(("residual", max(first - sum(phases.values()), 0.0)))
         rows.append((c["case"], parts))
@@ -48,8 +52,9 @@ def ttfr_by_phase(cases, analysis):
     names = []
     for _, parts in rows:
         for n, _ in parts:
-            if n not in names:
+            if n not in names and n != "residual":
                 names.append(n)
+    names.append("residual")  # always the last segment: what the phases do not cover
     cmap = plt.get_cmap("tab10")
     colors = {n: PHASE_COLORS.get(n, cmap(i % 10)) for i, n in enumerate(names)}
     fig, ax = plt.subplots(figsize=(9, 0.28 * len(rows) + 1.2))
@@ -61,7 +66,7 @@ def ttfr_by_phase(cases, analysis):
         left = [a + b for a, b in zip(left, vals)]
     ax.invert_yaxis()
     ax.set_xlabel("cold time to first result, median (s)")
-    ax.legend(loc="lower right", fontsize=7, ncol=2)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)  # beside the bars, never over them
     return _svg(fig)
 
 
