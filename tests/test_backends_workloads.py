@@ -36,6 +36,9 @@ def test_native_numba_parallel_and_tensorflow_verify(jitbench):
     assert native["compiles"] == {"first_call": 0, "later_calls": 0}
     assert "numpy.libs" in native["backend"]["library"]["blas"]
     assert "-O3" in native["backend"]["flags"]
+    phases = (res.out / "summary.md").read_text().split("## Phases of the first call")[1].split("\n## ")[0]
+    native_row = next(line for line in phases.splitlines() if "`native_matmul_128_f32`" in line)
+    assert "(nothing compiled at run time)" in native_row, native_row
     assert worker(res.case("numba_parallel_mc_pi_100000_f64"))["backend"]["parallel"] is True
     tf = worker(res.case("tensorflow_mc_pi_100000_f64"))
     assert tf["compiles"]["first_call"] == 1 and tf["compiles"]["later_calls"] == 0

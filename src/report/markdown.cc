@@ -52,6 +52,17 @@ std::string section(const std::string& heading_and_header, const std::string& ro
   return rows.empty() ? "" : heading_and_header + rows;
 }
 
+// Why a first call has no compile phases: the framework reported none, or it
+// counted zero compiles -- nothing to compile (ahead of time, e.g. native),
+// a program loaded from the persistent cache, or one compiled earlier in the
+// same process.
+std::string no_phases_label(const nlohmann::json& compiles, const nlohmann::json& policy) {
+  if (!compiles.is_number()) return "(no compile reported)";
+  if (policy == "warm_cache") return "(no compile: loaded from the cache)";
+  if (policy == "warm_process") return "(no compile: compiled earlier in this process)";
+  return "(nothing compiled at run time)";
+}
+
 std::string phases_section(const nlohmann::json& analysis) {
   std::string md;
   for (const auto& c : analysis["cases"]) {
@@ -61,7 +72,7 @@ std::string phases_section(const nlohmann::json& analysis) {
     for (const auto& [name, v] : fc["phases_median_s"].items())
       if (v.is_number()) parts += fmt::format("{}{} {}", parts.empty() ? "" : " + ", name, secs(v));
     const auto& compiles = c["compiles"]["first_call_median"];
-    if (parts.empty()) parts = compiles.is_number() ? "(no compile: loaded from the cache)" : "(no compile reported)";
+    if (parts.empty()) parts = no_phases_label(compiles, c["cache_policy"]);
     const int n = fc["runs_with_phases"].get<int>(), ok = fc["runs_reconciled"].get<int>();
     md += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", c["case"].get<std::string>(), secs(fc["median_s"]),
                       parts, secs(fc["residual_median_s"]),
