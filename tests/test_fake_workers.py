@@ -30,6 +30,28 @@ def test_all_ok_exit_zero_and_valid(jitbench, fake_env):
     assert jitbench("validate", str(res.out)).rc == 0
 
 
+def test_several_warm_processes(jitbench, fake_env):
+    res = jitbench("run", "--cases", "matmul_8_f32", "--cold-runs", "1", "--warm-iters", "3", "--warm-runs", "3",
+                   "--backends", "numpy,numba", env=fake_env(numba="crash_warm"))
+    assert res.rc == 2, res.stderr  # a failed case
+    assert "1 cold runs + 3 warm runs of 3 calls each" in res.stderr
+    case = res.case("numpy_matmul_8_f32")
+    validate(case, "jitbench.case.v1")
+    assert case["config"]["warm_runs"] == 3
+    assert [r["index"] for r in case["warm"]["runs"]] == [0, 1, 2]
+    assert case["warm"]["run"] == case["warm"]["runs"][0]
+    assert case["warm"]["calls_s"] == [0.001, 0.0011, 0.0009] * 3
+    assert case["warm"]["process_medians_s"] == [0.001] * 3
+    # A warm process that crashes ends the case; no further warm process runs.
+    bad = res.case("numba_matmul_8_f32")
+    assert (bad["status"], bad["reason"]) == ("failed", "worker_failed")
+    assert len(bad["warm"]["runs"]) == 1 and bad["warm"]["calls_s"] == []
+    analysis = json.loads((res.out / "analysis.json").read_text())
+    var = next(c for c in analysis["cases"] if c["case"] == "numpy_matmul_8_f32")["variance"]
+    assert var["between_process_cv_warm"] == 0 and var["within_process_cv_warm"] > 0
+    assert jitbench("validate", str(res.out)).rc == 0
+
+
 @pytest.mark.parametrize(
     "mode,reason,detail",
     [

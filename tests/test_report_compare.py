@@ -19,8 +19,9 @@ CASE = "numpy_softmax_rows_128_f32"
 
 
 def small_run(jitbench, cold="5", env=None):
+    # Four warm processes a side: compare tests warm calls per process.
     res = jitbench("run", "--workload-path", EXAMPLE, "--backends", "numpy", "--cases", "softmax_rows_128_f32",
-                   "--cold-runs", cold, "--warm-iters", "10", env=env)
+                   "--cold-runs", cold, "--warm-iters", "10", "--warm-runs", "4", env=env)
     assert res.rc == 0, res.stderr
     return res
 
@@ -130,6 +131,26 @@ def test_compare_finds_a_slowed_run_and_exports(jitbench, tmp_path):
                         capture_output=True, text=True)
     assert pp.returncode == 0, pp.stderr
     assert "slower" in pp.stdout
+    # One pyperf run per warm process, each with that process's calls.
+    warm_bench = next(b for b in suite if b.get_name() == f"{CASE}:warm_call")
+    assert warm_bench.get_nrun() == 4 and warm_bench.get_nvalue() == 40
+
+
+def test_warm_calls_of_one_process_are_not_tested_as_independent(jitbench):
+    # One warm process a side: its ten calls are one sample of the code's
+    # speed, so even a 200x slowdown is "too few runs" for warm calls, while
+    # five cold processes a side still find it in the first call.
+    base = jitbench("run", "--workload-path", EXAMPLE, "--backends", "numpy", "--cases", "softmax_rows_128_f32",
+                    "--cold-runs", "5", "--warm-iters", "10")
+    slow = jitbench("run", "--workload-path", EXAMPLE, "--backends", "numpy", "--cases", "softmax_rows_128_f32",
+                    "--cold-runs", "5", "--warm-iters", "10", env={"JITBENCH_EXAMPLE_SLEEP_S": "0.02"})
+    assert base.rc == 0 and slow.rc == 0
+    cmp = jitbench("compare", str(base.out), str(slow.out), "--fail-on-regression", "10", out=False)
+    assert cmp.rc == 1, cmp.stdout + cmp.stderr
+    rows = {l.split()[1]: l for l in cmp.stdout.splitlines() if l.startswith(CASE)}
+    assert rows["warm_call_s"].endswith("too few runs"), rows["warm_call_s"]
+    assert rows["cold_first_call_s"].endswith("slower"), rows["cold_first_call_s"]
+    assert "--warm-runs" in cmp.stderr
 
 
 def test_compare_labels_added_removed_and_status_changes(jitbench):

@@ -174,7 +174,11 @@ json case_analysis(const CaseResult& c) {
   }
   const auto ttfr = cold_values(c, "ttfr_s");
   const auto second = cold_values(c, "second_call_s");
-  const auto warm = warm_values(c);
+  // Within one process: the median over warm processes of each one's CV.
+  std::vector<double> within;
+  for (const auto& run : c.warm)
+    if (has_timings(run))
+      if (auto cv = stats::coefficient_of_variation(run.calls_s)) within.push_back(*cv);
   return {
       {"case", c.c.id},
       {"backend", c.c.backend},
@@ -202,7 +206,8 @@ json case_analysis(const CaseResult& c) {
       {"variance",
        {{"between_process_cv_ttfr", number_or_null(stats::coefficient_of_variation(ttfr))},
         {"between_process_cv_second_call", number_or_null(stats::coefficient_of_variation(second))},
-        {"within_process_cv_warm", number_or_null(stats::coefficient_of_variation(warm))}}},
+        {"between_process_cv_warm", number_or_null(stats::coefficient_of_variation(warm_process_medians(c)))},
+        {"within_process_cv_warm", median_or_null(within)}}},
   };
 }
 }  // namespace

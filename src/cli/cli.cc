@@ -29,7 +29,9 @@ Command parse_command_line(int argc, char** argv) {
   run_cmd->add_option("--python", run.python, "interpreter whose packages are benchmarked (default: the project's .venv)");
   run_cmd->add_flag("--deterministic", run.deterministic, "single-threaded math, fixed hash seed, no timestamps");
   run_cmd->add_option("--cold-runs", run.cold_runs, "fresh-process runs per case (default 5)")->check(CLI::Range(1, 100000));
-  run_cmd->add_option("--warm-iters", run.warm_iters, "timed calls in the warm process (default 30)")->check(CLI::Range(0, 100000000));
+  run_cmd->add_option("--warm-iters", run.warm_iters, "timed calls in each warm process (default 30)")->check(CLI::Range(0, 100000000));
+  run_cmd->add_option("--warm-runs", run.warm_runs,
+                      "warm processes per case (default 1; compare needs 4+ to test warm calls)")->check(CLI::Range(1, 100000));
   run_cmd->add_option("--timeout", run.timeout_s, "seconds before a worker is killed (default 300)")->check(CLI::PositiveNumber);
   run_cmd->add_option("--cases", run.cases, "comma-separated <workload>_<n>_<f32|f64>, e.g. matmul_512_f32")->delimiter(',');
   run_cmd->add_option("--backends", run.backends, "comma-separated backends (see `jitbench list`)")->delimiter(',');

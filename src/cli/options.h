@@ -18,7 +18,7 @@ struct RunOptions {
   std::string suite_file;
   std::string python;
   bool deterministic = false;
-  std::optional<int> cold_runs, warm_iters;
+  std::optional<int> cold_runs, warm_iters, warm_runs;
   std::optional<double> timeout_s;
   std::vector<std::string> cases, backends, cache_policies;
   std::vector<std::string> workload_paths;

@@ -69,6 +69,7 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
   setup.native_blas = resolve_native_blas(setup.python);
   setup.cold_runs = o.cold_runs.value_or(suite.cold_runs);
   setup.warm_iters = o.warm_iters.value_or(suite.warm_iters);
+  setup.warm_runs = o.warm_runs.value_or(suite.warm_runs);
   setup.timeout_s = o.timeout_s.value_or(suite.timeout_s);
   setup.deterministic = o.deterministic;
 
@@ -98,8 +99,9 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
   const bool color = tty && !(no_color && *no_color);
   const auto t_suite = std::chrono::steady_clock::now();
   if (!o.quiet)
-    fmt::print(stderr, "jitbench: {} cases, {} cold runs + 1 warm run of {} calls each -> {}\n", plan.size(),
-               setup.cold_runs, setup.warm_iters, out.root().string());
+    fmt::print(stderr, "jitbench: {} cases, {} cold runs + {} warm run{} of {} calls each -> {}\n", plan.size(),
+               setup.cold_runs, setup.warm_runs, setup.warm_runs == 1 ? "" : "s", setup.warm_iters,
+               out.root().string());
   install_interrupt_handlers();
   CaseRunner runner(launcher, setup);
   std::vector<CaseResult> results;

@@ -67,7 +67,7 @@ long positive_int(std::string_view src, const toml::node& n, std::string_view ke
 }
 
 void read_suite_table(std::string_view src, const toml::table& t, Suite& s) {
-  reject_unknown_keys(src, t, {"name", "cold_runs", "warm_iters", "cache_policy", "timeout_s", "workload_paths"},
+  reject_unknown_keys(src, t, {"name", "cold_runs", "warm_iters", "warm_runs", "cache_policy", "timeout_s", "workload_paths"},
                       "[suite]");
   if (auto* n = t.get("workload_paths")) {
     // Relative to the suite file, so a suite and its workloads travel together.
@@ -84,6 +84,7 @@ void read_suite_table(std::string_view src, const toml::table& t, Suite& s) {
   }
   if (auto* n = t.get("cold_runs")) s.cold_runs = static_cast<int>(positive_int(src, *n, "cold_runs", 1));
   if (auto* n = t.get("warm_iters")) s.warm_iters = static_cast<int>(positive_int(src, *n, "warm_iters", 0));
+  if (auto* n = t.get("warm_runs")) s.warm_runs = static_cast<int>(positive_int(src, *n, "warm_runs", 1));
   if (auto* n = t.get("timeout_s")) {
     auto v = n->value<double>();
     if (!v || (!n->is_integer() && !n->is_floating_point())) fail(src, *n, "'timeout_s' must be a number");

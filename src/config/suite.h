@@ -21,6 +21,7 @@ struct Suite {
   std::string source = "<embedded default>";
   int cold_runs = 5;
   int warm_iters = 30;
+  int warm_runs = 1;  // warm processes, each timing warm_iters calls
   std::vector<std::string> cache_policies{"cold_cache"};
   double timeout_s = 300;
   std::vector<std::string> workload_paths;  // user workloads, registered while parsing

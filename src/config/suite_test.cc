@@ -27,9 +27,18 @@ TEST(Suite, ReadsSettings) {
   EXPECT_EQ(s.name, "x");
   EXPECT_EQ(s.cold_runs, 2);
   EXPECT_EQ(s.warm_iters, 0);
+  EXPECT_EQ(s.warm_runs, 1);  // one warm process unless asked
   EXPECT_DOUBLE_EQ(s.timeout_s, 1.5);
   ASSERT_EQ(s.matrix.size(), 1u);
   EXPECT_EQ(s.matrix[0].sizes[0], 8);
+}
+
+TEST(Suite, WarmRunsIsAtLeastOne) {
+  auto r = parse_suite(std::string("[suite]\nwarm_runs=5\n") + kBlock, "s.toml");
+  EXPECT_EQ(std::get<Suite>(r).warm_runs, 5);
+  auto e = error_of(std::string("[suite]\nwarm_runs=0\n") + kBlock);
+  EXPECT_EQ(e.rfind("s.toml:2:", 0), 0u) << e;
+  EXPECT_NE(e.find("'warm_runs' must be >= 1"), std::string::npos) << e;
 }
 
 TEST(Suite, SyntaxErrorHasPosition) {

@@ -70,9 +70,13 @@ json ml_case(const CaseResult& r, const json& env) {
   const auto calls = warm_values(r);
   json warm = {{"calls_s", calls}, {"n_iters", static_cast<int>(calls.size())}};
   if (!calls.empty()) warm["call_s"] = contract_summary(calls);
-  if (r.warm) {
-    warm["status"] = to_string(r.warm->status);
-    warm["reason"] = r.warm->reason;
+  if (!r.warm.empty()) {
+    // The most severe warm process speaks for them all, as for the case.
+    const RunRecord* worst = &r.warm.front();
+    for (const auto& run : r.warm)
+      if (severity(run.status) > severity(worst->status)) worst = &run;
+    warm["status"] = to_string(worst->status);
+    warm["reason"] = worst->reason;
   } else {
     warm["status"] = r.status == Status::Ok ? "ok" : "skipped";
     warm["reason"] = r.status == Status::Ok ? "" : "cold runs did not succeed";

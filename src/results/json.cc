@@ -51,8 +51,18 @@ std::vector<double> cold_values(const CaseResult& r, const std::string& metric) 
 }
 
 std::vector<double> warm_values(const CaseResult& r) {
-  if (!r.warm || !has_timings(*r.warm)) return {};
-  return r.warm->calls_s;
+  std::vector<double> out;
+  for (const auto& run : r.warm)
+    if (has_timings(run)) out.insert(out.end(), run.calls_s.begin(), run.calls_s.end());
+  return out;
+}
+
+std::vector<double> warm_process_medians(const CaseResult& r) {
+  std::vector<double> out;
+  for (const auto& run : r.warm)
+    if (has_timings(run))
+      if (auto m = stats::median(run.calls_s)) out.push_back(*m);
+  return out;
 }
 
 json summary_json(std::span<const double> xs) {
@@ -108,6 +118,8 @@ json case_to_json(const CaseResult& r) {
     cold_summary[m] = summary_json(v);
   }
   const auto calls = warm_values(r);
+  json warm_runs = json::array();
+  for (const auto& run : r.warm) warm_runs.push_back(run_to_json(run));
 
   const json* report = r.first_worker_report();
   json backend = report && report->contains("backend") ? (*report)["backend"] : json::object();
@@ -129,6 +141,7 @@ json case_to_json(const CaseResult& r) {
             {"dtype", dtype_long(r.c.dtype)},
             {"cold_runs", r.cold_runs},
             {"warm_iters", r.warm_iters},
+            {"warm_runs", r.warm_runs},
             {"cache_policy", r.c.cache_policy},
             {"timeout_s", r.timeout_s},
             {"deterministic", r.deterministic},
@@ -144,8 +157,10 @@ json case_to_json(const CaseResult& r) {
           {"priming", r.priming ? run_to_json(*r.priming) : json(nullptr)},
           {"cold", {{"runs", cold_runs}, {"summary", cold_summary}}},
           {"warm",
-           {{"run", r.warm ? run_to_json(*r.warm) : json(nullptr)},
+           {{"run", r.warm.empty() ? json(nullptr) : warm_runs[0]},
+            {"runs", warm_runs},
             {"calls_s", calls},
+            {"process_medians_s", warm_process_medians(r)},
             {"summary", summary_json(calls)}}}};
 }
 

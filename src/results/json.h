@@ -23,8 +23,11 @@ inline bool has_timings(const RunRecord& r) {
 }
 // Values of one metric over the case's cold runs that have timings ("ttfr_s", "import_s", ...).
 std::vector<double> cold_values(const CaseResult& r, const std::string& metric);
-// The warm calls of the case's warm run (empty when it did not succeed).
+// The warm calls of every warm process with timings, pooled in order.
 std::vector<double> warm_values(const CaseResult& r);
+// The median warm call of each warm process with timings: one value per
+// process, the unit `jitbench compare` tests warm calls on.
+std::vector<double> warm_process_medians(const CaseResult& r);
 
 // A number, or JSON null when absent; and the median of xs the same way.
 nlohmann::json number_or_null(const std::optional<double>& v);

@@ -27,7 +27,8 @@ std::optional<double> RunRecord::process_ttfr_s() const {
 const nlohmann::json* CaseResult::first_worker_report() const {
   for (const auto& r : cold)
     if (r.worker.is_object() && !r.worker.empty()) return &r.worker;
-  if (warm && warm->worker.is_object() && !warm->worker.empty()) return &warm->worker;
+  for (const auto& r : warm)
+    if (r.worker.is_object() && !r.worker.empty()) return &r.worker;
   return nullptr;
 }
 
@@ -37,7 +38,7 @@ void settle_status(CaseResult& r) {
   r.detail.clear();
   std::vector<const RunRecord*> runs;
   for (const auto& x : r.cold) runs.push_back(&x);
-  if (r.warm) runs.push_back(&*r.warm);
+  for (const auto& x : r.warm) runs.push_back(&x);
   for (const auto* run : runs) {
     if (severity(run->status) > severity(r.status)) {
       r.status = run->status;

@@ -46,13 +46,14 @@ struct CaseResult {
   Case c;
   int cold_runs = 0;   // requested
   int warm_iters = 0;  // requested
+  int warm_runs = 0;   // requested warm processes
   double timeout_s = 0;
   bool deterministic = false;
   std::uint64_t seed = 0;
   Status status = Status::Ok;
   std::string reason, detail;
   std::vector<RunRecord> cold;
-  std::optional<RunRecord> warm;
+  std::vector<RunRecord> warm;  // one record per warm process
   std::optional<RunRecord> priming;  // warm_cache: the unmeasured run that filled the cache
   std::string cache_dir;  // relative to the out dir; "" when none
   std::map<std::string, std::string> worker_env;  // what jitbench set for the worker

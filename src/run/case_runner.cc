@@ -23,6 +23,14 @@ std::string utc_now() {
   return buf;
 }
 
+namespace {
+// An unread cache or an interpreted kernel is worth reporting on every run,
+// not a reason to stop.
+bool worth_continuing(const RunRecord& r) {
+  return r.status == Status::Ok || r.reason == "cache_not_used" || r.reason == "interpreter_only";
+}
+}  // namespace
+
 void verify_cache_used(RunRecord& r) {
   if (r.status != Status::Ok || !r.worker.is_object()) return;
   const auto ev = r.worker.value("cache_events", nlohmann::json::object());
@@ -103,6 +111,7 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
   res.c = c;
   res.cold_runs = setup_.cold_runs;
   res.warm_iters = setup_.warm_iters;
+  res.warm_runs = setup_.warm_iters > 0 ? setup_.warm_runs : 0;
   res.timeout_s = setup_.timeout_s;
   res.deterministic = setup_.deterministic;
   res.seed = setup_.seed;
@@ -154,18 +163,19 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
         r = one_run(c, "cold", i, cache_dir);
         if (keep_cache) verify_cache_used(r);
       }
-      // An unread cache or an interpreted kernel is worth reporting on every
-      // run, not a reason to stop.
-      all_ok = r.status == Status::Ok || r.reason == "cache_not_used" || r.reason == "interpreter_only";
+      all_ok = worth_continuing(r);
       res.cold.push_back(std::move(r));
     }
-    if (all_ok && setup_.warm_iters > 0 && !interrupted()) {
-      if (progress) progress(fmt::format("warm run ({} calls)", setup_.warm_iters));
-      if (auto err = prepare_run()) {
-        res.warm = failed_prepare("warm", 0, *err);
-      } else {
-        res.warm = one_run(c, "warm", 0, cache_dir);
-      }
+    for (int i = 0; i < res.warm_runs && all_ok && !interrupted(); ++i) {
+      if (progress)
+        progress(res.warm_runs == 1 ? fmt::format("warm run ({} calls)", setup_.warm_iters)
+                                    : fmt::format("warm run {}/{} ({} calls)", i + 1, res.warm_runs, setup_.warm_iters));
+      RunRecord r = [&] {
+        if (auto err = prepare_run()) return failed_prepare("warm", i, *err);
+        return one_run(c, "warm", i, cache_dir);
+      }();
+      all_ok = worth_continuing(r);
+      res.warm.push_back(std::move(r));
     }
   }
   settle_status(res);

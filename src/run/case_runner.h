@@ -1,6 +1,8 @@
 #pragma once
 // Runs one case: cold runs, each a fresh worker with an emptied compile cache,
-// then one warm worker that times warm_iters calls. A case stops at its first
+// then warm_runs warm workers that each time warm_iters calls (several warm
+// processes sample the process-to-process variation that one process cannot
+// show, which `jitbench compare` needs). A case stops at its first
 // run that is not ok (a missing package will not appear on the next try); the
 // runs made before it are kept.
 #include <filesystem>
@@ -21,6 +23,7 @@ struct WorkerSetup {
   std::filesystem::path out_dir;
   int cold_runs = 5;
   int warm_iters = 30;
+  int warm_runs = 1;
   double timeout_s = 300;
   bool deterministic = false;
   std::uint64_t seed = 0;

@@ -144,7 +144,7 @@ TEST(SettleStatus, MostSevereRunWins) {
   RunRecord bad;
   bad.status = Status::Failed;
   bad.reason = "timeout";
-  c.warm = bad;
+  c.warm = {ok, bad};
   settle_status(c);
   EXPECT_EQ(c.status, Status::Failed);
   EXPECT_EQ(c.reason, "timeout");

@@ -47,7 +47,7 @@ def main():
         result["second_call_s"] = 0.001
     else:
         result["calls_s"] = [0.001, 0.0011, 0.0009]
-    if mode == "crash":
+    if mode == "crash" or (mode == "crash_warm" and args.mode == "warm"):
         os.abort()
     if mode == "hang":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
