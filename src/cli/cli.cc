@@ -60,7 +60,7 @@ Command parse_command_line(int argc, char** argv) {
   compare_cmd->add_option("base", compare.base, "out dir of the baseline run")->required();
   compare_cmd->add_option("new", compare.next, "out dir of the new run")->required();
   compare_cmd->add_option("--fail-on-regression", compare.fail_on_regression_pct,
-                          "exit 1 when a significant regression exceeds PCT percent")
+                          "exit 1 when a metric is significantly worse and its ratio CI lies above 1+PCT/100")
       ->check(CLI::PositiveNumber);
   compare_cmd->add_option("--alpha", compare.alpha, "significance level of the Mann-Whitney U test (default 0.05)")
       ->check(CLI::Range(1e-6, 0.5));

@@ -204,6 +204,16 @@ int cmd_compare(const CompareOptions& o) {
                fmt_value(r.metric, r.base_median), fmt_value(r.metric, r.new_median),
                fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi), r.p, hl, r.verdict);
   }
+  // Many metrics are tested at once: say how many verdicts chance alone gives.
+  int tested = 0, differ = 0;
+  for (const auto& r : rows)
+    if (r.testable) {
+      ++tested;
+      differ += r.p < o.alpha;
+    }
+  if (tested > 0)
+    fmt::print("\n{} of {} tested metrics differ at p < {:g}; if nothing had changed, about {:.1f} would by chance.\n",
+               differ, tested, o.alpha, o.alpha * tested);
   fmt::print("\nGeometric mean of NEW/BASE ratios over the cases both runs measured:\n");
   for (const auto& [metric, lr] : log_ratios) {
     double s = 0;
@@ -244,9 +254,9 @@ int cmd_compare(const CompareOptions& o) {
     const double limit = 1.0 + *o.fail_on_regression_pct / 100.0;
     int bad = 0;
     for (const auto& r : rows)
-      if (r.testable && r.p < o.alpha && r.ratio > limit) {
-        fmt::print(stderr, "regression: {} {} is {:.1f}% worse (p = {:.3g})\n", r.case_id, r.metric,
-                   (r.ratio - 1) * 100, r.p);
+      if (compare::exceeds_regression_limit(r.testable, r.p, o.alpha, r.lo, limit)) {
+        fmt::print(stderr, "regression: {} {} is {:.1f}% worse (ratio 95% CI [{:.3f}–{:.3f}], above {:.3f}; p = {:.3g})\n",
+                   r.case_id, r.metric, (r.ratio - 1) * 100, r.lo, r.hi, limit, r.p);
         ++bad;
       }
     if (bad > 0) {

@@ -107,4 +107,8 @@ std::optional<RatioCi> ratio_of_medians(std::span<const double> a, std::span<con
   return r;
 }
 
+bool exceeds_regression_limit(bool testable, double p, double alpha, double ratio_ci_low, double limit) {
+  return testable && p < alpha && ratio_ci_low > limit;
+}
+
 }  // namespace jitbench::compare

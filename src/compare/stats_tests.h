@@ -29,4 +29,13 @@ struct RatioCi {
 std::optional<RatioCi> ratio_of_medians(std::span<const double> a, std::span<const double> b,
                                         int resamples = 2000, std::uint64_t seed = 0x636d70);
 
+// The gate of --fail-on-regression: the difference is significant (the test
+// could reach alpha with these sizes and p < alpha) and the whole 95% CI of
+// the NEW/BASE ratio lies above `limit` (1 + PCT/100), so that the regression
+// is larger than PCT with confidence, not only in its point estimate. Two runs
+// of the same code drift by 10-20% in a few metrics between runs on a busy
+// machine; a point estimate above the limit with p < 0.05 is one of about
+// alpha x (metrics tested) that will happen by chance.
+bool exceeds_regression_limit(bool testable, double p, double alpha, double ratio_ci_low, double limit);
+
 }  // namespace jitbench::compare

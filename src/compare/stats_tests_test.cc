@@ -51,5 +51,26 @@ TEST(RatioOfMedians, PointEstimateInsideItsInterval) {
   EXPECT_GT(r->lo, 1.0);
 }
 
+TEST(RegressionGate, NeedsSignificanceAndTheWholeIntervalAboveTheLimit) {
+  // The same-code comparison in docs/report-and-compare.md: p = 0.032, ratio
+  // 1.15, CI [1.010, 1.255] -> not a regression above 10%.
+  EXPECT_FALSE(exceeds_regression_limit(true, 0.0317, 0.05, 1.010, 1.10));
+  EXPECT_TRUE(exceeds_regression_limit(true, 0.0079, 0.05, 1.12, 1.10));
+  EXPECT_FALSE(exceeds_regression_limit(true, 0.08, 0.05, 1.50, 1.10));   // not significant
+  EXPECT_FALSE(exceeds_regression_limit(false, 0.0, 0.05, 9.0, 1.10));    // too few runs to test
+}
+
+TEST(RegressionGate, ASlowedSampleIsFlagged) {
+  const std::vector<double> base{1.0, 1.1, 0.9, 1.0, 1.05}, slow{2.0, 2.2, 1.8, 2.0, 2.1};
+  const auto mw = mann_whitney(base, slow);
+  const auto r = ratio_of_medians(base, slow);
+  ASSERT_TRUE(mw && r);
+  EXPECT_TRUE(exceeds_regression_limit(min_possible_p(5, 5) <= 0.05, mw->p_value, 0.05, r->lo, 1.10));
+  const auto same = mann_whitney(base, base);
+  const auto rs = ratio_of_medians(base, base);
+  ASSERT_TRUE(same && rs);
+  EXPECT_FALSE(exceeds_regression_limit(true, same->p_value, 0.05, rs->lo, 1.10));
+}
+
 }  // namespace
 }  // namespace jitbench::compare
