@@ -59,9 +59,25 @@ def test_report_states_warnings(report_run):
     assert "few runs" in page  # 2 cold runs
     index = json.loads((report_run / "index.json").read_text())
     statuses = {c["case"]: c for c in index["cases"]}
+    section = page.split("<section id='warnings'>")[1].split("</section>")[0]
+    assert "few runs" in section
     for cid, c in statuses.items():
         if c["status"] != "ok":  # triton: missing torch or interpreter-only, said either way
-            assert cid in page.split("id='warnings'")[1]
+            assert cid in section, cid
+
+
+def test_report_starts_with_the_answer(report_run):
+    # Before any table of numbers: per piece of work, who gave the first
+    # result soonest, who is fastest warm, and the JIT's break-even.
+    page = (report_run / "report" / "report.html").read_text()
+    assert page.index("<section id='glance'>") < page.index("<section id='cases'>")
+    glance = page.split("<section id='glance'>")[1].split("</section>")[0]
+    row = next(r for r in glance.split("<tr>") if "mc_pi_10000_f32" in r)
+    cells = re.findall(r"<td>(.*?)</td>", row)
+    assert cells[1] == "2"  # numpy and jax_jit_cpu are ok; triton is not counted
+    assert re.match(r"(numpy|jax_jit_cpu) \(", cells[2]) and re.match(r"(numpy|jax_jit_cpu) \(", cells[3])
+    assert cells[4].startswith("jax_jit_cpu ")
+    assert "## At a glance" in (report_run / "report" / "report.md").read_text()
 
 
 def test_report_leaves_the_run_valid(report_run, jitbench):

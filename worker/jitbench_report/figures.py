@@ -12,7 +12,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 matplotlib.rcParams.update({"svg.fonttype": "none", "font.size": 9, "axes.grid": True, "grid.alpha": 0.3,
                             "svg.hashsalt": "jitbench"})  # stable SVG ids: identical runs, identical pages
 
-PHASE_COLORS = {"import": "#9e9e9e", "setup": "#c7c7c7", "residual": "#4c72b0"}
+PHASE_COLORS = {"import": "#9e9e9e", "setup": "#c7c7c7", "residual": "#e8e0c8"}  # residual: pale, hatched
+# Compile phases: saturated colours, none grey (import and setup are), none
+# repeated below 12 phases.
+COMPILE_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+                  "#bcbd22", "#393b79", "#637939", "#843c39"]
 
 
 def _svg(fig):
@@ -55,14 +59,16 @@ def ttfr_by_phase(cases, analysis):
             if n not in names and n != "residual":
                 names.append(n)
     names.append("residual")  # always the last segment: what the phases do not cover
-    cmap = plt.get_cmap("tab10")
-    colors = {n: PHASE_COLORS.get(n, cmap(i % 10)) for i, n in enumerate(names)}
+    phase_names = [n for n in names if n not in PHASE_COLORS]
+    colors = {n: PHASE_COLORS.get(n) or COMPILE_COLORS[phase_names.index(n) % len(COMPILE_COLORS)] for n in names}
     fig, ax = plt.subplots(figsize=(9, 0.28 * len(rows) + 1.2))
     labels = [r[0] for r in rows]
     left = [0.0] * len(rows)
     for n in names:
         vals = [dict(parts).get(n, 0.0) for _, parts in rows]
-        ax.barh(labels, vals, left=left, color=colors[n], label=n)
+        ax.barh(labels, vals, left=left, color=colors[n], label=n if n != "residual" else "rest of the first call",
+                hatch="//" if n == "residual" else None, edgecolor="#b0a890" if n == "residual" else None,
+                linewidth=0)
         left = [a + b for a, b in zip(left, vals)]
     ax.invert_yaxis()
     ax.set_xlabel("cold time to first result, median (s)")
@@ -83,33 +89,70 @@ def warm_distributions(cases):
     return _svg(fig)
 
 
+def _work_of(analysis):
+    """case id -> the work it measures, without the backend: 'mc_pi_100000_f32'."""
+    return {c["case"]: c["case"][len(c["backend"]) + 1:] for c in analysis["cases"]}
+
+
+def _backend_of(analysis):
+    return {c["case"]: c["backend"] for c in analysis["cases"]}
+
+
 def break_even(analysis):
+    """Small multiples, one panel per workload and size, log-log: total time
+    after N further calls for each JIT (solid) and its eager baseline (dashed),
+    N* marked where the lines cross."""
     rows = [b for b in analysis["break_even"] if b["warm_jit_s"] > 0]
     if not rows:
         return None
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    max_n = max([b["calls"] for b in rows if b["calls"]] + [10]) * 2
-    ns = [0] + [math.ceil(max_n * i / 200) for i in range(1, 201)]
-    drawn_eager = set()
-    for i, b in enumerate(rows):
-        color = plt.get_cmap("tab10")(i % 10)
-        ax.plot(ns, [b["ttfr_jit_s"] + n * b["warm_jit_s"] for n in ns], color=color, label=b["jit_case"])
-        if b["eager_case"] not in drawn_eager:
-            drawn_eager.add(b["eager_case"])
-            ax.plot(ns, [b["ttfr_eager_s"] + n * b["warm_eager_s"] for n in ns], color=color, linestyle="--",
-                    label=f"{b['eager_case']} (eager)")
-        if b["verdict"] == "calls" and b["calls"] is not None:
-            n = b["calls"]
-            ax.plot([n], [b["ttfr_jit_s"] + n * b["warm_jit_s"]], marker="o", color=color)
-            ax.annotate(f"N*={n:.0f}", (n, b["ttfr_jit_s"] + n * b["warm_jit_s"]), fontsize=7,
-                        xytext=(4, -10), textcoords="offset points")
-    ax.set_xlabel("number of calls after the first")
-    ax.set_ylabel("total time (s) = TTFR + N x warm call")
-    ax.legend(fontsize=6, ncol=2)
+    work, backend = _work_of(analysis), _backend_of(analysis)
+    panels = {}
+    for b in rows:
+        panels.setdefault(work.get(b["jit_case"], b["jit_case"]), []).append(b)
+    names = sorted({backend.get(b["jit_case"], b["jit_case"]) for b in rows} |
+                   {backend.get(b["eager_case"], b["eager_case"]) for b in rows})
+    color = {n: plt.get_cmap("tab10")(i % 10) for i, n in enumerate(names)}
+    ncols = min(3, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 3.0 * nrows), squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, (title, bs) in zip(axes.flat, panels.items()):
+        finite = [b["calls"] for b in bs if b["verdict"] == "calls" and b["calls"]]
+        x_max = min(max([10 * n for n in finite] + [100]), 1e7)
+        ns = [10 ** (i * math.log10(x_max) / 100) for i in range(101)]  # 1 ... x_max
+        eager_drawn = set()
+        for b in bs:
+            jb, eb = backend.get(b["jit_case"], b["jit_case"]), backend.get(b["eager_case"], b["eager_case"])
+            if eb not in eager_drawn:
+                eager_drawn.add(eb)
+                ax.plot(ns, [b["ttfr_eager_s"] + n * b["warm_eager_s"] for n in ns], color=color[eb],
+                        linestyle="--", label=f"{eb} (eager)")
+            label = jb
+            n_star = b["calls"] if b["verdict"] == "calls" else None
+            if b["verdict"] == "never":
+                label += " (never)"
+            elif b["verdict"] == "immediately":
+                label += " (from the first call)"
+            elif n_star is not None and n_star > x_max:
+                label += f" (N*={n_star:.3g}, off the axis)"
+            elif n_star is not None:
+                label += f" (N*={n_star:.3g})"
+            ax.plot(ns, [b["ttfr_jit_s"] + n * b["warm_jit_s"] for n in ns], color=color[jb], label=label)
+            if n_star is not None and 1 <= n_star <= x_max:
+                ax.plot([n_star], [b["ttfr_jit_s"] + n_star * b["warm_jit_s"]], marker="o", color=color[jb],
+                        markeredgecolor="black")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("calls after the first", fontsize=8)
+        ax.set_ylabel("total time (s)", fontsize=8)
+        ax.legend(fontsize=6, loc="upper left")
+    fig.tight_layout()
     return _svg(fig)
 
 
-def _lines(points, x_key, y_key, xlabel, ylabel, logx=True, logy=True, title_key="backend"):
+def _lines(points, x_key, y_key, xlabel, ylabel, logx=True, logy=True, title_key="backend", as_figure=False):
     series = {}
     for p in points:
         if p.get(x_key) is None or p.get(y_key) is None:
@@ -128,12 +171,30 @@ def _lines(points, x_key, y_key, xlabel, ylabel, logx=True, logy=True, title_key
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=7)
-    return _svg(fig)
+    return fig if as_figure else _svg(fig)
 
 
 def mc_pi_error_vs_time(analysis):
     pts = [a for a in analysis["accuracy"] if a["abs_error"] and a["abs_error"] > 0]
-    return _lines(pts, "warm_median_s", "abs_error", "warm call (s)", "|pi - estimate|")
+    fig = _lines(pts, "warm_median_s", "abs_error", "warm call (s)", "|pi - estimate|", as_figure=True)
+    if fig is None:
+        return None
+    # Every backend counts the same points (up to float32 rounding of
+    # x^2 + y^2 on the circle's edge: a few points in 1e8), so each n has one
+    # error level for all of them: name the levels on the right-hand axis.
+    levels = {}
+    for a in pts:
+        levels.setdefault(a["n"], []).append(a["abs_error"])
+    ax = fig.axes[0]
+    if all(max(v) <= min(v) * 1.01 for v in levels.values()):
+        right = ax.twinx()
+        right.set_yscale("log")
+        right.set_ylim(ax.get_ylim())
+        right.set_yticks([sorted(v)[len(v) // 2] for v in levels.values()])
+        right.set_yticklabels([f"n = {n:.0e}".replace("e+0", "e") for n in levels])
+        right.minorticks_off()
+        right.grid(False)
+    return _svg(fig)
 
 
 def rnn_compile_curve(analysis):
