@@ -18,10 +18,10 @@ EXAMPLE = str(ROOT / "examples" / "workloads" / "softmax_rows.py")
 CASE = "numpy_softmax_rows_128_f32"
 
 
-def small_run(jitbench, cold="5", env=None):
-    # Four warm processes a side: compare tests warm calls per process.
+def small_run(jitbench, cold="5", env=None, warm_runs="4"):
+    # Four warm processes a side by default: compare tests warm calls per process.
     res = jitbench("run", "--workload-path", EXAMPLE, "--backends", "numpy", "--cases", "softmax_rows_128_f32",
-                   "--cold-runs", cold, "--warm-iters", "10", "--warm-runs", "4", env=env)
+                   "--cold-runs", cold, "--warm-iters", "10", "--warm-runs", warm_runs, env=env)
     assert res.rc == 0, res.stderr
     return res
 
@@ -156,11 +156,8 @@ def test_warm_calls_of_one_process_are_not_tested_as_independent(jitbench):
     # One warm process a side: its ten calls are one sample of the code's
     # speed, so even a 200x slowdown is "too few runs" for warm calls, while
     # five cold processes a side still find it in the first call.
-    base = jitbench("run", "--workload-path", EXAMPLE, "--backends", "numpy", "--cases", "softmax_rows_128_f32",
-                    "--cold-runs", "5", "--warm-iters", "10")
-    slow = jitbench("run", "--workload-path", EXAMPLE, "--backends", "numpy", "--cases", "softmax_rows_128_f32",
-                    "--cold-runs", "5", "--warm-iters", "10", env={"JITBENCH_EXAMPLE_SLEEP_S": "0.02"})
-    assert base.rc == 0 and slow.rc == 0
+    base = small_run(jitbench, warm_runs="1")
+    slow = small_run(jitbench, warm_runs="1", env={"JITBENCH_EXAMPLE_SLEEP_S": "0.02"})
     cmp = jitbench("compare", str(base.out), str(slow.out), "--fail-on-regression", "10", out=False)
     assert cmp.rc == 1, cmp.stdout + cmp.stderr
     rows = {l.split()[1]: l for l in cmp.stdout.splitlines() if l.startswith(CASE)}

@@ -107,20 +107,18 @@ def at_a_glance(cases, analysis):
     """One row per piece of work (workload, size, dtype, cache mode): which
     backend gave the first result soonest, which is fastest once warm, and
     after how many calls each JIT pays for itself against its eager baseline."""
-    backend = {c["case"]: c["backend"] for c in analysis["cases"]}
+    backend, work_of = figures.backend_of(analysis), figures.work_of(analysis)
     groups = {}
     for c in cases:
         if c["status"] != "ok":
             continue
-        b = backend.get(c["case"], c["config"]["backend"])
-        work = c["case"][len(b) + 1:]
+        b, work = backend[c["case"]], work_of[c["case"]]
         ttfr = _median(c["cold"]["summary"], "ttfr_s")
         warm = ((c.get("warm") or {}).get("summary") or {}).get("median")
         groups.setdefault(work, []).append((b, ttfr, warm))
     be = {}
     for r in analysis.get("break_even", []):
-        b = backend.get(r["jit_case"], r["jit_case"])
-        work = r["jit_case"][len(b) + 1:]
+        b, work = backend[r["jit_case"]], work_of[r["jit_case"]]
         if r["verdict"] == "calls" and r["calls"] is not None:
             text = f"{b} {r['calls']:,.0f}" if r["calls"] >= 10 else f"{b} {r['calls']:.1f}"
         else:

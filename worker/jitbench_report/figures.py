@@ -89,12 +89,13 @@ def warm_distributions(cases):
     return _svg(fig)
 
 
-def _work_of(analysis):
+def work_of(analysis):
     """case id -> the work it measures, without the backend: 'mc_pi_100000_f32'."""
     return {c["case"]: c["case"][len(c["backend"]) + 1:] for c in analysis["cases"]}
 
 
-def _backend_of(analysis):
+def backend_of(analysis):
+    """case id -> its backend."""
     return {c["case"]: c["backend"] for c in analysis["cases"]}
 
 
@@ -105,7 +106,7 @@ def break_even(analysis):
     rows = [b for b in analysis["break_even"] if b["warm_jit_s"] > 0]
     if not rows:
         return None
-    work, backend = _work_of(analysis), _backend_of(analysis)
+    work, backend = work_of(analysis), backend_of(analysis)
     panels = {}
     for b in rows:
         panels.setdefault(work.get(b["jit_case"], b["jit_case"]), []).append(b)
