@@ -14,6 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "workloads.h"
 
@@ -57,9 +58,79 @@ Json status_kib(const char* field) {
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 struct Args {
-  std::string mode, backend, workload, dtype, cache_mode = "cold_cache";
+  std::string mode, backend, workload, dtype, cache_mode = "cold_cache", precision = "default";
   long long n = 0, warm_iters = 30, seed = 0;
 };
+
+struct Clocks {
+  Clock::time_point start, import, setup, first, end;
+  std::vector<double> calls;  // warm
+};
+
+// The same steps as the Python worker's runner.py: import, setup, measure,
+// verify, report. Between the first and the second call only the clock is read.
+Clocks measure(jitbench::native::Workload& w, const Args& a, Clocks t) {
+  t.setup = Clock::now();
+  w.call(0);
+  t.first = Clock::now();
+  if (a.mode == "cold") {
+    w.call(1);
+    t.end = Clock::now();
+    return t;
+  }
+  t.calls.reserve(static_cast<std::size_t>(a.warm_iters));
+  for (long long i = 0; i < a.warm_iters; ++i) {
+    const auto t0 = Clock::now();
+    w.call(1);
+    t.calls.push_back(seconds(t0, Clock::now()));
+  }
+  if (a.warm_iters == 0) w.call(1);  // something to verify besides the first output
+  t.end = Clock::now();
+  return t;
+}
+
+Json report(jitbench::native::Workload& w, const Args& a, const Clocks& t, Json memory) {
+  Json result = {{"type", "result"},
+                 {"mode", a.mode},
+                 {"cache_mode", a.cache_mode},
+                 {"ttfr_includes_import", a.cache_mode != "warm_process"},
+                 {"import_s", seconds(t.start, t.import)},
+                 {"setup_s", seconds(t.import, t.setup)},
+                 {"first_call_s", seconds(t.setup, t.first)},
+                 {"total_s", seconds(t.start, t.end)},
+                 // Compiled ahead of time: no phases, and nothing compiles at run time.
+                 {"first_call", {{"phases", Json::object()}, {"phase_names", Json::array()},
+                                 {"phase_sources", Json::object()}}},
+                 {"compiles", {{"first_call", 0}, {"later_calls", 0}, {"first_call_by_function", nullptr}}},
+                 {"cache_events", Json::object()},
+                 {"cache_events_later", Json::object()},
+                 {"cache_files", {{"available", false}, {"note", "compiled ahead of time: no compile cache"}}},
+                 {"sync", {{"method", "none needed: the call returns when the work is done"},
+                           {"pending_after_last_call", nullptr}}},
+                 {"precision", {{"requested", a.precision},
+                                {"matmul", a.dtype == "f64" ? "fp64" : "ieee_fp32"},
+                                {"settings", Json::object()},
+                                {"rule", "computed on the CPU in IEEE arithmetic"}}}};
+  if (a.mode == "cold") result["second_call_s"] = seconds(t.first, t.end);
+  else result["calls_s"] = t.calls;
+  memory["device_peak_bytes"] = nullptr;
+  result["memory"] = memory;
+  result["verify_first"] = w.verify(0);
+  result["verify"] = w.verify(1);
+  result["workload"] = w.info();
+  result["backend"] = {{"name", "native"},
+                       {"version", JITBENCH_NATIVE_VERSION},
+                       {"compiler", fmt::format("g++ {}", __VERSION__)},
+                       {"flags", JITBENCH_NATIVE_FLAGS},
+                       {"library", w.library()}};
+  result["device"] = {{"platform", "cpu"}, {"kind", "cpu"}, {"count", 1}};
+  result["cache"] = {{"kind", "none"}, {"persistent", false}, {"note", "compiled ahead of time: nothing to cache"}};
+  Json env = Json::object();
+  for (const char* k : {"JITBENCH_NATIVE_BLAS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"})
+    if (const char* v = std::getenv(k)) env[k] = v;
+  result["env"] = env;
+  return result;
+}
 
 int run(const Args& a) {
   auto workload = jitbench::native::make_workload(a.workload);
@@ -71,61 +142,21 @@ int run(const Args& a) {
     send({{"type", "skip"}, {"status", "warn"}, {"reason", "unsupported: native has no compile cache to warm"}});
     return 0;
   }
-  const auto t_start = Clock::now();
+  if (a.mode == "aot") {
+    send({{"type", "skip"}, {"status", "warn"}, {"reason", "unsupported: native compiles nothing at run time"}});
+    return 0;
+  }
+  Clocks t;
+  t.start = Clock::now();
   workload->load();  // shared libraries the workload needs: the native "import"
-  const auto t_import = Clock::now();
+  t.import = Clock::now();
   Json memory = {{"rss_after_import_kib", status_kib("VmRSS")}};
   workload->setup(a.n, a.dtype == "f64", static_cast<std::uint64_t>(a.seed));
   memory["rss_before_first_call_kib"] = status_kib("VmRSS");
-  const auto t_setup = Clock::now();
-  workload->call();
-  const auto t_first = Clock::now();
-  memory["rss_after_first_call_kib"] = status_kib("VmRSS");
-  memory["hwm_after_first_call_kib"] = status_kib("VmHWM");
-
-  Json result = {{"type", "result"},
-                 {"mode", a.mode},
-                 {"cache_mode", a.cache_mode},
-                 {"ttfr_includes_import", a.cache_mode != "warm_process"},
-                 {"import_s", seconds(t_start, t_import)},
-                 {"setup_s", seconds(t_import, t_setup)},
-                 {"first_call_s", seconds(t_setup, t_first)},
-                 // Compiled ahead of time: no phases, and nothing compiles at run time.
-                 {"first_call", {{"phases", Json::object()}, {"phase_names", Json::array()}}},
-                 {"compiles", {{"first_call", 0}, {"later_calls", 0}}},
-                 {"cache_events", Json::object()}};
-  if (a.mode == "cold") {
-    workload->call();
-    const auto t_second = Clock::now();
-    result["second_call_s"] = seconds(t_first, t_second);
-    result["total_s"] = seconds(t_start, t_second);
-  } else {
-    Json calls = Json::array();
-    for (long long i = 0; i < a.warm_iters; ++i) {
-      const auto t0 = Clock::now();
-      workload->call();
-      calls.push_back(seconds(t0, Clock::now()));
-    }
-    result["calls_s"] = calls;
-    result["total_s"] = seconds(t_start, Clock::now());
-  }
-  memory["hwm_kib"] = status_kib("VmHWM");
-  memory["device_peak_bytes"] = nullptr;
-  result["memory"] = memory;
-  result["verify"] = workload->verify();
-  result["workload"] = workload->info();
-  result["backend"] = {{"name", "native"},
-                       {"version", JITBENCH_NATIVE_VERSION},
-                       {"compiler", fmt::format("g++ {}", __VERSION__)},
-                       {"flags", JITBENCH_NATIVE_FLAGS},
-                       {"library", workload->library()}};
-  result["device"] = {{"platform", "cpu"}, {"kind", "cpu"}, {"count", 1}};
-  result["cache"] = {{"kind", "none"}, {"note", "compiled ahead of time: nothing to cache"}};
-  Json env = Json::object();
-  for (const char* k : {"JITBENCH_NATIVE_BLAS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"})
-    if (const char* v = std::getenv(k)) env[k] = v;
-  result["env"] = env;
-  send(result);
+  t = measure(*workload, a, t);
+  // Read after both calls: nothing runs between them.
+  memory["hwm_after_calls_kib"] = status_kib("VmHWM");
+  send(report(*workload, a, t, memory));
   return 0;
 }
 
@@ -138,7 +169,7 @@ int main(int argc, char** argv) {
   for (int i = 2; i + 1 < argc; i += 2) kv[argv[i]] = argv[i + 1];
   if (command != "run" || !kv.count("--fd")) {
     std::fprintf(stderr, "usage: jitbench-native-worker run --fd N --mode cold|warm --backend native --workload W "
-                         "--n N --dtype f32|f64 [--warm-iters K] [--seed S] [--cache-mode M]\n");
+                         "--n N --dtype f32|f64 [--warm-iters K] [--seed S] [--cache-mode M] [--precision P]\n");
     return 2;
   }
   g_fd = std::stoi(kv["--fd"]);
@@ -155,6 +186,7 @@ int main(int argc, char** argv) {
     if (kv.count("--warm-iters")) a.warm_iters = std::stoll(kv["--warm-iters"]);
     if (kv.count("--seed")) a.seed = std::stoll(kv["--seed"]);
     if (kv.count("--cache-mode")) a.cache_mode = kv["--cache-mode"];
+    if (kv.count("--precision")) a.precision = kv["--precision"];
     code = run(a);
   } catch (const Skip& s) {
     send({{"type", "skip"}, {"status", "warn"}, {"reason", s.reason}, {"detail", s.detail}});

@@ -26,9 +26,13 @@ class Workload {
   // Everything that is not the call itself: load libraries (import_s), inputs (setup_s).
   virtual void load() {}
   virtual void setup(std::int64_t n, bool f64, std::uint64_t seed) = 0;
-  virtual void call() = 0;
+  // One call, its output written to `slot` (0 or 1): the first call's output
+  // stays in slot 0 while later calls write slot 1, so both are verified with
+  // nothing copied between calls.
+  virtual void call(int slot) = 0;
+  // The output in `slot` against the reference:
   // {"ok", "metric", "error", "tolerance", "reference", "message"?}
-  virtual nlohmann::json verify() = 0;
+  virtual nlohmann::json verify(int slot) = 0;
   virtual nlohmann::json info() { return nlohmann::json::object(); }
   virtual nlohmann::json library() { return nlohmann::json::object(); }
 };

@@ -23,7 +23,7 @@ def test_all_ok_exit_zero_and_valid(jitbench, fake_env):
     case = res.case("numpy_matmul_8_f32")
     assert len(case["cold"]["runs"]) == 2
     assert case["warm"]["calls_s"] == [0.001, 0.0011, 0.0009]
-    validate(case, "jitbench.case.v1")
+    validate(case, "jitbench.case.v2")
     # What the worker printed went to its log, not into the protocol.
     log = (res.out / case["cold"]["runs"][0]["log"]).read_text()
     assert "may print to stdout freely" in log
@@ -36,7 +36,7 @@ def test_several_warm_processes(jitbench, fake_env):
     assert res.rc == 2, res.stderr  # a failed case
     assert "1 cold runs + 3 warm runs of 3 calls each" in res.stderr
     case = res.case("numpy_matmul_8_f32")
-    validate(case, "jitbench.case.v1")
+    validate(case, "jitbench.case.v2")
     assert case["config"]["warm_runs"] == 3
     assert [r["index"] for r in case["warm"]["runs"]] == [0, 1, 2]
     assert case["warm"]["run"] == case["warm"]["runs"][0]
@@ -72,7 +72,7 @@ def test_failure_modes_fail_one_case_not_the_suite(jitbench, fake_env, mode, rea
     case = res.case("numpy_matmul_8_f32")
     assert detail in case["detail"]
     assert len(case["cold"]["runs"]) == 1  # a case stops at its first bad run
-    validate(case, "jitbench.case.v1")
+    validate(case, "jitbench.case.v2")
     assert jitbench("validate", str(res.out)).rc == 0
 
 
@@ -144,3 +144,65 @@ def test_warm_cache_without_hits_is_cache_not_used(jitbench, fake_env):
     assert case["priming"] is not None and case["priming"]["log"].endswith("priming.log")
     assert len(case["cold"]["runs"]) == 2  # every run is still measured and reported
     assert jitbench("validate", str(res.out)).rc == 0
+
+
+@pytest.mark.parametrize(
+    "lie,reason,detail",
+    [
+        ("lie_phases", "inconsistent_timings", "more than the 0.0002 s first call"),
+        ("lie_total", "inconsistent_timings", "from spawn to exit"),
+        ("lie_segments", "inconsistent_timings", "worker's own total"),
+        ("unsync", "unsynchronized", "still had work queued"),
+        ("wrong_first", "incorrect_result", "first (compiling) call"),
+    ],
+)
+def test_a_lying_worker_fails_the_check_it_lies_to(jitbench, fake_env, lie, reason, detail):
+    res = jitbench("run", *CASES, "--backends", "numpy,numba", env=fake_env(numpy=lie))
+    assert res.rc == 2, res.stderr
+    st = statuses(res)
+    assert st["numpy_matmul_8_f32"] == ("failed", reason)
+    assert st["numba_matmul_8_f32"] == ("ok", None)  # the honest worker passes the same checks
+    assert detail in res.case("numpy_matmul_8_f32")["detail"]
+    assert jitbench("validate", str(res.out)).rc == 0
+
+
+def test_a_cache_hit_the_kernel_never_saw_is_not_a_hit(jitbench, fake_env):
+    res = jitbench("run", *CASES, "--backends", "numpy,numba", "--cache-policy", "warm_cache",
+                   env=fake_env(numpy="cache_lie"))
+    st = statuses(res)
+    assert st["numpy_matmul_8_f32__warm_cache"] == ("warn", "cache_evidence_conflict")
+    assert st["numba_matmul_8_f32__warm_cache"] == ("ok", None)
+    case = res.case("numpy_matmul_8_f32__warm_cache")
+    # Every measured process is checked, the warm one too.
+    assert case["warm"]["runs"][0]["reason"] == "cache_evidence_conflict"
+    md = (res.out / "summary.md").read_text()
+    assert "cache_evidence_conflict" in md
+
+
+def test_warm_process_of_a_warm_cache_case_is_checked(jitbench, fake_env):
+    res = jitbench("run", *CASES, "--backends", "numpy", "--cache-policy", "warm_cache",
+                   env=fake_env(numpy="nocache"))
+    case = res.case("numpy_matmul_8_f32__warm_cache")
+    assert [r["reason"] for r in case["warm"]["runs"]] == ["cache_not_used"]
+
+
+def test_phases_the_ahead_of_time_compile_contradicts_are_flagged(jitbench, fake_env):
+    res = jitbench("run", *CASES, "--backends", "jax_jit_cpu,numpy",
+                   env=fake_env(jax_jit_cpu="phases_disagree", numpy="ok"))
+    assert res.rc == 0, res.stderr
+    case = res.case("jax_jit_cpu_matmul_8_f32")
+    assert case["crosscheck"]["mode"] == "aot" and case["crosscheck"]["log"].endswith("crosscheck.log")
+    analysis = json.loads((res.out / "analysis.json").read_text())
+    x = next(c for c in analysis["cases"] if c["case"] == "jax_jit_cpu_matmul_8_f32")["crosscheck"]
+    assert x["agrees"] is False
+    assert x["steps"]["compile"]["agrees"] is False
+    assert x["steps"]["compile"]["aot_s"] == pytest.approx(0.05)
+    row = next(line for line in (res.out / "summary.md").read_text().splitlines()
+               if line.startswith("| `jax_jit_cpu_matmul_8_f32`") and "Unattributed" not in line and "compile" in line)
+    assert "**disagrees**" in row
+    # numpy is not cross-checked: it compiles nothing.
+    assert res.case("numpy_matmul_8_f32")["crosscheck"] is None
+    assert jitbench("validate", str(res.out)).rc == 0
+    honest = jitbench("run", *CASES, "--backends", "jax_jit_cpu", env=fake_env(jax_jit_cpu="ok"))
+    analysis = json.loads((honest.out / "analysis.json").read_text())
+    assert analysis["cases"][0]["crosscheck"]["agrees"] is True

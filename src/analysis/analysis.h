@@ -1,7 +1,8 @@
 #pragma once
-// What the runs mean together: the first call's phases and their residual,
-// the cache modes side by side, break-even against the eager baseline, and
-// between- versus within-process variance. Pure functions over the results.
+// What the runs mean together: the first call's phases and what they leave
+// unattributed, the cache modes side by side with their evidence, break-even
+// against the eager baseline, and between- versus within-process variance.
+// Pure functions over the results.
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -13,23 +14,26 @@
 
 namespace jitbench {
 
-inline constexpr const char* kAnalysisSchema = "jitbench.analysis.v1";
-// Phases plus residual must match the measured first call within this fraction.
-inline constexpr double kReconcileTolerance = 0.02;
+inline constexpr const char* kAnalysisSchema = "jitbench.analysis.v2";
 
+// The first call split into the phases the framework reported and what no
+// phase covers. The phases are measured (their sources are named in the
+// worker's report); interpret.cc has already failed any run whose phases add
+// up to more than its first call, so unattributed is >= 0 up to the slack.
 struct PhaseBreakdown {
   std::vector<std::pair<std::string, double>> phases;  // in the framework's order
   double whole = 0;         // measured first_call_s
   double sum_phases = 0;
-  double residual = 0;      // whole - sum_phases: dispatch + execution (+ cache load)
-  bool reconciled = true;   // residual >= -tolerance * whole
-  double discrepancy_pct = 0;  // how far the phases overshoot the whole, when they do
+  double unattributed = 0;  // whole - sum_phases: not measured by any phase (execution, dispatch, ...)
+  double unattributed_share = 0;  // unattributed / whole
 };
 // From the worker's first_call report; nullopt when the run has no first call.
 std::optional<PhaseBreakdown> phase_breakdown(const RunRecord& r);
 
 struct BreakEven {
   std::string jit_case, eager_case;
+  std::string baseline_kind;  // "same_framework" or "numpy"
+  std::string baseline_note;  // why NumPy was used when the framework's own baseline was wanted
   std::string verdict;  // "calls", "never", "immediately"
   std::optional<double> calls;      // N* when verdict == "calls"
   std::optional<double> ci_low, ci_high;  // bootstrap 95%; ci_high empty: "never" is inside the interval
@@ -40,9 +44,17 @@ std::optional<BreakEven> break_even(std::span<const double> ttfr_jit, std::span<
                                     std::span<const double> warm_jit, std::span<const double> warm_eager,
                                     int resamples = 2000, std::uint64_t seed = 0x6a6974);
 
-// The eager baseline of a case in the same run: numpy, same workload, n, dtype
-// and cache policy (or cold_cache when numpy has no such case).
-const CaseResult* eager_baseline(const CaseResult& jit, const std::vector<CaseResult>& all);
+// The eager baseline of a JIT case in the same run: the same framework without
+// its JIT on the same device (catalog's BackendInfo::baseline: jax_eager_gpu for
+// jax_jit_gpu, torch_eager_gpu for torch_compile_gpu...) when the run has an ok
+// case of it, else NumPy -- same workload, n, dtype and precision, same cache
+// policy or else cold_cache. `note` says why NumPy stood in; never silent.
+struct Baseline {
+  const CaseResult* c = nullptr;
+  std::string kind;  // "same_framework" | "numpy"
+  std::string note;
+};
+Baseline eager_baseline(const CaseResult& jit, const std::vector<CaseResult>& all);
 bool is_jit_backend(const std::string& backend);
 
 nlohmann::json analysis_json(const std::vector<CaseResult>& cases);
@@ -51,5 +63,13 @@ nlohmann::json pairs_json(const std::vector<CaseResult>& cases);
 // mc_pi cases: |pi - estimate| against TTFR and warm time.
 nlohmann::json accuracy_json(const std::vector<CaseResult>& cases);
 nlohmann::json breakdown_json(const PhaseBreakdown& b);
+
+// The cross-check of a case's event-based phases against its ahead-of-time
+// run: per step, the cold runs' median event time and the AOT process's own
+// timer; a step agrees when the two are within kCrosscheckFactor of each
+// other or kCrosscheckAbsS apart. null when the case has no cross-check run.
+inline constexpr double kCrosscheckFactor = 2.0;
+inline constexpr double kCrosscheckAbsS = 0.005;
+nlohmann::json crosscheck_json(const CaseResult& c);
 
 }  // namespace jitbench

@@ -36,6 +36,9 @@ Command parse_command_line(int argc, char** argv) {
   run_cmd->add_option("--cases", run.cases, "comma-separated <workload>_<n>_<f32|f64>, e.g. matmul_512_f32")->delimiter(',');
   run_cmd->add_option("--backends", run.backends, "comma-separated backends (see `jitbench list`)")->delimiter(',');
   run_cmd->add_option("--cache-policy", run.cache_policies, "comma-separated cache policies")->delimiter(',');
+  run_cmd->add_option("--precision", run.precisions,
+                      "comma-separated matmul precisions: default (each framework's own), highest (IEEE float32)")
+      ->delimiter(',');
   run_cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
   run_cmd->add_option("--workload-path", run.workload_paths,
                       "a Python file defining a user workload (repeatable; docs/user-workloads.md)");
@@ -90,6 +93,7 @@ Command parse_command_line(int argc, char** argv) {
   if (*run_cmd) {
     check_names(run.backends, is_backend, "--backends", backend_names());
     check_names(run.cache_policies, is_cache_policy, "--cache-policy", cache_policy_names());
+    check_names(run.precisions, is_precision, "--precision", precision_names());
     return run;
   }
   if (*list_cmd) return list;

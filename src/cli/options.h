@@ -20,7 +20,7 @@ struct RunOptions {
   bool deterministic = false;
   std::optional<int> cold_runs, warm_iters, warm_runs;
   std::optional<double> timeout_s;
-  std::vector<std::string> cases, backends, cache_policies;
+  std::vector<std::string> cases, backends, cache_policies, precisions;
   std::vector<std::string> workload_paths;
   bool quiet = false;
 };

@@ -29,6 +29,7 @@ std::vector<Case> plan_cases(const Suite& suite, const RunOptions& o) {
   Selection sel;
   sel.backends = o.backends;
   sel.cache_policies = o.cache_policies;
+  sel.precisions = o.precisions;
   for (const auto& spec : o.cases) {
     auto r = parse_case_spec(spec);
     if (auto* e = std::get_if<std::string>(&r)) throw UserError(*e);

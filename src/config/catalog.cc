@@ -8,20 +8,29 @@
 namespace jitbench {
 
 const std::vector<BackendInfo>& backends() {
+  using W = WorkerKind;
+  // name, package, wants GPU, summary, worker, JIT, baseline (same framework, same device)
   static const std::vector<BackendInfo> kBackends = {
-      {"python", "", false, "plain Python loops (no JIT, no vectorisation)"},
-      {"numpy", "numpy", false, "NumPy, eager (the seed's baseline)"},
-      {"numba", "numba", false, "numba.njit(cache=True)"},
-      {"jax_jit_cpu", "jax", false, "jax.jit on the CPU backend"},
-      {"jax_jit_gpu", "jax", true, "jax.jit on a CUDA GPU"},
-      {"numba_parallel", "numba", false, "numba.njit(parallel=True, cache=True): prange loops over threads"},
-      {"tensorflow", "tensorflow", false, "tf.function(jit_compile=True) (XLA) on the CPU"},
-      {"tensorflow_gpu", "tensorflow", true, "tf.function(jit_compile=True) (XLA) on a GPU"},
-      {"torch_eager", "torch", false, "eager PyTorch on the CPU (torch.compile's baseline)"},
-      {"torch_compile", "torch", false, "torch.compile (dynamo + inductor) on the CPU"},
-      {"torch_compile_gpu", "torch", true, "torch.compile (dynamo + inductor, Triton kernels) on a CUDA GPU"},
-      {"triton", "triton", false, "Triton kernels on a GPU; interpreter only (warn) without one"},
-      {"native", "", false, "C++ compiled ahead of time (-O3), NumPy's BLAS: the no-JIT floor", WorkerKind::Native},
+      {"python", "", false, "plain Python loops (no JIT, no vectorisation)", W::Python, false, ""},
+      {"numpy", "numpy", false, "NumPy, eager (the seed's baseline)", W::Python, false, ""},
+      {"numba", "numba", false, "numba.njit (cache=True under warm_cache)", W::Python, true, ""},
+      {"jax_jit_cpu", "jax", false, "jax.jit on the CPU backend", W::Python, true, "jax_eager_cpu"},
+      {"jax_jit_gpu", "jax", true, "jax.jit on a CUDA GPU", W::Python, true, "jax_eager_gpu"},
+      {"jax_eager_cpu", "jax", false, "JAX op by op without jax.jit on the CPU (jax.jit's baseline)", W::Python, false, ""},
+      {"jax_eager_gpu", "jax", true, "JAX op by op without jax.jit on a CUDA GPU (jax_jit_gpu's baseline)",
+       W::Python, false, ""},
+      {"numba_parallel", "numba", false, "numba.njit(parallel=True): prange loops over threads", W::Python, true, ""},
+      {"tensorflow", "tensorflow", false, "tf.function(jit_compile=True) (XLA) on the CPU", W::Python, true, ""},
+      {"tensorflow_gpu", "tensorflow", true, "tf.function(jit_compile=True) (XLA) on a GPU", W::Python, true, ""},
+      {"torch_eager", "torch", false, "eager PyTorch on the CPU (torch.compile's baseline)", W::Python, false, ""},
+      {"torch_compile", "torch", false, "torch.compile (dynamo + inductor) on the CPU", W::Python, true,
+       "torch_eager"},
+      {"torch_eager_gpu", "torch", true, "eager PyTorch on a CUDA GPU (torch_compile_gpu's baseline)", W::Python, false, ""},
+      {"torch_compile_gpu", "torch", true, "torch.compile (dynamo + inductor, Triton kernels) on a CUDA GPU",
+       W::Python, true, "torch_eager_gpu"},
+      {"triton", "triton", false, "Triton kernels on a GPU; interpreter only (warn) without one", W::Python, true,
+       "torch_eager_gpu"},
+      {"native", "", false, "C++ compiled ahead of time (-O3), NumPy's BLAS: the no-JIT floor", W::Native, false, ""},
   };
   return kBackends;
 }
@@ -95,6 +104,14 @@ const std::vector<CachePolicyInfo>& cache_policies() {
   return kPolicies;
 }
 
+const std::vector<PrecisionInfo>& precisions() {
+  static const std::vector<PrecisionInfo> kPrecisions = {
+      {"default", "each framework's out-of-the-box matmul precision (TF32 on recent GPUs for JAX and TensorFlow)"},
+      {"highest", "IEEE float32 products everywhere: every backend computes the same thing"},
+  };
+  return kPrecisions;
+}
+
 namespace {
 template <typename T>
 bool contains(const std::vector<T>& v, std::string_view name) {
@@ -115,6 +132,7 @@ const T* find(const std::vector<T>& v, std::string_view name) {
 }
 
 const BackendInfo* find_backend(std::string_view name) { return find(backends(), name); }
+bool is_aot_crosschecked(std::string_view backend) { return backend == "jax_jit_cpu" || backend == "jax_jit_gpu"; }
 const WorkloadInfo* find_workload(std::string_view name) { return find(workloads(), name); }
 bool is_backend(std::string_view name) { return contains(backends(), name); }
 bool is_workload(std::string_view name) { return contains(workloads(), name); }
@@ -124,6 +142,8 @@ std::string canonical_cache_policy(std::string_view name) {
   if (name == "process_cold") return "cold_cache";  // the seed harness's name
   return std::string(name);
 }
+bool is_precision(std::string_view name) { return contains(precisions(), name); }
+std::string precision_names() { return names(precisions()); }
 std::string backend_names() { return names(backends()); }
 std::string workload_names() { return names(workloads()); }
 std::string cache_policy_names() { return names(cache_policies()) + ", process_cold (alias of cold_cache)"; }

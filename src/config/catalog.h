@@ -16,6 +16,8 @@ struct BackendInfo {
   bool wants_gpu;
   std::string summary;
   WorkerKind worker = WorkerKind::Python;
+  bool jit = false;        // compiles at run time: gets a break-even against its baseline
+  std::string baseline;    // the same framework without its JIT, on the same device ("" -> NumPy)
 };
 
 struct WorkloadInfo {
@@ -32,8 +34,19 @@ struct CachePolicyInfo {
   std::string summary;
 };
 
+// Matmul precision asked of every framework (docs/precision.md): `default` is
+// what a user of each framework gets out of the box (TF32 products for JAX and
+// TensorFlow on an Ampere-or-later GPU), `highest` forces IEEE float32 everywhere.
+struct PrecisionInfo {
+  std::string name;
+  std::string summary;
+};
+
 const std::vector<BackendInfo>& backends();
 const BackendInfo* find_backend(std::string_view name);
+// Backends whose phases jitbench cross-checks against an ahead-of-time compile
+// in a separate process (JAX: jit(f).trace().lower().compile()).
+bool is_aot_crosschecked(std::string_view backend);
 // Built-in workloads followed by the user workloads registered so far.
 const std::vector<WorkloadInfo>& workloads();
 const WorkloadInfo* find_workload(std::string_view name);
@@ -43,6 +56,10 @@ const WorkloadInfo* find_workload(std::string_view name);
 // Registering the same file twice is allowed.
 std::optional<std::string> register_user_workload(const std::string& path);
 const std::vector<CachePolicyInfo>& cache_policies();
+const std::vector<PrecisionInfo>& precisions();
+bool is_precision(std::string_view name);
+std::string precision_names();
+inline constexpr const char* kDefaultPrecision = "default";
 bool is_backend(std::string_view name);
 bool is_workload(std::string_view name);
 bool is_cache_policy(std::string_view name);

@@ -52,10 +52,10 @@ std::vector<std::string> string_list(std::string_view src, const toml::node& n, 
 
 void check_names(std::string_view src, const toml::node& n, const std::vector<std::string>& names,
                  bool (*valid)(std::string_view), std::string_view what, const std::string& valid_list) {
-  const auto& arr = *n.as_array();
+  const auto* arr = n.as_array();  // null when a single name was written
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (!valid(names[i]))
-      fail(src, *arr.get(i), fmt::format("unknown {} '{}' (valid: {})", what, names[i], valid_list));
+      fail(src, arr ? *arr->get(i) : n, fmt::format("unknown {} '{}' (valid: {})", what, names[i], valid_list));
   }
 }
 
@@ -67,7 +67,8 @@ long positive_int(std::string_view src, const toml::node& n, std::string_view ke
 }
 
 void read_suite_table(std::string_view src, const toml::table& t, Suite& s) {
-  reject_unknown_keys(src, t, {"name", "cold_runs", "warm_iters", "warm_runs", "cache_policy", "timeout_s", "workload_paths"},
+  reject_unknown_keys(src, t, {"name", "cold_runs", "warm_iters", "warm_runs", "cache_policy", "precision", "timeout_s",
+                                "workload_paths"},
                       "[suite]");
   if (auto* n = t.get("workload_paths")) {
     // Relative to the suite file, so a suite and its workloads travel together.
@@ -95,10 +96,16 @@ void read_suite_table(std::string_view src, const toml::table& t, Suite& s) {
     s.cache_policies = string_list(src, *n, "cache_policy");
     check_names(src, *n, s.cache_policies, is_cache_policy, "cache policy", cache_policy_names());
   }
+  if (auto* n = t.get("precision")) {
+    // One name, or a list to measure several precisions side by side.
+    if (n->is_string()) s.precisions = {*n->value<std::string>()};
+    else s.precisions = string_list(src, *n, "precision");
+    check_names(src, *n, s.precisions, is_precision, "precision", precision_names());
+  }
 }
 
 MatrixBlock read_block(std::string_view src, const toml::table& t) {
-  reject_unknown_keys(src, t, {"backends", "workloads", "sizes", "dtypes"}, "[[matrix]]");
+  reject_unknown_keys(src, t, {"backends", "workloads", "sizes", "dtypes", "cache_policy"}, "[[matrix]]");
   MatrixBlock b;
   for (const char* key : {"backends", "workloads", "sizes", "dtypes"}) {
     if (!t.get(key)) fail(src, t, fmt::format("[[matrix]] block is missing '{}'", key));
@@ -112,6 +119,10 @@ MatrixBlock read_block(std::string_view src, const toml::table& t) {
   const auto* sizes = t.get("sizes")->as_array();
   if (!sizes || sizes->empty()) fail(src, *t.get("sizes"), "'sizes' must be a non-empty array of integers");
   for (const auto& e : *sizes) b.sizes.push_back(positive_int(src, e, "sizes", 1));
+  if (auto* n = t.get("cache_policy")) {
+    b.cache_policies = string_list(src, *n, "cache_policy");
+    check_names(src, *n, b.cache_policies, is_cache_policy, "cache policy", cache_policy_names());
+  }
   return b;
 }
 

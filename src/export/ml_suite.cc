@@ -28,7 +28,7 @@ double median_or_zero(const std::vector<double>& xs) { return xs.empty() ? 0.0 :
 
 bool in_ml_contract(const CaseResult& r) {
   // The contract's case ids carry no cache mode: only the cold-cache cases go.
-  return r.c.cache_policy == "cold_cache" &&
+  return r.c.cache_policy == "cold_cache" && r.c.precision == kDefaultPrecision &&
          (r.c.backend == "numpy" || r.c.backend == "jax_jit_cpu" || r.c.backend == "jax_jit_gpu");
 }
 

@@ -10,10 +10,12 @@
 namespace jitbench {
 
 std::string make_case_id(const std::string& backend, const std::string& workload, long n,
-                         const std::string& dtype, const std::string& cache_policy) {
+                         const std::string& dtype, const std::string& cache_policy,
+                         const std::string& precision) {
   auto id = fmt::format("{}_{}_{}_{}", backend, workload, n, dtype);
   const auto policy = canonical_cache_policy(cache_policy);
   if (policy != "cold_cache") id += "__" + policy;
+  if (precision != kDefaultPrecision) id += "__" + precision;
   return id;
 }
 
@@ -39,18 +41,25 @@ std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text) {
 }
 
 std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const Selection& sel) {
-  const auto& policies = sel.cache_policies.empty() ? suite.cache_policies : sel.cache_policies;
+  // --cache-policy overrides a block's own cache_policy, which overrides the suite's.
+  const auto policies_for = [&](const MatrixBlock* blk) -> const std::vector<std::string>& {
+    if (!sel.cache_policies.empty()) return sel.cache_policies;
+    return blk && !blk->cache_policies.empty() ? blk->cache_policies : suite.cache_policies;
+  };
+  const auto& precisions = sel.precisions.empty() ? suite.precisions : sel.precisions;
   const auto wanted_backend = [&](const std::string& b) {
     return sel.backends.empty() || std::find(sel.backends.begin(), sel.backends.end(), b) != sel.backends.end();
   };
   std::vector<Case> out;
   std::set<std::string> seen;
-  const auto add = [&](const std::string& b, const std::string& w, long n, const std::string& d) {
-    for (const auto& p : policies) {
-      const auto policy = canonical_cache_policy(p);
-      Case c{make_case_id(b, w, n, d, policy), b, w, n, d, policy};
-      if (seen.insert(c.id).second) out.push_back(c);
-    }
+  const auto add = [&](const std::string& b, const std::string& w, long n, const std::string& d,
+                       const MatrixBlock* blk) {
+    for (const auto& prec : precisions)
+      for (const auto& p : policies_for(blk)) {
+        const auto policy = canonical_cache_policy(p);
+        Case c{make_case_id(b, w, n, d, policy, prec), b, w, n, d, policy, prec};
+        if (seen.insert(c.id).second) out.push_back(c);
+      }
   };
 
   if (sel.cases.empty()) {
@@ -59,7 +68,7 @@ std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const
         if (wanted_backend(b))
           for (const auto& w : blk.workloads)
             for (long n : blk.sizes)
-              for (const auto& d : blk.dtypes) add(b, w, n, d);
+              for (const auto& d : blk.dtypes) add(b, w, n, d, &blk);
   } else {
     // Each named case runs on --backends if given, else on every backend the
     // suite pairs with that workload (so `--cases matmul_512_f32` never drags
@@ -74,7 +83,7 @@ std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const
       }
       if (bs.empty())
         return fmt::format("no backend runs workload '{}' in suite '{}': add --backends", spec.workload, suite.name);
-      for (const auto& b : bs) add(b, spec.workload, spec.n, spec.dtype);
+      for (const auto& b : bs) add(b, spec.workload, spec.n, spec.dtype, nullptr);
     }
   }
   if (out.empty()) return std::string("the selection matches no case: check --backends and --cases against `jitbench list`");

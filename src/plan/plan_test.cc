@@ -7,8 +7,8 @@ namespace {
 
 Suite two_blocks() {
   Suite s;
-  s.matrix.push_back({{"numpy", "jax_jit_cpu"}, {"matmul"}, {512, 1024}, {"f32"}});
-  s.matrix.push_back({{"python", "numpy"}, {"mc_pi"}, {1000}, {"f64"}});
+  s.matrix.push_back({{"numpy", "jax_jit_cpu"}, {"matmul"}, {512, 1024}, {"f32"}, {}});
+  s.matrix.push_back({{"python", "numpy"}, {"mc_pi"}, {1000}, {"f64"}, {}});
   return s;
 }
 
@@ -43,7 +43,7 @@ TEST(Plan, ExpandsUnionOfBlocksInOrder) {
 }
 
 TEST(Plan, BackendFilter) {
-  auto r = make_plan(two_blocks(), {{"python"}, {}, {}});
+  auto r = make_plan(two_blocks(), {{"python"}, {}, {}, {}});
   auto& cases = std::get<std::vector<Case>>(r);
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_EQ(cases[0].id, "python_mc_pi_1000_f64");
@@ -60,13 +60,13 @@ TEST(Plan, CasesUseSuiteBackendsForThatWorkload) {
 }
 
 TEST(Plan, EmptySelectionIsAnError) {
-  auto r = make_plan(two_blocks(), {{"numba"}, {}, {}});
+  auto r = make_plan(two_blocks(), {{"numba"}, {}, {}, {}});
   EXPECT_TRUE(std::holds_alternative<std::string>(r));
 }
 
 TEST(Plan, SeveralPoliciesGiveDistinctIds) {
   Suite s;
-  s.matrix.push_back({{"numpy"}, {"matmul"}, {8}, {"f32"}});
+  s.matrix.push_back({{"numpy"}, {"matmul"}, {8}, {"f32"}, {}});
   s.cache_policies = {"process_cold", "warm_cache"};
   auto plan = make_plan(s, {});
   auto& cases = std::get<std::vector<Case>>(plan);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "report/format.h"
 #include "results/json.h"
 #include "stats/stats.h"
@@ -52,6 +54,15 @@ std::string section(const std::string& heading_and_header, const std::string& ro
   return rows.empty() ? "" : heading_and_header + rows;
 }
 
+std::string attribution_section(const nlohmann::json& analysis) {
+  std::string md;
+  for (const auto& a : analysis.value("attribution", nlohmann::json::array()))
+    md += fmt::format("| `{}` | {} | {:.0f}% | {:.0f}% |\n", a["backend"].get<std::string>(), a["cases"].get<int>(),
+                      a["unattributed_share_median"].get<double>() * 100, a["unattributed_share_max"].get<double>() * 100);
+  return section("\n### How much of the first call the phases explain, per backend\n\n| Backend | Cases | "
+                 "Unattributed share (median) | (max) |\n|---|---|---|---|\n", md);
+}
+
 // Why a first call has no compile phases: the framework reported none, or it
 // counted zero compiles -- nothing to compile (ahead of time, e.g. native),
 // a program loaded from the persistent cache, or one compiled earlier in the
@@ -63,6 +74,28 @@ std::string no_phases_label(const nlohmann::json& compiles, const nlohmann::json
   return "(nothing compiled at run time)";
 }
 
+std::string crosscheck_cell(const nlohmann::json& c) {
+  const auto& x = c.value("crosscheck", nlohmann::json());
+  if (!x.is_object()) return "—";
+  if (!x["agrees"].is_boolean()) return x["reason"].is_string() ? md_cell(x["reason"].get<std::string>()) : "—";
+  return x["agrees"].get<bool>() ? "agrees" : "**disagrees**";
+}
+
+// "4: jit(fit), jit(stack) ×2, ..." -- which functions the first call compiled.
+std::string compiles_cell(const nlohmann::json& compiles) {
+  const auto& n = compiles["first_call_median"];
+  if (!n.is_number()) return "—";
+  std::string out = fmt::format("{:g}", n.get<double>());
+  const auto& by = compiles.value("first_call_by_function", nlohmann::json());
+  if (!by.is_object() || by.empty()) return out;
+  if (by.size() > 4) return out + fmt::format(" ({} functions)", by.size());
+  std::string names;
+  for (const auto& [name, k] : by.items())
+    names += fmt::format("{}{}{}", names.empty() ? "" : ", ", md_cell(name),
+                         k.is_number() && k.get<double>() > 1 ? fmt::format(" ×{:g}", k.get<double>()) : "");
+  return out + ": " + names;
+}
+
 std::string phases_section(const nlohmann::json& analysis) {
   std::string md;
   for (const auto& c : analysis["cases"]) {
@@ -70,21 +103,41 @@ std::string phases_section(const nlohmann::json& analysis) {
     if (fc["runs_with_phases"].get<int>() == 0) continue;
     std::string parts;
     for (const auto& [name, v] : fc["phases_median_s"].items())
-      if (v.is_number()) parts += fmt::format("{}{} {}", parts.empty() ? "" : " + ", name, secs(v));
+      if (v.is_number() && v.get<double>() > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : " + ", name, secs(v));
     const auto& compiles = c["compiles"]["first_call_median"];
     if (parts.empty()) parts = no_phases_label(compiles, c["cache_policy"]);
-    const int n = fc["runs_with_phases"].get<int>(), ok = fc["runs_reconciled"].get<int>();
-    md += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", c["case"].get<std::string>(), secs(fc["median_s"]),
-                      parts, secs(fc["residual_median_s"]),
-                      ok == n ? fmt::format("{}/{}", ok, n)
-                              : fmt::format("{}/{} (phases exceed by up to {:.1f}%)", ok, n,
-                                            fc["max_discrepancy_pct"].get<double>()),
-                      compiles.is_number() ? fmt::format("{:g}", compiles.get<double>()) : "—");
+    const auto& share = fc["unattributed_share_median"];
+    md += fmt::format("| `{}` | {} | {} | {} ({}) | {} | {} |\n", c["case"].get<std::string>(), secs(fc["median_s"]),
+                      parts, secs(fc["unattributed_median_s"]),
+                      share.is_number() ? fmt::format("{:.0f}%", share.get<double>() * 100) : "—",
+                      compiles_cell(c["compiles"]), crosscheck_cell(c));
   }
-  return section("\n## Phases of the first call (medians)\n\nThe framework's own compile events; the residual is "
-         "dispatch + execution (and, on a cache hit, loading the cached program). Reconciled: phases + residual match "
-         "the measured first call within 2%.\n\n| Case | First call | Phases | Residual | Reconciled runs | "
-         "Compiles |\n|---|---|---|---|---|---|\n", md);
+  std::string sources;
+  std::map<std::string, std::string> seen;
+  for (const auto& c : analysis["cases"]) {
+    const auto backend = c["backend"].get<std::string>();
+    const auto srcs = c["first_call"].value("phase_sources", nlohmann::json::object());
+    for (const auto& [name, src] : srcs.items())
+      if (src.is_string() && !src.get<std::string>().empty() && seen.emplace(backend + "/" + name, "").second)
+        sources += fmt::format("- `{}` {}: {}\n", backend, name, md_cell(src.get<std::string>()));
+  }
+  return section("\n## Phases of the first call (medians)\n\nEach phase is measured by the source listed below; "
+                 "**unattributed** is the part of the first call no phase covers (executing the call, dispatch, and "
+                 "whatever the framework does not report), never folded into a phase. A run whose phases add up to "
+                 "more than its first call is failed (`inconsistent_timings`). Cross-check: a separate process "
+                 "compiled the same function ahead of time (JAX `jit(f).trace().lower().compile()`), timed by "
+                 "jitbench; it agrees when each of its steps is within a factor of 2 (or 5 ms) of the event-based "
+                 "phase.\n\n| Case | First call | Phases | Unattributed (share) | Compiles | Cross-check |\n"
+                 "|---|---|---|---|---|---|\n",
+                 md) +
+         (md.empty() ? "" : "\nPhase sources:\n\n" + sources) + attribution_section(analysis);
+}
+
+std::string priming_cell(const nlohmann::json& row) {
+  if (!row.contains("warm_cache") || !row["warm_cache"]["priming"].is_object()) return "—";
+  const auto& p = row["warm_cache"]["priming"];
+  return fmt::format("first call {}, of which writing {}", secs(p["first_call_s"]),
+                     p["cache_write_s"].is_number() ? secs(p["cache_write_s"]) : "not reported");
 }
 
 std::string cache_modes_section(const nlohmann::json& analysis) {
@@ -105,12 +158,18 @@ std::string cache_modes_section(const nlohmann::json& analysis) {
                                 : fmt::format(" {}: {} |", e["status"].get<std::string>(),
                                               e["reason"].is_string() ? e["reason"].get<std::string>() : "");
     }
-    md += "\n";
+    md += " " + priming_cell(row) + " |\n";
   }
-  return section("\n## Cache modes: time to first result (median)\n\n`cold_cache`: fresh process, empty compile cache. "
-         "`warm_cache`: fresh process, cache primed by an unmeasured run (hits verified). `warm_process`: framework "
-         "already imported with another function compiled; TTFR = setup + first call of a new function.\n\n"
-         "| Case | cold_cache | warm_cache | warm_process |\n|---|---|---|---|\n", md);
+  return section("\n## Cache modes: time to first result (median)\n\n`cold_cache`: fresh process, each framework's "
+         "default cache settings, any cache it writes by default starting empty (no run may read an entry that "
+         "existed before it: `cache_not_cold`). `warm_cache`: fresh process, persistent cache on and primed by an "
+         "unmeasured run; a run is ok only when the framework's own counters show a hit and no miss for the first "
+         "call, in every cold run and the warm process, and the kernel saw a cache entry read (inotify) — else "
+         "`cache_not_used`, `cache_partially_used`, `cache_evidence_conflict` or `cache_unverified`. "
+         "`warm_process`: framework already imported with another function compiled; TTFR = setup + first call of a "
+         "new function. Writing the cache is measured in the priming run.\n\n"
+         "| Case | cold_cache | warm_cache | warm_process | Filling the cache (priming run) |\n"
+         "|---|---|---|---|---|\n", md);
 }
 
 std::string break_even_section(const nlohmann::json& analysis) {
@@ -124,14 +183,21 @@ std::string break_even_section(const nlohmann::json& analysis) {
       n = fmt::format("{:.1f} [{} – {}]", b["calls"].get<double>(),
                       ci[0].is_number() ? fmt::format("{:.1f}", ci[0].get<double>()) : "—",
                       ci[1].is_number() ? fmt::format("{:.1f}", ci[1].get<double>()) : "never");
-    md += fmt::format("| `{}` | `{}` | {} | {} | {} | {} | {} |\n", b["jit_case"].get<std::string>(),
-                      b["eager_case"].get<std::string>(), secs(b["ttfr_jit_s"]), secs(b["ttfr_eager_s"]),
+    const auto& base = b.value("baseline", nlohmann::json::object());
+    const std::string kind = base.value("kind", "numpy") == "same_framework"
+                                 ? "same framework, same device"
+                                 : "NumPy" + (base["note"].is_string() ? " (" + md_cell(base["note"].get<std::string>()) + ")"
+                                                                       : std::string());
+    md += fmt::format("| `{}` | `{}` | {} | {} | {} | {} | {} | {} |\n", b["jit_case"].get<std::string>(),
+                      b["eager_case"].get<std::string>(), kind, secs(b["ttfr_jit_s"]), secs(b["ttfr_eager_s"]),
                       secs(b["warm_jit_s"]), secs(b["warm_eager_s"]), n);
   }
   return section("\n## Break-even against the eager baseline\n\nN* = (TTFR_jit − TTFR_eager) / (warm_eager − warm_jit): "
-         "the number of further calls after which the JIT has paid for itself (bootstrap 95% CI).\n\n"
-         "| JIT case | Eager case | TTFR JIT | TTFR eager | Warm JIT | Warm eager | N* [95% CI] |\n"
-         "|---|---|---|---|---|---|---|\n", md);
+         "the number of further calls after which the JIT has paid for itself (bootstrap 95% CI). The baseline is "
+         "the same framework without its JIT on the same device when the run has it (jax_eager_*, torch_eager*), "
+         "else NumPy, and the table says which.\n\n"
+         "| JIT case | Eager case | Baseline | TTFR JIT | TTFR eager | Warm JIT | Warm eager | N* [95% CI] |\n"
+         "|---|---|---|---|---|---|---|---|\n", md);
 }
 
 std::string memory_variance_section(const nlohmann::json& analysis) {
@@ -145,8 +211,9 @@ std::string memory_variance_section(const nlohmann::json& analysis) {
                       kib(m["peak_rss_kib_max"]), m["device_peak_bytes"].is_number() ? fmt::format("{:.1f} MiB", m["device_peak_bytes"].get<double>() / 1048576.0) : "not reported",
                       pct(v["between_process_cv_ttfr"]), pct(v["within_process_cv_warm"]));
   }
-  return section("\n## Memory and variance\n\nHost RSS after import; growth of the peak RSS over the first call (compile "
-         "memory); the worker's peak RSS (wait4); device peak where the framework reports it. Variance: CV of cold "
+  return section("\n## Memory and variance\n\nHost RSS after import; growth of the peak RSS over the first two calls "
+         "(the first call's compile is the peak; the peak is read after the second call so that nothing runs between "
+         "the two); the worker's peak RSS (wait4); device peak where the framework reports it. Variance: CV of cold "
          "TTFR across processes vs CV of warm calls within one process.\n\n| Case | RSS after import | First-call "
          "RSS growth | Peak RSS | Device peak | Between-process CV | Within-process CV |\n|---|---|---|---|---|---|---|\n", md);
 }
@@ -194,11 +261,14 @@ std::string markdown_summary(const RunInfo& info, const std::vector<CaseResult>&
         "first synchronized call, in a fresh process with an empty compile cache; **process TTFR** adds the "
         "interpreter's own start-up. **Warm call** = one synchronized call once the function is compiled. "
         "Medians with bootstrap 95% confidence intervals over the cold runs.\n\n";
-  md += "| Case | Status | Cold TTFR (median, 95% CI) | Process TTFR | Import | First call | Second call | Warm call (median) | Warm p95 | Cold runs |\n";
-  md += "|---|---|---|---|---|---|---|---|---|---|\n";
+  md += "| Case | Status | Matmul precision | Cold TTFR (median, 95% CI) | Process TTFR | Import | First call | Second call | Warm call (median) | Warm p95 | Cold runs |\n";
+  md += "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : cases) {
     const auto warm = warm_values(c);
-    md += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", c.c.id, to_string(c.status),
+    const auto* w = c.first_worker_report();
+    const auto fmt_ptr = "/precision/matmul"_json_pointer;
+    const std::string prec = w && w->contains(fmt_ptr) && w->at(fmt_ptr).is_string() ? w->at(fmt_ptr).get<std::string>() : "—";
+    md += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", c.c.id, to_string(c.status), prec,
                       median_with_ci(cold_values(c, "ttfr_s")), median_of(cold_values(c, "process_ttfr_s")),
                       median_of(cold_values(c, "import_s")), median_of(cold_values(c, "first_call_s")),
                       median_of(cold_values(c, "second_call_s")), median_of(warm),

@@ -25,6 +25,7 @@ const std::map<std::string, Getter>& getters() {
       {"ttfr_s", [](const RunRecord& r) { return r.ttfr_s(); }},
       {"process_ttfr_s", [](const RunRecord& r) { return r.process_ttfr_s(); }},
       {"wall_s", [](const RunRecord& r) { return std::optional<double>(r.wall_s); }},
+      {"harness_gap_s", [](const RunRecord& r) { return r.harness_gap_s(); }},
       {"max_rss_kib", [](const RunRecord& r) { return std::optional<double>(static_cast<double>(r.max_rss_kib)); }},
   };
   return g;
@@ -37,7 +38,7 @@ json median_or_null(std::span<const double> xs) { return number_or_null(stats::m
 const std::vector<std::string>& cold_metrics() {
   static const std::vector<std::string> m = {"process_start_s", "import_s", "setup_s", "first_call_s",
                                              "second_call_s",   "total_s",  "ttfr_s",  "process_ttfr_s",
-                                             "wall_s",          "max_rss_kib"};
+                                             "wall_s",          "harness_gap_s",  "max_rss_kib"};
   return m;
 }
 
@@ -95,6 +96,7 @@ json run_to_json(const RunRecord& r) {
             {"ttfr_s", number_or_null(r.ttfr_s())},
             {"process_ttfr_s", number_or_null(r.process_ttfr_s())},
             {"wall_s", r.wall_s},
+            {"harness_gap_s", number_or_null(r.harness_gap_s())},
             {"exit", {{"kind", r.exit_kind}, {"code", r.exit_code}, {"signal", r.signal}}},
             {"rusage", {{"max_rss_kib", r.max_rss_kib}, {"user_s", r.user_s}, {"sys_s", r.sys_s}}},
             {"log", r.log}};
@@ -143,6 +145,7 @@ json case_to_json(const CaseResult& r) {
             {"warm_iters", r.warm_iters},
             {"warm_runs", r.warm_runs},
             {"cache_policy", r.c.cache_policy},
+            {"precision", r.c.precision},
             {"timeout_s", r.timeout_s},
             {"deterministic", r.deterministic},
             {"seed", r.seed}}},
@@ -150,11 +153,13 @@ json case_to_json(const CaseResult& r) {
           {"device", device},
           {"cache", cache},
           {"verification", report && report->contains("verify") ? (*report)["verify"] : json(nullptr)},
+          {"precision", report && report->contains("precision") ? (*report)["precision"] : json(nullptr)},
           {"workload", report && report->contains("workload") ? (*report)["workload"] : json(nullptr)},
           {"worker_env", r.worker_env},
           {"started_at", text_or_null(r.started_at)},
           {"finished_at", text_or_null(r.finished_at)},
           {"priming", r.priming ? run_to_json(*r.priming) : json(nullptr)},
+          {"crosscheck", r.crosscheck ? run_to_json(*r.crosscheck) : json(nullptr)},
           {"cold", {{"runs", cold_runs}, {"summary", cold_summary}}},
           {"warm",
            {{"run", r.warm.empty() ? json(nullptr) : warm_runs[0]},

@@ -1,5 +1,5 @@
 #pragma once
-// CaseResult -> jitbench.case.v1 JSON, and the per-metric views every report uses.
+// CaseResult -> jitbench.case.v2 JSON, and the per-metric views every report uses.
 #include <nlohmann/json.hpp>
 
 #include <span>
@@ -10,7 +10,7 @@
 
 namespace jitbench {
 
-inline constexpr const char* kCaseSchema = "jitbench.case.v1";
+inline constexpr const char* kCaseSchema = "jitbench.case.v2";
 inline constexpr const char* kIndexSchema = "jitbench.index.v1";
 inline constexpr const char* kEnvironmentSchema = "jitbench.environment.v1";
 

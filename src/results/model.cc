@@ -24,6 +24,11 @@ std::optional<double> RunRecord::process_ttfr_s() const {
   return *process_start_s + *t;
 }
 
+std::optional<double> RunRecord::harness_gap_s() const {
+  if (!total_s || wall_s <= 0) return std::nullopt;
+  return wall_s - process_start_s.value_or(0.0) - *total_s;
+}
+
 const nlohmann::json* CaseResult::first_worker_report() const {
   for (const auto& r : cold)
     if (r.worker.is_object() && !r.worker.empty()) return &r.worker;

@@ -1,6 +1,6 @@
 #pragma once
 // The one result model every exporter reads. JSON conversion lives in
-// results/json.cc; the schema is schemas/jitbench.case.v1.schema.json.
+// results/json.cc; the schema is schemas/jitbench.case.v2.schema.json.
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -40,6 +40,10 @@ struct RunRecord {
 
   std::optional<double> ttfr_s() const;          // import + setup + first call
   std::optional<double> process_ttfr_s() const;  // process start + ttfr
+  // Spawn-to-exit wall time outside the worker's own clocks: its start-up
+  // before the hello line is process_start_s; this is the rest (loading the
+  // worker's modules, verifying, reporting, exiting). nullopt without a total.
+  std::optional<double> harness_gap_s() const;
 };
 
 struct CaseResult {
@@ -55,6 +59,9 @@ struct CaseResult {
   std::vector<RunRecord> cold;
   std::vector<RunRecord> warm;  // one record per warm process
   std::optional<RunRecord> priming;  // warm_cache: the unmeasured run that filled the cache
+  // JAX: a separate process that compiled the function through the
+  // ahead-of-time path, timed by jitbench (mode "aot"); never part of the status.
+  std::optional<RunRecord> crosscheck;
   std::string cache_dir;  // relative to the out dir; "" when none
   std::map<std::string, std::string> worker_env;  // what jitbench set for the worker
   std::string started_at, finished_at;

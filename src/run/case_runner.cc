@@ -24,25 +24,57 @@ std::string utc_now() {
 }
 
 namespace {
-// An unread cache or an interpreted kernel is worth reporting on every run,
-// not a reason to stop.
+// A cache claim that failed, or an interpreted kernel, is worth reporting on
+// every run, not a reason to stop.
 bool worth_continuing(const RunRecord& r) {
-  return r.status == Status::Ok || r.reason == "cache_not_used" || r.reason == "interpreter_only";
+  return r.status == Status::Ok || r.reason.rfind("cache_", 0) == 0 || r.reason == "interpreter_only";
+}
+
+void warn(RunRecord& r, std::string reason, std::string detail) {
+  r.status = Status::Warn;
+  r.reason = std::move(reason);
+  r.detail = std::move(detail);
+}
+
+// Cache entries the kernel saw this run read that it did not write itself (-1: not watched).
+long long entries_read(const RunRecord& r) {
+  const auto files = r.worker.value("cache_files", nlohmann::json::object());
+  if (!files.is_object() || !files.value("available", false)) return -1;
+  return files.value("entries_read", 0LL);
 }
 }  // namespace
 
 void verify_cache_used(RunRecord& r) {
   if (r.status != Status::Ok || !r.worker.is_object()) return;
   const auto ev = r.worker.value("cache_events", nlohmann::json::object());
-  if (!ev.is_object() || !ev.contains("hits")) {
-    r.detail = "the framework reports no cache reads; cache use is unverified";
+  if (!ev.is_object() || !ev.contains("hits") || !ev["hits"].is_number()) {
+    warn(r, "cache_unverified", "the framework reported no cache reads for this run, so a hit cannot be shown");
     return;
   }
-  if (ev["hits"].get<long long>() == 0) {
-    r.status = Status::Warn;
-    r.reason = "cache_not_used";
-    r.detail = fmt::format("the primed compile cache was not read ({} cache events)", ev.dump());
+  const auto hits = ev["hits"].get<long long>();
+  const auto misses = ev.value("misses", 0LL);
+  const auto read = entries_read(r);
+  if (hits == 0) {
+    warn(r, "cache_not_used",
+         fmt::format("the primed compile cache was not read: 0 hits, {} misses (framework counters)", misses));
+  } else if (misses > 0) {
+    warn(r, "cache_partially_used",
+         fmt::format("{} hit(s) but {} miss(es): part of the first call was compiled anew", hits, misses));
+  } else if (read == 0) {
+    warn(r, "cache_evidence_conflict",
+         fmt::format("the framework counted {} hit(s), but the kernel saw no cache entry read (inotify)", hits));
+  } else {
+    r.detail = read > 0 ? fmt::format("{} hit(s), 0 misses (framework counters); {} cache entries read (inotify)",
+                                      hits, read)
+                        : fmt::format("{} hit(s), 0 misses (framework counters)", hits);
   }
+}
+
+void verify_cache_cold(RunRecord& r) {
+  if (r.status != Status::Ok) return;
+  if (const auto read = entries_read(r); read > 0)
+    warn(r, "cache_not_cold",
+         fmt::format("{} cache entries that existed before the run were read: the compile cache was not empty", read));
 }
 
 std::map<std::string, std::string> worker_env(const WorkerSetup& s, const Case& c, const fs::path& cache_dir) {
@@ -87,11 +119,13 @@ RunRecord CaseRunner::one_run(const Case& c, const std::string& mode, int index,
                "--dtype", c.dtype,
                "--warm-iters", std::to_string(setup_.warm_iters),
                "--seed", std::to_string(setup_.seed),
-               "--cache-mode", c.cache_policy});
+               "--cache-mode", c.cache_policy,
+               "--precision", c.precision});
   spec.env_set = worker_env(setup_, c, cache_dir);
-  const auto log_name = mode == "warm" ? std::string("warm.log")
-                       : index < 0    ? std::string("priming.log")
-                                      : fmt::format("cold-{}.log", index);
+  const auto log_name = mode == "warm"  ? fmt::format("warm-{}.log", index)
+                       : mode == "aot" ? std::string("crosscheck.log")
+                       : index < 0     ? std::string("priming.log")
+                                       : fmt::format("cold-{}.log", index);
   const auto log_rel = fs::path("logs") / c.id / log_name;
   spec.log_path = setup_.out_dir / log_rel;
   spec.timeout = std::chrono::milliseconds(static_cast<long long>(setup_.timeout_s * 1000));
@@ -161,10 +195,16 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
         r = failed_prepare("cold", i, *err);
       } else {
         r = one_run(c, "cold", i, cache_dir);
-        if (keep_cache) verify_cache_used(r);
+        keep_cache ? verify_cache_used(r) : verify_cache_cold(r);
       }
       all_ok = worth_continuing(r);
       res.cold.push_back(std::move(r));
+    }
+    // The JIT's event-based phases, checked against its ahead-of-time path in a
+    // process of its own (JAX; other workers answer unsupported).
+    if (all_ok && !interrupted() && c.cache_policy == "cold_cache" && is_aot_crosschecked(c.backend)) {
+      if (progress) progress("cross-checking the phases (ahead-of-time compile)");
+      if (!prepare_run()) res.crosscheck = one_run(c, "aot", 0, cache_dir);
     }
     for (int i = 0; i < res.warm_runs && all_ok && !interrupted(); ++i) {
       if (progress)
@@ -174,6 +214,7 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
         if (auto err = prepare_run()) return failed_prepare("warm", i, *err);
         return one_run(c, "warm", i, cache_dir);
       }();
+      keep_cache ? verify_cache_used(r) : verify_cache_cold(r);
       all_ok = worth_continuing(r);
       res.warm.push_back(std::move(r));
     }

@@ -45,9 +45,15 @@ class CaseRunner {
   WorkerSetup setup_;
 };
 
-// warm_cache: a run whose framework reported no cache hit becomes
-// warn / cache_not_used; a framework that reports nothing leaves it unverified.
+// warm_cache, every cold run and warm process: ok only when the framework's
+// own counters show a hit and no miss for the first call, and the kernel (when
+// it could watch) saw a cache entry read; else warn / cache_not_used,
+// cache_partially_used, cache_evidence_conflict or cache_unverified (the
+// framework reports no cache reads).
 void verify_cache_used(RunRecord& r);
+// cold_cache and warm_process: warn / cache_not_cold when the run read cache
+// entries that existed before it started.
+void verify_cache_cold(RunRecord& r);
 
 // ISO 8601 UTC timestamp of now.
 std::string utc_now();

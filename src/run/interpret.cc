@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <string.h>
 
+#include <algorithm>
+
 #include "run/protocol.h"
 
 namespace jitbench {
@@ -19,7 +21,42 @@ void fail(RunRecord& r, std::string reason, std::string detail) {
   r.detail = std::move(detail);
 }
 
+bool verified(const nlohmann::json& v) { return v.is_object() && v.value("ok", false) == true; }
+std::string verify_message(const nlohmann::json& v) {
+  return v.is_object() && v.contains("message") && v["message"].is_string() ? v["message"].get<std::string>()
+                                                                             : "result differs from the float64 reference";
+}
+
 }  // namespace
+
+std::optional<std::string> timing_inconsistency(const RunRecord& r) {
+  // Clock granularity and the two ends of a pipe: 100 us, or 0.5% of the whole.
+  const auto slack = [](double whole) { return std::max(kTimingSlackS, kTimingSlackFraction * whole); };
+  if (r.first_call_s) {
+    double phases = 0;
+    const auto ptr = nlohmann::json::json_pointer("/first_call/phases");
+    if (r.worker.contains(ptr) && r.worker.at(ptr).is_object())
+      for (const auto& [name, v] : r.worker.at(ptr).items())
+        if (v.is_number()) phases += v.get<double>();
+    if (phases > *r.first_call_s + slack(*r.first_call_s))
+      return fmt::format("the reported phases add up to {:.6g} s, more than the {:.6g} s first call they are part of",
+                         phases, *r.first_call_s);
+  }
+  if (r.import_s && r.setup_s && r.first_call_s && r.total_s) {
+    double segments = *r.import_s + *r.setup_s + *r.first_call_s;
+    for (double c : r.calls_s) segments += c;
+    if (r.second_call_s) segments += *r.second_call_s;
+    if (segments > *r.total_s + slack(*r.total_s))
+      return fmt::format("import + setup + calls = {:.6g} s, more than the worker's own total of {:.6g} s", segments,
+                         *r.total_s);
+    const double inside = r.process_start_s.value_or(0.0) + *r.total_s;
+    if (r.wall_s > 0 && inside > r.wall_s + slack(r.wall_s))
+      return fmt::format("process start + the worker's total = {:.6g} s, more than the {:.6g} s jitbench measured "
+                         "from spawn to exit",
+                         inside, r.wall_s);
+  }
+  return std::nullopt;
+}
 
 RunRecord interpret_run(const ProcessResult& p, const std::string& mode, int index, double timeout_s) {
   RunRecord r;
@@ -74,8 +111,9 @@ RunRecord interpret_run(const ProcessResult& p, const std::string& mode, int ind
     if (b.contains("calls_s")) r.calls_s = b["calls_s"].get<std::vector<double>>();
     if (b.contains("ttfr_includes_import") && b["ttfr_includes_import"].is_boolean())
       r.ttfr_includes_import = b["ttfr_includes_import"].get<bool>();
-    for (const char* k : {"backend", "device", "verify", "cache", "workload", "env", "cache_mode", "first_call",
-                          "compiles", "cache_events", "memory"})
+    for (const char* k : {"backend", "device", "verify", "verify_first", "cache", "workload", "env", "cache_mode",
+                          "first_call", "compiles", "cache_events", "cache_events_later", "cache_files", "sync",
+                          "precision", "memory", "aot"})
       if (b.contains(k)) r.worker[k] = b[k];
   }
   if (skip && skip->body.contains("backend")) r.worker["backend"] = skip->body["backend"];
@@ -102,8 +140,16 @@ RunRecord interpret_run(const ProcessResult& p, const std::string& mode, int ind
          fmt::format("incomplete conversation: no {} message", !hello ? "hello" : (!result ? "result" : "bye")));
   } else if (result->body["mode"] != mode) {
     fail(r, "worker_failed", fmt::format("asked for a {} run, got a {} result", mode, result->body["mode"].dump()));
-  } else if (!result->body["verify"]["ok"].get<bool>()) {
-    fail(r, "incorrect_result", result->body["verify"].value("message", "result differs from the float64 reference"));
+  } else if (result->body.contains("verify_first") && !verified(result->body["verify_first"])) {
+    fail(r, "incorrect_result", "the first (compiling) call's result: " + verify_message(result->body["verify_first"]));
+  } else if (!verified(result->body["verify"])) {
+    fail(r, "incorrect_result", verify_message(result->body["verify"]));
+  } else if (const auto ptr = nlohmann::json::json_pointer("/sync/pending_after_last_call");
+             result->body.contains(ptr) && result->body.at(ptr) == true) {
+    fail(r, "unsynchronized",
+         "the device still had work queued when the clock stopped: the timings do not cover the computation");
+  } else if (auto why = timing_inconsistency(r)) {
+    fail(r, "inconsistent_timings", *why);
   } else if (result->body.value("interpreter_only", false)) {
     // Verified, but nothing was compiled: never mixed with compiled timings.
     r.status = Status::Warn;

@@ -19,8 +19,16 @@ ProcessResult exited(std::vector<std::string> lines, int code = 0) {
   p.kind = ExitKind::Exited;
   p.exit_code = code;
   p.spawn_ns = 1000000000;
+  p.wall_s = 2.0;  // spawn -> reaped, as jitbench measured it
   p.lines = std::move(lines);
   return p;
+}
+
+// kCold with `field` (a JSON member) added to the result.
+std::string cold_with(const std::string& field) {
+  std::string cold = kCold;
+  cold.insert(cold.size() - 1, "," + field);
+  return cold;
 }
 
 TEST(Interpret, OkColdRun) {
@@ -148,6 +156,57 @@ TEST(SettleStatus, MostSevereRunWins) {
   settle_status(c);
   EXPECT_EQ(c.status, Status::Failed);
   EXPECT_EQ(c.reason, "timeout");
+}
+
+}  // namespace
+}  // namespace jitbench
+
+namespace jitbench {
+namespace {
+
+// Each check a lying worker must fail.
+TEST(Interpret, PhasesLargerThanTheFirstCallFail) {
+  auto r = interpret_run(exited({kHello, cold_with(R"("first_call":{"phases":{"compile":0.15,"trace":0.1}})"), kBye}),
+                         "cold", 0, 10);
+  EXPECT_EQ(r.status, Status::Failed);
+  EXPECT_EQ(r.reason, "inconsistent_timings");
+  EXPECT_NE(r.detail.find("phases add up to 0.25"), std::string::npos) << r.detail;
+  auto honest = interpret_run(exited({kHello, cold_with(R"("first_call":{"phases":{"compile":0.15}})"), kBye}),
+                              "cold", 0, 10);
+  EXPECT_EQ(honest.status, Status::Ok) << honest.detail;
+}
+
+TEST(Interpret, SegmentsLargerThanTheTotalFail) {
+  std::string cold = kCold;
+  cold.replace(cold.find(R"("total_s":0.81)"), 14, R"("total_s":0.60)");
+  auto r = interpret_run(exited({kHello, cold, kBye}), "cold", 0, 10);
+  EXPECT_EQ(r.reason, "inconsistent_timings");
+  EXPECT_NE(r.detail.find("worker's own total"), std::string::npos) << r.detail;
+}
+
+TEST(Interpret, WorkerTimeLongerThanTheProcessFails) {
+  auto p = exited({kHello, kCold, kBye});
+  p.wall_s = 1.0;  // process start 0.5 s + total 0.81 s cannot fit in 1 s
+  auto r = interpret_run(p, "cold", 0, 10);
+  EXPECT_EQ(r.reason, "inconsistent_timings");
+  EXPECT_NE(r.detail.find("spawn to exit"), std::string::npos) << r.detail;
+}
+
+TEST(Interpret, WrongFirstCallResultFails) {
+  auto r = interpret_run(
+      exited({kHello, cold_with(R"("verify_first":{"ok":false,"message":"relative error 0.5 exceeds 1e-4"})"), kBye}),
+      "cold", 0, 10);
+  EXPECT_EQ(r.reason, "incorrect_result");
+  EXPECT_NE(r.detail.find("first (compiling) call"), std::string::npos);
+}
+
+TEST(Interpret, WorkStillQueuedAfterTheClockFails) {
+  auto r = interpret_run(exited({kHello, cold_with(R"("sync":{"pending_after_last_call":true})"), kBye}), "cold", 0,
+                         10);
+  EXPECT_EQ(r.reason, "unsynchronized");
+  auto unknown = interpret_run(exited({kHello, cold_with(R"("sync":{"pending_after_last_call":null})"), kBye}), "cold",
+                               0, 10);
+  EXPECT_EQ(unknown.status, Status::Ok);
 }
 
 }  // namespace

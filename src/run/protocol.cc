@@ -21,12 +21,16 @@ std::string require_string(const json& j, const char* key) {
 std::string check_result(const json& j) {
   if (!j.contains("mode") || !j["mode"].is_string()) return "'mode' must be a string";
   const auto mode = j["mode"].get<std::string>();
-  if (mode != "cold" && mode != "warm") return "'mode' must be \"cold\" or \"warm\"";
+  if (mode != "cold" && mode != "warm" && mode != "aot") return "'mode' must be \"cold\", \"warm\" or \"aot\"";
   for (const char* k : {"import_s", "setup_s", "first_call_s"}) {
     if (auto e = require_number(j, k); !e.empty()) return e;
   }
   if (mode == "cold") {
     if (auto e = require_number(j, "second_call_s"); !e.empty()) return e;
+  } else if (mode == "aot") {
+    if (!j.contains("aot") || !j["aot"].is_object()) return "'aot' must be an object";
+    for (const char* k : {"trace_s", "lower_s", "compile_s", "execute_s"})
+      if (auto e = require_number(j["aot"], k); !e.empty()) return "aot: " + e;
   } else {
     if (!j.contains("calls_s") || !j["calls_s"].is_array()) return "'calls_s' must be an array";
     for (const auto& x : j["calls_s"]) {

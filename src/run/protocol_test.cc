@@ -49,7 +49,12 @@ TEST(Protocol, ChecksWarmResultCalls) {
   EXPECT_EQ(error_of(R"({"type":"result","mode":"warm","import_s":0,"setup_s":0,"first_call_s":0,"calls_s":[0.1,"x"],"verify":{"ok":true}})"),
             "result message: 'calls_s' must hold numbers >= 0");
   EXPECT_EQ(error_of(R"({"type":"result","mode":"hot","import_s":0,"setup_s":0,"first_call_s":0,"verify":{"ok":true}})"),
-            "result message: 'mode' must be \"cold\" or \"warm\"");
+            "result message: 'mode' must be \"cold\", \"warm\" or \"aot\"");
+  EXPECT_EQ(error_of(R"({"type":"result","mode":"aot","import_s":0,"setup_s":0,"first_call_s":0,"verify":{"ok":true}})"),
+            "result message: 'aot' must be an object");
+  EXPECT_EQ(error_of(R"({"type":"result","mode":"aot","import_s":0,"setup_s":0,"first_call_s":0,"verify":{"ok":true},)"
+                     R"("aot":{"trace_s":0,"lower_s":0,"compile_s":-1,"execute_s":0}})"),
+            "result message: aot: 'compile_s' must be >= 0");
 }
 
 TEST(Protocol, SkipMustBeWarn) {

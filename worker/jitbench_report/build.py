@@ -58,10 +58,12 @@ def warnings(cases, analysis):
         wcv = ((c.get("warm") or {}).get("summary") or {}).get("cv")
         if wcv is not None and wcv > CV_LIMIT:
             out.append(("high variance", cid, f"warm calls vary by {wcv * 100:.0f}% (coefficient of variation)"))
-        if c["cache"]["policy"] == "warm_cache" and c["status"] == "ok":
-            runs = c["cold"]["runs"]
-            if any("unverified" in (r.get("detail") or "") for r in runs):
-                out.append(("unverified cache", cid, "the framework reports no cache reads; cache use is unverified"))
+    for a in analysis.get("cases", []):
+        x = a.get("crosscheck") or {}
+        if x.get("agrees") is False:
+            steps = ", ".join(f"{k} {fmt_s(v['event_median_s'])} (events) vs {fmt_s(v['aot_s'])} (ahead of time)"
+                              for k, v in x["steps"].items() if not v["agrees"])
+            out.append(("phases disagree", a["case"], f"the ahead-of-time cross-check disagrees: {steps}"))
     few = [w for w in out if w[0] == "few runs"]
     if len(few) > 3:  # one line instead of one per case
         out = [w for w in out if w[0] != "few runs"]
@@ -97,6 +99,7 @@ def case_rows(cases):
         ci = t.get("median_ci95") or [None, None]
         w = (c.get("warm") or {}).get("summary") or {}
         rows.append({"case": c["case"], "status": c["status"], "reason": c["reason"] or "",
+                     "precision": ((c.get("precision") or {}).get("matmul")) or "—",
                      "ttfr": fmt_s(t.get("median")), "ci": f"{fmt_s(ci[0])} – {fmt_s(ci[1])}" if ci[0] is not None else "—",
                      "import": fmt_s(_median(s, "import_s")), "first": fmt_s(_median(s, "first_call_s")),
                      "warm": fmt_s(w.get("median")), "p95": fmt_s(w.get("p95")), "runs": t.get("n", 0)})
@@ -189,8 +192,8 @@ def render_html(index, cases, analysis, env, figs, warns):
              "<p class='note'><b>Cold TTFR</b> (time to first result) = importing the framework and initialising "
              "its device + building the inputs + the first synchronized call, in a fresh process. <b>Warm call</b> = "
              "one synchronized call once everything is compiled. <b>N*</b> = the number of further calls after "
-             "which a JIT's compile time has paid for itself against the eager baseline (NumPy, or eager torch for "
-             "torch.compile). Medians with bootstrap 95% intervals over the cold runs; every result was checked "
+             "which a JIT's compile time has paid for itself against the eager baseline (the same framework without "
+             "its JIT on the same device when the run has it, else NumPy). Medians with bootstrap 95% intervals over the cold runs; every result was checked "
              "against a float64 reference.</p>"]
     if command:
         parts.append(f"<p class='note'>Command: <code>{e(command)}</code></p>")
@@ -227,13 +230,14 @@ def render_html(index, cases, analysis, env, figs, warns):
         parts.append(f"<section class='fig' id='fig-{key}'><h2>{e(title)}</h2><p class='note'>{e(note)}</p>{svg}"
                      "</section>")
     parts.append(f"<section id='cases'><h2>Cases ({len(cases)})</h2><table><tr><th>Case</th><th>Status</th>"
-                 "<th>Cold TTFR</th><th>95% CI</th><th>Import</th><th>First call</th><th>Warm call</th>"
+                 "<th>Matmul precision</th><th>Cold TTFR</th><th>95% CI</th><th>Import</th><th>First call</th><th>Warm call</th>"
                  "<th>Warm p95</th><th>Cold runs</th></tr>")
     for r in case_rows(cases):
         st = r["status"]
         label = st + (f": {r['reason']}" if r["reason"] else "")
         parts.append(f"<tr class='{st}' data-case='{e(r['case'])}'><td><code>{e(r['case'])}</code></td>"
-                     f"<td><span class='badge {st}'>{e(label)}</span></td><td>{e(r['ttfr'])}</td><td>{e(r['ci'])}</td>"
+                     f"<td><span class='badge {st}'>{e(label)}</span></td><td>{e(r['precision'])}</td>"
+                     f"<td>{e(r['ttfr'])}</td><td>{e(r['ci'])}</td>"
                      f"<td>{e(r['import'])}</td><td>{e(r['first'])}</td><td>{e(r['warm'])}</td><td>{e(r['p95'])}</td>"
                      f"<td>{r['runs']}</td></tr>")
     parts.append("</table><p class='note'>A warn case's timings (interpreter_only) are shown for what they are and "
@@ -255,11 +259,13 @@ def render_md(cases, analysis, env, figs, warns):
     lines += ["", f"## Warnings ({len(warns)})", ""]
     lines += [f"- {kind} — `{cid}`: {text}" for kind, cid, text in warns] or ["None."]
     lines += ["", f"## Cases ({len(cases)})", "",
-              "| Case | Status | Cold TTFR | 95% CI | Import | First call | Warm call | Warm p95 | Cold runs |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "| Case | Status | Matmul precision | Cold TTFR | 95% CI | Import | First call | Warm call | Warm p95 | "
+              "Cold runs |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in case_rows(cases):
         status = r["status"] + (f": {r['reason']}" if r["reason"] else "")
-        lines.append(f"| `{r['case']}` | {status} | {r['ttfr']} | {r['ci']} | {r['import']} | {r['first']} | "
+        lines.append(f"| `{r['case']}` | {status} | {r['precision']} | {r['ttfr']} | {r['ci']} | {r['import']} | "
+                     f"{r['first']} | "
                      f"{r['warm']} | {r['p95']} | {r['runs']} |")
     lines += ["", "Figures (in report.html): " + ", ".join(t for _, t, _, _ in figs), ""]
     return "\n".join(lines)

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 matplotlib.rcParams.update({"svg.fonttype": "none", "font.size": 9, "axes.grid": True, "grid.alpha": 0.3,
                             "svg.hashsalt": "jitbench"})  # stable SVG ids: identical runs, identical pages
 
-PHASE_COLORS = {"import": "#9e9e9e", "setup": "#c7c7c7", "residual": "#e8e0c8"}  # residual: pale, hatched
+PHASE_COLORS = {"import": "#9e9e9e", "setup": "#c7c7c7", "unattributed": "#e8e0c8"}  # unattributed: pale, hatched
 # Compile phases: saturated colours, none grey (import and setup are), none
 # repeated below 12 phases.
 COMPILE_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
@@ -32,7 +32,7 @@ def _svg(fig):
 
 
 def ttfr_by_phase(cases, analysis):
-    """Stacked bars: import, setup, each compile phase, residual; one bar per case."""
+    """Stacked bars: import, setup, each compile phase, unattributed; one bar per case."""
     by_case = {c["case"]: c for c in analysis["cases"]}
     rows = []
     for c in cases:
@@ -49,16 +49,16 @@ def ttfr_by_phase(cases, analysis):
         order = [n for n in declared if n in phases] + [n for n in phases if n not in declared]
         parts += [(name, phases[name]) for name in order]
         first = (s.get("first_call_s") or {}).get("median", 0.0)
-        parts.append(("residual", max(first - sum(phases.values()), 0.0)))
+        parts.append(("unattributed", max(first - sum(phases.values()), 0.0)))
         rows.append((c["case"], parts))
     if not rows:
         return None
     names = []
     for _, parts in rows:
         for n, _ in parts:
-            if n not in names and n != "residual":
+            if n not in names and n != "unattributed":
                 names.append(n)
-    names.append("residual")  # always the last segment: what the phases do not cover
+    names.append("unattributed")  # always the last segment: what no phase covers
     phase_names = [n for n in names if n not in PHASE_COLORS]
     colors = {n: PHASE_COLORS.get(n) or COMPILE_COLORS[phase_names.index(n) % len(COMPILE_COLORS)] for n in names}
     fig, ax = plt.subplots(figsize=(9, 0.28 * len(rows) + 1.2))
@@ -66,8 +66,8 @@ def ttfr_by_phase(cases, analysis):
     left = [0.0] * len(rows)
     for n in names:
         vals = [dict(parts).get(n, 0.0) for _, parts in rows]
-        ax.barh(labels, vals, left=left, color=colors[n], label=n if n != "residual" else "rest of the first call",
-                hatch="//" if n == "residual" else None, edgecolor="#b0a890" if n == "residual" else None,
+        ax.barh(labels, vals, left=left, color=colors[n], label=n if n != "unattributed" else "unattributed (no phase covers it)",
+                hatch="//" if n == "unattributed" else None, edgecolor="#b0a890" if n == "unattributed" else None,
                 linewidth=0)
         left = [a + b for a, b in zip(left, vals)]
     ax.invert_yaxis()

@@ -1,21 +1,29 @@
 """Where a cold run and a warm run are timed. Backend-agnostic: the adapter
 knows how to import, initialise, move data, synchronise and listen to its
 framework's compile events; the workload knows its inputs, its float64
-reference and its tolerance.
+reference and its tolerance. The steps have the same names as in the native
+worker (native/main.cc): import, setup, measure, verify, report.
 
 Cache modes (--cache-mode):
-  cold_cache    fresh process, empty compile cache (jitbench empties it)
-  warm_cache    fresh process, compile cache primed by an earlier process
+  cold_cache    fresh process, the framework's default cache settings, every
+                cache it writes by default redirected to an empty directory
+  warm_cache    fresh process, persistent compile cache on, primed by an
+                earlier process (the priming run pays for writing it)
   warm_process  framework imported and initialised, an unrelated function
                 compiled, in-memory caches cleared; then a NEW function object's
                 first call is measured (the notebook case). import_s is still
                 reported but is not part of this mode's time to first result.
+
+Clocks: import_s, setup_s, first_call_s, second_call_s (cold) and each warm
+call are read with time.perf_counter(); between the first and the second call
+nothing but the clock is read, so second_call_s holds no bookkeeping. Compile
+events are timestamped by the hooks and split into windows afterwards.
 """
 
 import os
 import time
 
-from . import backends, workloads
+from . import backends, cachewatch, verify, workloads
 from .backends.base import DeviceUnavailable, MissingDependency, Unsupported
 
 
@@ -34,119 +42,198 @@ def _status_kib(field: str):
     return None
 
 
-def _compiles(adapter, rec):
-    """Compiles in a recorded window: 0 when the framework counts them and none
-    happened, None when it does not report compiles at all."""
-    return rec["counts"].get("compiles", 0) if adapter.phase_names else None
+class Skip(Exception):
+    """Ends the run with a skip message (warn): reason, detail, backend info."""
+
+    def __init__(self, reason, detail=None, backend=None):
+        super().__init__(reason)
+        self.reason, self.detail, self.backend = reason, detail, backend
 
 
-def run(channel, args) -> int:
-    adapter = backends.create(args.backend)
-    workload = workloads.get(args.workload, args.workload_path)
-    build = workload.IMPLEMENTATIONS.get(adapter.framework)
-    if build is None:
-        channel.send("skip", status="warn", reason=f"unsupported: {args.workload} has no {adapter.framework} implementation")
-        return 0
-    if args.cache_mode == "warm_cache" and not adapter.has_compile_cache:
-        channel.send("skip", status="warn", reason=f"unsupported: {adapter.name} has no compile cache to warm")
-        return 0
-    cache_dir = os.environ.get("JITBENCH_CACHE_DIR") or None
-    for key, value in workloads.env_for(workload, args.n).items():
-        if key == "XLA_FLAGS" and os.environ.get(key):
-            value = f"{os.environ[key]} {value}"  # XLA reads the last of repeated flags
-        adapter.set_env(key, value)
-
-    # import_s: the framework's import and its device initialisation, proven by
-    # one tiny synchronized operation.
+def import_step(adapter, args, cache_dir):
+    """import_s: the framework's import, its precision setting and its device
+    initialisation, proven by one tiny synchronized operation."""
     t_start = _now()
     try:
-        adapter.import_framework(args.dtype, cache_dir)
+        adapter.import_framework(args.dtype, cache_dir, args.cache_mode)
     except MissingDependency as exc:
-        channel.send("skip", status="warn", reason=f"missing_dependency: {exc.package}", detail=str(exc.__cause__ or exc))
-        return 0
+        raise Skip(f"missing_dependency: {exc.package}", str(exc.__cause__ or exc)) from None
+    adapter.apply_precision(args.precision)
     try:
         adapter.init_device()
     except DeviceUnavailable as exc:
-        channel.send("skip", status="warn", reason="gpu_unavailable", detail=str(exc), backend=adapter.info())
-        return 0
+        raise Skip("gpu_unavailable", str(exc), adapter.info()) from None
     t_import = _now()
     memory = {"rss_after_import_kib": _status_kib("VmRSS")}
     if args.cache_mode == "warm_process":
         adapter.prepare_warm_process()
         t_import = _now()  # the session's own warm-up is not part of any phase
+    return t_start, t_import, memory
 
-    # setup_s: inputs built on the host, moved to the device, function wrapped.
+
+def setup_step(adapter, workload, build, args):
+    """setup_s: inputs built on the host, moved to the device, function wrapped."""
     try:
         host_inputs = workload.make_inputs(args.n, args.dtype, args.seed)
         dev_inputs = tuple(adapter.to_device(x) for x in host_inputs)
         adapter.sync(dev_inputs)
         fn = build(adapter, args.n, args.dtype)
     except Unsupported as exc:
-        channel.send("skip", status="warn", reason=f"unsupported: {exc}")
-        return 0
-    memory["rss_before_first_call_kib"] = _status_kib("VmRSS")
+        raise Skip(f"unsupported: {exc}") from None
+    except DeviceUnavailable as exc:
+        raise Skip("gpu_unavailable", str(exc), adapter.info()) from None
+    return host_inputs, dev_inputs, fn
 
-    adapter.start_recording()
+
+def measure_step(adapter, fn, dev_inputs, args):
+    """The first call, then the second (cold) or warm_iters calls (warm), back to
+    back. Returns the clock readings and the outputs to verify."""
+    adapter.recorder.start()
     t_setup = _now()
-    out = adapter.sync(fn(*dev_inputs))
+    first = adapter.sync(fn(*dev_inputs))
     t_first = _now()
-    first = adapter.stop_recording()
-    memory["rss_after_first_call_kib"] = _status_kib("VmRSS")
-    memory["hwm_after_first_call_kib"] = _status_kib("VmHWM")
+    if args.mode == "cold":
+        last = adapter.sync(fn(*dev_inputs))
+        t_end = _now()
+        calls = None
+    else:
+        calls, last = [], first
+        for _ in range(args.warm_iters):
+            t0 = time.perf_counter_ns()
+            last = adapter.sync(fn(*dev_inputs))
+            calls.append((time.perf_counter_ns() - t0) / 1e9)
+        t_end = _now()
+    adapter.recorder.stop()
+    return {"t_setup": t_setup, "t_first": t_first, "t_end": t_end, "calls": calls, "first": first, "last": last}
 
+
+def aot_step(adapter, fn, dev_inputs):
+    """The cross-check run (--mode aot): the same function compiled through the
+    framework's ahead-of-time path, each step timed by jitbench's own clock, in a
+    process of its own. Its steps are compared with the event-based phases of
+    the cold runs (analysis.json: crosscheck)."""
+    if not hasattr(fn, "trace") or not hasattr(adapter, "jax"):
+        raise Skip("unsupported: the call is not one jitted JAX function, so it has no ahead-of-time path to "
+                   "cross-check")
+    adapter.recorder.start()
+    t_setup = _now()
+    traced = fn.trace(*dev_inputs)
+    t1 = _now()
+    lowered = traced.lower()
+    t2 = _now()
+    compiled = lowered.compile()
+    t3 = _now()
+    out = adapter.sync(compiled(*dev_inputs))
+    t_end = _now()
+    adapter.recorder.stop()
+    return {"t_setup": t_setup, "t_first": t_end, "t_end": t_end, "calls": None, "first": out, "last": out,
+            "aot": {"trace_s": t1 - t_setup, "lower_s": t2 - t1, "compile_s": t3 - t2, "execute_s": t_end - t3}}
+
+
+def verify_step(adapter, workload, outputs, host_inputs, args, ctx):
+    """Both the compiling first call's output and the last one, against the
+    float64 reference, after every clock has stopped."""
+    check = workload.check
+    extra = {"ctx": ctx} if verify.accepts_context(check) else {}
+    try:
+        first, info = check(adapter.to_numpy(outputs["first"]), host_inputs, args.n, args.dtype, args.seed, **extra)
+        last, info = check(adapter.to_numpy(outputs["last"]), host_inputs, args.n, args.dtype, args.seed, **extra)
+    except ModuleNotFoundError as exc:
+        if exc.name != "numpy":
+            raise
+        raise Skip("missing_dependency: numpy",
+                   "numpy is needed to verify the result against the float64 reference") from None
+    if not extra:
+        for v in (first, last):
+            v.setdefault("tolerance_basis", {"precision": ctx.matmul,
+                                             "basis": "the workload's own tolerance (its check takes no precision)"})
+    return first, last, info
+
+
+def report_step(adapter, args, clocks, memory, ctx, verdicts, info, watch):
+    first_w = adapter.summarize(adapter.recorder.window(float("-inf"), clocks["t_first"]))
+    later_w = adapter.summarize(adapter.recorder.window(clocks["t_first"], float("inf")))
+    phases = {k: v for k, v in first_w["phases"].items() if k in adapter.phase_names}
     result = {
         "mode": args.mode,
         "cache_mode": args.cache_mode,
         "ttfr_includes_import": args.cache_mode != "warm_process",
-        "import_s": t_import - t_start,
-        "setup_s": t_setup - t_import,
-        "first_call_s": t_first - t_setup,
-        "first_call": {"phases": first["phases"], "phase_names": list(adapter.phase_names)},
-        "compiles": {"first_call": _compiles(adapter, first)},
-        "cache_events": first.get("cache", {}),
+        "import_s": clocks["t_import"] - clocks["t_start"],
+        "setup_s": clocks["t_setup"] - clocks["t_import"],
+        "first_call_s": clocks["t_first"] - clocks["t_setup"],
+        "first_call": {"phases": phases, "phase_names": list(adapter.phase_names),
+                       "phase_sources": {k: adapter.phase_sources.get(k, "") for k in adapter.phase_names}},
+        "compiles": {"first_call": first_w["compiles"], "later_calls": later_w["compiles"],
+                     "first_call_by_function": first_w["compiled_functions"]},
+        "cache_events": first_w["cache"],
+        "cache_events_later": later_w["cache"],
+        "cache_files": watch.report(),
+        "sync": {"method": adapter.sync_method, "pending_after_last_call": clocks["pending"]},
+        "precision": ctx.info,
+        "memory": memory,
+        "verify": verdicts[1],
+        "verify_first": verdicts[0],
+        "workload": info,
+        "backend": adapter.info(),
+        "device": adapter.device(),
+        "cache": adapter.cache_settings(),
+        "env": adapter.env_applied(),
     }
+    if args.mode == "cold":
+        result["second_call_s"] = clocks["t_end"] - clocks["t_first"]
+    elif args.mode == "warm":
+        result["calls_s"] = clocks["calls"]
+    else:
+        result["aot"] = clocks["aot"]
+    result["total_s"] = clocks["t_end"] - clocks["t_start"]
     if adapter.interpreter_only:
         result["interpreter_only"] = True
-    adapter.start_recording()
-    if args.mode == "cold":
-        out = adapter.sync(fn(*dev_inputs))
-        t_second = _now()
-        result["second_call_s"] = t_second - t_first
-        result["total_s"] = t_second - t_start
-    else:
-        calls = []
-        for _ in range(args.warm_iters):
-            t0 = time.perf_counter_ns()
-            out = adapter.sync(fn(*dev_inputs))
-            calls.append((time.perf_counter_ns() - t0) / 1e9)
-        result["calls_s"] = calls
-        result["total_s"] = _now() - t_start
-    later = adapter.stop_recording()
-    result["compiles"]["later_calls"] = _compiles(adapter, later)
-    memory["hwm_kib"] = _status_kib("VmHWM")
-    memory["device_peak_bytes"] = adapter.device_peak_bytes()
-    result["memory"] = memory
+    return result
 
-    # Verification happens after the clock stops, on the last output. An
-    # unverifiable result is never reported as ok.
+
+def run(channel, args) -> int:
+    adapter = backends.create(args.backend)
+    workload = workloads.get(args.workload, args.workload_path)
+    build = workload.IMPLEMENTATIONS.get(adapter.framework)
     try:
-        verify, info = workload.check(adapter.to_numpy(out), host_inputs, args.n, args.dtype, args.seed)
-    except ModuleNotFoundError as exc:
-        if exc.name != "numpy":
-            raise
-        channel.send("skip", status="warn", reason="missing_dependency: numpy",
-                     detail="numpy is needed to verify the result against the float64 reference")
+        if build is None:
+            raise Skip(f"unsupported: {args.workload} has no {adapter.framework} implementation")
+        if args.cache_mode == "warm_cache" and not adapter.has_compile_cache:
+            raise Skip(f"unsupported: {adapter.name} has no compile cache to warm")
+        cache_dir = os.environ.get("JITBENCH_CACHE_DIR") or None
+        for key, value in workloads.env_for(workload, args.n).items():
+            if key == "XLA_FLAGS" and os.environ.get(key):
+                value = f"{os.environ[key]} {value}"  # XLA reads the last of repeated flags
+            adapter.set_env(key, value)
+
+        t_start, t_import, memory = import_step(adapter, args, cache_dir)
+        host_inputs, dev_inputs, fn = setup_step(adapter, workload, build, args)
+        memory["rss_before_first_call_kib"] = _status_kib("VmRSS")
+        watch = cachewatch.CacheWatch(cache_dir).start()
+        clocks = aot_step(adapter, fn, dev_inputs) if args.mode == "aot" else measure_step(adapter, fn, dev_inputs,
+                                                                                            args)
+        clocks.update(t_start=t_start, t_import=t_import, pending=adapter.pending(clocks["last"]))
+        watch.drain()
+        watch.close()
+        adapter.collect_events()
+        # Read after both calls: the peak of a cold run is the first call's compile.
+        memory["hwm_after_calls_kib"] = _status_kib("VmHWM")
+        memory["device_peak_bytes"] = adapter.device_peak_bytes()
+
+        info = adapter.precision_info(args.dtype)
+        ctx = verify.Context(args.dtype, info["matmul"], args.precision)
+        ctx.info = info
+        first, last, winfo = verify_step(adapter, workload, clocks, host_inputs, args, ctx)
+        probe = getattr(fn, "memory_probe", None)
+        if probe is not None:  # an extra compile, after the clock, outside the recorded window
+            memory["compiled"] = probe(*dev_inputs)
+    except Skip as skip:
+        body = {"status": "warn", "reason": skip.reason}
+        if skip.detail:
+            body["detail"] = skip.detail
+        if skip.backend:
+            body["backend"] = skip.backend
+        channel.send("skip", **body)
         return 0
-    probe = getattr(fn, "memory_probe", None)
-    if probe is not None:  # an extra compile, after the clock, outside the recorded window
-        memory["compiled"] = probe(*dev_inputs)
-    result.update(
-        verify=verify,
-        workload=info,
-        backend=adapter.info(),
-        device=adapter.device(),
-        cache=adapter.cache_settings(),
-        env=adapter.env_applied(),
-    )
-    channel.send("result", **result)
+    channel.send("result", **report_step(adapter, args, clocks, memory, ctx, (first, last), winfo, watch))
     return 0

@@ -2,8 +2,14 @@
 
 FAKE_WORKER_MODES="numpy=crash,numba=ok" picks a behaviour per backend
 (FAKE_WORKER_MODE sets the default): ok, crash, hang, garbage, exit3,
-wrong_answer, noresult, missing, flood, nocache (reports no cache hit). It speaks the protocol by hand so that
-the tests do not depend on the real worker being right."""
+wrong_answer, noresult, missing, flood, nocache (reports no cache hit), and the
+lies jitbench's checks must catch: lie_phases (phases longer than the first
+call), lie_total (a total longer than the process lived), lie_segments (calls
+longer than the total), unsync (work still queued after the clock), wrong_first
+(the first call's result is wrong), cache_lie (a cache hit the kernel never saw).
+It speaks the protocol by hand so that the tests do not depend on the real
+worker being right. Its own numbers are small and consistent: it sleeps as long
+as the total it reports."""
 
 import argparse
 import json
@@ -40,13 +46,34 @@ def main():
     modes = dict(kv.split("=") for kv in os.environ.get("FAKE_WORKER_MODES", "").split(",") if kv)
     mode = modes.get(args.backend, os.environ.get("FAKE_WORKER_MODE", "ok"))
     print("benchmarked code may print to stdout freely")  # must land in the log, not the channel
-    result = dict(type="result", mode=args.mode, import_s=0.01, setup_s=0.001, first_call_s=0.002,
-                  total_s=0.02, verify={"ok": True}, device={"platform": "cpu", "kind": "cpu", "count": 1},
-                  cache_events={"hits": 0 if mode == "nocache" else 1, "misses": 1 if mode == "nocache" else 0})
+    result = dict(type="result", mode=args.mode, import_s=0.0001, setup_s=0.0001, first_call_s=0.0002,
+                  verify={"ok": True}, verify_first={"ok": True}, device={"platform": "cpu", "kind": "cpu", "count": 1},
+                  first_call={"phases": {"compile": 0.0001}, "phase_names": ["compile"],
+                              "phase_sources": {"compile": "fake"}},
+                  cache_events={"hits": 0 if mode == "nocache" else 1, "misses": 1 if mode == "nocache" else 0},
+                  cache_files={"available": True, "entries_written": 0,
+                               "entries_read": 1 if args.cache_mode == "warm_cache" and mode != "cache_lie" else 0},
+                  sync={"method": "fake", "pending_after_last_call": mode == "unsync"})
     if args.mode == "cold":
-        result["second_call_s"] = 0.001
-    else:
+        result["second_call_s"] = 0.0001
+    elif args.mode == "warm":
         result["calls_s"] = [0.001, 0.0011, 0.0009]
+    else:
+        # phases_disagree: the ahead-of-time compile takes 50 ms, the events claimed 0.1 ms.
+        compile_s = 0.05 if mode == "phases_disagree" else 0.00005
+        result["aot"] = {"trace_s": 0.00002, "lower_s": 0.00002, "compile_s": compile_s, "execute_s": 0.00001}
+        result["first_call_s"] = 0.0001 + compile_s
+    segments = 0.0002 + result["first_call_s"] + sum(result.get("calls_s", [result.get("second_call_s", 0.0)]))
+    result["total_s"] = segments + 0.0001
+    time.sleep(result["total_s"])  # the process lives at least as long as the total it reports
+    if mode == "lie_phases":
+        result["first_call"]["phases"] = {"compile": 0.0015}
+    if mode == "lie_total":
+        result["total_s"] = 10.0
+    if mode == "lie_segments":
+        result["total_s"] = segments / 2
+    if mode == "wrong_first":
+        result["verify_first"] = {"ok": False, "message": "relative error 0.5 exceeds 1e-4"}
     if mode == "crash" or (mode == "crash_warm" and args.mode == "warm"):
         os.abort()
     if mode == "hang":

@@ -9,10 +9,13 @@ _REGISTRY = {
     "numba_parallel": lambda: numba_.NumbaParallelAdapter(),
     "jax_jit_cpu": lambda: jax_.JaxAdapter("cpu"),
     "jax_jit_gpu": lambda: jax_.JaxAdapter("gpu"),
+    "jax_eager_cpu": lambda: jax_.JaxAdapter("cpu", jit=False),
+    "jax_eager_gpu": lambda: jax_.JaxAdapter("gpu", jit=False),
     "tensorflow": lambda: tensorflow_.TensorflowAdapter("cpu"),
     "tensorflow_gpu": lambda: tensorflow_.TensorflowAdapter("gpu"),
     "torch_eager": lambda: torch_.TorchAdapter(compiled=False, platform="cpu"),
     "torch_compile": lambda: torch_.TorchAdapter(compiled=True, platform="cpu"),
+    "torch_eager_gpu": lambda: torch_.TorchAdapter(compiled=False, platform="gpu"),
     "torch_compile_gpu": lambda: torch_.TorchAdapter(compiled=True, platform="gpu"),
     "triton": lambda: triton_.TritonAdapter(),
 }

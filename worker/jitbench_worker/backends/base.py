@@ -2,6 +2,7 @@
 import_framework(), so that the import is what import_s measures."""
 
 import importlib
+import time
 
 
 class MissingDependency(Exception):
@@ -29,29 +30,67 @@ def import_or_missing(module: str, package: str):
 
 
 class Recorder:
-    """Collects what a framework reports while a call runs: phase durations,
-    compile counts and persistent-cache events. Only events between start()
-    and stop() count, so the tiny init op and the setup never leak in."""
+    """Timestamped events from the framework's hooks: phase durations, counts
+    and named occurrences, each stamped with time.perf_counter() when the hook
+    ran. The runner reads only the clock around each call and splits the events
+    into windows afterwards, so nothing is read, reset or built between two
+    calls; events outside start()..stop() (the init op, the setup) never count."""
 
     def __init__(self):
         self.active = False
-        self.phases = {}
-        self.counts = {}
+        self.events = []
 
     def start(self):
-        self.active, self.phases, self.counts = True, {}, {}
+        self.active, self.events = True, []
 
     def stop(self):
         self.active = False
-        return {"phases": dict(self.phases), "counts": dict(self.counts)}
 
-    def add(self, phase, seconds):
+    def add(self, phase, seconds, at=None):
         if self.active:
-            self.phases[phase] = self.phases.get(phase, 0.0) + seconds
+            self.events.append((time.perf_counter() if at is None else at, "phase", phase, seconds))
 
-    def count(self, name, k=1):
+    def count(self, name, k=1, at=None):
         if self.active:
-            self.counts[name] = self.counts.get(name, 0) + k
+            self.events.append((time.perf_counter() if at is None else at, "count", name, k))
+
+    def label(self, name, value):
+        """A named occurrence (which function compiled), counted per value."""
+        if self.active:
+            self.events.append((time.perf_counter(), "label", name, value))
+
+    def window(self, t0, t1):
+        """{"phases": {name: s}, "counts": {name: k}, "labels": {name: {value: k}}} for t0 < t <= t1."""
+        out = {"phases": {}, "counts": {}, "labels": {}}
+        for t, kind, name, value in self.events:
+            if not (t0 < t <= t1):
+                continue
+            if kind == "phase":
+                out["phases"][name] = out["phases"].get(name, 0.0) + value
+            elif kind == "count":
+                out["counts"][name] = out["counts"].get(name, 0) + value
+            else:
+                per = out["labels"].setdefault(name, {})
+                per[value] = per.get(value, 0) + 1
+        return out
+
+
+def timed(recorder, phase, fn, count=None):
+    """fn wrapped so that each call's duration is recorded as `phase` (a
+    "wrapped function" phase source); `count`, when given, is counted per call."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            recorder.add(phase, time.perf_counter() - t0)
+            if count:
+                recorder.count(count)
+
+    return wrapper
 
 
 class Adapter:
@@ -65,14 +104,20 @@ class Adapter:
     # True when the framework only simulates (Triton without a GPU): verified,
     # but reported as warn / interpreter_only and kept out of compile tables.
     interpreter_only = False
-    # Names of the phases this framework reports, in order; the residual of the
-    # first call (dispatch + execution) is whatever they do not cover.
+    # Names of the phases this framework reports, in order, and where each
+    # number comes from (a framework event, a wrapped framework function, the
+    # framework's own log). What they do not cover of the first call is
+    # reported as unattributed, never folded into a phase.
     phase_names = ()
+    phase_sources = {}
+    # How sync() waits (recorded with every run).
+    sync_method = "none needed: the call returns when the work is done"
 
     def __init__(self):
         self._env = {}
-        self._cache = {"kind": "none", "note": "this backend has no compile cache"}
+        self._cache = {"kind": "none", "persistent": False, "note": "this backend has no compile cache"}
         self.recorder = Recorder()
+        self.requested_precision = "default"
 
     # -- warm_process: an interactive session that already compiled something --
     def prepare_warm_process(self):
@@ -84,22 +129,47 @@ class Adapter:
 
         return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
 
-    def start_recording(self):
-        self.recorder.start()
+    # -- what the framework reported -------------------------------------------
+    def collect_events(self):
+        """Adds events the framework reports only after the fact (its log) to the
+        recorder; called once, after the measured calls."""
 
-    def stop_recording(self) -> dict:
-        """{"phases": {name: s}, "counts": {"compiles": k}, "cache": {hits, misses, ...}}
-        for the window since start_recording(); empty where not reported."""
-        rec = self.recorder.stop()
-        rec["cache"] = {}
-        return rec
+    def summarize(self, window):
+        """What the framework reported inside one window of recorder events:
+        {"phases": {name: s}, "compiles": k or None, "compiled_functions": {name: k} or None,
+        "cache": {"hits", "misses", ...} or {} when the framework reports no cache reads}."""
+        return {"phases": dict(window["phases"]),
+                "compiles": window["counts"].get("compiles", 0) if self.phase_names else None,
+                "compiled_functions": None, "cache": {}}
+
+    def pending(self, out):
+        """True when out (or the device) still has queued work after sync():
+        the check that sync() really waited. None where the framework cannot tell
+        or computes synchronously."""
+        return None
 
     def device_peak_bytes(self):
         """Device memory peak where the framework reports it, else None."""
         return None
 
+    # -- precision -------------------------------------------------------------
+    def apply_precision(self, requested):
+        """`highest` sets IEEE float32 products where the framework could shorten
+        them; `default` leaves the framework's own setting."""
+        self.requested_precision = requested
+
+    def precision_info(self, dtype):
+        """{"requested", "matmul": the format float32 products are computed in,
+        "settings": the framework settings read back, "rule": why}."""
+        return {"requested": self.requested_precision, "matmul": "fp64" if dtype == "f64" else "ieee_fp32",
+                "settings": {}, "rule": "computed on the CPU in IEEE arithmetic"}
+
     # -- phases -------------------------------------------------------------
-    def import_framework(self, dtype: str, cache_dir):
+    def import_framework(self, dtype: str, cache_dir, cache_mode="cold_cache"):
+        """Imports the framework with the cache settings of cache_mode: warm_cache
+        turns its persistent compile cache on in cache_dir; cold_cache and
+        warm_process keep the framework's defaults, with any cache it writes by
+        default redirected into cache_dir (emptied by jitbench before the run)."""
         raise NotImplementedError
 
     def init_device(self):

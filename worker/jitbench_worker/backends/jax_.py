@@ -1,81 +1,132 @@
-"""jax.jit on one platform. Settings go through jax.config before the first
-computation; the persistent-cache thresholds are lowered so that small programs
-are cached at all (the defaults skip anything that compiles in under 1 s)."""
+"""JAX on one platform: jax.jit (jax_jit_cpu, jax_jit_gpu) or the same
+workload un-jitted, dispatched op by op (jax_eager_cpu, jax_eager_gpu: each
+primitive compiles once and is cached in memory; the baseline a JAX user
+weighs jit against, on the same device).
 
-from .base import Adapter, DeviceUnavailable, import_or_missing
+Settings go through jax.config before the first computation. Cache settings
+per cache mode: cold_cache and warm_process keep JAX's default (no persistent
+cache: nothing is read or written); warm_cache turns the persistent cache on in
+the case's directory with the thresholds lowered, so that small programs are
+cached at all (the defaults skip anything that compiles in under 1 s).
 
+Phases of the first call, from JAX's own monitoring events (each carries the
+function's name): trace, lower, compile (backend compiles that were not served
+by the persistent cache), cache_load (backend compiles that were: fetch and
+deserialise) and cache_write (serialising and writing a new entry, timed by
+wrapping jax._src.compiler._cache_write, nested in a compile and subtracted
+from it so that no time counts twice)."""
 
-_PHASE_EVENTS = {
-    "/jax/core/compile/jaxpr_trace_duration": "trace",
-    "/jax/core/compile/jaxpr_to_mlir_module_duration": "lower",
-    # On a persistent-cache hit this is fetch + deserialise, not a compile.
-    "/jax/core/compile/backend_compile_duration": "compile",
-}
-_CACHE_EVENTS = {
-    "/jax/compilation_cache/compile_requests_use_cache": "requests",
-    "/jax/compilation_cache/cache_hits": "hits",
-}
+from .base import Adapter, DeviceUnavailable, import_or_missing, timed
+
+_TRACE = "/jax/core/compile/jaxpr_trace_duration"
+_LOWER = "/jax/core/compile/jaxpr_to_mlir_module_duration"
+_BACKEND_COMPILE = "/jax/core/compile/backend_compile_duration"
+_CACHE_REQUEST = "/jax/compilation_cache/compile_requests_use_cache"
+_CACHE_HIT = "/jax/compilation_cache/cache_hits"
+
+# Float32 products of a dot at each jax_default_matmul_precision on a GPU of
+# compute capability 8.0 or later (Ampere+): DEFAULT and HIGH use TF32.
+_GPU_FORMAT = {"highest": "ieee_fp32", "float32": "ieee_fp32", "bfloat16": "bf16"}
 
 
 class JaxAdapter(Adapter):
     package = "jax"
     framework = "jax"
-    has_compile_cache = True
-    phase_names = ("trace", "lower", "compile")
+    phase_sources = {
+        "trace": f"framework event {_TRACE}",
+        "lower": f"framework event {_LOWER}",
+        "compile": f"framework event {_BACKEND_COMPILE} without a persistent-cache hit, minus cache_write",
+        "cache_load": f"framework event {_BACKEND_COMPILE} that hit the persistent cache ({_CACHE_HIT})",
+        "cache_write": "wrapped function jax._src.compiler._cache_write",
+    }
+    sync_method = "jax.block_until_ready on the output; checked with Array.is_ready() after the last call"
 
-    def __init__(self, platform: str):
+    def __init__(self, platform: str, jit: bool = True):
         super().__init__()
         self.platform = platform
-        self.name = f"jax_jit_{platform}"
+        self.use_jit = jit
+        self.name = f"jax_{'jit' if jit else 'eager'}_{platform}"
         self.wants_gpu = platform == "gpu"
+        self.has_compile_cache = jit
+        self.phase_names = ("trace", "lower", "compile", "cache_load", "cache_write")
+        self._cache = {"kind": "jax_persistent", "persistent": False,
+                       "note": "JAX's default: no persistent compilation cache (jax_compilation_cache_dir unset)"}
 
-    def import_framework(self, dtype, cache_dir):
+    def import_framework(self, dtype, cache_dir, cache_mode="cold_cache"):
         self.jax = import_or_missing("jax", "jax")
         cfg = self.jax.config
         cfg.update("jax_platforms", "cpu" if self.platform == "cpu" else "cuda")
         # Without x64 JAX silently computes float64 requests in float32.
         cfg.update("jax_enable_x64", dtype == "f64")
-        if cache_dir:
+        if cache_dir and cache_mode == "warm_cache":
             cfg.update("jax_compilation_cache_dir", cache_dir)
             cfg.update("jax_persistent_cache_min_compile_time_secs", 0.0)
             cfg.update("jax_persistent_cache_min_entry_size_bytes", -1)
             self._cache = {
-                "kind": "jax_persistent",
-                "dir": cache_dir,
+                "kind": "jax_persistent", "persistent": True, "dir": cache_dir,
                 "jax_persistent_cache_min_compile_time_secs": 0.0,
                 "jax_persistent_cache_min_entry_size_bytes": -1,
-                "not_cleared": "the CUDA driver's own JIT cache (~/.nv/ComputeCache) is outside jitbench's control",
             }
+        self._cache["not_cleared"] = ("the CUDA driver's own JIT cache (~/.nv/ComputeCache) is outside "
+                                      "jitbench's control")
         import jax.numpy as jnp
 
         self.jnp = jnp
-        rec = self.recorder
+        self._hook(self.recorder)
+
+    def _hook(self, rec):
+        state = {"hits": 0}
+        if self._cache.get("persistent"):
+            # Without a cache dir JAX's _cache_write returns at once: nothing to time.
+            from jax._src import compiler
+
+            compiler._cache_write = timed(rec, "cache_write_nested", compiler._cache_write)
 
         def on_duration(event, duration, **kw):
-            phase = _PHASE_EVENTS.get(event)
-            if phase:
-                rec.add(phase, duration)
-                if phase == "compile":
+            name = kw.get("fun_name", "?")
+            if event == _TRACE:
+                rec.add("trace", duration)
+            elif event == _LOWER:
+                rec.add("lower", duration)
+            elif event == _BACKEND_COMPILE:
+                # A hit is recorded inside the backend compile it served.
+                if state["hits"]:
+                    state["hits"] = 0
+                    rec.add("cache_load", duration)
+                    rec.count("cache_loads")
+                else:
+                    rec.add("compile_total", duration)
                     rec.count("compiles")
+                    rec.label("compiled", name)
 
         def on_event(event, **kw):
-            name = _CACHE_EVENTS.get(event)
-            if name:
-                rec.count("cache_" + name)
+            if event == _CACHE_REQUEST:
+                rec.count("cache_requests")
+            elif event == _CACHE_HIT:
+                state["hits"] += 1
+                rec.count("cache_hits")
 
         self.jax.monitoring.register_event_duration_secs_listener(on_duration)
         self.jax.monitoring.register_event_listener(on_event)
 
-    def stop_recording(self):
-        rec = self.recorder.stop()
-        requests = rec["counts"].pop("cache_requests", 0)
-        hits = rec["counts"].pop("cache_hits", 0)
-        # cache_misses fires only when an entry is written: misses = requests - hits.
-        rec["cache"] = {"requests": requests, "hits": hits, "misses": requests - hits} if self._cache.get("dir") else {}
-        return rec
+    def summarize(self, window):
+        p, c = window["phases"], window["counts"]
+        write = p.get("cache_write_nested", 0.0)
+        phases = {"trace": p.get("trace", 0.0), "lower": p.get("lower", 0.0),
+                  "compile": max(p.get("compile_total", 0.0) - write, 0.0),
+                  "cache_load": p.get("cache_load", 0.0), "cache_write": write}
+        requests, hits = c.get("cache_requests", 0), c.get("cache_hits", 0)
+        cache = {}
+        if self._cache.get("persistent"):
+            # cache_misses fires only when an entry is written: misses = requests - hits.
+            cache = {"requests": requests, "hits": hits, "misses": requests - hits,
+                     "loads": c.get("cache_loads", 0)}
+        return {"phases": {k: v for k, v in phases.items() if v > 0},
+                "compiles": c.get("compiles", 0), "compiled_functions": window["labels"].get("compiled", {}),
+                "cache": cache}
 
     def prepare_warm_process(self):
-        f = self.jax.jit(lambda x: self.jnp.sin(x) * 2.0 + 1.0)
+        f = self.jit(lambda x: self.jnp.sin(x) * 2.0 + 1.0)
         f(self.jnp.arange(8.0)).block_until_ready()
         self.jax.clear_caches()  # in-memory caches only; the persistent cache is the case's own
 
@@ -106,13 +157,47 @@ class JaxAdapter(Adapter):
                 raise DeviceUnavailable(f"JAX's default backend is {got!r}, not a GPU")
             raise RuntimeError(f"JAX's default backend is {got!r}, expected {want!r}")
 
+    # -- precision -------------------------------------------------------------
+    def apply_precision(self, requested):
+        super().apply_precision(requested)
+        if requested == "highest":
+            self.jax.config.update("jax_default_matmul_precision", "highest")
+
+    def precision_info(self, dtype):
+        import os
+
+        setting = self.jax.config.jax_default_matmul_precision
+        info = {"requested": self.requested_precision,
+                "settings": {"jax_default_matmul_precision": setting,
+                             "NVIDIA_TF32_OVERRIDE": os.environ.get("NVIDIA_TF32_OVERRIDE")}}
+        if dtype == "f64":
+            return {**info, "matmul": "fp64", "rule": "float64 products are never shortened"}
+        if self.platform == "cpu":
+            return {**info, "matmul": "ieee_fp32", "rule": "XLA:CPU computes float32 dots in IEEE float32"}
+        cc = getattr(self.jax.devices()[0], "compute_capability", None)
+        info["settings"]["compute_capability"] = cc
+        if os.environ.get("NVIDIA_TF32_OVERRIDE") == "0":
+            return {**info, "matmul": "ieee_fp32", "rule": "NVIDIA_TF32_OVERRIDE=0 turns TF32 off in the libraries"}
+        fmt = _GPU_FORMAT.get(str(setting).lower() if setting else "default", "tf32")
+        if fmt == "tf32" and (cc is None or float(cc) < 8.0):
+            return {**info, "matmul": "ieee_fp32", "rule": "TF32 needs compute capability 8.0 or later"}
+        return {**info, "matmul": fmt,
+                "rule": f"XLA:GPU at jax_default_matmul_precision={setting or 'default'} on compute capability {cc}"}
+
+    # -- calls -------------------------------------------------------------------
     def to_device(self, x):
         return self.jax.device_put(x)
 
     def sync(self, out):
         return self.jax.block_until_ready(out)
 
+    def pending(self, out):
+        leaves = [x for x in self.jax.tree_util.tree_leaves(out) if hasattr(x, "is_ready")]
+        return any(not x.is_ready() for x in leaves) if leaves else None
+
     def jit(self, fn, **kw):
+        if not self.use_jit:
+            return fn  # op-by-op dispatch: what a user gets without jax.jit
         return self.jax.jit(fn, **kw)
 
     def info(self):
@@ -123,6 +208,7 @@ class JaxAdapter(Adapter):
             "version": self.jax.__version__,
             "jaxlib": jaxlib.__version__,
             "x64": bool(self.jax.config.jax_enable_x64),
+            "jit": self.use_jit,
         }
 
     def device(self):
@@ -131,3 +217,4 @@ class JaxAdapter(Adapter):
             return {"platform": d.platform, "kind": d.device_kind, "count": self.jax.device_count()}
         except Exception:
             return None
+

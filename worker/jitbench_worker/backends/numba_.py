@@ -14,12 +14,21 @@ class NumbaAdapter(Adapter):
     package = "numba"
     framework = "numba"
     has_compile_cache = True
-    phase_names = ("typing_lowering", "llvm")
+    phase_names = ("typing_lowering", "llvm", "cache_load", "cache_save")
+    phase_sources = {
+        "typing_lowering": "framework events: outermost numba:compile minus numba:llvm_lock",
+        "llvm": "framework event numba:llvm_lock (outermost)",
+        "cache_load": "wrapped function: the dispatcher's cache.load_overload",
+        "cache_save": "wrapped function: the dispatcher's cache.save_overload",
+    }
 
-    def import_framework(self, dtype, cache_dir):
-        if cache_dir:
-            self.set_env("NUMBA_CACHE_DIR", cache_dir)
-            self._cache = {"kind": "numba", "dir": cache_dir, "cache": True}
+    def import_framework(self, dtype, cache_dir, cache_mode="cold_cache"):
+        # numba's default is njit without cache=True: nothing is read or written.
+        self._cache = {"kind": "numba", "persistent": False, "cache": False,
+                       "note": "numba's default: njit without cache=True"}
+        if cache_dir and cache_mode == "warm_cache":
+            self.set_env("NUMBA_CACHE_DIR", cache_dir)  # read when numba is imported
+            self._cache = {"kind": "numba", "persistent": True, "dir": cache_dir, "cache": True}
         self.numba = import_or_missing("numba", "numba")
         import numpy
 
@@ -27,24 +36,24 @@ class NumbaAdapter(Adapter):
         self._dispatchers = []
         self._hooks = _install_numba_hooks(self.recorder)
 
-    def start_recording(self):
-        self._stats_before = self._cache_stats()
-        self.recorder.start()
-
-    def stop_recording(self):
-        rec = self.recorder.stop()
+    def summarize(self, window):
+        p, c = window["phases"], window["counts"]
         # numba:compile covers typing, lowering and LLVM; llvm_lock the LLVM part.
-        compile_s = rec["phases"].pop("compile", 0.0)
-        llvm_s = rec["phases"].pop("llvm", 0.0)
-        rec["phases"] = {"typing_lowering": max(compile_s - llvm_s, 0.0), "llvm": llvm_s} if compile_s else {}
-        after = self._cache_stats()
-        rec["cache"] = {k: after[k] - self._stats_before[k] for k in after}
-        return rec
+        compile_s, llvm_s = p.get("compile", 0.0), p.get("llvm", 0.0)
+        phases = {"typing_lowering": max(compile_s - llvm_s, 0.0), "llvm": llvm_s,
+                  "cache_load": p.get("cache_load", 0.0), "cache_save": p.get("cache_save", 0.0)}
+        cache = {}
+        if self._cache.get("persistent"):
+            cache = {"hits": c.get("cache_hits", 0), "misses": c.get("cache_misses", 0),
+                     "counter": "the dispatcher's cache.load_overload result (a hit also raises "
+                                "dispatcher.stats.cache_hits)"}
+        return {"phases": {k: v for k, v in phases.items() if v > 0}, "compiles": c.get("compiles", 0),
+                "compiled_functions": window["labels"].get("compiled", {}), "cache": cache}
 
-    def _cache_stats(self):
-        hits = sum(sum(d.stats.cache_hits.values()) for d in self._dispatchers)
-        misses = sum(sum(d.stats.cache_misses.values()) for d in self._dispatchers)
-        return {"hits": hits, "misses": misses}
+    def counters(self):
+        """numba's own per-dispatcher counters, read after the run."""
+        return {"cache_hits": sum(sum(d.stats.cache_hits.values()) for d in self._dispatchers),
+                "cache_misses": sum(sum(d.stats.cache_misses.values()) for d in self._dispatchers)}
 
     def prepare_warm_process(self):
         self.jit(self.fresh(_decoy))(3)
@@ -61,6 +70,8 @@ class NumbaAdapter(Adapter):
                                     fn.__name__, fn.__defaults__, fn.__closure__)
         d = self.numba.njit(cache=self._cache.get("cache", False), parallel=self.parallel)(fn)
         self._dispatchers.append(d)
+        if self._cache.get("cache"):
+            _wrap_cache(d, self.recorder)
         return d
 
     def info(self):
@@ -96,11 +107,43 @@ def _decoy(n):
     return total
 
 
+def _wrap_cache(dispatcher, rec):
+    """Times the dispatcher's own cache load and save, and counts hits/misses."""
+    import time
+
+    cache = dispatcher._cache
+    load, save = cache.load_overload, cache.save_overload
+    name = dispatcher.py_func.__name__
+
+    def load_overload(*a, **kw):
+        t0 = time.perf_counter()
+        cres = load(*a, **kw)
+        rec.add("cache_load", time.perf_counter() - t0)
+        rec.count("cache_hits" if cres is not None else "cache_misses")
+        if cres is not None:
+            rec.label("loaded", name)
+        return cres
+
+    def save_overload(*a, **kw):
+        t0 = time.perf_counter()
+        try:
+            return save(*a, **kw)
+        finally:
+            rec.add("cache_save", time.perf_counter() - t0)
+
+    cache.load_overload, cache.save_overload = load_overload, save_overload
+
+
 def _install_numba_hooks(recorder):
-    """Outermost-only timers for numba's compile and LLVM events (they nest)."""
+    """Outermost-only timers for numba's compile and LLVM events (they nest).
+    LLVM work counts as the `llvm` phase only inside a compile; outside one (when
+    a cache load or save finalises machine code) it is part of that load or
+    save, so that no time is counted twice."""
     import time
 
     from numba.core import event
+
+    compile_depth = [0]
 
     class DepthTimer(event.Listener):
         def __init__(self, phase):
@@ -110,13 +153,19 @@ def _install_numba_hooks(recorder):
             if self.depth == 0:
                 self.t0 = time.perf_counter()
             self.depth += 1
+            if self.phase == "compile":
+                compile_depth[0] += 1
 
         def on_end(self, ev):
             self.depth -= 1
-            if self.depth == 0:
+            if self.phase == "compile":
+                compile_depth[0] -= 1
+            if self.depth == 0 and (self.phase == "compile" or compile_depth[0] > 0):
                 recorder.add(self.phase, time.perf_counter() - self.t0)
                 if self.phase == "compile":
                     recorder.count("compiles")
+                    recorder.label("compiled", ev.data.get("dispatcher").py_func.__name__
+                                   if isinstance(ev.data, dict) and ev.data.get("dispatcher") else "?")
 
     hooks = [("numba:compile", DepthTimer("compile")), ("numba:llvm_lock", DepthTimer("llvm"))]
     for kind, listener in hooks:

@@ -1,39 +1,81 @@
 """tf.function(jit_compile=True): traced at the first call, then compiled by XLA.
 
-Phases: TensorFlow reports no compile events to Python, so the one phase jitbench
-can attribute is `python_trace`: the time the workload's Python body runs while
-TensorFlow traces it (autograph conversion and graph building around it, the
-XLA compile and the execution stay in the residual). Compiles are counted with
-tf.function's own tracing counter. The persistent XLA cache is pointed at the
-case's own directory through TF_XLA_FLAGS, which TensorFlow reads at import."""
+Phases of the first call:
+- trace: tf.function's tracing (autograph conversion, running the Python
+  body, building the graph), timed by wrapping TensorFlow's own
+  tracing_compilation._create_concrete_function, which runs once per new trace;
+- xla_compile, cache_load, cache_write: from TensorFlow's own log, which the
+  worker turns on for three modules (TF_CPP_VMODULE) and reads back from its
+  stderr after the clock: device_compilation_profiler's "compile time" per
+  cluster (a load from the persistent cache when device_executable_persistor
+  says "Loading cached entry"), and the write from its "Serializing and saving"
+  line to the end of that compile, by the log's own timestamps.
+Compiles are XLA compiles (cache loads excluded); traces are labelled apart.
 
+Cache settings: cold_cache and warm_process keep TensorFlow's default (no
+persistent XLA cache); warm_cache sets TF_XLA_FLAGS=
+--tf_xla_persistent_cache_directory=<case dir> before the import, and a hit is
+the "Loading cached entry" line (and, independently, inotify's record of the
+entry being read)."""
+
+import os
+import re
 import time
 
 from .base import Adapter, DeviceUnavailable, import_or_missing
+
+_LOG_MODULES = "device_compilation_profiler=1,device_executable_persistor=1"
+_STAMP = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:(\d+\.\d+)\s+\d+\s+(\S+)\] (.*)$")
+_COMPILE = re.compile(r"Compiled (\S+) \d+ times, compile time: (\d+) us")
 
 
 class TensorflowAdapter(Adapter):
     package = "tensorflow"
     framework = "tensorflow"
     has_compile_cache = True
-    phase_names = ("python_trace",)
+    phase_names = ("trace", "xla_compile", "cache_load", "cache_write")
+    phase_sources = {
+        "trace": "wrapped function tensorflow...tracing_compilation._create_concrete_function",
+        "xla_compile": "framework log: device_compilation_profiler 'compile time' (cache loads and writes excluded)",
+        "cache_load": "framework log: a compile that device_executable_persistor served ('Loading cached entry')",
+        "cache_write": "framework log timestamps: 'Serializing and saving cache entry' to the end of that compile",
+    }
 
     def __init__(self, platform: str):
         super().__init__()
         self.platform = platform
         self.name = "tensorflow" if platform == "cpu" else "tensorflow_gpu"
         self.wants_gpu = platform == "gpu"
-        self._functions = []
+        self.sync_method = ("tf.test.experimental.sync_devices() after the call (TensorFlow offers no way to "
+                            "check for pending work)")
+        self._cache = {"kind": "tf_xla_persistent", "persistent": False,
+                       "note": "TensorFlow's default: no persistent XLA cache"}
 
-    def import_framework(self, dtype, cache_dir):
-        self.set_env("TF_CPP_MIN_LOG_LEVEL", "2")  # INFO lines go to the log otherwise; no effect on speed
+    def import_framework(self, dtype, cache_dir, cache_mode="cold_cache"):
+        # INFO level is needed for the compile log lines (only three modules log verbosely).
+        self.set_env("TF_CPP_MIN_LOG_LEVEL", "0")
+        self.set_env("TF_CPP_VMODULE", _LOG_MODULES)
         if self.platform == "cpu":
             self.set_env("CUDA_VISIBLE_DEVICES", "-1")
-        if cache_dir:
+        if cache_dir and cache_mode == "warm_cache":
             self.set_env("TF_XLA_FLAGS", f"--tf_xla_persistent_cache_directory={cache_dir}")
-            self._cache = {"kind": "tf_xla_persistent", "dir": cache_dir,
-                           "note": "TensorFlow does not report cache reads; hits are unverified"}
+            self._cache = {"kind": "tf_xla_persistent", "persistent": True, "dir": cache_dir,
+                           "TF_XLA_FLAGS": f"--tf_xla_persistent_cache_directory={cache_dir}"}
         self.tf = import_or_missing("tensorflow", "tensorflow")
+        from tensorflow.python.eager.polymorphic_function import tracing_compilation as tc
+
+        rec, create = self.recorder, tc._create_concrete_function
+
+        def traced(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return create(*args, **kwargs)
+            finally:
+                rec.add("trace", time.perf_counter() - t0)
+                rec.count("traces")
+
+        tc._create_concrete_function = traced
+        self._log = _OwnLog()
 
     def init_device(self):
         tf = self.tf
@@ -43,6 +85,26 @@ class TensorflowAdapter(Adapter):
         self._device = "/GPU:0" if self.wants_gpu else "/CPU:0"
         with tf.device(self._device):
             tf.constant(1.0).numpy()
+        self._log.mark()  # log lines from here on are the measured calls'
+
+    def collect_events(self):
+        self.recorder.events.extend(self._log.events())
+
+    def summarize(self, window):
+        p, c = window["phases"], window["counts"]
+        write = p.get("cache_write", 0.0)
+        phases = {"trace": p.get("trace", 0.0), "xla_compile": max(p.get("xla_total", 0.0) - write, 0.0),
+                  "cache_load": p.get("cache_load", 0.0), "cache_write": write}
+        cache = {}
+        if self._cache.get("persistent"):
+            cache = {"hits": c.get("cache_hits", 0), "misses": c.get("cache_writes", 0),
+                     "counter": "TensorFlow's own log (device_executable_persistor)"}
+        functions = dict(window["labels"].get("compiled", {}))
+        if c.get("traces"):
+            functions["(tf.function traces)"] = c["traces"]
+        return {"phases": {k: v for k, v in phases.items() if v > 0},
+                "compiles": c.get("compiles", 0) if self._log.available else None,
+                "compiled_functions": functions, "cache": cache}
 
     def to_device(self, x):
         import numpy as np
@@ -63,17 +125,7 @@ class TensorflowAdapter(Adapter):
         return np.asarray(x.numpy() if hasattr(x, "numpy") else x)
 
     def jit(self, fn):
-        rec = self.recorder
-
-        def traced(*args):
-            t0 = time.perf_counter()
-            try:
-                return fn(*args)
-            finally:
-                rec.add("python_trace", time.perf_counter() - t0)
-
-        f = self.tf.function(traced, jit_compile=True)
-        self._functions.append(f)
+        f = self.tf.function(fn, jit_compile=True)
 
         def call(*args):
             with self.tf.device(self._device):
@@ -81,22 +133,34 @@ class TensorflowAdapter(Adapter):
 
         return call
 
-    def _tracing_count(self):
-        return sum(f.experimental_get_tracing_count() for f in self._functions)
-
-    def start_recording(self):
-        self._traces_before = self._tracing_count()
-        self.recorder.start()
-
-    def stop_recording(self):
-        rec = self.recorder.stop()
-        rec["counts"]["compiles"] = self._tracing_count() - self._traces_before
-        rec["cache"] = {}
-        return rec
-
     def prepare_warm_process(self):
         f = self.jit(_decoy)
         self.sync(f(self.to_device(__import__("numpy").arange(8.0))))
+
+    def apply_precision(self, requested):
+        super().apply_precision(requested)
+        if requested == "highest":
+            self.tf.config.experimental.enable_tensor_float_32_execution(False)
+
+    def precision_info(self, dtype):
+        enabled = bool(self.tf.config.experimental.tensor_float_32_execution_enabled())
+        info = {"requested": self.requested_precision,
+                "settings": {"tensor_float_32_execution_enabled": enabled,
+                             "NVIDIA_TF32_OVERRIDE": os.environ.get("NVIDIA_TF32_OVERRIDE")}}
+        if dtype == "f64":
+            return {**info, "matmul": "fp64", "rule": "float64 products are never shortened"}
+        if not self.wants_gpu:
+            return {**info, "matmul": "ieee_fp32", "rule": "TF32 applies to GPUs only"}
+        cc = None
+        gpus = self.tf.config.list_physical_devices("GPU")
+        if gpus:
+            cc = self.tf.config.experimental.get_device_details(gpus[0]).get("compute_capability")
+        info["settings"]["compute_capability"] = list(cc) if cc else None
+        if not enabled or os.environ.get("NVIDIA_TF32_OVERRIDE") == "0":
+            return {**info, "matmul": "ieee_fp32", "rule": "TF32 execution is off"}
+        if not cc or tuple(cc) < (8, 0):
+            return {**info, "matmul": "ieee_fp32", "rule": "TF32 needs compute capability 8.0 or later"}
+        return {**info, "matmul": "tf32", "rule": f"TF32 execution on (TensorFlow's default) on compute capability {cc}"}
 
     def device_peak_bytes(self):
         if not self.wants_gpu:
@@ -116,6 +180,59 @@ class TensorflowAdapter(Adapter):
             details = self.tf.config.experimental.get_device_details(gpus[0])
             return {"platform": "gpu", "kind": details.get("device_name", "GPU"), "count": len(gpus)}
         return {"platform": "cpu", "kind": "cpu", "count": 1}
+
+
+class _OwnLog:
+    """The worker's own stderr (jitbench sends it to the run's log file), read
+    back after the measured calls. Each parsed line becomes a recorder event at
+    the perf_counter time its wall-clock timestamp corresponds to."""
+
+    def __init__(self):
+        self.path, self.offset, self.available = None, 0, False
+        try:
+            path = os.readlink("/proc/self/fd/2")
+            if os.path.isfile(path):
+                self.path, self.available = path, True
+        except OSError:
+            pass
+
+    def mark(self):
+        if self.available:
+            self.offset = os.lseek(2, 0, os.SEEK_CUR)
+        # Maps the log's wall-clock stamps onto perf_counter, the runner's clock.
+        self.wall_minus_perf = time.time() - time.perf_counter()
+
+    def events(self):
+        if not self.available:
+            return []
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            text = f.read().decode(errors="replace")
+        out, saving_at, hit = [], None, False
+        for line in text.splitlines():
+            m = _STAMP.match(line)
+            if not m:
+                continue
+            at = float(m.group(1)) - self.wall_minus_perf
+            msg = m.group(3)
+            if "Loading cached entry" in msg:
+                hit = True
+                out.append((at, "count", "cache_hits", 1))
+            elif "Serializing and saving cache entry" in msg:
+                saving_at = at
+                out.append((at, "count", "cache_writes", 1))
+            elif (c := _COMPILE.search(msg)):
+                seconds = int(c.group(2)) / 1e6
+                if hit:
+                    out.append((at, "phase", "cache_load", seconds))
+                else:
+                    out.append((at, "phase", "xla_total", seconds))
+                    out.append((at, "count", "compiles", 1))
+                    out.append((at, "label", "compiled", c.group(1)))
+                    if saving_at is not None:
+                        out.append((at, "phase", "cache_write", max(at - saving_at, 0.0)))
+                hit, saving_at = False, None
+        return out
 
 
 def _decoy(x):

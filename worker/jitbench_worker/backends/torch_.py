@@ -1,11 +1,14 @@
-"""torch.compile (dynamo + AOTAutograd + inductor) and eager torch, its baseline.
+"""torch.compile (dynamo + AOTAutograd + inductor) and eager torch, its
+baseline on the same device (torch_eager on the CPU, torch_eager_gpu on a GPU).
 
-Phases come from torch._dynamo's per-frame CompilationMetrics, recorded for the
-frames compiled inside the measured window: dynamo (bytecode tracing and
-guards: the frame's total minus its backend compile), aot_autograd (the backend
-compile minus inductor) and inductor (code generation and the C++/Triton
-compile). The inductor FX-graph cache and Triton's cache are pointed at the
-case's own directory, so cold_cache really starts empty."""
+Phases come from torch's own chromium event log (the begin and end of every
+compile region): each region's exclusive time goes to its nearest enclosing
+phase root (_TORCH_PHASE_ROOTS), so nothing nests or counts twice, and the
+phases add up to dynamo's whole compile of the frame. Cache hits come from
+each frame's CompilationMetrics as torch records it. The inductor FX-graph
+cache, Triton's cache and dynamo's PGO state (on by default, in /tmp and
+~/.triton) are pointed at the case's own directory, so cold_cache really starts
+empty and keeps torch's default of writing them."""
 
 import os
 
@@ -31,6 +34,21 @@ class TorchTensors:
         return np.asarray(x)
 
 
+# Compile regions of torch's own chromium event log, by the phase their time
+# goes to: every event's exclusive time counts for its nearest enclosing root,
+# so nested regions are never counted twice and the phases add up to dynamo's
+# whole compile.
+_TORCH_PHASE_ROOTS = {
+    "dynamo": "dynamo",
+    "backend_compile": "backend_other",
+    "inductor_codecache_torch_key": "cache_key",
+    "CacheBase.get_system.triton_key": "cache_key",
+    "create_aot_dispatcher_function": "aot_autograd",
+    "compile_fx.<locals>.fw_compiler_base": "inductor",
+    "compile_fx.<locals>.bw_compiler_base": "inductor",
+}
+
+
 class TorchAdapter(TorchTensors, Adapter):
     package = "torch"
     framework = "torch"
@@ -41,23 +59,36 @@ class TorchAdapter(TorchTensors, Adapter):
         self.platform = platform
         self.wants_gpu = platform == "gpu"
         self.name = ("torch_compile" if compiled else "torch_eager") + ("_gpu" if self.wants_gpu else "")
+        self.sync_method = ("torch.cuda.synchronize(); checked with the stream's query() after the last call"
+                            if self.wants_gpu else Adapter.sync_method)
         if compiled:
             self.has_compile_cache = True
-            self.phase_names = ("dynamo", "aot_autograd", "inductor")
+            self.phase_names = ("dynamo", "aot_autograd", "inductor", "cache_key", "backend_other")
+            src = "framework events (torch's chromium event log), exclusive time under "
+            self.phase_sources = {
+                "dynamo": src + "'dynamo' outside the backend compile: bytecode tracing, guards",
+                "aot_autograd": src + "'create_aot_dispatcher_function' outside the inductor compiler",
+                "inductor": src + "'compile_fx.<locals>.fw_compiler_base' / 'bw_compiler_base'",
+                "cache_key": src + "'inductor_codecache_torch_key', 'CacheBase.get_system.triton_key'",
+                "backend_other": src + "'backend_compile' outside the above (inductor's lazy imports)",
+            }
 
-    def import_framework(self, dtype, cache_dir):
+    def import_framework(self, dtype, cache_dir, cache_mode="cold_cache"):
         if self.compiled and cache_dir:
+            # The FX graph cache, Triton's cache and dynamo's PGO state are on by
+            # default (in /tmp and ~/.triton): every mode keeps them on, in the
+            # case's own directory, which cold_cache starts empty.
             self.set_env("TORCHINDUCTOR_CACHE_DIR", os.path.join(cache_dir, "inductor"))
             self.set_env("TRITON_CACHE_DIR", os.path.join(cache_dir, "triton"))
-            self._cache = {"kind": "torch_inductor", "dir": cache_dir,
+            self._cache = {"kind": "torch_inductor", "persistent": True, "dir": cache_dir,
                            "TORCHINDUCTOR_CACHE_DIR": os.path.join(cache_dir, "inductor"),
                            "TRITON_CACHE_DIR": os.path.join(cache_dir, "triton"),
-                           "note": "dynamo's own tracing is never cached; the FX graph and kernels are"}
+                           "note": "torch's defaults (FX graph cache on); dynamo's own tracing is never cached"}
         if not self.wants_gpu:
             self.set_env("CUDA_VISIBLE_DEVICES", "")
         self.torch = import_or_missing("torch", "torch")
         if self.compiled:
-            import torch._dynamo.utils  # noqa: F401  (compilation metrics live here)
+            _hook_compile_events(self.torch, self.recorder)
 
     def init_device(self):
         torch = self.torch
@@ -72,39 +103,57 @@ class TorchAdapter(TorchTensors, Adapter):
             self.torch.cuda.synchronize()
         return out
 
+    def pending(self, out):
+        if not self.wants_gpu:
+            return None
+        return not self.torch.cuda.current_stream().query()
+
     def jit(self, fn):
         if not self.compiled:
             return fn
         return self.torch.compile(fn, backend="inductor")
 
-    def _metrics(self):
-        return self.torch._dynamo.utils.get_compilation_metrics() if self.compiled else []
-
-    def start_recording(self):
-        self._seen = len(self._metrics())
-        self.recorder.start()
-
-    def stop_recording(self):
-        rec = self.recorder.stop()
+    def summarize(self, window):
         if not self.compiled:
-            rec["cache"] = {}
-            return rec
-        new = self._metrics()[self._seen:]
-        phases = {"dynamo": 0.0, "aot_autograd": 0.0, "inductor": 0.0}
-        hits = misses = 0
-        for m in new:
-            frame = m.entire_frame_compile_time_s or 0.0
-            backend = m.backend_compile_time_s or 0.0
-            inductor = m.inductor_compile_time_s or 0.0
-            phases["dynamo"] += max(frame - backend, 0.0)
-            phases["aot_autograd"] += max(backend - inductor, 0.0)
-            phases["inductor"] += inductor
-            hits += m.inductor_fx_local_cache_hit_count or 0
-            misses += m.inductor_fx_local_cache_miss_count or 0
-        rec["phases"] = phases if new else {}
-        rec["counts"]["compiles"] = len(new)
-        rec["cache"] = {"hits": hits, "misses": misses} if self._cache.get("dir") else {}
-        return rec
+            return super().summarize(window)
+        p, c = window["phases"], window["counts"]
+        cache = {}
+        if self._cache.get("persistent"):
+            cache = {"hits": c.get("fx_cache_hits", 0), "misses": c.get("fx_cache_misses", 0),
+                     "aot_hits": c.get("aot_cache_hits", 0), "aot_misses": c.get("aot_cache_misses", 0),
+                     "counter": "torch's CompilationMetrics (inductor FX graph / AOTAutograd local cache)"}
+        return {"phases": {k: v for k, v in p.items() if k in self.phase_names and v > 0},
+                "compiles": c.get("compiles", 0), "compiled_functions": window["labels"].get("compiled", {}),
+                "cache": cache}
+
+    def apply_precision(self, requested):
+        super().apply_precision(requested)
+        if requested == "highest":
+            self.torch.backends.cuda.matmul.allow_tf32 = False
+            self.torch.backends.cudnn.allow_tf32 = False
+            self.torch.set_float32_matmul_precision("highest")
+
+    def precision_info(self, dtype):
+        torch = self.torch
+        allow = bool(torch.backends.cuda.matmul.allow_tf32)
+        setting = torch.get_float32_matmul_precision()
+        info = {"requested": self.requested_precision,
+                "settings": {"torch.backends.cuda.matmul.allow_tf32": allow,
+                             "float32_matmul_precision": setting}}
+        if dtype == "f64":
+            return {**info, "matmul": "fp64", "rule": "float64 products are never shortened"}
+        if not self.wants_gpu:
+            return {**info, "matmul": "ieee_fp32" if setting == "highest" else "bf16" if setting == "medium"
+                    else "ieee_fp32", "rule": f"CPU at float32_matmul_precision={setting}"}
+        cc = torch.cuda.get_device_capability(0)
+        info["settings"]["compute_capability"] = list(cc)
+        if cc < (8, 0):
+            return {**info, "matmul": "ieee_fp32", "rule": "TF32 needs compute capability 8.0 or later"}
+        if setting == "medium":
+            return {**info, "matmul": "bf16", "rule": "float32_matmul_precision=medium allows bf16 products"}
+        if allow or setting == "high":
+            return {**info, "matmul": "tf32", "rule": "TF32 allowed (allow_tf32 or precision 'high')"}
+        return {**info, "matmul": "ieee_fp32", "rule": "torch's default: TF32 off for matmuls"}
 
     def prepare_warm_process(self):
         f = self.jit(lambda x: self.torch.sin(x) * 2.0 + 1.0)
@@ -127,3 +176,51 @@ class TorchAdapter(TorchTensors, Adapter):
             return {"platform": "gpu", "kind": self.torch.cuda.get_device_name(0),
                     "count": self.torch.cuda.device_count()}
         return {"platform": "cpu", "kind": "cpu", "count": 1}
+
+
+def _hook_compile_events(torch, rec):
+    """Phases from torch's chromium event log (begin/end of every compile
+    region), and cache hits from each frame's CompilationMetrics as it is
+    recorded (wrapping record_compilation_metrics: no bounded deque to slice)."""
+    import time
+
+    import torch._dynamo.utils as du
+
+    log = du.get_chromium_event_logger()
+    start, end = log.log_event_start, log.log_event_end
+    stack = []  # [name, t0, child time, root]
+
+    def log_event_start(event_name, *a, **kw):
+        parent_root = stack[-1][3] if stack else None
+        stack.append([event_name, time.perf_counter(), 0.0, _TORCH_PHASE_ROOTS.get(event_name, parent_root)])
+        return start(event_name, *a, **kw)
+
+    def log_event_end(event_name, *a, **kw):
+        while stack:
+            name, t0, children, root = stack.pop()
+            dt = time.perf_counter() - t0
+            if stack:
+                stack[-1][2] += dt
+            if root:
+                rec.add(root, dt - children)
+            if name == event_name:
+                break
+        return end(event_name, *a, **kw)
+
+    log.log_event_start, log.log_event_end = log_event_start, log_event_end
+
+    record = du.record_compilation_metrics
+
+    def record_compilation_metrics(*a, **kw):
+        out = record(*a, **kw)
+        m = du._compilation_metrics[-1] if du._compilation_metrics else None
+        if m is not None:
+            rec.count("compiles")
+            rec.label("compiled", m.co_name or "?")
+            rec.count("fx_cache_hits", m.inductor_fx_local_cache_hit_count or 0)
+            rec.count("fx_cache_misses", m.inductor_fx_local_cache_miss_count or 0)
+            rec.count("aot_cache_hits", m.aotautograd_local_cache_hit_count or 0)
+            rec.count("aot_cache_misses", m.aotautograd_local_cache_miss_count or 0)
+        return out
+
+    du.record_compilation_metrics = record_compilation_metrics

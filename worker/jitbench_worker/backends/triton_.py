@@ -11,7 +11,7 @@ timings are never mixed with compiled ones."""
 import importlib.util
 import os
 
-from .base import Adapter, MissingDependency, import_or_missing
+from .base import Adapter, DeviceUnavailable, MissingDependency, import_or_missing
 from .torch_ import TorchTensors
 
 
@@ -22,12 +22,19 @@ class TritonAdapter(TorchTensors, Adapter):
     framework = "triton"
     has_compile_cache = True
     phase_names = ("make_ir", "lowering", "store")
+    phase_sources = {
+        "make_ir": "framework event: triton.knobs.compilation.listener times.ir_initialization",
+        "lowering": "framework event: the listener's times.total_lowering (ttir, ttgir, llir, ptx, cubin)",
+        "store": "framework event: the listener's times.store_results (writing the cache entry)",
+    }
 
     def __init__(self):
         super().__init__()
         self.interpreter_only = False
+        self.input_precision = None
+        self.sync_method = "torch.cuda.synchronize(); checked with the stream's query() after the last call"
 
-    def import_framework(self, dtype, cache_dir):
+    def import_framework(self, dtype, cache_dir, cache_mode="cold_cache"):
         for pkg in self.requires:
             if importlib.util.find_spec(pkg) is None:
                 raise MissingDependency(pkg)
@@ -38,13 +45,17 @@ class TritonAdapter(TorchTensors, Adapter):
             self.interpreter_only = True
             self.phase_names = ()  # nothing is compiled, so no phases and no compile count
         if cache_dir:
+            # Triton always caches (by default in ~/.triton/cache): every mode keeps
+            # it on, in the case's own directory, which cold_cache starts empty.
             self.set_env("TRITON_CACHE_DIR", cache_dir)
-            self._cache = {"kind": "triton", "dir": cache_dir}
+            self._cache = {"kind": "triton", "persistent": True, "dir": cache_dir,
+                           "note": "Triton's default: kernels are always cached"}
         self.triton = import_or_missing("triton", "triton")
         rec = self.recorder
 
         def listener(*, src, metadata, metadata_group, times, cache_hit):
             rec.count("cache_hits" if cache_hit else "cache_misses")
+            rec.label("compiled", getattr(src, "name", "?"))
             if not cache_hit:
                 rec.count("compiles")
                 rec.add("make_ir", times.ir_initialization / 1e6)
@@ -63,14 +74,49 @@ class TritonAdapter(TorchTensors, Adapter):
             self.torch.cuda.synchronize()
         return out
 
-    def stop_recording(self):
-        rec = self.recorder.stop()
-        hits = rec["counts"].pop("cache_hits", 0)
-        misses = rec["counts"].pop("cache_misses", 0)
-        rec["cache"] = {"hits": hits, "misses": misses} if self._cache.get("dir") and not self.interpreter_only else {}
+    def require_device_for(self, what, n, interpreter_max):
+        """Without a GPU, Triton's interpreter simulates every program in NumPy:
+        fine for checking a small case, hours for a large one. Past
+        interpreter_max the case needs a GPU and says so."""
+        if self.interpreter_only and n > interpreter_max:
+            raise DeviceUnavailable(f"no GPU, and Triton's interpreter is too slow for {what} at n = {n} "
+                                    f"(it runs cases up to n = {interpreter_max} to check the kernel)")
+
+    def pending(self, out):
         if self.interpreter_only:
-            rec["phases"], rec["counts"] = {}, {}
-        return rec
+            return None
+        return not self.torch.cuda.current_stream().query()
+
+    def summarize(self, window):
+        c = window["counts"]
+        if self.interpreter_only:
+            return {"phases": {}, "compiles": None, "compiled_functions": None, "cache": {}}
+        return {"phases": {k: v for k, v in window["phases"].items() if k in self.phase_names},
+                "compiles": c.get("compiles", 0), "compiled_functions": window["labels"].get("compiled", {}),
+                "cache": {"hits": c.get("cache_hits", 0), "misses": c.get("cache_misses", 0),
+                          "counter": "Triton's compilation listener (cache_hit)"}}
+
+    def precision_info(self, dtype):
+        info = {"requested": self.requested_precision,
+                "settings": {"input_precision": self.input_precision,
+                             "TRITON_F32_DEFAULT": os.environ.get("TRITON_F32_DEFAULT")}}
+        if dtype == "f64":
+            return {**info, "matmul": "fp64", "rule": "float64 products are never shortened"}
+        if self.interpreter_only:
+            return {**info, "matmul": "ieee_fp32", "rule": "the interpreter computes tl.dot with NumPy"}
+        cc = self.torch.cuda.get_device_capability(0)
+        info["settings"]["compute_capability"] = list(cc)
+        if self.input_precision == "ieee" or cc < (8, 0):
+            return {**info, "matmul": "ieee_fp32", "rule": f"tl.dot input_precision={self.input_precision or 'default'}"
+                    f" on compute capability {cc}"}
+        fmt = os.environ.get("TRITON_F32_DEFAULT") or "tf32"
+        return {**info, "matmul": "tf32" if fmt.startswith("tf32") else "ieee_fp32",
+                "rule": f"tl.dot's default input_precision ({fmt}) on compute capability {cc}"}
+
+    def apply_precision(self, requested):
+        super().apply_precision(requested)
+        # Read by the workloads' kernels: None keeps tl.dot's default (TF32 on Ampere+).
+        self.input_precision = "ieee" if requested == "highest" else None
 
     def device_peak_bytes(self):
         if self.interpreter_only:

@@ -22,9 +22,9 @@ def make(style):
             raise Unsupported(f"the global batch {GLOBAL_BATCH} does not split over {n} devices")
         return _nets.mlp_problem(seed, dtype, GLOBAL_BATCH, D_IN, HIDDEN, D_OUT)
 
-    def check(out, inputs, n, dtype, seed):
-        p = _nets.sgd_reference(inputs, STEPS, LR)
-        return _nets.verdict(_nets.rel_error(out, p), dtype, "float64 NumPy full-batch SGD"), \
+    def check(out, inputs, n, dtype, seed, ctx=None):
+        return _nets.judge(out, inputs, dtype, ctx, lambda i: _nets.sgd_reference(i, STEPS, LR),
+                           "float64 NumPy full-batch SGD"), \
             {"devices": n, "style": style, "steps": STEPS}
 
     def build_jax(adapter, n, dtype):

@@ -3,8 +3,7 @@ for NumPy and numba, XLA's dot for JAX and TensorFlow, ATen/inductor for torch,
 the tutorial's blocked kernel for Triton; plain Python runs the textbook triple
 loop (there is no library), so keep n small there."""
 
-F32_TOL = 1e-4   # relative Frobenius error; blocked float32 sums land near 1e-6
-F64_TOL = 1e-12
+from .. import verify as _verify
 
 
 def _dtype(np, dtype):
@@ -19,12 +18,22 @@ def make_inputs(n, dtype, seed):
     return rng.standard_normal((n, n)).astype(t), rng.standard_normal((n, n)).astype(t)
 
 
-def check(out, inputs, n, dtype, seed):
+def _reference(inputs):
+    """C and |A||B| in float64 (the second scales the elementwise bound)."""
     import numpy as np
 
-    a, b = inputs
-    ref = a.astype(np.float64) @ b.astype(np.float64)
-    tol = F32_TOL if dtype == "f32" else F64_TOL
+    a, b = (x.astype(np.float64) for x in inputs)
+    return a @ b, np.abs(a) @ np.abs(b)
+
+
+def check(out, inputs, n, dtype, seed, ctx=None):
+    """Both bounds of verify.matmul_bounds for the format the products were
+    computed in: every element within the worst-case bound, and the whole
+    matrix within the random-rounding bound (which tells TF32 from IEEE)."""
+    import numpy as np
+
+    ctx = ctx or _verify.Context(dtype)
+    ref, scale = ctx.memo("reference", lambda: _reference(inputs))
     want = _dtype(np, dtype)
     if out.shape != ref.shape:
         return {"ok": False, "message": f"shape {out.shape}, expected {ref.shape}"}, {}
@@ -32,12 +41,21 @@ def check(out, inputs, n, dtype, seed):
         return {"ok": False, "message": f"dtype {out.dtype}, expected {np.dtype(want)}"}, {}
     if not np.all(np.isfinite(out)):
         return {"ok": False, "message": "non-finite values in the result"}, {}
-    err = float(np.linalg.norm(out.astype(np.float64) - ref) / np.linalg.norm(ref))
-    ok = err <= tol
-    verify = {"ok": ok, "metric": "relative_frobenius_error", "error": err, "tolerance": tol,
+    diff = out.astype(np.float64) - ref
+    err = float(np.linalg.norm(diff) / np.linalg.norm(ref))
+    elementwise = float(np.max(np.abs(diff) / scale))
+    bound_el, bound_fro = _verify.matmul_bounds(ctx.matmul, n)
+    ok = err <= bound_fro and elementwise <= bound_el
+    verify = {"ok": ok, "metric": "relative_frobenius_error", "error": err, "tolerance": bound_fro,
+              "elementwise_error": elementwise, "elementwise_tolerance": bound_el,
+              "tolerance_basis": {"precision": ctx.matmul, "basis": "matmul error bounds (docs/precision.md)",
+                                  "reduction_length": n},
               "reference": "float64 numpy matmul of the same inputs"}
-    if not ok:
-        verify["message"] = f"relative error {err:.3g} exceeds {tol:g}"
+    if err > bound_fro:
+        verify["message"] = f"relative error {err:.3g} exceeds {bound_fro:.3g} ({ctx.matmul} products, k = {n})"
+    elif elementwise > bound_el:
+        verify["message"] = (f"an element's error is {elementwise:.3g} of |A||B|, above the worst-case bound "
+                             f"{bound_el:.3g} ({ctx.matmul} products, k = {n})")
     return verify, {"flops": 2 * n ** 3}
 
 
@@ -65,18 +83,22 @@ def _build_python(adapter, n, dtype):
 
 
 def _build_triton(adapter, n, dtype):
-    """The blocked matmul of Triton's tutorial (float32 accumulate, no autotune)."""
+    """The blocked matmul of Triton's tutorial (float32 accumulate, no autotune);
+    tl.dot's input_precision is the adapter's: Triton's default (TF32 on an
+    Ampere-or-later GPU) at --precision default, "ieee" at highest."""
     if dtype == "f64":
         from ..backends.base import Unsupported
 
         raise Unsupported("Triton's tl.dot has no float64 path on most GPUs")
+    adapter.require_device_for("matmul", n, 512)
     import triton
     import triton.language as tl
 
     torch = adapter.torch
 
     @triton.jit
-    def kernel(a_ptr, b_ptr, c_ptr, n, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    def kernel(a_ptr, b_ptr, c_ptr, n, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+               PRECISION: tl.constexpr):
         pm, pn = tl.program_id(0), tl.program_id(1)
         rm = pm * BM + tl.arange(0, BM)
         rn = pn * BN + tl.arange(0, BN)
@@ -86,7 +108,7 @@ def _build_triton(adapter, n, dtype):
             kk = k * BK + rk
             a = tl.load(a_ptr + rm[:, None] * n + kk[None, :], mask=(rm[:, None] < n) & (kk[None, :] < n), other=0.0)
             b = tl.load(b_ptr + kk[:, None] * n + rn[None, :], mask=(kk[:, None] < n) & (rn[None, :] < n), other=0.0)
-            acc += tl.dot(a, b, input_precision="ieee")
+            acc += tl.dot(a, b, input_precision=PRECISION)
         tl.store(c_ptr + rm[:, None] * n + rn[None, :], acc, mask=(rm[:, None] < n) & (rn[None, :] < n))
 
     bm = bn = 64
@@ -94,7 +116,7 @@ def _build_triton(adapter, n, dtype):
 
     def matmul(a, b):
         c = torch.empty((n, n), dtype=torch.float32, device=adapter.dev)
-        kernel[grid](a, b, c, n, BM=bm, BN=bn, BK=32)
+        kernel[grid](a, b, c, n, BM=bm, BN=bn, BK=32, PRECISION=adapter.input_precision)
         return c
 
     return matmul

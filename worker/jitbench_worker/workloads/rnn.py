@@ -18,14 +18,17 @@ def make(unrolled):
         b = np.zeros(HIDDEN, dtype=t)
         return w, u, b, rng.standard_normal((n, D_IN)).astype(t)
 
-    def check(out, inputs, n, dtype, seed):
+    def reference(inputs):
         import numpy as np
 
         w, u, b, xs = (a.astype(np.float64) for a in inputs)
         h = np.zeros(HIDDEN)
         for x in xs:
             h = np.tanh(h @ w + x @ u + b)
-        return _nets.verdict(_nets.rel_error(out, h), dtype, "float64 NumPy recurrence"), \
+        return h
+
+    def check(out, inputs, n, dtype, seed, ctx=None):
+        return _nets.judge(out, inputs, dtype, ctx, reference, "float64 NumPy recurrence"), \
             {"sequence_length": n, "unrolled": unrolled}
 
     def build_jax(adapter, n, dtype):

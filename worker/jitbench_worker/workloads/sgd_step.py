@@ -15,9 +15,9 @@ def make(donate):
     def make_inputs(n, dtype, seed):
         return _nets.mlp_problem(seed, dtype, BATCH, D_IN, n, D_OUT)
 
-    def check(out, inputs, n, dtype, seed):
-        err = _nets.rel_error(out, _nets.sgd_reference(inputs, STEPS, LR))
-        return _nets.verdict(err, dtype, f"float64 NumPy SGD, {STEPS} steps, hand-written gradients"), \
+    def check(out, inputs, n, dtype, seed, ctx=None):
+        return _nets.judge(out, inputs, dtype, ctx, lambda i: _nets.sgd_reference(i, STEPS, LR),
+                           f"float64 NumPy SGD, {STEPS} steps, hand-written gradients"), \
             {"steps": STEPS, "donate": donate}
 
     def build_jax(adapter, n, dtype):

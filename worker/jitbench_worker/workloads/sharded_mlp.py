@@ -19,11 +19,13 @@ def make(sharded):
         p = _nets.mlp_params(rng, D_IN, n, D_OUT, t)
         return p, rng.standard_normal((BATCH, D_IN)).astype(t)
 
-    def check(out, inputs, n, dtype, seed):
+    def reference(inputs):
         import numpy as np
 
-        want, _ = _nets.mlp_forward(np, _nets.as64(inputs[0]), inputs[1].astype(np.float64))
-        return _nets.verdict(_nets.rel_error(out, want), dtype, "float64 NumPy forward pass"), \
+        return _nets.mlp_forward(np, _nets.as64(inputs[0]), inputs[1].astype(np.float64))[0]
+
+    def check(out, inputs, n, dtype, seed, ctx=None):
+        return _nets.judge(out, inputs, dtype, ctx, reference, "float64 NumPy forward pass"), \
             {"width": n, "mesh": list(MESH) if sharded else [1, 1]}
 
     def build_jax(adapter, n, dtype):

@@ -12,17 +12,22 @@ def make(aux):
     def make_inputs(n, dtype, seed):
         return _nets.mlp_problem(seed, dtype, n, D_IN, HIDDEN, D_OUT)
 
-    def check(out, inputs, n, dtype, seed):
+    def reference(inputs):
         import numpy as np
 
         p, x, y = _nets.problem64(inputs)
         loss, g = _nets.mlp_loss_and_grads_np(p, x, y)
         pred, _ = _nets.mlp_forward(np, p, x)
-        mae = float(np.mean(np.abs(pred - y)))
-        got_loss, got_g, got_mae = out
-        err = max(_nets.rel_error(got_g, g), abs(float(got_loss) - loss) / abs(loss),
-                  abs(float(got_mae) - mae) / mae)
-        return _nets.verdict(err, dtype, "float64 NumPy loss, gradients (by hand) and mean absolute error"), \
+        return loss, g, float(np.mean(np.abs(pred - y)))
+
+    def error(got, want):
+        (got_loss, got_g, got_mae), (loss, g, mae) = got, want
+        return max(_nets.rel_error(got_g, g), abs(float(got_loss) - loss) / abs(loss),
+                   abs(float(got_mae) - mae) / mae)
+
+    def check(out, inputs, n, dtype, seed, ctx=None):
+        return _nets.judge(out, inputs, dtype, ctx, reference,
+                           "float64 NumPy loss, gradients (by hand) and mean absolute error", error), \
             {"batch": n, "has_aux": aux}
 
     def build_jax(adapter, n, dtype):
