@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 
 #include "artifacts/write_run.h"
 #include "commands/commands.h"
@@ -12,6 +13,7 @@
 #include "report/format.h"
 #include "results/json.h"
 #include "run/case_runner.h"
+#include "run/replay.h"
 #include "stats/stats.h"
 #include "util/interrupt.h"
 
@@ -104,7 +106,11 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
                setup.cold_runs, setup.warm_runs, setup.warm_runs == 1 ? "" : "s", setup.warm_iters,
                out.root().string());
   install_interrupt_handlers();
-  CaseRunner runner(launcher, setup);
+  // A development aid: record every worker process for offline replay
+  // (src/run/replay.h; the golden test's fixtures are made this way).
+  std::optional<RecordingLauncher> recorder;
+  if (const char* rec = std::getenv("JITBENCH_RECORD_WORKERS"); rec && *rec) recorder.emplace(launcher, rec);
+  CaseRunner runner(recorder ? static_cast<ProcessLauncher&>(*recorder) : launcher, setup);
   std::vector<CaseResult> results;
   results.reserve(plan.size());
   for (std::size_t i = 0; i < plan.size(); ++i) {

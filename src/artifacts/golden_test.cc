@@ -1,0 +1,91 @@
+// Every artifact of a run, rebuilt from recorded worker processes, must equal
+// the golden copy byte for byte: the pipeline after the processes (classify ->
+// results -> analysis -> export) is deterministic, and a refactoring of it
+// changes nothing a user reads unless a golden file is updated on purpose
+// (JITBENCH_UPDATE_GOLDEN=1 rewrites them; the diff then shows what changed).
+//
+// Fixtures (tests/data/golden/): default.workers.jsonl, recorded with
+//   JITBENCH_RECORD_WORKERS=default.workers.jsonl build/jitbench run --cold-runs 2 --warm-iters 5
+// and the environment manifest of that run; expected/ holds the artifacts.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "artifacts/write_run.h"
+#include "config/suite.h"
+#include "plan/plan.h"
+#include "run/case_runner.h"
+#include "run/replay.h"
+#include "util/fs.h"
+
+namespace jitbench {
+namespace {
+namespace fs = std::filesystem;
+
+const fs::path kData = fs::path(JITBENCH_TEST_DATA) / "golden";
+// Case files hold the absolute cache path the workers were given: a fixed one
+// keeps them the same on every machine.
+const fs::path kOut = "/tmp/jitbench-golden-test";
+
+std::vector<fs::path> artifact_files(const fs::path& root) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_regular_file() && fs::relative(e.path(), root).begin()->string() != "cache")
+      out.push_back(fs::relative(e.path(), root));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(Golden, DefaultSuiteArtifactsAreUnchanged) {
+  ::unsetenv("PYTHONPATH");
+  fs::remove_all(kOut);
+  auto prepared = OutDir::prepare(kOut);
+  ASSERT_TRUE(std::holds_alternative<OutDir>(prepared));
+  const OutDir out = std::get<OutDir>(prepared);
+
+  WorkerSetup setup;
+  setup.python = "python3";
+  setup.worker_dir = "/golden/worker";
+  setup.native_worker = "/golden/jitbench-native-worker";
+  setup.out_dir = out.root();
+  setup.cold_runs = 2;
+  setup.warm_iters = 5;
+  setup.deterministic = true;
+  const auto plan = std::get<std::vector<Case>>(make_plan(default_suite(), {}));
+  ReplayLauncher replay(kData / "default.workers.jsonl");
+  CaseRunner runner(replay, setup);
+  std::vector<CaseResult> results;
+  for (const auto& c : plan) results.push_back(runner.run(c));
+  EXPECT_EQ(replay.remaining(), 0u);
+
+  RunHeader h;
+  h.deterministic = true;
+  h.argv = {"jitbench", "run", "--cold-runs", "2", "--warm-iters", "5"};
+  h.info.suite_name = "default";
+  h.info.suite_source = "<embedded default.toml>";
+  h.info.command = "jitbench run --cold-runs 2 --warm-iters 5";
+  h.info.n_planned = plan.size();
+  h.info.environment = nlohmann::json::parse(read_file(kData / "environment.json"));
+  out.write_json("environment.json", h.info.environment);
+  write_run_artifacts(out, h, results, true);
+
+  const fs::path expected = kData / "expected";
+  if (const char* u = std::getenv("JITBENCH_UPDATE_GOLDEN"); u && *u) {
+    fs::remove_all(expected);
+    for (const auto& rel : artifact_files(kOut)) {
+      fs::create_directories((expected / rel).parent_path());
+      fs::copy_file(kOut / rel, expected / rel);
+    }
+    GTEST_SKIP() << "golden files rewritten in " << expected;
+  }
+  const auto got = artifact_files(kOut), want = artifact_files(expected);
+  EXPECT_EQ(got, want);
+  for (const auto& rel : want)
+    if (fs::exists(kOut / rel)) {
+      EXPECT_EQ(read_file(kOut / rel), read_file(expected / rel)) << rel;
+    }
+}
+
+}  // namespace
+}  // namespace jitbench
