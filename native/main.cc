@@ -58,7 +58,7 @@ Json status_kib(const char* field) {
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 struct Args {
-  std::string mode, backend, workload, dtype, cache_mode = "cold_cache", precision = "default";
+  std::string mode, backend, workload, dtype, cache_policy = "cold_cache", precision = "default";
   long long n = 0, warm_iters = 30, seed = 0;
 };
 
@@ -92,8 +92,8 @@ Clocks measure(jitbench::native::Workload& w, const Args& a, Clocks t) {
 Json report(jitbench::native::Workload& w, const Args& a, const Clocks& t, Json memory) {
   Json result = {{"type", "result"},
                  {"mode", a.mode},
-                 {"cache_mode", a.cache_mode},
-                 {"ttfr_includes_import", a.cache_mode != "warm_process"},
+                 {"cache_policy", a.cache_policy},
+                 {"ttfr_includes_import", a.cache_policy != "warm_process"},
                  {"import_s", seconds(t.start, t.import)},
                  {"setup_s", seconds(t.import, t.setup)},
                  {"first_call_s", seconds(t.setup, t.first)},
@@ -138,7 +138,7 @@ int run(const Args& a) {
     send({{"type", "skip"}, {"status", "warn"}, {"reason", "unsupported: " + a.workload + " has no native implementation"}});
     return 0;
   }
-  if (a.cache_mode == "warm_cache") {
+  if (a.cache_policy == "warm_cache") {
     send({{"type", "skip"}, {"status", "warn"}, {"reason", "unsupported: native has no compile cache to warm"}});
     return 0;
   }
@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
   for (int i = 2; i + 1 < argc; i += 2) kv[argv[i]] = argv[i + 1];
   if (command != "run" || !kv.count("--fd")) {
     std::fprintf(stderr, "usage: jitbench-native-worker run --fd N --mode cold|warm --backend native --workload W "
-                         "--n N --dtype f32|f64 [--warm-iters K] [--seed S] [--cache-mode M] [--precision P]\n");
+                         "--n N --dtype f32|f64 [--warm-iters K] [--seed S] [--cache-policy M] [--precision P]\n");
     return 2;
   }
   g_fd = std::stoi(kv["--fd"]);
@@ -185,7 +185,7 @@ int main(int argc, char** argv) {
     a.n = std::stoll(kv["--n"]);
     if (kv.count("--warm-iters")) a.warm_iters = std::stoll(kv["--warm-iters"]);
     if (kv.count("--seed")) a.seed = std::stoll(kv["--seed"]);
-    if (kv.count("--cache-mode")) a.cache_mode = kv["--cache-mode"];
+    if (kv.count("--cache-policy")) a.cache_policy = kv["--cache-policy"];
     if (kv.count("--precision")) a.precision = kv["--precision"];
     code = run(a);
   } catch (const Skip& s) {

@@ -119,7 +119,7 @@ RunRecord CaseRunner::one_run(const Case& c, const std::string& mode, int index,
                "--dtype", c.dtype,
                "--warm-iters", std::to_string(setup_.warm_iters),
                "--seed", std::to_string(setup_.seed),
-               "--cache-mode", c.cache_policy,
+               "--cache-policy", c.cache_policy,
                "--precision", c.precision});
   spec.env_set = worker_env(setup_, c, cache_dir);
   const auto log_name = mode == "warm"  ? fmt::format("warm-{}.log", index)

@@ -111,7 +111,7 @@ RunRecord interpret_run(const ProcessResult& p, const std::string& mode, int ind
     if (b.contains("calls_s")) r.calls_s = b["calls_s"].get<std::vector<double>>();
     if (b.contains("ttfr_includes_import") && b["ttfr_includes_import"].is_boolean())
       r.ttfr_includes_import = b["ttfr_includes_import"].get<bool>();
-    for (const char* k : {"backend", "device", "verify", "verify_first", "cache", "workload", "env", "cache_mode",
+    for (const char* k : {"backend", "device", "verify", "verify_first", "cache", "workload", "env", "cache_policy",
                           "first_call", "compiles", "cache_events", "cache_events_later", "cache_files", "sync",
                           "precision", "memory", "aot"})
       if (b.contains(k)) r.worker[k] = b[k];

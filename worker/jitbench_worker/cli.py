@@ -19,7 +19,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--dtype", choices=["f32", "f64"], required=True)
     run.add_argument("--warm-iters", type=int, default=30)
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--cache-mode", choices=["cold_cache", "warm_cache", "warm_process"], default="cold_cache")
+    run.add_argument("--cache-policy", choices=["cold_cache", "warm_cache", "warm_process"], default="cold_cache")
     run.add_argument("--precision", choices=["default", "highest"], default="default")
     probe = sub.add_parser("probe", help="report interpreter, packages and backends")
     probe.add_argument("--fd", type=int, required=True)

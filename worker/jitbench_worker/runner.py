@@ -4,7 +4,7 @@ framework's compile events; the workload knows its inputs, its float64
 reference and its tolerance. The steps have the same names as in the native
 worker (native/main.cc): import, setup, measure, verify, report.
 
-Cache modes (--cache-mode):
+Cache policies (--cache-policy, the same name as on jitbench's command line):
   cold_cache    fresh process, the framework's default cache settings, every
                 cache it writes by default redirected to an empty directory
   warm_cache    fresh process, persistent compile cache on, primed by an
@@ -55,7 +55,7 @@ def import_step(adapter, args, cache_dir):
     initialisation, proven by one tiny synchronized operation."""
     t_start = _now()
     try:
-        adapter.import_framework(args.dtype, cache_dir, args.cache_mode)
+        adapter.import_framework(args.dtype, cache_dir, args.cache_policy)
     except MissingDependency as exc:
         raise Skip(f"missing_dependency: {exc.package}", str(exc.__cause__ or exc)) from None
     adapter.apply_precision(args.precision)
@@ -65,7 +65,7 @@ def import_step(adapter, args, cache_dir):
         raise Skip("gpu_unavailable", str(exc), adapter.info()) from None
     t_import = _now()
     memory = {"rss_after_import_kib": _status_kib("VmRSS")}
-    if args.cache_mode == "warm_process":
+    if args.cache_policy == "warm_process":
         adapter.prepare_warm_process()
         t_import = _now()  # the session's own warm-up is not part of any phase
     return t_start, t_import, memory
@@ -156,8 +156,8 @@ def report_step(adapter, args, clocks, memory, ctx, verdicts, info, watch):
     phases = {k: v for k, v in first_w["phases"].items() if k in adapter.phase_names}
     result = {
         "mode": args.mode,
-        "cache_mode": args.cache_mode,
-        "ttfr_includes_import": args.cache_mode != "warm_process",
+        "cache_policy": args.cache_policy,
+        "ttfr_includes_import": args.cache_policy != "warm_process",
         "import_s": clocks["t_import"] - clocks["t_start"],
         "setup_s": clocks["t_setup"] - clocks["t_import"],
         "first_call_s": clocks["t_first"] - clocks["t_setup"],
@@ -198,7 +198,7 @@ def run(channel, args) -> int:
     try:
         if build is None:
             raise Skip(f"unsupported: {args.workload} has no {adapter.framework} implementation")
-        if args.cache_mode == "warm_cache" and not adapter.has_compile_cache:
+        if args.cache_policy == "warm_cache" and not adapter.has_compile_cache:
             raise Skip(f"unsupported: {adapter.name} has no compile cache to warm")
         cache_dir = os.environ.get("JITBENCH_CACHE_DIR") or None
         for key, value in workloads.env_for(workload, args.n).items():

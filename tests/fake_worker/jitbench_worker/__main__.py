@@ -26,7 +26,7 @@ def main():
     p.add_argument("--mode")
     p.add_argument("--backend", default="")
     p.add_argument("--check-devices", action="store_true")
-    p.add_argument("--cache-mode", default="cold_cache")
+    p.add_argument("--cache-policy", default="cold_cache")
     args, _ = p.parse_known_args()
     ch = os.fdopen(args.fd, "w", buffering=1)
 
@@ -52,7 +52,7 @@ def main():
                               "phase_sources": {"compile": "fake"}},
                   cache_events={"hits": 0 if mode == "nocache" else 1, "misses": 1 if mode == "nocache" else 0},
                   cache_files={"available": True, "entries_written": 0,
-                               "entries_read": 1 if args.cache_mode == "warm_cache" and mode != "cache_lie" else 0},
+                               "entries_read": 1 if args.cache_policy == "warm_cache" and mode != "cache_lie" else 0},
                   sync={"method": "fake", "pending_after_last_call": mode == "unsync"})
     if args.mode == "cold":
         result["second_call_s"] = 0.0001

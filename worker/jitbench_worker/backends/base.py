@@ -165,8 +165,8 @@ class Adapter:
                 "settings": {}, "rule": "computed on the CPU in IEEE arithmetic"}
 
     # -- phases -------------------------------------------------------------
-    def import_framework(self, dtype: str, cache_dir, cache_mode="cold_cache"):
-        """Imports the framework with the cache settings of cache_mode: warm_cache
+    def import_framework(self, dtype: str, cache_dir, cache_policy="cold_cache"):
+        """Imports the framework with the cache settings of cache_policy: warm_cache
         turns its persistent compile cache on in cache_dir; cold_cache and
         warm_process keep the framework's defaults, with any cache it writes by
         default redirected into cache_dir (emptied by jitbench before the run)."""

@@ -52,13 +52,13 @@ class JaxAdapter(Adapter):
         self._cache = {"kind": "jax_persistent", "persistent": False,
                        "note": "JAX's default: no persistent compilation cache (jax_compilation_cache_dir unset)"}
 
-    def import_framework(self, dtype, cache_dir, cache_mode="cold_cache"):
+    def import_framework(self, dtype, cache_dir, cache_policy="cold_cache"):
         self.jax = import_or_missing("jax", "jax")
         cfg = self.jax.config
         cfg.update("jax_platforms", "cpu" if self.platform == "cpu" else "cuda")
         # Without x64 JAX silently computes float64 requests in float32.
         cfg.update("jax_enable_x64", dtype == "f64")
-        if cache_dir and cache_mode == "warm_cache":
+        if cache_dir and cache_policy == "warm_cache":
             cfg.update("jax_compilation_cache_dir", cache_dir)
             cfg.update("jax_persistent_cache_min_compile_time_secs", 0.0)
             cfg.update("jax_persistent_cache_min_entry_size_bytes", -1)

@@ -22,11 +22,11 @@ class NumbaAdapter(Adapter):
         "cache_save": "wrapped function: the dispatcher's cache.save_overload",
     }
 
-    def import_framework(self, dtype, cache_dir, cache_mode="cold_cache"):
+    def import_framework(self, dtype, cache_dir, cache_policy="cold_cache"):
         # numba's default is njit without cache=True: nothing is read or written.
         self._cache = {"kind": "numba", "persistent": False, "cache": False,
                        "note": "numba's default: njit without cache=True"}
-        if cache_dir and cache_mode == "warm_cache":
+        if cache_dir and cache_policy == "warm_cache":
             self.set_env("NUMBA_CACHE_DIR", cache_dir)  # read when numba is imported
             self._cache = {"kind": "numba", "persistent": True, "dir": cache_dir, "cache": True}
         self.numba = import_or_missing("numba", "numba")

@@ -8,7 +8,7 @@ class NumpyAdapter(Adapter):
     package = "numpy"
     framework = "numpy"
 
-    def import_framework(self, dtype, cache_dir, cache_mode="cold_cache"):
+    def import_framework(self, dtype, cache_dir, cache_policy="cold_cache"):
         self.np = import_or_missing("numpy", "numpy")
 
     def init_device(self):

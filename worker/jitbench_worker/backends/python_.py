@@ -9,7 +9,7 @@ class PythonAdapter(Adapter):
     name = "python"
     framework = "python"
 
-    def import_framework(self, dtype, cache_dir, cache_mode="cold_cache"):
+    def import_framework(self, dtype, cache_dir, cache_policy="cold_cache"):
         pass  # nothing to import: the interpreter is the backend
 
     def to_device(self, x):

@@ -51,13 +51,13 @@ class TensorflowAdapter(Adapter):
         self._cache = {"kind": "tf_xla_persistent", "persistent": False,
                        "note": "TensorFlow's default: no persistent XLA cache"}
 
-    def import_framework(self, dtype, cache_dir, cache_mode="cold_cache"):
+    def import_framework(self, dtype, cache_dir, cache_policy="cold_cache"):
         # INFO level is needed for the compile log lines (only three modules log verbosely).
         self.set_env("TF_CPP_MIN_LOG_LEVEL", "0")
         self.set_env("TF_CPP_VMODULE", _LOG_MODULES)
         if self.platform == "cpu":
             self.set_env("CUDA_VISIBLE_DEVICES", "-1")
-        if cache_dir and cache_mode == "warm_cache":
+        if cache_dir and cache_policy == "warm_cache":
             self.set_env("TF_XLA_FLAGS", f"--tf_xla_persistent_cache_directory={cache_dir}")
             self._cache = {"kind": "tf_xla_persistent", "persistent": True, "dir": cache_dir,
                            "TF_XLA_FLAGS": f"--tf_xla_persistent_cache_directory={cache_dir}"}

@@ -73,7 +73,7 @@ class TorchAdapter(TorchTensors, Adapter):
                 "backend_other": src + "'backend_compile' outside the above (inductor's lazy imports)",
             }
 
-    def import_framework(self, dtype, cache_dir, cache_mode="cold_cache"):
+    def import_framework(self, dtype, cache_dir, cache_policy="cold_cache"):
         if self.compiled and cache_dir:
             # The FX graph cache, Triton's cache and dynamo's PGO state are on by
             # default (in /tmp and ~/.triton): every mode keeps them on, in the

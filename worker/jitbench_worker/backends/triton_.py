@@ -34,7 +34,7 @@ class TritonAdapter(TorchTensors, Adapter):
         self.input_precision = None
         self.sync_method = "torch.cuda.synchronize(); checked with the stream's query() after the last call"
 
-    def import_framework(self, dtype, cache_dir, cache_mode="cold_cache"):
+    def import_framework(self, dtype, cache_dir, cache_policy="cold_cache"):
         for pkg in self.requires:
             if importlib.util.find_spec(pkg) is None:
                 raise MissingDependency(pkg)
