@@ -1,4 +1,4 @@
-"""Which files of the case's compile cache the measured calls read and wrote,
+"""Which files of the case's compile cache a worker process read and wrote,
 seen by the kernel (Linux inotify), not by the framework: independent evidence
 for a cache hit (an existing entry read, nothing written) or a miss (an entry
 written). Works for every framework, including those that report no cache
@@ -17,6 +17,7 @@ _IN_MODIFY = 0x002
 _IN_CLOSE_WRITE = 0x008
 _IN_OPEN = 0x020
 _IN_CREATE = 0x100
+_IN_Q_OVERFLOW = 0x4000
 _IN_ISDIR = 0x40000000
 _IN_NONBLOCK = 0o4000
 _IN_CLOEXEC = 0o2000000
@@ -32,6 +33,7 @@ class CacheWatch:
         self.dirs = {}
         self.error = None
         self.read_files, self.written_files, self.created = set(), set(), set()
+        self.overflowed = False
 
     def start(self):
         if not self.cache_dir or not os.path.isdir(self.cache_dir):
@@ -69,6 +71,8 @@ class CacheWatch:
                 name = buf[off + _EVENT.size: off + _EVENT.size + length].split(b"\0", 1)[0].decode(errors="replace")
                 off += _EVENT.size + length
                 path = os.path.join(self.dirs.get(wd, "?"), name) if name else self.dirs.get(wd, "?")
+                if mask & _IN_Q_OVERFLOW:
+                    self.overflowed = True  # events were dropped: the counts are incomplete
                 if mask & _IN_ISDIR:
                     if mask & _IN_CREATE:
                         self.created.add(path)
@@ -88,6 +92,8 @@ class CacheWatch:
     def report(self):
         if self.error:
             return {"available": False, "note": self.error}
+        if self.overflowed:
+            return {"available": False, "note": "the kernel's event queue overflowed: some file events were lost"}
         read_only = self.read_files - self.written_files - self.created
         return {"available": True, "source": "Linux inotify on the case's cache directory",
                 "entries_read": len(read_only), "entries_written": len(self.written_files | self.created),
