@@ -189,7 +189,9 @@ def test_deterministic_flag_is_recorded(jitbench):
     assert json.loads((res.out / "ml" / "cases" / "numpy_matmul_16_f64.json").read_text())["deterministic"] is True
 
 
-def test_catalog_matches_worker(jitbench):
+def test_catalog_is_the_workers(jitbench):
+    """The binary embeds the worker's registries (generated at build time): what
+    `list` names is exactly what the worker runs, plus the native worker."""
     res = jitbench("list", "--json", out=False)
     assert res.rc == 0, res.stderr
     probe = json.loads(res.stdout)

@@ -1,79 +1,41 @@
 #include "analysis/analysis.h"
 
-#include "config/catalog.h"
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <random>
 
-#include "results/json.h"
+#include "stats/stats.h"
 
 namespace jitbench {
-using nlohmann::json;
 
 namespace {
-// Values at a JSON pointer over the case's ok cold runs.
-std::vector<double> worker_values(const CaseResult& c, const char* pointer) {
+// One number from the worker reports of the case's ok cold runs, where present.
+template <typename Get>
+std::vector<double> report_values(const CaseResult& c, Get get) {
   std::vector<double> out;
-  const auto ptr = json::json_pointer(pointer);
   for (const auto& r : c.cold)
-    if (r.status == Status::Ok && r.worker.contains(ptr) && r.worker.at(ptr).is_number())
-      out.push_back(r.worker.at(ptr).get<double>());
+    if (r.status == Status::Ok)
+      if (std::optional<double> v = get(r.worker)) out.push_back(*v);
   return out;
 }
 
 // Growth of the peak RSS over the first two calls (the first call's compile is
-// the peak; the second adds only its execution), per ok cold run. Artifacts of
-// jitbench 0.1 read the peak right after the first call.
+// the peak; the second adds only its execution), per ok cold run.
 std::vector<double> compile_rss_growth(const CaseResult& c) {
-  const auto rss_before = worker_values(c, "/memory/rss_before_first_call_kib");
-  auto hwm_first = worker_values(c, "/memory/hwm_after_calls_kib");
-  if (hwm_first.empty()) hwm_first = worker_values(c, "/memory/hwm_after_first_call_kib");
+  const auto before = report_values(c, [](const WorkerReport& w) { return w.rss_before_first_call_kib; });
+  const auto peak = report_values(c, [](const WorkerReport& w) { return w.hwm_after_calls_kib; });
   std::vector<double> out;
-  for (std::size_t i = 0; i < std::min(rss_before.size(), hwm_first.size()); ++i)
-    out.push_back(hwm_first[i] - rss_before[i]);
+  for (std::size_t i = 0; i < std::min(before.size(), peak.size()); ++i) out.push_back(peak[i] - before[i]);
   return out;
 }
 
-double ratio_or_inf(double num, double den) {
-  return den > 0 ? num / den : std::numeric_limits<double>::infinity();
-}
+double ratio_or_inf(double num, double den) { return den > 0 ? num / den : std::numeric_limits<double>::infinity(); }
+
+std::optional<double> median_of(const std::vector<double>& xs) { return stats::median(xs); }
 }  // namespace
-
-bool is_jit_backend(const std::string& b) {
-  const auto* info = find_backend(b);
-  return info && info->jit;
-}
-
-std::optional<PhaseBreakdown> phase_breakdown(const RunRecord& r) {
-  if (!r.first_call_s || !r.worker.contains("first_call")) return std::nullopt;
-  const auto& fc = r.worker["first_call"];
-  PhaseBreakdown b;
-  b.whole = *r.first_call_s;
-  const auto phases = fc.value("phases", json::object());
-  for (const auto& name : fc.value("phase_names", json::array())) {
-    const auto n = name.get<std::string>();
-    const double v = phases.contains(n) && phases[n].is_number() ? phases[n].get<double>() : 0.0;
-    b.phases.emplace_back(n, v);
-    b.sum_phases += v;
-  }
-  b.unattributed = std::max(b.whole - b.sum_phases, 0.0);
-  b.unattributed_share = b.whole > 0 ? b.unattributed / b.whole : 0.0;
-  return b;
-}
-
-json breakdown_json(const PhaseBreakdown& b) {
-  json phases = json::object();
-  for (const auto& [n, v] : b.phases) phases[n] = v;
-  return {{"phases", phases},
-          {"sum_phases_s", b.sum_phases},
-          {"unattributed_s", b.unattributed},
-          {"unattributed_share", b.unattributed_share},
-          {"first_call_s", b.whole}};
-}
 
 std::optional<BreakEven> break_even(std::span<const double> ttfr_jit, std::span<const double> ttfr_eager,
                                     std::span<const double> warm_jit, std::span<const double> warm_eager,
@@ -129,15 +91,14 @@ const CaseResult* find_match(const CaseResult& jit, const std::string& backend, 
         c.c.precision != jit.c.precision || c.status != Status::Ok)
       continue;
     if (c.c.cache_policy == jit.c.cache_policy) return &c;
-    if (c.c.cache_policy == "cold_cache") fallback = &c;
+    if (c.c.cache_policy == CachePolicy::ColdCache) fallback = &c;
   }
   return fallback;
 }
 }  // namespace
 
 Baseline eager_baseline(const CaseResult& jit, const std::vector<CaseResult>& all) {
-  const auto* info = find_backend(jit.c.backend);
-  const std::string own = info ? info->baseline : "";
+  const std::string& own = jit.c.baseline;
   if (!own.empty())
     if (const auto* c = find_match(jit, own, all)) return {c, "same_framework", ""};
   Baseline b{find_match(jit, "numpy", all), "numpy", ""};
@@ -146,12 +107,34 @@ Baseline eager_baseline(const CaseResult& jit, const std::vector<CaseResult>& al
   return b;
 }
 
+std::optional<Crosscheck> crosscheck(const CaseResult& c) {
+  if (!c.crosscheck) return std::nullopt;
+  const auto& x = *c.crosscheck;
+  Crosscheck out;
+  out.status = x.status;
+  out.reason = x.reason;
+  if (x.status != Status::Ok) return out;
+  bool agrees = true;
+  for (const char* step : {"trace", "lower", "compile"}) {
+    const auto events = report_values(c, [&](const WorkerReport& w) { return w.phase(step); });
+    const auto aot = x.worker.aot_steps.find(std::string(step) + "_s");
+    if (events.empty() || aot == x.worker.aot_steps.end()) continue;
+    const double ev = *stats::median(events), t = aot->second;
+    const bool ok = std::abs(ev - t) <= kCrosscheckAbsS ||
+                    (ev > 0 && t > 0 && std::max(ev, t) / std::min(ev, t) <= kCrosscheckFactor);
+    agrees = agrees && ok;
+    out.steps.push_back({step, ev, t, ok});
+  }
+  if (!out.steps.empty()) out.agrees = agrees;
+  return out;
+}
+
 namespace {
 // The first call's phases (medians over ok cold runs), their sources, and what
 // no phase covers.
-json first_call_analysis(const CaseResult& c) {
-  std::map<std::string, std::vector<double>> phase_values;
-  std::vector<std::string> order;
+FirstCallAnalysis first_call_analysis(const CaseResult& c) {
+  FirstCallAnalysis a;
+  std::vector<std::pair<std::string, std::vector<double>>> values;
   std::vector<double> unattributed, shares;
   for (const auto& r : c.cold) {
     if (r.status != Status::Ok) continue;
@@ -160,211 +143,157 @@ json first_call_analysis(const CaseResult& c) {
     unattributed.push_back(b->unattributed);
     shares.push_back(b->unattributed_share);
     for (const auto& [n, v] : b->phases) {
-      if (!phase_values.count(n)) order.push_back(n);
-      phase_values[n].push_back(v);
+      auto it = std::find_if(values.begin(), values.end(), [&](const auto& p) { return p.first == n; });
+      if (it == values.end()) it = values.insert(values.end(), {n, {}});
+      it->second.push_back(v);
     }
   }
-  json phases = json::object();
-  for (const auto& n : order) phases[n] = median_or_null(phase_values[n]);
-  const json* w = c.first_worker_report();
-  const auto sources_ptr = "/first_call/phase_sources"_json_pointer;
-  return {{"median_s", median_or_null(cold_values(c, "first_call_s"))},
-          {"phases_median_s", phases},
-          {"phase_sources", w && w->contains(sources_ptr) ? w->at(sources_ptr) : json::object()},
-          {"unattributed_median_s", median_or_null(unattributed)},
-          {"unattributed_share_median", median_or_null(shares)},
-          {"runs_with_phases", static_cast<int>(unattributed.size())}};
+  for (const auto& [n, xs] : values) a.phase_medians.emplace_back(n, stats::median(xs));
+  if (const auto* w = c.first_worker_report()) a.phase_sources = w->phase_sources;
+  a.median_s = median_of(cold_values(c, "first_call_s"));
+  a.unattributed_median_s = median_of(unattributed);
+  a.unattributed_share_median = median_of(shares);
+  a.runs_with_phases = static_cast<int>(unattributed.size());
+  return a;
 }
 
 // What the framework's own counters and the kernel's file events say about the
 // compile cache, over every run that reported (cold runs and warm processes).
-json cache_analysis(const CaseResult& c) {
-  double hits = 0, misses = 0, read = 0, written = 0;
-  bool reported = false, watched = false;
+CacheAnalysis cache_analysis(const CaseResult& c) {
+  CacheAnalysis a;
   std::vector<const RunRecord*> runs;
   for (const auto& r : c.cold) runs.push_back(&r);
   for (const auto& r : c.warm) runs.push_back(&r);
   for (const auto* r : runs) {
-    if (!r->worker.is_object()) continue;
-    const auto ev = r->worker.value("cache_events", json::object());
-    if (ev.is_object() && ev.contains("hits")) {
-      reported = true;
-      hits += ev["hits"].get<double>();
-      misses += ev.value("misses", 0.0);
+    if (r->worker.cache.reported) {
+      a.reported = true;
+      a.hits += r->worker.cache.hits;
+      a.misses += r->worker.cache.misses;
     }
-    const auto files = r->worker.value("cache_files", json::object());
-    if (files.is_object() && files.value("available", false)) {
-      watched = true;
-      read += files.value("entries_read", 0.0);
-      written += files.value("entries_written", 0.0);
+    if (r->worker.files.watched) {
+      a.files_watched = true;
+      a.entries_read += r->worker.files.entries_read;
+      a.entries_written += r->worker.files.entries_written;
     }
   }
-  const json* w = c.first_worker_report();
-  const auto persistent_ptr = "/cache/persistent"_json_pointer;
-  return {{"persistent", w && w->contains(persistent_ptr) ? w->at(persistent_ptr) : json(nullptr)},
-          {"reported", reported},
-          {"hits", hits},
-          {"misses", misses},
-          {"files_watched", watched},
-          {"entries_read", read},
-          {"entries_written", written}};
+  if (const auto* w = c.first_worker_report()) a.persistent = w->cache_persistent;
+  return a;
 }
 
-json memory_analysis(const CaseResult& c) {
-  std::vector<double> device_peak = worker_values(c, "/memory/device_peak_bytes");
-  return {{"rss_after_import_kib_median", median_or_null(worker_values(c, "/memory/rss_after_import_kib"))},
-          {"compile_rss_growth_kib_median", median_or_null(compile_rss_growth(c))},
-          {"peak_rss_kib_max", number_or_null(stats::max(cold_values(c, "max_rss_kib")))},
-          {"device_peak_bytes", device_peak.empty() ? json("not reported") : json(*stats::max(device_peak))}};
-}
-
-json variance_analysis(const CaseResult& c) {
+void memory_and_variance(const CaseResult& c, CaseAnalysis& a) {
+  a.rss_after_import_median = median_of(report_values(c, [](const WorkerReport& w) { return w.rss_after_import_kib; }));
+  a.compile_rss_growth_median = median_of(compile_rss_growth(c));
+  a.peak_rss_max = stats::max(cold_values(c, "max_rss_kib"));
+  a.device_peak_bytes = stats::max(report_values(c, [](const WorkerReport& w) { return w.device_peak_bytes; }));
   // Within one process: the median over warm processes of each one's CV.
   std::vector<double> within;
   for (const auto& run : c.warm)
     if (has_timings(run))
       if (auto cv = stats::coefficient_of_variation(run.calls_s)) within.push_back(*cv);
-  return {{"between_process_cv_ttfr", number_or_null(stats::coefficient_of_variation(cold_values(c, "ttfr_s")))},
-          {"between_process_cv_second_call",
-           number_or_null(stats::coefficient_of_variation(cold_values(c, "second_call_s")))},
-          {"between_process_cv_warm", number_or_null(stats::coefficient_of_variation(warm_process_medians(c)))},
-          {"within_process_cv_warm", median_or_null(within)}};
+  a.cv_ttfr = stats::coefficient_of_variation(cold_values(c, "ttfr_s"));
+  a.cv_second_call = stats::coefficient_of_variation(cold_values(c, "second_call_s"));
+  a.cv_warm_between = stats::coefficient_of_variation(warm_process_medians(c));
+  a.cv_warm_within = median_of(within);
 }
-
 }  // namespace
 
-json crosscheck_json(const CaseResult& c) {
-  if (!c.crosscheck) return nullptr;
-  const auto& x = *c.crosscheck;
-  if (x.status != Status::Ok)
-    return {{"status", to_string(x.status)}, {"reason", x.reason}, {"agrees", nullptr}, {"steps", json::object()}};
-  json steps = json::object();
-  bool agrees = true;
-  for (const char* step : {"trace", "lower", "compile"}) {
-    const auto events = worker_values(c, (std::string("/first_call/phases/") + step).c_str());
-    const auto aot_ptr = json::json_pointer(std::string("/aot/") + step + "_s");
-    if (events.empty() || !x.worker.contains(aot_ptr) || !x.worker.at(aot_ptr).is_number()) continue;
-    const double ev = *stats::median(events), aot = x.worker.at(aot_ptr).get<double>();
-    const bool ok = std::abs(ev - aot) <= kCrosscheckAbsS ||
-                    (ev > 0 && aot > 0 && std::max(ev, aot) / std::min(ev, aot) <= kCrosscheckFactor);
-    agrees = agrees && ok;
-    steps[step] = {{"event_median_s", ev}, {"aot_s", aot}, {"agrees", ok}};
+CaseAnalysis analyze_case(const CaseResult& c) {
+  CaseAnalysis a;
+  a.c = &c;
+  const auto* w = c.first_worker_report();
+  if (w) {
+    a.matmul_precision = w->matmul_precision;
+    a.compiled_functions = w->compiled_functions;
   }
-  if (steps.empty()) return {{"status", "ok"}, {"reason", nullptr}, {"agrees", nullptr}, {"steps", steps}};
-  return {{"status", "ok"}, {"reason", nullptr}, {"agrees", agrees}, {"steps", steps}};
+  a.first_call = first_call_analysis(c);
+  a.compiles_first_median = median_of(report_values(c, [](const WorkerReport& r) { return r.compiles_first; }));
+  a.compiles_later_max = stats::max(report_values(c, [](const WorkerReport& r) { return r.compiles_later; }));
+  memory_and_variance(c, a);
+  a.cache = cache_analysis(c);
+  a.harness_gap_median_s = median_of(cold_values(c, "harness_gap_s"));
+  a.crosscheck = crosscheck(c);
+  return a;
 }
 
 namespace {
-json case_analysis(const CaseResult& c) {
-  const json* w = c.first_worker_report();
-  const auto by_function_ptr = "/compiles/first_call_by_function"_json_pointer;
-  const auto matmul_ptr = "/precision/matmul"_json_pointer;
-  return {
-      {"case", c.c.id},
-      {"backend", c.c.backend},
-      {"cache_policy", c.c.cache_policy},
-      {"precision", c.c.precision},
-      {"matmul_precision", w && w->contains(matmul_ptr) ? w->at(matmul_ptr) : json(nullptr)},
-      {"status", to_string(c.status)},
-      {"first_call", first_call_analysis(c)},
-      {"compiles",
-       {{"first_call_median", median_or_null(worker_values(c, "/compiles/first_call"))},
-        {"later_calls_max", number_or_null(stats::max(worker_values(c, "/compiles/later_calls")))},
-        {"first_call_by_function", w && w->contains(by_function_ptr) ? w->at(by_function_ptr) : json(nullptr)}}},
-      {"memory", memory_analysis(c)},
-      {"cache", cache_analysis(c)},
-      {"harness_gap_median_s", median_or_null(cold_values(c, "harness_gap_s"))},
-      {"crosscheck", crosscheck_json(c)},
-      {"variance", variance_analysis(c)},
-  };
+std::vector<BreakEvenRow> break_even_rows(const std::vector<CaseResult>& cases) {
+  std::vector<BreakEvenRow> out;
+  for (const auto& c : cases) {
+    // Only ok cases: a warn case (interpreter_only, cache_not_used, ...) is never compared.
+    if (!c.c.jit || c.status != Status::Ok) continue;
+    const auto baseline = eager_baseline(c, cases);
+    if (!baseline.c) continue;
+    const auto tj = cold_values(c, "ttfr_s"), te = cold_values(*baseline.c, "ttfr_s");
+    const auto wj = warm_values(c), we = warm_values(*baseline.c);
+    if (auto be = break_even(tj, te, wj, we)) out.push_back({&c, baseline, *be});
+  }
+  return out;
 }
-}  // namespace
 
-namespace {
+std::optional<Priming> priming(const CaseResult& c) {
+  if (!c.priming || !c.priming->first_call_s) return std::nullopt;
+  const auto& r = *c.priming;
+  Priming p{r.status, *r.first_call_s, std::nullopt, std::nullopt};
+  if (auto b = phase_breakdown(r))
+    for (const auto& [name, v] : b->phases)
+      if (name == "cache_write" || name == "cache_save" || name == "store") p.cache_write_s = p.cache_write_s.value_or(0) + v;
+  if (r.worker.files.watched) p.entries_written = static_cast<long long>(r.worker.files.entries_written);
+  return p;
+}
+
+// Cache modes side by side: one row per backend/workload/n/dtype/precision.
+std::vector<CacheModeRow> cache_mode_rows(const std::vector<CaseResult>& cases) {
+  std::vector<CacheModeRow> rows;
+  for (const auto& c : cases) {
+    const auto key = make_case_id(c.c.backend, c.c.workload, c.c.n, c.c.dtype, CachePolicy::ColdCache, c.c.precision);
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const CacheModeRow& r) { return r.key == key; });
+    if (it == rows.end()) it = rows.insert(rows.end(), {key, {}});
+    it->by_policy[c.c.cache_policy] = {&c, median_of(cold_values(c, "ttfr_s")),
+                                       median_of(cold_values(c, "first_call_s")), priming(c)};
+  }
+  return rows;
+}
+
 double sum_phases(const RunRecord& r) {
   const auto b = phase_breakdown(r);
   return b ? b->sum_phases : 0.0;
 }
 
-json compiled_temp_bytes(const CaseResult& c) {
-  const json* w = c.first_worker_report();
-  if (!w) return nullptr;
-  const auto ptr = "/memory/compiled/temp_size_in_bytes"_json_pointer;
-  return w->contains(ptr) && w->at(ptr).is_number() ? w->at(ptr) : json(nullptr);
-}
-}  // namespace
-
-json pairs_json(const std::vector<CaseResult>& cases) {
-  // One row per pair x backend x n x dtype x policy; one entry per variant.
-  std::map<std::string, json> rows;
-  std::vector<std::string> order;
+// One row per pair x backend x n x dtype x policy x precision; one entry per variant.
+std::vector<PairRow> pair_rows(const std::vector<CaseResult>& cases) {
+  std::vector<PairRow> rows;
   for (const auto& c : cases) {
-    const auto* w = find_workload(c.c.workload);
-    if (!w || w->pair.empty()) continue;
-    const auto key = fmt::format("{}|{}|{}|{}|{}", w->pair, c.c.backend, c.c.n, c.c.dtype, c.c.cache_policy);
-    if (!rows.count(key)) {
-      order.push_back(key);
-      rows[key] = {{"pair", w->pair}, {"backend", c.c.backend}, {"n", c.c.n}, {"dtype", c.c.dtype},
-                   {"cache_policy", c.c.cache_policy}, {"variants", json::array()}};
-    }
+    if (c.c.pair.empty()) continue;
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const PairRow& r) {
+      return r.pair == c.c.pair && r.backend == c.c.backend && r.n == c.c.n && r.dtype == c.c.dtype &&
+             r.cache_policy == c.c.cache_policy && r.precision == c.c.precision;
+    });
+    if (it == rows.end())
+      it = rows.insert(rows.end(), {c.c.pair, c.c.backend, c.c.dtype, c.c.n, c.c.cache_policy, c.c.precision, {}});
     std::vector<double> compile_s;
     for (const auto& r : c.cold)
       if (r.status == Status::Ok) compile_s.push_back(sum_phases(r));
-    rows[key]["variants"].push_back({{"workload", c.c.workload},
-                                     {"case", c.c.id},
-                                     {"status", to_string(c.status)},
-                                     {"first_call_median_s", median_or_null(cold_values(c, "first_call_s"))},
-                                     {"compile_median_s", c.status == Status::Ok ? median_or_null(compile_s) : json(nullptr)},
-                                     {"warm_median_s", median_or_null(warm_values(c))},
-                                     {"first_call_rss_growth_kib_median", median_or_null(compile_rss_growth(c))},
-                                     {"compiled_temp_bytes", compiled_temp_bytes(c)}});
+    const auto* w = c.first_worker_report();
+    it->variants.push_back({&c, median_of(cold_values(c, "first_call_s")),
+                            c.status == Status::Ok ? median_of(compile_s) : std::nullopt, median_of(warm_values(c)),
+                            median_of(compile_rss_growth(c)), w ? w->compiled_temp_bytes : nlohmann::json()});
   }
-  json out = json::array();
-  for (const auto& k : order) out.push_back(rows[k]);
-  return out;
+  return rows;
 }
 
-json accuracy_json(const std::vector<CaseResult>& cases) {
-  // mc_pi: error of the estimate vs the time it took, for error-vs-time plots.
-  json out = json::array();
+std::vector<AccuracyRow> accuracy_rows(const std::vector<CaseResult>& cases) {
+  std::vector<AccuracyRow> out;
   for (const auto& c : cases) {
     if (c.c.workload != "mc_pi" || c.status != Status::Ok) continue;
-    const json* w = c.first_worker_report();
-    if (!w || !w->contains("workload")) continue;
-    out.push_back({{"case", c.c.id}, {"backend", c.c.backend}, {"n", c.c.n}, {"dtype", c.c.dtype},
-                   {"cache_policy", c.c.cache_policy},
-                   {"abs_error", (*w)["workload"].value("abs_error", json(nullptr))},
-                   {"ttfr_median_s", median_or_null(cold_values(c, "ttfr_s"))},
-                   {"warm_median_s", median_or_null(warm_values(c))}});
+    const auto* w = c.first_worker_report();
+    if (!w || !w->has_workload_info) continue;
+    out.push_back({&c, w->abs_error, median_of(cold_values(c, "ttfr_s")), median_of(warm_values(c))});
   }
   return out;
 }
 
-// warm_cache: what filling the cache cost, measured in the unmeasured priming
-// run (its first call compiled and wrote the entries). null for other policies.
-json priming_json(const CaseResult& c) {
-  if (!c.priming || !c.priming->first_call_s) return nullptr;
-  const auto& r = *c.priming;
-  double write = 0;
-  bool measured = false;
-  if (auto b = phase_breakdown(r))
-    for (const auto& [name, v] : b->phases)
-      if (name == "cache_write" || name == "cache_save" || name == "store") {
-        write += v;
-        measured = true;
-      }
-  const auto written = "/cache_files/entries_written"_json_pointer;
-  return {{"status", to_string(r.status)},
-          {"first_call_s", *r.first_call_s},
-          {"cache_write_s", measured ? json(write) : json(nullptr)},
-          {"entries_written", r.worker.contains(written) ? r.worker.at(written) : json(nullptr)}};
-}
-
-// Per backend: how much of the first call the named phases cover (the median
-// over its cases of each case's median unattributed share).
-json attribution_json(const std::vector<CaseResult>& cases) {
-  std::map<std::string, std::vector<double>> shares;
-  std::vector<std::string> order;
+std::vector<AttributionRow> attribution_rows(const std::vector<CaseResult>& cases) {
+  std::vector<std::pair<std::string, std::vector<double>>> shares;
   for (const auto& c : cases) {
     if (c.status != Status::Ok) continue;
     std::vector<double> per_run;
@@ -372,71 +301,25 @@ json attribution_json(const std::vector<CaseResult>& cases) {
       if (r.status == Status::Ok)
         if (auto b = phase_breakdown(r); b && !b->phases.empty()) per_run.push_back(b->unattributed_share);
     if (per_run.empty()) continue;
-    if (!shares.count(c.c.backend)) order.push_back(c.c.backend);
-    shares[c.c.backend].push_back(*stats::median(per_run));
+    auto it = std::find_if(shares.begin(), shares.end(), [&](const auto& p) { return p.first == c.c.backend; });
+    if (it == shares.end()) it = shares.insert(shares.end(), {c.c.backend, {}});
+    it->second.push_back(*stats::median(per_run));
   }
-  json out = json::array();
-  for (const auto& b : order)
-    out.push_back({{"backend", b},
-                   {"cases", shares[b].size()},
-                   {"unattributed_share_median", *stats::median(shares[b])},
-                   {"unattributed_share_max", *stats::max(shares[b])}});
+  std::vector<AttributionRow> out;
+  for (const auto& [b, xs] : shares) out.push_back({b, xs.size(), *stats::median(xs), *stats::max(xs)});
   return out;
 }
+}  // namespace
 
-json analysis_json(const std::vector<CaseResult>& cases) {
-  json per_case = json::array();
-  for (const auto& c : cases) per_case.push_back(case_analysis(c));
-
-  json be_list = json::array();
-  for (const auto& c : cases) {
-    // Only ok cases: a warn case (interpreter_only, cache_not_used, ...) is never compared.
-    if (!is_jit_backend(c.c.backend) || c.status != Status::Ok) continue;
-    const auto baseline = eager_baseline(c, cases);
-    const CaseResult* base = baseline.c;
-    if (!base) continue;
-    const auto tj = cold_values(c, "ttfr_s"), te = cold_values(*base, "ttfr_s");
-    const auto wj = warm_values(c), we = warm_values(*base);
-    auto be = break_even(tj, te, wj, we);
-    if (!be) continue;
-    be_list.push_back({{"jit_case", c.c.id},
-                       {"eager_case", base->c.id},
-                       {"baseline", {{"kind", baseline.kind}, {"note", baseline.note.empty() ? json(nullptr) : json(baseline.note)}}},
-                       {"verdict", be->verdict},
-                       {"calls", number_or_null(be->calls)},
-                       {"calls_ci95", {number_or_null(be->ci_low), number_or_null(be->ci_high)}},
-                       {"ttfr_jit_s", be->ttfr_jit},
-                       {"ttfr_eager_s", be->ttfr_eager},
-                       {"warm_jit_s", be->warm_jit},
-                       {"warm_eager_s", be->warm_eager}});
-  }
-
-  // Cache modes side by side: one row per backend/workload/n/dtype.
-  std::map<std::string, json> rows;
-  std::vector<std::string> row_order;
-  for (const auto& c : cases) {
-    const auto key = make_case_id(c.c.backend, c.c.workload, c.c.n, c.c.dtype, "cold_cache", c.c.precision);
-    if (!rows.count(key)) {
-      row_order.push_back(key);
-      rows[key] = {{"key", key}};
-    }
-    rows[key][c.c.cache_policy] = {{"case", c.c.id},
-                                   {"status", to_string(c.status)},
-                                   {"reason", c.reason.empty() ? json(nullptr) : json(c.reason)},
-                                   {"ttfr_median_s", median_or_null(cold_values(c, "ttfr_s"))},
-                                   {"first_call_median_s", median_or_null(cold_values(c, "first_call_s"))},
-                                   {"priming", priming_json(c)}};
-  }
-  json modes = json::array();
-  for (const auto& k : row_order) modes.push_back(rows[k]);
-
-  return {{"schema_version", kAnalysisSchema},
-          {"attribution", attribution_json(cases)},
-          {"cases", per_case},
-          {"break_even", be_list},
-          {"cache_modes", modes},
-          {"pairs", pairs_json(cases)},
-          {"accuracy", accuracy_json(cases)}};
+Analysis analyze(const std::vector<CaseResult>& cases) {
+  Analysis a;
+  for (const auto& c : cases) a.cases.push_back(analyze_case(c));
+  a.break_even = break_even_rows(cases);
+  a.cache_modes = cache_mode_rows(cases);
+  a.pairs = pair_rows(cases);
+  a.accuracy = accuracy_rows(cases);
+  a.attribution = attribution_rows(cases);
+  return a;
 }
 
 }  // namespace jitbench

@@ -2,38 +2,22 @@
 // What the runs mean together: the first call's phases and what they leave
 // unattributed, the cache modes side by side with their evidence, break-even
 // against the eager baseline, and between- versus within-process variance.
-// Pure functions over the results.
-#include <nlohmann/json.hpp>
-
+// Pure functions from the result model to structs; export/analysis_json.cc
+// writes them, export/summary_md.cc renders them. Depends on results/ and
+// stats/ only.
+#include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "results/model.h"
-#include "stats/stats.h"
+#include "results/views.h"
 
 namespace jitbench {
 
-inline constexpr const char* kAnalysisSchema = "jitbench.analysis.v2";
-
-// The first call split into the phases the framework reported and what no
-// phase covers. The phases are measured (their sources are named in the
-// worker's report); interpret.cc has already failed any run whose phases add
-// up to more than its first call, so unattributed is >= 0 up to the slack.
-struct PhaseBreakdown {
-  std::vector<std::pair<std::string, double>> phases;  // in the framework's order
-  double whole = 0;         // measured first_call_s
-  double sum_phases = 0;
-  double unattributed = 0;  // whole - sum_phases: not measured by any phase (execution, dispatch, ...)
-  double unattributed_share = 0;  // unattributed / whole
-};
-// From the worker's first_call report; nullopt when the run has no first call.
-std::optional<PhaseBreakdown> phase_breakdown(const RunRecord& r);
-
 struct BreakEven {
-  std::string jit_case, eager_case;
-  std::string baseline_kind;  // "same_framework" or "numpy"
-  std::string baseline_note;  // why NumPy was used when the framework's own baseline was wanted
   std::string verdict;  // "calls", "never", "immediately"
   std::optional<double> calls;      // N* when verdict == "calls"
   std::optional<double> ci_low, ci_high;  // bootstrap 95%; ci_high empty: "never" is inside the interval
@@ -45,31 +29,126 @@ std::optional<BreakEven> break_even(std::span<const double> ttfr_jit, std::span<
                                     int resamples = 2000, std::uint64_t seed = 0x6a6974);
 
 // The eager baseline of a JIT case in the same run: the same framework without
-// its JIT on the same device (catalog's BackendInfo::baseline: jax_eager_gpu for
-// jax_jit_gpu, torch_eager_gpu for torch_compile_gpu...) when the run has an ok
-// case of it, else NumPy -- same workload, n, dtype and precision, same cache
-// policy or else cold_cache. `note` says why NumPy stood in; never silent.
+// its JIT on the same device (Case::baseline: jax_eager_gpu for jax_jit_gpu,
+// torch_eager_gpu for torch_compile_gpu...) when the run has an ok case of it,
+// else NumPy -- same workload, n, dtype and precision, same cache policy or
+// else cold_cache. `note` says why NumPy stood in; never silent.
 struct Baseline {
   const CaseResult* c = nullptr;
   std::string kind;  // "same_framework" | "numpy"
   std::string note;
 };
 Baseline eager_baseline(const CaseResult& jit, const std::vector<CaseResult>& all);
-bool is_jit_backend(const std::string& backend);
-
-nlohmann::json analysis_json(const std::vector<CaseResult>& cases);
-// Variants of one pair (catalog's WorkloadInfo::pair) side by side.
-nlohmann::json pairs_json(const std::vector<CaseResult>& cases);
-// mc_pi cases: |pi - estimate| against TTFR and warm time.
-nlohmann::json accuracy_json(const std::vector<CaseResult>& cases);
-nlohmann::json breakdown_json(const PhaseBreakdown& b);
 
 // The cross-check of a case's event-based phases against its ahead-of-time
 // run: per step, the cold runs' median event time and the AOT process's own
 // timer; a step agrees when the two are within kCrosscheckFactor of each
-// other or kCrosscheckAbsS apart. null when the case has no cross-check run.
+// other or kCrosscheckAbsS apart.
 inline constexpr double kCrosscheckFactor = 2.0;
 inline constexpr double kCrosscheckAbsS = 0.005;
-nlohmann::json crosscheck_json(const CaseResult& c);
+struct CrosscheckStep {
+  std::string step;
+  double event_median_s = 0, aot_s = 0;
+  bool agrees = false;
+};
+struct Crosscheck {
+  Status status = Status::Ok;
+  Reason reason;
+  std::optional<bool> agrees;  // nullopt: nothing to compare (or the run was not ok)
+  std::vector<CrosscheckStep> steps;
+};
+std::optional<Crosscheck> crosscheck(const CaseResult& c);
+
+struct FirstCallAnalysis {
+  std::optional<double> median_s;
+  std::vector<std::pair<std::string, std::optional<double>>> phase_medians;  // in the framework's order
+  std::map<std::string, std::string> phase_sources;
+  std::optional<double> unattributed_median_s, unattributed_share_median;
+  int runs_with_phases = 0;
+};
+
+struct CacheAnalysis {
+  std::optional<bool> persistent;
+  bool reported = false, files_watched = false;
+  double hits = 0, misses = 0, entries_read = 0, entries_written = 0;
+};
+
+struct CaseAnalysis {
+  const CaseResult* c = nullptr;
+  std::optional<std::string> matmul_precision;
+  FirstCallAnalysis first_call;
+  std::optional<double> compiles_first_median, compiles_later_max;
+  nlohmann::json compiled_functions;  // {name: count} of the first report, or null
+  std::optional<double> rss_after_import_median, compile_rss_growth_median, peak_rss_max, device_peak_bytes;
+  CacheAnalysis cache;
+  std::optional<double> harness_gap_median_s;
+  std::optional<Crosscheck> crosscheck;
+  std::optional<double> cv_ttfr, cv_second_call, cv_warm_between, cv_warm_within;
+};
+
+struct BreakEvenRow {
+  const CaseResult* jit = nullptr;
+  Baseline baseline;
+  BreakEven be;
+};
+
+// warm_cache: what filling the cache cost, in the unmeasured priming run.
+struct Priming {
+  Status status = Status::Ok;
+  double first_call_s = 0;
+  std::optional<double> cache_write_s;        // the write phases, where the framework's are measured
+  std::optional<long long> entries_written;   // inotify
+};
+struct CacheModeEntry {
+  const CaseResult* c = nullptr;
+  std::optional<double> ttfr_median_s, first_call_median_s;
+  std::optional<Priming> priming;
+};
+// One row per backend/workload/n/dtype/precision: its cases by cache policy.
+struct CacheModeRow {
+  std::string key;
+  std::map<CachePolicy, CacheModeEntry> by_policy;
+};
+
+struct PairVariant {
+  const CaseResult* c = nullptr;
+  std::optional<double> first_call_median_s, compile_median_s, warm_median_s, rss_growth_median_kib;
+  nlohmann::json compiled_temp_bytes;
+};
+// Variants of one pair (Case::pair) side by side.
+struct PairRow {
+  std::string pair, backend, dtype;
+  long n = 0;
+  CachePolicy cache_policy = CachePolicy::ColdCache;
+  Precision precision = Precision::Default;
+  std::vector<PairVariant> variants;
+};
+
+// mc_pi: |pi - estimate| against TTFR and warm time.
+struct AccuracyRow {
+  const CaseResult* c = nullptr;
+  nlohmann::json abs_error;
+  std::optional<double> ttfr_median_s, warm_median_s;
+};
+
+// Per backend: the share of the first call no phase covers.
+struct AttributionRow {
+  std::string backend;
+  std::size_t cases = 0;
+  double share_median = 0, share_max = 0;
+};
+
+struct Analysis {
+  std::vector<CaseAnalysis> cases;
+  std::vector<BreakEvenRow> break_even;
+  std::vector<CacheModeRow> cache_modes;
+  std::vector<PairRow> pairs;
+  std::vector<AccuracyRow> accuracy;
+  std::vector<AttributionRow> attribution;
+};
+
+// cases must outlive the result (it points into them).
+Analysis analyze(const std::vector<CaseResult>& cases);
+CaseAnalysis analyze_case(const CaseResult& c);
 
 }  // namespace jitbench

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "run/case_runner.h"
 
 namespace jitbench {
 namespace {
@@ -11,7 +10,7 @@ RunRecord run_with_phases(double first_call, nlohmann::json phases) {
   RunRecord r;
   r.status = Status::Ok;
   r.first_call_s = first_call;
-  r.worker = {{"first_call", {{"phases", phases}, {"phase_names", {"trace", "lower", "compile"}}}}};
+  r.worker = parse_worker_report({{"first_call", {{"phases", phases}, {"phase_names", {"trace", "lower", "compile"}}}}});
   return r;
 }
 
@@ -71,72 +70,28 @@ TEST(BreakEven, IntervalCoversPointEstimateWithNoise) {
   EXPECT_FALSE(break_even(empty, te, wj, we));
 }
 
-TEST(VerifyCacheUsed, NoHitsIsWarnCacheNotUsed) {
-  RunRecord r;
-  r.status = Status::Ok;
-  r.worker = {{"cache_events", {{"hits", 0}, {"misses", 1}}}};
-  verify_cache_used(r);
-  EXPECT_EQ(r.status, Status::Warn);
-  EXPECT_EQ(r.reason, "cache_not_used");
-}
-
-TEST(VerifyCacheUsed, EveryClaimCanFail) {
-  const auto judged = [](nlohmann::json worker) {
-    RunRecord r;
-    r.status = Status::Ok;
-    r.worker = std::move(worker);
-    verify_cache_used(r);
-    return r;
-  };
-  const nlohmann::json read = {{"available", true}, {"entries_read", 3}};
-  auto hit = judged({{"cache_events", {{"hits", 2}, {"misses", 0}}}, {"cache_files", read}});
-  EXPECT_EQ(hit.status, Status::Ok);
-  EXPECT_NE(hit.detail.find("3 cache entries read"), std::string::npos);
-  // Silence is not a hit.
-  EXPECT_EQ(judged({{"cache_events", nlohmann::json::object()}}).reason, "cache_unverified");
-  // A miss beside a hit: part of the first call compiled anew.
-  EXPECT_EQ(judged({{"cache_events", {{"hits", 1}, {"misses", 1}}}}).reason, "cache_partially_used");
-  // A framework (or worker) that claims a hit while the kernel saw nothing read.
-  auto lie = judged({{"cache_events", {{"hits", 1}, {"misses", 0}}},
-                     {"cache_files", {{"available", true}, {"entries_read", 0}}}});
-  EXPECT_EQ(lie.reason, "cache_evidence_conflict");
-}
-
-TEST(VerifyCacheCold, ReadingOldEntriesIsNotCold) {
-  RunRecord r;
-  r.status = Status::Ok;
-  r.worker = {{"cache_files", {{"available", true}, {"entries_read", 2}}}};
-  verify_cache_cold(r);
-  EXPECT_EQ(r.reason, "cache_not_cold");
-  RunRecord fresh;
-  fresh.status = Status::Ok;
-  fresh.worker = {{"cache_files", {{"available", true}, {"entries_read", 0}}}};
-  verify_cache_cold(fresh);
-  EXPECT_EQ(fresh.status, Status::Ok);
-}
-
 TEST(EagerBaseline, SameWorkloadAndPolicyElseColdCache) {
-  auto mk = [](std::string b, std::string policy) {
+  auto mk = [](std::string b, CachePolicy policy) {
     CaseResult c;
-    c.c = {b + "_x", b, "matmul", 8, "f32", policy};
+    c.c = make_case(b, "matmul", 8, "f32", policy);
     c.status = Status::Ok;
     return c;
   };
-  std::vector<CaseResult> all{mk("numpy", "cold_cache"), mk("numpy", "warm_process"), mk("jax_jit_cpu", "warm_cache"),
-                              mk("jax_jit_cpu", "warm_process")};
+  std::vector<CaseResult> all{mk("numpy", CachePolicy::ColdCache), mk("numpy", CachePolicy::WarmProcess),
+                              mk("jax_jit_cpu", CachePolicy::WarmCache), mk("jax_jit_cpu", CachePolicy::WarmProcess)};
   EXPECT_EQ(eager_baseline(all[2], all).c, &all[0]);  // numpy has no warm_cache case
   EXPECT_EQ(eager_baseline(all[3], all).c, &all[1]);
 }
 
 TEST(EagerBaseline, SameFrameworkOnSameDeviceElseNumpyWithReason) {
-  auto mk = [](std::string b, std::string precision = "default") {
+  auto mk = [](std::string b, Precision precision = Precision::Default) {
     CaseResult c;
-    c.c = {b + "_x", b, "matmul", 8, "f32", "cold_cache", precision};
+    c.c = make_case(b, "matmul", 8, "f32", CachePolicy::ColdCache, precision);
     c.status = Status::Ok;
     return c;
   };
   std::vector<CaseResult> all{mk("numpy"), mk("torch_eager_gpu"), mk("torch_compile_gpu"), mk("jax_jit_gpu"),
-                              mk("jax_eager_gpu", "highest")};
+                              mk("jax_eager_gpu", Precision::Highest)};
   auto torch = eager_baseline(all[2], all);
   EXPECT_EQ(torch.c, &all[1]);
   EXPECT_EQ(torch.kind, "same_framework");
@@ -146,9 +101,11 @@ TEST(EagerBaseline, SameFrameworkOnSameDeviceElseNumpyWithReason) {
   EXPECT_EQ(jax.c, &all[0]);
   EXPECT_EQ(jax.kind, "numpy");
   EXPECT_NE(jax.note.find("jax_eager_gpu"), std::string::npos);
-  EXPECT_TRUE(is_jit_backend("triton"));
-  EXPECT_FALSE(is_jit_backend("jax_eager_cpu"));
-  EXPECT_FALSE(is_jit_backend("torch_eager_gpu"));
+  // The catalog's facts travel with the case.
+  EXPECT_TRUE(make_case("triton", "matmul", 8, "f32").jit);
+  EXPECT_FALSE(make_case("jax_eager_cpu", "matmul", 8, "f32").jit);
+  EXPECT_FALSE(make_case("torch_eager_gpu", "matmul", 8, "f32").jit);
+  EXPECT_EQ(make_case("jax_jit_gpu", "matmul", 8, "f32").baseline, "jax_eager_gpu");
 }
 
 }  // namespace

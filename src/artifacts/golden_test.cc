@@ -66,8 +66,9 @@ TEST(Golden, DefaultSuiteArtifactsAreUnchanged) {
   h.info.suite_source = "<embedded default.toml>";
   h.info.command = "jitbench run --cold-runs 2 --warm-iters 5";
   h.info.n_planned = plan.size();
-  h.info.environment = nlohmann::json::parse(read_file(kData / "environment.json"));
-  out.write_json("environment.json", h.info.environment);
+  const auto manifest = read_file(kData / "environment.json");
+  h.info.environment = parse_environment(nlohmann::json::parse(manifest));
+  out.write_text("environment.json", manifest);
   write_run_artifacts(out, h, results, true);
 
   const fs::path expected = kData / "expected";

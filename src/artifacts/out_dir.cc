@@ -4,7 +4,6 @@
 
 #include <ctime>
 
-#include "export/ml_suite.h"
 #include "util/fs.h"
 #include "util/sha256.h"
 
@@ -45,15 +44,11 @@ fs::path OutDir::fresh_default(const fs::path& base) {
   return p;
 }
 
-void OutDir::write_json(const std::string& rel, const nlohmann::json& j) const {
-  write_file_atomic(root_ / rel, json_text(j));
-}
-
 void OutDir::write_text(const std::string& rel, const std::string& text) const {
   write_file_atomic(root_ / rel, text);
 }
 
-nlohmann::json OutDir::file_list() const {
+std::vector<FileEntry> OutDir::file_list() const {
   std::vector<fs::path> rels;
   for (const auto& e : fs::recursive_directory_iterator(root_)) {
     if (!e.is_regular_file() || e.is_symlink()) continue;
@@ -61,11 +56,8 @@ nlohmann::json OutDir::file_list() const {
     if (!excluded_from_index(rel)) rels.push_back(rel);
   }
   std::sort(rels.begin(), rels.end());
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& rel : rels)
-    out.push_back({{"path", rel.string()},
-                   {"sha256", sha256_file(root_ / rel)},
-                   {"bytes", fs::file_size(root_ / rel)}});
+  std::vector<FileEntry> out;
+  for (const auto& rel : rels) out.push_back({rel.string(), sha256_file(root_ / rel), fs::file_size(root_ / rel)});
   return out;
 }
 

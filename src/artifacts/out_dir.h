@@ -2,11 +2,12 @@
 // The run's output directory: refuses to mix with earlier results, writes every
 // file atomically, and builds the index (jitbench.index.v1) with the sha256 of
 // every file it holds.
-#include <nlohmann/json.hpp>
+#include "results/run_info.h"
 
 #include <filesystem>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace jitbench {
 
@@ -19,12 +20,11 @@ class OutDir {
   static std::filesystem::path fresh_default(const std::filesystem::path& base);
 
   const std::filesystem::path& root() const { return root_; }
-  void write_json(const std::string& rel, const nlohmann::json& j) const;
   void write_text(const std::string& rel, const std::string& text) const;
 
   // Every regular file below root except the index itself and compile caches,
-  // as [{path, sha256, bytes}], sorted by path.
-  nlohmann::json file_list() const;
+  // sorted by path.
+  std::vector<FileEntry> file_list() const;
 
  private:
   explicit OutDir(std::filesystem::path root) : root_(std::move(root)) {}

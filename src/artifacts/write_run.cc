@@ -1,14 +1,16 @@
 #include "artifacts/write_run.h"
 
 #include "analysis/analysis.h"
+#include "export/analysis_json.h"
+#include "export/case_json.h"
+#include "export/index_json.h"
+#include "export/json_util.h"
 #include "export/ml_suite.h"
-#include "results/json.h"
-#include "run/case_runner.h"
-#include "util/fs.h"
+#include "export/summary_md.h"
+#include "util/clock.h"
 #include "util/sha256.h"
 
 namespace jitbench {
-using nlohmann::json;
 
 namespace {
 void write_ml_export(const OutDir& out, const RunHeader& h, const std::vector<CaseResult>& cases) {
@@ -20,49 +22,19 @@ void write_ml_export(const OutDir& out, const RunHeader& h, const std::vector<Ca
     out.write_text("ml/" + rel, text);
     files.push_back({c.c.id, rel, sha256_hex(text), &c});
   }
-  const json index = ml_suite_index(files, h.deterministic, h.info.environment);
-  out.write_json("ml/ml_suite.json", index);
-  out.write_text("ml/README_snippet_ml.md", ml_readme_snippet(index, files));
+  out.write_text("ml/ml_suite.json", json_text(ml_suite_index(files, h.deterministic, h.info.environment)));
+  out.write_text("ml/README_snippet_ml.md", ml_readme_snippet(files));
 }
 }  // namespace
 
 void write_run_artifacts(const OutDir& out, const RunHeader& h, const std::vector<CaseResult>& cases, bool complete) {
-  json index_cases = json::array();
-  int n_ok = 0, n_warn = 0, n_failed = 0;
-  for (const auto& c : cases) {
-    const auto rel = "cases/" + c.c.id + ".json";
-    out.write_json(rel, case_to_json(c));
-    index_cases.push_back({{"case", c.c.id},
-                           {"status", to_string(c.status)},
-                           {"reason", c.reason.empty() ? json(nullptr) : json(c.reason)},
-                           {"path", rel},
-                           {"cold_ttfr_median_s", median_or_null(cold_values(c, "ttfr_s"))},
-                           {"warm_call_median_s", median_or_null(warm_values(c))}});
-    (c.status == Status::Ok ? n_ok : c.status == Status::Warn ? n_warn : n_failed)++;
-  }
-  const json analysis = analysis_json(cases);
-  out.write_json("analysis.json", analysis);
-  out.write_text("summary.md", markdown_summary(h.info, cases, analysis));
+  for (const auto& c : cases) out.write_text("cases/" + c.c.id + ".json", json_text(case_json(c)));
+  const Analysis analysis = analyze(cases);
+  out.write_text("analysis.json", json_text(analysis_json(analysis)));
+  out.write_text("summary.md", summary_md(h.info, cases, analysis));
   write_ml_export(out, h, cases);
-
-  const json index = {
-      {"schema_version", kIndexSchema},
-      {"jitbench_version", JITBENCH_VERSION},
-      {"suite", {{"name", h.info.suite_name}, {"source", h.info.suite_source}}},
-      {"command", h.argv},
-      {"complete", complete},
-      {"started_at", h.started_at.empty() ? json(nullptr) : json(h.started_at)},
-      {"finished_at", (complete && !h.deterministic) ? json(utc_now()) : json(nullptr)},
-      {"environment", "environment.json"},
-      {"cases", index_cases},
-      {"summary",
-       {{"n_planned", h.info.n_planned},
-        {"n_cases", cases.size()},
-        {"n_ok", n_ok},
-        {"n_warn", n_warn},
-        {"n_failed", n_failed}}},
-      {"files", out.file_list()}};
-  out.write_json(kIndexFile, index);
+  const std::string finished_at = complete && !h.deterministic ? utc_now() : "";
+  out.write_text(kIndexFile, json_text(index_json(h, cases, complete, finished_at, out.file_list())));
 }
 
 }  // namespace jitbench

@@ -15,81 +15,88 @@ void check_names(const std::vector<std::string>& names, bool (*valid)(std::strin
     if (!valid(n)) throw UserError(fmt::format("unknown value '{}' for {} (valid: {})", n, flag, valid_list));
 }
 
+
+CLI::App* add_run(CLI::App& app, RunOptions& run) {
+  auto* cmd = app.add_subcommand("run", "run a suite (the embedded default unless --suite)");
+  cmd->add_option("--out-dir", run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)");
+  cmd->add_option("--suite", run.suite_file, "suite file (TOML; see docs/suite-format.md)");
+  cmd->add_option("--python", run.python, "interpreter whose packages are benchmarked (default: the project's .venv)");
+  cmd->add_flag("--deterministic", run.deterministic, "single-threaded math, fixed hash seed, no timestamps");
+  cmd->add_option("--cold-runs", run.cold_runs, "fresh-process runs per case (default 5)")->check(CLI::Range(1, 100000));
+  cmd->add_option("--warm-iters", run.warm_iters, "timed calls in each warm process (default 30)")
+      ->check(CLI::Range(0, 100000000));
+  cmd->add_option("--warm-runs", run.warm_runs, "warm processes per case (default 1; compare needs 4+ to test warm calls)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--timeout", run.timeout_s, "seconds before a worker is killed (default 300)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--cases", run.cases, "comma-separated <workload>_<n>_<f32|f64>, e.g. matmul_512_f32")->delimiter(',');
+  cmd->add_option("--backends", run.backends, "comma-separated backends (see `jitbench list`)")->delimiter(',');
+  cmd->add_option("--cache-policy", run.cache_policies, "comma-separated cache policies")->delimiter(',');
+  cmd->add_option("--precision", run.precisions,
+                  "comma-separated matmul precisions: default (each framework's own), highest (IEEE float32)")
+      ->delimiter(',');
+  cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
+  cmd->add_option("--workload-path", run.workload_paths,
+                  "a Python file defining a user workload (repeatable; docs/user-workloads.md)");
+  return cmd;
+}
+
+CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
+  auto* cmd = app.add_subcommand("compare", "compare two runs case by case, with statistical tests");
+  cmd->add_option("base", compare.base, "out dir of the baseline run")->required();
+  cmd->add_option("new", compare.next, "out dir of the new run")->required();
+  cmd->add_option("--fail-on-regression", compare.fail_on_regression_pct,
+                  "exit 1 when a metric is significantly worse and its ratio CI lies above 1+PCT/100")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--alpha", compare.alpha, "significance level of the Mann-Whitney U test (default 0.05)")
+      ->check(CLI::Range(1e-6, 0.5));
+  cmd->add_option("--csv", compare.csv, "also write every comparison row to this CSV file");
+  cmd->add_option("--pyperf", compare.pyperf_base,
+                  "also export both runs as pyperf JSON: BASE.json and NEW.json under this prefix");
+  return cmd;
+}
+
+void check_command_name(int argc, char** argv) {
+  const std::string first = argc > 1 ? argv[1] : "";
+  for (const char* c : {"run", "list", "validate", "report", "compare"})
+    if (first == c) return;
+  if (!first.empty() && first[0] != '-')
+    throw UserError(fmt::format(
+        "unknown command '{}' (valid: run, list, validate, report, compare; see jitbench --help)", argv[1]));
+}
 }  // namespace
 
 Command parse_command_line(int argc, char** argv) {
   CLI::App app{"jitbench: what just-in-time compilation really costs, measured in fresh processes"};
   app.set_version_flag("--version", JITBENCH_VERSION);
   app.require_subcommand(1);
-
   RunOptions run;
-  auto* run_cmd = app.add_subcommand("run", "run a suite (the embedded default unless --suite)");
-  run_cmd->add_option("--out-dir", run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)");
-  run_cmd->add_option("--suite", run.suite_file, "suite file (TOML; see docs/suite-format.md)");
-  run_cmd->add_option("--python", run.python, "interpreter whose packages are benchmarked (default: the project's .venv)");
-  run_cmd->add_flag("--deterministic", run.deterministic, "single-threaded math, fixed hash seed, no timestamps");
-  run_cmd->add_option("--cold-runs", run.cold_runs, "fresh-process runs per case (default 5)")->check(CLI::Range(1, 100000));
-  run_cmd->add_option("--warm-iters", run.warm_iters, "timed calls in each warm process (default 30)")->check(CLI::Range(0, 100000000));
-  run_cmd->add_option("--warm-runs", run.warm_runs,
-                      "warm processes per case (default 1; compare needs 4+ to test warm calls)")->check(CLI::Range(1, 100000));
-  run_cmd->add_option("--timeout", run.timeout_s, "seconds before a worker is killed (default 300)")->check(CLI::PositiveNumber);
-  run_cmd->add_option("--cases", run.cases, "comma-separated <workload>_<n>_<f32|f64>, e.g. matmul_512_f32")->delimiter(',');
-  run_cmd->add_option("--backends", run.backends, "comma-separated backends (see `jitbench list`)")->delimiter(',');
-  run_cmd->add_option("--cache-policy", run.cache_policies, "comma-separated cache policies")->delimiter(',');
-  run_cmd->add_option("--precision", run.precisions,
-                      "comma-separated matmul precisions: default (each framework's own), highest (IEEE float32)")
-      ->delimiter(',');
-  run_cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
-  run_cmd->add_option("--workload-path", run.workload_paths,
-                      "a Python file defining a user workload (repeatable; docs/user-workloads.md)");
-
   ListOptions list;
+  ValidateOptions validate;
+  ReportOptions report;
+  CompareOptions compare;
+  auto* run_cmd = add_run(app, run);
   auto* list_cmd = app.add_subcommand("list", "show every backend and workload, and whether it can run here");
   list_cmd->add_option("--python", list.python, "interpreter to probe");
   list_cmd->add_flag("--json", list.json, "print the probe as JSON");
   list_cmd->add_flag("--check-devices", list.check_devices, "also initialise GPU backends to see a GPU (slower)");
-
-  ValidateOptions validate;
-  auto* validate_cmd = app.add_subcommand("validate", "check an out dir's artifacts against their schemas and sha256");
-  validate_cmd->add_option("dir", validate.dir, "the out dir of a jitbench run")->required();
-
-  ReportOptions report;
+  app.add_subcommand("validate", "check an out dir's artifacts against their schemas and sha256")
+      ->add_option("dir", validate.dir, "the out dir of a jitbench run")->required();
   auto* report_cmd = app.add_subcommand("report", "write a self-contained HTML report (and Markdown) of a run");
   report_cmd->add_option("dir", report.dir, "the out dir of a jitbench run")->required();
   report_cmd->add_option("--python", report.python, "interpreter with matplotlib (default: the project's .venv)");
+  auto* compare_cmd = add_compare(app, compare);
 
-  CompareOptions compare;
-  auto* compare_cmd = app.add_subcommand("compare", "compare two runs case by case, with statistical tests");
-  compare_cmd->add_option("base", compare.base, "out dir of the baseline run")->required();
-  compare_cmd->add_option("new", compare.next, "out dir of the new run")->required();
-  compare_cmd->add_option("--fail-on-regression", compare.fail_on_regression_pct,
-                          "exit 1 when a metric is significantly worse and its ratio CI lies above 1+PCT/100")
-      ->check(CLI::PositiveNumber);
-  compare_cmd->add_option("--alpha", compare.alpha, "significance level of the Mann-Whitney U test (default 0.05)")
-      ->check(CLI::Range(1e-6, 0.5));
-  compare_cmd->add_option("--csv", compare.csv, "also write every comparison row to this CSV file");
-  compare_cmd->add_option("--pyperf", compare.pyperf_base,
-                          "also export both runs as pyperf JSON: BASE.json and NEW.json under this prefix");
-
-  const std::string first = argc > 1 ? argv[1] : "";
-  if (!first.empty() && first[0] != '-' && first != "run" && first != "list" && first != "validate" &&
-      first != "report" && first != "compare")
-    throw UserError(fmt::format(
-        "unknown command '{}' (valid: run, list, validate, report, compare; see jitbench --help)", argv[1]));
+  check_command_name(argc, argv);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return Done{app.exit(e)};
-  } catch (const CLI::CallForAllHelp& e) {
-    return Done{app.exit(e)};
-  } catch (const CLI::CallForVersion& e) {
+  } catch (const CLI::Success& e) {  // --help, --version
     return Done{app.exit(e)};
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
     if (argc < 2) msg = "a command is required: run, list, validate, report or compare";
     throw UserError(msg + " (see jitbench --help)");
   }
-
   if (*run_cmd) {
     check_names(run.backends, is_backend, "--backends", backend_names());
     check_names(run.cache_policies, is_cache_policy, "--cache-policy", cache_policy_names());

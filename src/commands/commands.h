@@ -18,6 +18,8 @@ int cmd_compare(const CompareOptions& opts);
 std::string resolve_python(const std::string& flag);
 // $JITBENCH_WORKER_DIR, else <source>/worker.
 std::filesystem::path resolve_worker_dir();
+// The report's figure script (jitbench_figures): $JITBENCH_FIGURES_DIR, else <source>/src/report/figures.
+std::filesystem::path resolve_figures_dir();
 // build/jitbench-native-worker beside this executable ($JITBENCH_NATIVE_WORKER overrides).
 std::filesystem::path resolve_native_worker();
 // The CBLAS library NumPy uses (its wheel's bundled OpenBLAS) for the native

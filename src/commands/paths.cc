@@ -44,6 +44,11 @@ std::string resolve_native_blas(const std::string& python) {
   return "";
 }
 
+fs::path resolve_figures_dir() {
+  if (const char* env = std::getenv("JITBENCH_FIGURES_DIR"); env && *env) return fs::absolute(env);
+  return fs::path(JITBENCH_SOURCE_DIR) / "src" / "report" / "figures";
+}
+
 fs::path resolve_worker_dir() {
   if (const char* env = std::getenv("JITBENCH_WORKER_DIR"); env && *env) return fs::absolute(env);
   return fs::path(JITBENCH_SOURCE_DIR) / "worker";

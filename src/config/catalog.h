@@ -1,10 +1,14 @@
 #pragma once
-// The names jitbench accepts. The Python worker has its own registry; the e2e
-// test test_catalog_matches_worker keeps the two in step.
+// The names jitbench accepts. Backends and workloads come from the Python
+// worker's registries (worker/jitbench_worker/{backends,workloads}/__init__.py),
+// printed at build time and embedded here: one catalog, nothing to keep in step.
+// Cache policies and precisions are names of config/names.h.
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "config/names.h"
 
 namespace jitbench {
 
@@ -13,11 +17,12 @@ enum class WorkerKind { Python, Native };
 struct BackendInfo {
   std::string name;
   std::string package;   // the import that must succeed (missing_dependency: <package>)
-  bool wants_gpu;
+  bool wants_gpu = false;
   std::string summary;
   WorkerKind worker = WorkerKind::Python;
-  bool jit = false;        // compiles at run time: gets a break-even against its baseline
-  std::string baseline;    // the same framework without its JIT, on the same device ("" -> NumPy)
+  bool jit = false;             // compiles at run time: gets a break-even against its baseline
+  std::string baseline;         // the same framework without its JIT, on the same device ("" -> NumPy)
+  bool aot_crosscheck = false;  // its phases are cross-checked by an ahead-of-time compile
 };
 
 struct WorkloadInfo {
@@ -29,24 +34,13 @@ struct WorkloadInfo {
   std::string path = "";
 };
 
-struct CachePolicyInfo {
-  std::string name;
-  std::string summary;
-};
-
-// Matmul precision asked of every framework (docs/precision.md): `default` is
-// what a user of each framework gets out of the box (TF32 products for JAX and
-// TensorFlow on an Ampere-or-later GPU), `highest` forces IEEE float32 everywhere.
-struct PrecisionInfo {
+struct NameInfo {
   std::string name;
   std::string summary;
 };
 
 const std::vector<BackendInfo>& backends();
 const BackendInfo* find_backend(std::string_view name);
-// Backends whose phases jitbench cross-checks against an ahead-of-time compile
-// in a separate process (JAX: jit(f).trace().lower().compile()).
-bool is_aot_crosschecked(std::string_view backend);
 // Built-in workloads followed by the user workloads registered so far.
 const std::vector<WorkloadInfo>& workloads();
 const WorkloadInfo* find_workload(std::string_view name);
@@ -55,20 +49,17 @@ const WorkloadInfo* find_workload(std::string_view name);
 // file, has a stem that is not an identifier, or shadows a built-in workload.
 // Registering the same file twice is allowed.
 std::optional<std::string> register_user_workload(const std::string& path);
-const std::vector<CachePolicyInfo>& cache_policies();
-const std::vector<PrecisionInfo>& precisions();
-bool is_precision(std::string_view name);
-std::string precision_names();
-inline constexpr const char* kDefaultPrecision = "default";
+const std::vector<NameInfo>& cache_policies();
+const std::vector<NameInfo>& precisions();
 bool is_backend(std::string_view name);
 bool is_workload(std::string_view name);
 bool is_cache_policy(std::string_view name);
-// "process_cold" (the seed's name) -> "cold_cache"; other names unchanged.
-std::string canonical_cache_policy(std::string_view name);
+bool is_precision(std::string_view name);
 // "a, b, c" for error messages.
 std::string backend_names();
 std::string workload_names();
 std::string cache_policy_names();
+std::string precision_names();
 
 // Case dtype as written in case ids ("f32") and in configs ("float32").
 bool is_dtype(std::string_view short_name);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
@@ -59,6 +60,18 @@ void check_names(std::string_view src, const toml::node& n, const std::vector<st
   }
 }
 
+// A list of names (or one name) checked and parsed into enums.
+template <typename E>
+std::vector<E> enum_list(std::string_view src, const toml::node& n, std::string_view key, bool (*valid)(std::string_view),
+                         std::string_view what, const std::string& valid_list,
+                         std::optional<E> (*parse)(std::string_view)) {
+  const auto names = n.is_string() ? std::vector<std::string>{*n.value<std::string>()} : string_list(src, n, key);
+  check_names(src, n, names, valid, what, valid_list);
+  std::vector<E> out;
+  for (const auto& name : names) out.push_back(*parse(name));
+  return out;
+}
+
 long positive_int(std::string_view src, const toml::node& n, std::string_view key, long min_value) {
   auto v = n.value<int64_t>();
   if (!n.is_integer() || !v) fail(src, n, fmt::format("'{}' must be an integer", key));
@@ -92,16 +105,13 @@ void read_suite_table(std::string_view src, const toml::table& t, Suite& s) {
     if (*v <= 0) fail(src, *n, "'timeout_s' must be > 0");
     s.timeout_s = *v;
   }
-  if (auto* n = t.get("cache_policy")) {
-    s.cache_policies = string_list(src, *n, "cache_policy");
-    check_names(src, *n, s.cache_policies, is_cache_policy, "cache policy", cache_policy_names());
-  }
-  if (auto* n = t.get("precision")) {
-    // One name, or a list to measure several precisions side by side.
-    if (n->is_string()) s.precisions = {*n->value<std::string>()};
-    else s.precisions = string_list(src, *n, "precision");
-    check_names(src, *n, s.precisions, is_precision, "precision", precision_names());
-  }
+  if (auto* n = t.get("cache_policy"))
+    s.cache_policies = enum_list<CachePolicy>(src, *n, "cache_policy", is_cache_policy, "cache policy",
+                                              cache_policy_names(), parse_cache_policy);
+  // One name, or a list to measure several precisions side by side.
+  if (auto* n = t.get("precision"))
+    s.precisions = enum_list<Precision>(src, *n, "precision", is_precision, "precision", precision_names(),
+                                        parse_precision);
 }
 
 MatrixBlock read_block(std::string_view src, const toml::table& t) {
@@ -119,10 +129,9 @@ MatrixBlock read_block(std::string_view src, const toml::table& t) {
   const auto* sizes = t.get("sizes")->as_array();
   if (!sizes || sizes->empty()) fail(src, *t.get("sizes"), "'sizes' must be a non-empty array of integers");
   for (const auto& e : *sizes) b.sizes.push_back(positive_int(src, e, "sizes", 1));
-  if (auto* n = t.get("cache_policy")) {
-    b.cache_policies = string_list(src, *n, "cache_policy");
-    check_names(src, *n, b.cache_policies, is_cache_policy, "cache policy", cache_policy_names());
-  }
+  if (auto* n = t.get("cache_policy"))
+    b.cache_policies = enum_list<CachePolicy>(src, *n, "cache_policy", is_cache_policy, "cache policy",
+                                              cache_policy_names(), parse_cache_policy);
   return b;
 }
 
@@ -131,7 +140,6 @@ MatrixBlock read_block(std::string_view src, const toml::table& t) {
 std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_view source_name) {
   Suite s;
   s.source = std::string(source_name);
-  s.cache_policies = {"cold_cache"};
   try {
     toml::table root = toml::parse(text, source_name);
     reject_unknown_keys(source_name, root, {"suite", "matrix"}, "the suite file");

@@ -7,6 +7,8 @@
 #include <variant>
 #include <vector>
 
+#include "config/names.h"
+
 namespace jitbench {
 
 struct MatrixBlock {
@@ -14,7 +16,7 @@ struct MatrixBlock {
   std::vector<std::string> workloads;
   std::vector<long> sizes;
   std::vector<std::string> dtypes;  // "f32" | "f64"
-  std::vector<std::string> cache_policies;  // this block's own; empty: the suite's
+  std::vector<CachePolicy> cache_policies;  // this block's own; empty: the suite's
 };
 
 struct Suite {
@@ -23,8 +25,8 @@ struct Suite {
   int cold_runs = 5;
   int warm_iters = 30;
   int warm_runs = 1;  // warm processes, each timing warm_iters calls
-  std::vector<std::string> cache_policies{"cold_cache"};
-  std::vector<std::string> precisions{"default"};
+  std::vector<CachePolicy> cache_policies{CachePolicy::ColdCache};
+  std::vector<Precision> precisions{Precision::Default};
   double timeout_s = 300;
   std::vector<std::string> workload_paths;  // user workloads, registered while parsing
   std::vector<MatrixBlock> matrix;

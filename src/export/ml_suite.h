@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "results/model.h"
+#include "results/run_info.h"
 
 namespace jitbench {
 
@@ -20,8 +21,8 @@ bool in_ml_contract(const CaseResult& r);
 // sha256 of the canonical JSON of config: sorted keys, "," and ":", trailing newline.
 std::string canonical_config_sha256(const nlohmann::json& config);
 
-// env is jitbench's environment manifest (for python, platform, versions).
-nlohmann::json ml_case(const CaseResult& r, const nlohmann::json& env);
+// env: the machine (python, platform, package versions).
+nlohmann::json ml_case(const CaseResult& r, const EnvironmentInfo& env);
 
 struct MlCaseFile {
   std::string case_id;
@@ -29,10 +30,7 @@ struct MlCaseFile {
   std::string sha256;  // of the file as written
   const CaseResult* result;
 };
-nlohmann::json ml_suite_index(const std::vector<MlCaseFile>& files, bool deterministic, const nlohmann::json& env);
-std::string ml_readme_snippet(const nlohmann::json& index, const std::vector<MlCaseFile>& files);
-
-// The file text jitbench writes for a JSON document (pretty, trailing newline).
-std::string json_text(const nlohmann::json& j);
+nlohmann::json ml_suite_index(const std::vector<MlCaseFile>& files, bool deterministic, const EnvironmentInfo& env);
+std::string ml_readme_snippet(const std::vector<MlCaseFile>& files);
 
 }  // namespace jitbench

@@ -9,14 +9,25 @@
 
 namespace jitbench {
 
-std::string make_case_id(const std::string& backend, const std::string& workload, long n,
-                         const std::string& dtype, const std::string& cache_policy,
-                         const std::string& precision) {
+std::string make_case_id(const std::string& backend, const std::string& workload, long n, const std::string& dtype,
+                         CachePolicy policy, Precision precision) {
   auto id = fmt::format("{}_{}_{}_{}", backend, workload, n, dtype);
-  const auto policy = canonical_cache_policy(cache_policy);
-  if (policy != "cold_cache") id += "__" + policy;
-  if (precision != kDefaultPrecision) id += "__" + precision;
+  if (policy != CachePolicy::ColdCache) id += fmt::format("__{}", to_string(policy));
+  if (precision != Precision::Default) id += fmt::format("__{}", to_string(precision));
   return id;
+}
+
+Case make_case(const std::string& backend, const std::string& workload, long n, const std::string& dtype,
+               CachePolicy policy, Precision precision) {
+  Case c{make_case_id(backend, workload, n, dtype, policy, precision), backend, workload, n, dtype, policy, precision,
+         false, "", "", false};
+  if (const auto* b = find_backend(backend)) {
+    c.jit = b->jit;
+    c.baseline = b->baseline;
+    c.aot_crosscheck = b->aot_crosscheck;
+  }
+  if (const auto* w = find_workload(workload)) c.pair = w->pair;
+  return c;
 }
 
 std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text) {
@@ -42,7 +53,7 @@ std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text) {
 
 std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const Selection& sel) {
   // --cache-policy overrides a block's own cache_policy, which overrides the suite's.
-  const auto policies_for = [&](const MatrixBlock* blk) -> const std::vector<std::string>& {
+  const auto policies_for = [&](const MatrixBlock* blk) -> const std::vector<CachePolicy>& {
     if (!sel.cache_policies.empty()) return sel.cache_policies;
     return blk && !blk->cache_policies.empty() ? blk->cache_policies : suite.cache_policies;
   };
@@ -55,10 +66,9 @@ std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const
   const auto add = [&](const std::string& b, const std::string& w, long n, const std::string& d,
                        const MatrixBlock* blk) {
     for (const auto& prec : precisions)
-      for (const auto& p : policies_for(blk)) {
-        const auto policy = canonical_cache_policy(p);
-        Case c{make_case_id(b, w, n, d, policy, prec), b, w, n, d, policy, prec};
-        if (seen.insert(c.id).second) out.push_back(c);
+      for (const auto policy : policies_for(blk)) {
+        Case c = make_case(b, w, n, d, policy, prec);
+        if (seen.insert(c.id).second) out.push_back(std::move(c));
       }
   };
 

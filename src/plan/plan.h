@@ -5,6 +5,7 @@
 #include <variant>
 #include <vector>
 
+#include "config/names.h"
 #include "config/suite.h"
 
 namespace jitbench {
@@ -14,17 +15,26 @@ struct Case {
   std::string backend;
   std::string workload;
   long n = 0;
-  std::string dtype;         // f32 | f64
-  std::string cache_policy;  // cold_cache | warm_cache | warm_process (canonical names)
-  std::string precision = "default";  // default | highest (config/catalog.h)
+  std::string dtype;  // f32 | f64
+  CachePolicy cache_policy = CachePolicy::ColdCache;
+  Precision precision = Precision::Default;
+  // Facts from the catalog, carried with the case so that nothing after the
+  // plan needs the catalog.
+  bool jit = false;
+  std::string baseline;  // the same framework without its JIT ("" -> NumPy)
+  std::string pair;      // the workload's side-by-side pair ("" for none)
+  bool aot_crosscheck = false;
 };
+
+// A case with its id and catalog facts.
+Case make_case(const std::string& backend, const std::string& workload, long n, const std::string& dtype,
+               CachePolicy policy = CachePolicy::ColdCache, Precision precision = Precision::Default);
 
 // The seed contract's case id; policies other than cold_cache and precisions
 // other than default get a suffix so that ids stay unique when one suite runs
 // several cache modes or precisions.
-std::string make_case_id(const std::string& backend, const std::string& workload, long n,
-                         const std::string& dtype, const std::string& cache_policy,
-                         const std::string& precision = "default");
+std::string make_case_id(const std::string& backend, const std::string& workload, long n, const std::string& dtype,
+                         CachePolicy policy = CachePolicy::ColdCache, Precision precision = Precision::Default);
 
 // "<workload>_<n>_<f32|f64>", as --cases takes them ("matmul_512_f32").
 struct CaseSpec {
@@ -35,10 +45,10 @@ struct CaseSpec {
 std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text);
 
 struct Selection {
-  std::vector<std::string> backends;     // empty: the suite's
-  std::vector<CaseSpec> cases;           // empty: the suite's
-  std::vector<std::string> cache_policies;  // empty: the suite's
-  std::vector<std::string> precisions;      // empty: the suite's
+  std::vector<std::string> backends;          // empty: the suite's
+  std::vector<CaseSpec> cases;                // empty: the suite's
+  std::vector<CachePolicy> cache_policies;    // empty: the suite's
+  std::vector<Precision> precisions;          // empty: the suite's
 };
 
 // Errors (an empty plan, say) come back as a one-line string.

@@ -13,8 +13,11 @@ Suite two_blocks() {
 }
 
 TEST(CaseId, MatchesSeedContract) {
-  EXPECT_EQ(make_case_id("jax_jit_cpu", "matmul", 512, "f32", "process_cold"), "jax_jit_cpu_matmul_512_f32");
-  EXPECT_EQ(make_case_id("numpy", "mc_pi", 100, "f64", "warm_cache"), "numpy_mc_pi_100_f64__warm_cache");
+  EXPECT_EQ(make_case_id("jax_jit_cpu", "matmul", 512, "f32", *parse_cache_policy("process_cold")),
+            "jax_jit_cpu_matmul_512_f32");
+  EXPECT_EQ(make_case_id("numpy", "mc_pi", 100, "f64", CachePolicy::WarmCache), "numpy_mc_pi_100_f64__warm_cache");
+  EXPECT_EQ(make_case_id("numpy", "mc_pi", 100, "f64", CachePolicy::WarmCache, Precision::Highest),
+            "numpy_mc_pi_100_f64__warm_cache__highest");
 }
 
 TEST(CaseSpec, ParsesWorkloadsWithUnderscores) {
@@ -67,11 +70,29 @@ TEST(Plan, EmptySelectionIsAnError) {
 TEST(Plan, SeveralPoliciesGiveDistinctIds) {
   Suite s;
   s.matrix.push_back({{"numpy"}, {"matmul"}, {8}, {"f32"}, {}});
-  s.cache_policies = {"process_cold", "warm_cache"};
+  s.cache_policies = {CachePolicy::ColdCache, CachePolicy::WarmCache};
   auto plan = make_plan(s, {});
   auto& cases = std::get<std::vector<Case>>(plan);
   ASSERT_EQ(cases.size(), 2u);
   EXPECT_NE(cases[0].id, cases[1].id);
+}
+
+TEST(Plan, ABlocksOwnCachePolicyAndTheCommandLineOverride) {
+  Suite s;
+  s.matrix.push_back({{"numpy"}, {"matmul"}, {8}, {"f32"}, {}});
+  s.matrix.push_back({{"numba"}, {"matmul"}, {8}, {"f32"}, {CachePolicy::WarmCache, CachePolicy::WarmProcess}});
+  auto ids = [](const std::vector<Case>& cs) {
+    std::vector<std::string> out;
+    for (const auto& c : cs) out.push_back(c.id);
+    return out;
+  };
+  EXPECT_EQ(ids(std::get<std::vector<Case>>(make_plan(s, {}))),
+            (std::vector<std::string>{"numpy_matmul_8_f32", "numba_matmul_8_f32__warm_cache",
+                                      "numba_matmul_8_f32__warm_process"}));
+  Selection sel;
+  sel.cache_policies = {CachePolicy::ColdCache};
+  EXPECT_EQ(ids(std::get<std::vector<Case>>(make_plan(s, sel))),
+            (std::vector<std::string>{"numpy_matmul_8_f32", "numba_matmul_8_f32"}));
 }
 
 }  // namespace

@@ -2,17 +2,6 @@
 
 namespace jitbench {
 
-const char* to_string(Status s) {
-  switch (s) {
-    case Status::Ok: return "ok";
-    case Status::Warn: return "warn";
-    case Status::Failed: return "failed";
-  }
-  return "?";
-}
-
-int severity(Status s) { return static_cast<int>(s); }
-
 std::optional<double> RunRecord::ttfr_s() const {
   if (!import_s || !setup_s || !first_call_s) return std::nullopt;
   return (ttfr_includes_import ? *import_s : 0.0) + *setup_s + *first_call_s;
@@ -29,17 +18,17 @@ std::optional<double> RunRecord::harness_gap_s() const {
   return wall_s - process_start_s.value_or(0.0) - *total_s;
 }
 
-const nlohmann::json* CaseResult::first_worker_report() const {
+const WorkerReport* CaseResult::first_worker_report() const {
   for (const auto& r : cold)
-    if (r.worker.is_object() && !r.worker.empty()) return &r.worker;
+    if (!r.worker.empty()) return &r.worker;
   for (const auto& r : warm)
-    if (r.worker.is_object() && !r.worker.empty()) return &r.worker;
+    if (!r.worker.empty()) return &r.worker;
   return nullptr;
 }
 
 void settle_status(CaseResult& r) {
   r.status = Status::Ok;
-  r.reason.clear();
+  r.reason = {};
   r.detail.clear();
   std::vector<const RunRecord*> runs;
   for (const auto& x : r.cold) runs.push_back(&x);
@@ -53,7 +42,7 @@ void settle_status(CaseResult& r) {
   }
   if (runs.empty()) {
     r.status = Status::Failed;
-    r.reason = "worker_failed";
+    r.reason = {ReasonCode::WorkerFailed, ""};
     r.detail = "no run was made";
   }
 }

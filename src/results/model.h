@@ -1,28 +1,24 @@
 #pragma once
-// The one result model every exporter reads. JSON conversion lives in
-// results/json.cc; the schema is schemas/jitbench.case.v2.schema.json.
-#include <nlohmann/json.hpp>
-
+// The one result model every consumer reads: what run/ measured, what
+// results/read.cc reads back from a case file, what analysis/ and export/ use.
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "config/names.h"
 #include "plan/plan.h"
+#include "results/worker_report.h"
 
 namespace jitbench {
 
-enum class Status { Ok, Warn, Failed };
-const char* to_string(Status s);
-// Failed > Warn > Ok.
-int severity(Status s);
-
 // One worker process.
 struct RunRecord {
-  std::string mode;  // cold | warm
+  RunMode mode = RunMode::Cold;
   int index = 0;
   Status status = Status::Failed;
-  std::string reason;  // "" when ok
+  Reason reason;       // none when ok
   std::string detail;  // human-readable context for reason
   std::optional<double> process_start_s, import_s, setup_s, first_call_s, second_call_s, total_s;
   std::vector<double> calls_s;  // warm only
@@ -36,7 +32,7 @@ struct RunRecord {
   long max_rss_kib = 0;
   double user_s = 0, sys_s = 0;
   std::string log;  // path relative to the out dir
-  nlohmann::json worker;  // what the worker reported beyond timings (versions, device, verify, cache)
+  WorkerReport worker;  // what the worker reported beyond timings
 
   std::optional<double> ttfr_s() const;          // import + setup + first call
   std::optional<double> process_ttfr_s() const;  // process start + ttfr
@@ -55,19 +51,20 @@ struct CaseResult {
   bool deterministic = false;
   std::uint64_t seed = 0;
   Status status = Status::Ok;
-  std::string reason, detail;
+  Reason reason;
+  std::string detail;
   std::vector<RunRecord> cold;
   std::vector<RunRecord> warm;  // one record per warm process
   std::optional<RunRecord> priming;  // warm_cache: the unmeasured run that filled the cache
   // JAX: a separate process that compiled the function through the
-  // ahead-of-time path, timed by jitbench (mode "aot"); never part of the status.
+  // ahead-of-time path, timed by jitbench (mode aot); never part of the status.
   std::optional<RunRecord> crosscheck;
   std::string cache_dir;  // relative to the out dir; "" when none
   std::map<std::string, std::string> worker_env;  // what jitbench set for the worker
   std::string started_at, finished_at;
 
   // The worker's report from the first run that produced one (versions, device...).
-  const nlohmann::json* first_worker_report() const;
+  const WorkerReport* first_worker_report() const;
 };
 
 // Status of a case from its runs: the most severe run, reason from the first such run.

@@ -4,9 +4,10 @@
 // processes sample the process-to-process variation that one process cannot
 // show, which `jitbench compare` needs). A case stops at its first
 // run that is not ok (a missing package will not appear on the next try); the
-// runs made before it are kept.
+// runs made before it are kept. Nothing here times anything: the worker does.
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "plan/plan.h"
@@ -40,22 +41,14 @@ class CaseRunner {
   CaseResult run(const Case& c, const Progress& progress = {});
 
  private:
-  RunRecord one_run(const Case& c, const std::string& mode, int index, const std::filesystem::path& cache_dir);
+  RunRecord one_run(const Case& c, RunMode mode, int index, const std::filesystem::path& cache_dir);
+  // Each returns false when the case should stop.
+  bool prime(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
+  bool cold_runs(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
+  void crosscheck(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
+  void warm_runs(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
   ProcessLauncher& launcher_;
   WorkerSetup setup_;
 };
-
-// warm_cache, every cold run and warm process: ok only when the framework's
-// own counters show a hit and no miss for the first call, and the kernel (when
-// it could watch) saw a cache entry read; else warn / cache_not_used,
-// cache_partially_used, cache_evidence_conflict or cache_unverified (the
-// framework reports no cache reads).
-void verify_cache_used(RunRecord& r);
-// cold_cache and warm_process: warn / cache_not_cold when the run read cache
-// entries that existed before it started.
-void verify_cache_cold(RunRecord& r);
-
-// ISO 8601 UTC timestamp of now.
-std::string utc_now();
 
 }  // namespace jitbench

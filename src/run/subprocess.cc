@@ -86,19 +86,12 @@ bool reap_until(pid_t pid, long long deadline_ns, int* status, rusage* ru) {
 }
 }  // namespace
 
-ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
-  ProcessResult res;
-  if (spec.argv.empty()) {
-    res.spawn_error = "empty command";
-    return res;
-  }
-  int pipefd[2];
-  if (::pipe2(pipefd, O_CLOEXEC) != 0) {
-    res.spawn_error = errno_text("pipe2", errno);
-    return res;
-  }
+namespace {
+// posix_spawn in its own process group, stdin from /dev/null, stdout+stderr to
+// the log, the pipe's write end on kResultFd. Returns the pid, or 0 with
+// res.spawn_error set; closes the write end either way.
+pid_t spawn(const SpawnSpec& spec, int pipefd[2], ProcessResult& res) {
   std::filesystem::create_directories(spec.log_path.parent_path());
-
   SpawnSetup s;
   // The child must not hold the read end; dup2 onto kResultFd clears CLOEXEC there.
   posix_spawn_file_actions_addopen(&s.actions, 0, "/dev/null", O_RDONLY, 0);
@@ -118,7 +111,6 @@ ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
   auto env_s = build_env(spec);
   auto argv = c_strings(argv_s);
   auto envp = c_strings(env_s);
-
   pid_t pid = 0;
   res.spawn_ns = monotonic_ns();
   const bool has_slash = spec.argv[0].find('/') != std::string::npos;
@@ -126,39 +118,49 @@ ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
                            : ::posix_spawnp(&pid, argv[0], &s.actions, &s.attr, argv.data(), envp.data());
   ::close(pipefd[1]);
   if (rc != 0) {
-    ::close(pipefd[0]);
     res.spawn_error = errno_text(spec.argv[0].c_str(), rc);
-    return res;
+    return 0;
   }
+  return pid;
+}
 
-  const long long deadline = res.spawn_ns + std::chrono::nanoseconds(spec.timeout).count();
+// Reads the result channel until EOF, the deadline or an interrupt; returns
+// true when the run must be stopped (timed out or interrupted).
+bool read_channel(int fd, long long deadline, ProcessResult& res) {
   LineSplitter splitter;
-  bool timed_out = false;
   std::array<char, 65536> buf{};
+  bool stop = false;
   for (;;) {
     if (interrupted()) {
       res.interrupted = true;
-      timed_out = true;  // same path: kill the group, reap
+      stop = true;  // same path as a timeout: kill the group, reap
       break;
     }
     const long long left_ms = (deadline - monotonic_ns()) / 1'000'000;
     if (left_ms <= 0) {
-      timed_out = true;
+      stop = true;
       break;
     }
-    pollfd pfd{pipefd[0], POLLIN, 0};
+    pollfd pfd{fd, POLLIN, 0};
     const int pr = ::poll(&pfd, 1, static_cast<int>(std::min<long long>(left_ms, 1000)));
-    if (pr < 0 && errno == EINTR) continue;
-    if (pr <= 0) continue;
-    const ssize_t n = ::read(pipefd[0], buf.data(), buf.size());
+    if (pr <= 0) continue;  // EINTR or nothing yet
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // EOF: every holder of the write end has closed it
     splitter.feed(std::string_view(buf.data(), static_cast<std::size_t>(n)));
   }
-  ::close(pipefd[0]);
+  res.lines = splitter.take_lines();
+  res.trailing = splitter.pending();
+  res.channel_overflow = splitter.overflowed();
+  return stop;
+}
 
+// Waits for the worker (killing its group when stop or past the deadline),
+// then fills the exit and rusage fields.
+void reap(pid_t pid, long long deadline, bool stop, ProcessResult& res) {
   int status = 0;
   rusage ru{};
+  bool timed_out = stop;
   if (!timed_out && !reap_until(pid, deadline, &status, &ru)) timed_out = true;
   if (!timed_out && interrupted()) res.interrupted = true;
   if (timed_out) {
@@ -171,14 +173,10 @@ ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
   }
   // Stragglers the worker started (compiler helpers) must not outlive it.
   ::kill(-pid, SIGKILL);
-
   res.wall_s = static_cast<double>(monotonic_ns() - res.spawn_ns) / 1e9;
   res.max_rss_kib = ru.ru_maxrss;
   res.user_s = static_cast<double>(ru.ru_utime.tv_sec) + static_cast<double>(ru.ru_utime.tv_usec) / 1e6;
   res.sys_s = static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) / 1e6;
-  res.lines = splitter.take_lines();
-  res.trailing = splitter.pending();
-  res.channel_overflow = splitter.overflowed();
   if (timed_out) {
     res.kind = ExitKind::TimedOut;
     res.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
@@ -189,6 +187,29 @@ ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
     res.kind = ExitKind::Exited;
     res.exit_code = WEXITSTATUS(status);
   }
+}
+}  // namespace
+
+ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
+  ProcessResult res;
+  if (spec.argv.empty()) {
+    res.spawn_error = "empty command";
+    return res;
+  }
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) {
+    res.spawn_error = errno_text("pipe2", errno);
+    return res;
+  }
+  const pid_t pid = spawn(spec, pipefd, res);
+  if (pid == 0) {
+    ::close(pipefd[0]);
+    return res;
+  }
+  const long long deadline = res.spawn_ns + std::chrono::nanoseconds(spec.timeout).count();
+  const bool stop = read_channel(pipefd[0], deadline, res);
+  ::close(pipefd[0]);
+  reap(pid, deadline, stop, res);
   return res;
 }
 

@@ -5,8 +5,7 @@
 #include <set>
 
 #include "artifacts/out_dir.h"
-#include "export/ml_suite.h"
-#include "results/json.h"
+#include "results/read.h"
 #include "util/fs.h"
 #include "util/sha256.h"
 #include "validate/schema.h"
@@ -37,18 +36,43 @@ json check_document(const fs::path& file, const std::string& label, ValidationRe
 void check_ml_export(const fs::path& dir, ValidationReport& rep) {
   const fs::path ml = dir / "ml";
   if (!fs::exists(ml / "ml_suite.json")) return;
-  json index = check_document(ml / "ml_suite.json", "ml/ml_suite.json", rep);
-  if (!index.is_object() || !index.contains("cases")) return;
-  for (const auto& c : index["cases"]) {
-    const auto rel = c.value("path", "");
-    const auto label = "ml/" + rel;
-    if (!fs::exists(ml / rel)) {
+  check_document(ml / "ml_suite.json", "ml/ml_suite.json", rep);
+  auto entries = read_ml_index(ml / "ml_suite.json");
+  if (auto* e = std::get_if<std::string>(&entries)) {
+    rep.errors.push_back(*e);
+    return;
+  }
+  for (const auto& c : std::get<std::vector<MlIndexEntry>>(entries)) {
+    const auto label = "ml/" + c.path;
+    if (!fs::exists(ml / c.path)) {
       rep.errors.push_back(label + ": listed in ml/ml_suite.json but missing");
       continue;
     }
-    if (sha256_file(ml / rel) != c.value("sha256", ""))
-      rep.errors.push_back(label + ": sha256 differs from ml/ml_suite.json");
+    if (sha256_file(ml / c.path) != c.sha256) rep.errors.push_back(label + ": sha256 differs from ml/ml_suite.json");
   }
+}
+
+// Every file the index lists: present, hashed as listed, and valid if JSON.
+std::set<std::string> check_listed(const fs::path& dir, const RunIndex& index, ValidationReport& rep) {
+  std::set<std::string> listed;
+  for (const auto& f : index.files) {
+    listed.insert(f.path);
+    const fs::path p = dir / f.path;
+    if (f.path.empty() || f.path.find("..") != std::string::npos) {
+      rep.errors.push_back(fmt::format("{}: bad path in index", f.path));
+      continue;
+    }
+    if (!fs::is_regular_file(p)) {
+      rep.errors.push_back(f.path + ": listed in the index but missing");
+      continue;
+    }
+    ++rep.files_hashed;
+    if (sha256_file(p) != f.sha256) rep.errors.push_back(f.path + ": sha256 differs from the index");
+    if (p.extension() == ".json") check_document(p, f.path, rep);
+  }
+  for (const auto& c : index.cases)
+    if (!listed.count(c.path)) rep.errors.push_back(c.path + ": case file not in files");
+  return listed;
 }
 }  // namespace
 
@@ -59,29 +83,13 @@ ValidationReport check_out_dir(const fs::path& dir) {
     rep.errors.push_back(fmt::format("{}: no {} here; is this a jitbench out dir?", dir.string(), kIndexFile));
     return rep;
   }
-  json index = check_document(index_path, kIndexFile, rep);
-  if (!index.is_object() || !index.contains("files") || !index["files"].is_array()) return rep;
-
-  std::set<std::string> listed;
-  for (const auto& f : index["files"]) {
-    const auto rel = f.value("path", "");
-    listed.insert(rel);
-    const fs::path p = dir / rel;
-    if (rel.empty() || rel.find("..") != std::string::npos) {
-      rep.errors.push_back(fmt::format("{}: bad path in index", rel));
-      continue;
-    }
-    if (!fs::is_regular_file(p)) {
-      rep.errors.push_back(rel + ": listed in the index but missing");
-      continue;
-    }
-    ++rep.files_hashed;
-    if (sha256_file(p) != f.value("sha256", "")) rep.errors.push_back(rel + ": sha256 differs from the index");
-    if (p.extension() == ".json") check_document(p, rel, rep);
+  check_document(index_path, kIndexFile, rep);
+  auto index = read_index(index_path);
+  if (auto* e = std::get_if<std::string>(&index)) {
+    rep.errors.push_back(*e);
+    return rep;
   }
-  for (const auto& c : index.value("cases", json::array()))
-    if (!listed.count(c.value("path", ""))) rep.errors.push_back(c.value("path", "?") + ": case file not in files");
-
+  const auto listed = check_listed(dir, std::get<RunIndex>(index), rep);
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
     if (!e.is_regular_file()) continue;
     const auto rel = fs::relative(e.path(), dir);

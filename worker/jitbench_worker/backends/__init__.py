@@ -1,32 +1,70 @@
-"""Backend registry: one file per adapter, one line per backend here."""
+"""Backend registry: one file per adapter, one line per backend here. This is
+jitbench's one catalog of backends: `python -m jitbench_worker.catalog` prints
+it and the C++ side embeds that output at build time (src/config/catalog.cc).
+
+Each entry: the adapter's factory (None for a backend another worker runs),
+a one-line summary, whether it compiles at run time (a JIT, weighed against a
+baseline), and its baseline: the same framework without the JIT on the same
+device ("" for NumPy)."""
 
 from . import jax_, numba_, numpy_, python_, tensorflow_, torch_, triton_
 
 _REGISTRY = {
-    "python": lambda: python_.PythonAdapter(),
-    "numpy": lambda: numpy_.NumpyAdapter(),
-    "numba": lambda: numba_.NumbaAdapter(),
-    "numba_parallel": lambda: numba_.NumbaParallelAdapter(),
-    "jax_jit_cpu": lambda: jax_.JaxAdapter("cpu"),
-    "jax_jit_gpu": lambda: jax_.JaxAdapter("gpu"),
-    "jax_eager_cpu": lambda: jax_.JaxAdapter("cpu", jit=False),
-    "jax_eager_gpu": lambda: jax_.JaxAdapter("gpu", jit=False),
-    "tensorflow": lambda: tensorflow_.TensorflowAdapter("cpu"),
-    "tensorflow_gpu": lambda: tensorflow_.TensorflowAdapter("gpu"),
-    "torch_eager": lambda: torch_.TorchAdapter(compiled=False, platform="cpu"),
-    "torch_compile": lambda: torch_.TorchAdapter(compiled=True, platform="cpu"),
-    "torch_eager_gpu": lambda: torch_.TorchAdapter(compiled=False, platform="gpu"),
-    "torch_compile_gpu": lambda: torch_.TorchAdapter(compiled=True, platform="gpu"),
-    "triton": lambda: triton_.TritonAdapter(),
+    "python": (python_.PythonAdapter, "plain Python loops (no JIT, no vectorisation)", False, ""),
+    "numpy": (numpy_.NumpyAdapter, "NumPy, eager (the seed's baseline)", False, ""),
+    "numba": (numba_.NumbaAdapter, "numba.njit (cache=True under warm_cache)", True, ""),
+    "jax_jit_cpu": (lambda: jax_.JaxAdapter("cpu"), "jax.jit on the CPU backend", True, "jax_eager_cpu"),
+    "jax_jit_gpu": (lambda: jax_.JaxAdapter("gpu"), "jax.jit on a CUDA GPU", True, "jax_eager_gpu"),
+    "jax_eager_cpu": (lambda: jax_.JaxAdapter("cpu", jit=False),
+                      "JAX op by op without jax.jit on the CPU (jax.jit's baseline)", False, ""),
+    "jax_eager_gpu": (lambda: jax_.JaxAdapter("gpu", jit=False),
+                      "JAX op by op without jax.jit on a CUDA GPU (jax_jit_gpu's baseline)", False, ""),
+    "numba_parallel": (numba_.NumbaParallelAdapter, "numba.njit(parallel=True): prange loops over threads", True,
+                       ""),
+    "tensorflow": (lambda: tensorflow_.TensorflowAdapter("cpu"), "tf.function(jit_compile=True) (XLA) on the CPU",
+                   True, ""),
+    "tensorflow_gpu": (lambda: tensorflow_.TensorflowAdapter("gpu"), "tf.function(jit_compile=True) (XLA) on a GPU",
+                       True, ""),
+    "torch_eager": (lambda: torch_.TorchAdapter(compiled=False, platform="cpu"),
+                    "eager PyTorch on the CPU (torch.compile's baseline)", False, ""),
+    "torch_compile": (lambda: torch_.TorchAdapter(compiled=True, platform="cpu"),
+                      "torch.compile (dynamo + inductor) on the CPU", True, "torch_eager"),
+    "torch_eager_gpu": (lambda: torch_.TorchAdapter(compiled=False, platform="gpu"),
+                        "eager PyTorch on a CUDA GPU (torch_compile_gpu's baseline)", False, ""),
+    "torch_compile_gpu": (lambda: torch_.TorchAdapter(compiled=True, platform="gpu"),
+                          "torch.compile (dynamo + inductor, Triton kernels) on a CUDA GPU", True, "torch_eager_gpu"),
+    "triton": (triton_.TritonAdapter, "Triton kernels on a GPU; interpreter only (warn) without one", True,
+               "torch_eager_gpu"),
+    # Run by the native worker (native/), not by this package.
+    "native": (None, "C++ compiled ahead of time (-O3), NumPy's BLAS: the no-JIT floor", False, ""),
 }
+# The worker that runs each backend not run here, and the package it needs ("" for none).
+_OTHER_WORKERS = {"native": ("native", "")}
 
 
 def names():
-    return list(_REGISTRY)
+    """The backends this package runs."""
+    return [n for n, entry in _REGISTRY.items() if entry[0] is not None]
 
 
 def create(name: str):
-    try:
-        return _REGISTRY[name]()
-    except KeyError:
-        raise ValueError(f"unknown backend {name!r}; valid: {', '.join(_REGISTRY)}") from None
+    entry = _REGISTRY.get(name)
+    if entry is None or entry[0] is None:
+        raise ValueError(f"unknown backend {name!r}; valid: {', '.join(names())}")
+    return entry[0]()
+
+
+def catalog():
+    out = []
+    for name, (factory, summary, jit, baseline) in _REGISTRY.items():
+        if factory is None:
+            worker, package = _OTHER_WORKERS[name]
+            wants_gpu = False
+        else:
+            adapter = factory()
+            worker, package, wants_gpu = "python", adapter.package, adapter.wants_gpu
+        out.append({"name": name, "package": package, "wants_gpu": wants_gpu, "summary": summary,
+                    "worker": worker, "jit": jit, "baseline": baseline,
+                    # The ahead-of-time cross-check of the phases (runner.aot_step).
+                    "aot_crosscheck": name.startswith("jax_jit_")})
+    return out

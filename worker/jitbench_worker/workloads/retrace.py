@@ -45,22 +45,7 @@ def make(bucketed):
         return (padded, masks)
 
     def check(out, inputs, n, dtype, seed):
-        import numpy as np
-
-        xs = inputs[0]
-        masks = inputs[1] if bucketed else [np.ones(len(x), dtype=bool) for x in xs]
-        ref = sum(float(np.sum(np.tanh(x.astype(np.float64)[m]) ** 2)) for x, m in zip(xs, masks))
-        got = float(out)
-        err = abs(got - ref) / abs(ref)
-        tol = F32_TOL if dtype == "f32" else F64_TOL
-        verify = {"ok": err <= tol, "metric": "relative_error", "error": err, "tolerance": tol,
-                  "reference": "float64 NumPy over the same stream"}
-        if err > tol:
-            verify["message"] = f"relative error {err:.3g} exceeds {tol:g}"
-        Ls = lengths(n, seed)
-        info = {"stream_length": len(Ls), "distinct_lengths": len(set(Ls)),
-                "distinct_buckets": len({_bucket(L) for L in Ls}), "bucketed": bucketed}
-        return verify, info
+        return _check(bucketed, out, inputs, n, dtype, seed)
 
     def over_stream(kernel):
         if bucketed:
@@ -95,6 +80,25 @@ def make(bucketed):
         "jax": build_jax,
     }
     return {"make_inputs": make_inputs, "check": check, "IMPLEMENTATIONS": impls}
+
+
+def _check(bucketed, out, inputs, n, dtype, seed):
+    import numpy as np
+
+    xs = inputs[0]
+    masks = inputs[1] if bucketed else [np.ones(len(x), dtype=bool) for x in xs]
+    ref = sum(float(np.sum(np.tanh(x.astype(np.float64)[m]) ** 2)) for x, m in zip(xs, masks))
+    got = float(out)
+    err = abs(got - ref) / abs(ref)
+    tol = F32_TOL if dtype == "f32" else F64_TOL
+    verify = {"ok": err <= tol, "metric": "relative_error", "error": err, "tolerance": tol,
+              "reference": "float64 NumPy over the same stream"}
+    if err > tol:
+        verify["message"] = f"relative error {err:.3g} exceeds {tol:g}"
+    Ls = lengths(n, seed)
+    info = {"stream_length": len(Ls), "distinct_lengths": len(set(Ls)),
+            "distinct_buckets": len({_bucket(L) for L in Ls}), "bucketed": bucketed}
+    return verify, info
 
 
 def _plain_loop(x):

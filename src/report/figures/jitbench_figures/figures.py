@@ -1,5 +1,6 @@
-"""The report's pictures, each a function from the run's JSON to an SVG string
-(or None when the run holds nothing to draw)."""
+"""The report's pictures, each a function from the figure data jitbench
+computed (src/export/figure_data.cc) to an SVG string, or None when there is
+nothing to draw."""
 
 import io
 import math
@@ -31,26 +32,9 @@ def _svg(fig):
     return text
 
 
-def ttfr_by_phase(cases, analysis):
+def ttfr_by_phase(data):
     """Stacked bars: import, setup, each compile phase, unattributed; one bar per case."""
-    by_case = {c["case"]: c for c in analysis["cases"]}
-    rows = []
-    for c in cases:
-        s = c["cold"]["summary"]
-        if c["status"] != "ok" or not s.get("ttfr_s"):
-            continue
-        parts = [("import", (s.get("import_s") or {}).get("median", 0.0)),
-                 ("setup", (s.get("setup_s") or {}).get("median", 0.0))]
-        fc = (by_case.get(c["case"]) or {}).get("first_call") or {}
-        phases = fc.get("phases_median_s") or {}
-        # The framework's own order (trace, lower, compile), not the JSON's alphabetical one.
-        runs = c["cold"]["runs"]
-        declared = ((runs[0].get("worker") or {}).get("first_call") or {}).get("phase_names", []) if runs else []
-        order = [n for n in declared if n in phases] + [n for n in phases if n not in declared]
-        parts += [(name, phases[name]) for name in order]
-        first = (s.get("first_call_s") or {}).get("median", 0.0)
-        parts.append(("unattributed", max(first - sum(phases.values()), 0.0)))
-        rows.append((c["case"], parts))
+    rows = [(r["case"], [tuple(p) for p in r["parts"]]) for r in data["ttfr"]]
     if not rows:
         return None
     names = []
@@ -76,9 +60,8 @@ def ttfr_by_phase(cases, analysis):
     return _svg(fig)
 
 
-def warm_distributions(cases):
-    rows = [(c["case"], c["warm"]["calls_s"]) for c in cases
-            if c["status"] == "ok" and c.get("warm") and c["warm"].get("calls_s")]
+def warm_distributions(data):
+    rows = [(r["case"], r["calls_s"]) for r in data["warm"]]
     if not rows:
         return None
     fig, ax = plt.subplots(figsize=(9, 0.28 * len(rows) + 1.2))
@@ -89,29 +72,17 @@ def warm_distributions(cases):
     return _svg(fig)
 
 
-def work_of(analysis):
-    """case id -> the work it measures, without the backend: 'mc_pi_100000_f32'."""
-    return {c["case"]: c["case"][len(c["backend"]) + 1:] for c in analysis["cases"]}
-
-
-def backend_of(analysis):
-    """case id -> its backend."""
-    return {c["case"]: c["backend"] for c in analysis["cases"]}
-
-
-def break_even(analysis):
+def break_even(data):
     """Small multiples, one panel per workload and size, log-log: total time
     after N further calls for each JIT (solid) and its eager baseline (dashed),
     N* marked where the lines cross."""
-    rows = [b for b in analysis["break_even"] if b["warm_jit_s"] > 0]
+    rows = data["break_even"]
     if not rows:
         return None
-    work, backend = work_of(analysis), backend_of(analysis)
     panels = {}
     for b in rows:
-        panels.setdefault(work.get(b["jit_case"], b["jit_case"]), []).append(b)
-    names = sorted({backend.get(b["jit_case"], b["jit_case"]) for b in rows} |
-                   {backend.get(b["eager_case"], b["eager_case"]) for b in rows})
+        panels.setdefault(b["work"], []).append(b)
+    names = sorted({b["jit"] for b in rows} | {b["eager"] for b in rows})
     color = {n: plt.get_cmap("tab10")(i % 10) for i, n in enumerate(names)}
     ncols = min(3, len(panels))
     nrows = math.ceil(len(panels) / ncols)
@@ -119,38 +90,42 @@ def break_even(analysis):
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
     for ax, (title, bs) in zip(axes.flat, panels.items()):
-        finite = [b["calls"] for b in bs if b["verdict"] == "calls" and b["calls"]]
-        x_max = min(max([10 * n for n in finite] + [100]), 1e7)
-        ns = [10 ** (i * math.log10(x_max) / 100) for i in range(101)]  # 1 ... x_max
-        eager_drawn = set()
-        for b in bs:
-            jb, eb = backend.get(b["jit_case"], b["jit_case"]), backend.get(b["eager_case"], b["eager_case"])
-            if eb not in eager_drawn:
-                eager_drawn.add(eb)
-                ax.plot(ns, [b["ttfr_eager_s"] + n * b["warm_eager_s"] for n in ns], color=color[eb],
-                        linestyle="--", label=f"{eb} (eager)")
-            label = jb
-            n_star = b["calls"] if b["verdict"] == "calls" else None
-            if b["verdict"] == "never":
-                label += " (never)"
-            elif b["verdict"] == "immediately":
-                label += " (from the first call)"
-            elif n_star is not None and n_star > x_max:
-                label += f" (N*={n_star:.3g}, off the axis)"
-            elif n_star is not None:
-                label += f" (N*={n_star:.3g})"
-            ax.plot(ns, [b["ttfr_jit_s"] + n * b["warm_jit_s"] for n in ns], color=color[jb], label=label)
-            if n_star is not None and 1 <= n_star <= x_max:
-                ax.plot([n_star], [b["ttfr_jit_s"] + n_star * b["warm_jit_s"]], marker="o", color=color[jb],
-                        markeredgecolor="black")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_title(title, fontsize=9)
-        ax.set_xlabel("calls after the first", fontsize=8)
-        ax.set_ylabel("total time (s)", fontsize=8)
-        ax.legend(fontsize=6, loc="upper left")
+        _break_even_panel(ax, title, bs, color)
     fig.tight_layout()
     return _svg(fig)
+
+
+def _break_even_panel(ax, title, bs, color):
+    finite = [b["calls"] for b in bs if b["verdict"] == "calls" and b["calls"]]
+    x_max = min(max([10 * n for n in finite] + [100]), 1e7)
+    ns = [10 ** (i * math.log10(x_max) / 100) for i in range(101)]  # 1 ... x_max
+    eager_drawn = set()
+    for b in bs:
+        jb, eb = b["jit"], b["eager"]
+        if eb not in eager_drawn:
+            eager_drawn.add(eb)
+            ax.plot(ns, [b["ttfr_eager_s"] + n * b["warm_eager_s"] for n in ns], color=color[eb],
+                    linestyle="--", label=f"{eb} (eager)")
+        label = jb
+        n_star = b["calls"] if b["verdict"] == "calls" else None
+        if b["verdict"] == "never":
+            label += " (never)"
+        elif b["verdict"] == "immediately":
+            label += " (from the first call)"
+        elif n_star is not None and n_star > x_max:
+            label += f" (N*={n_star:.3g}, off the axis)"
+        elif n_star is not None:
+            label += f" (N*={n_star:.3g})"
+        ax.plot(ns, [b["ttfr_jit_s"] + n * b["warm_jit_s"] for n in ns], color=color[jb], label=label)
+        if n_star is not None and 1 <= n_star <= x_max:
+            ax.plot([n_star], [b["ttfr_jit_s"] + n_star * b["warm_jit_s"]], marker="o", color=color[jb],
+                    markeredgecolor="black")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_title(title, fontsize=9)
+    ax.set_xlabel("calls after the first", fontsize=8)
+    ax.set_ylabel("total time (s)", fontsize=8)
+    ax.legend(fontsize=6, loc="upper left")
 
 
 def _lines(points, x_key, y_key, xlabel, ylabel, logx=True, logy=True, title_key="backend", as_figure=False):
@@ -175,8 +150,8 @@ def _lines(points, x_key, y_key, xlabel, ylabel, logx=True, logy=True, title_key
     return fig if as_figure else _svg(fig)
 
 
-def mc_pi_error_vs_time(analysis):
-    pts = [a for a in analysis["accuracy"] if a["abs_error"] and a["abs_error"] > 0]
+def mc_pi_error_vs_time(data):
+    pts = [a for a in data["accuracy"] if a["abs_error"] and a["abs_error"] > 0]
     fig = _lines(pts, "warm_median_s", "abs_error", "warm call (s)", "|pi - estimate|", as_figure=True)
     if fig is None:
         return None
@@ -198,25 +173,13 @@ def mc_pi_error_vs_time(analysis):
     return _svg(fig)
 
 
-def rnn_compile_curve(analysis):
-    pts = []
-    for row in analysis["pairs"]:
-        if row["pair"] != "rnn":
-            continue
-        for v in row["variants"]:
-            pts.append({"n": row["n"], "compile": v["compile_median_s"], "variant": v["workload"]})
-    return _lines(pts, "n", "compile", "sequence length (unrolled steps)", "compile time, median (s)",
+def rnn_compile_curve(data):
+    return _lines(data["rnn"], "n", "compile", "sequence length (unrolled steps)", "compile time, median (s)",
                   title_key="variant")
 
 
-def remat_memory(analysis):
-    rows = []
-    for row in analysis["pairs"]:
-        if row["pair"] != "remat":
-            continue
-        for v in row["variants"]:
-            rows.append((f"{v['workload']} n={row['n']}", v["compiled_temp_bytes"], v["first_call_rss_growth_kib_median"],
-                         v["warm_median_s"]))
+def remat_memory(data):
+    rows = [(r["label"], r["temp_bytes"], r["rss_growth_kib"], r["warm_s"]) for r in data["remat"]]
     if not rows:
         return None
     fig, axes = plt.subplots(1, 3, figsize=(10, 0.35 * len(rows) + 1.5))
@@ -230,3 +193,8 @@ def remat_memory(analysis):
     for ax in axes[1:]:
         ax.set_yticklabels([])
     return _svg(fig)
+
+
+# Keyed as src/export/figure_data.cc lists them (titles and notes live there).
+FIGURES = {"ttfr": ttfr_by_phase, "warm": warm_distributions, "breakeven": break_even,
+           "mcpi": mc_pi_error_vs_time, "rnn": rnn_compile_curve, "remat": remat_memory}

@@ -1,4 +1,4 @@
-#include "env/manifest.h"
+#include "env/host.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -9,14 +9,11 @@
 #include <memory>
 #include <sstream>
 
-#include "results/json.h"
-#include "run/case_runner.h"
 
 extern char** environ;
 
 namespace jitbench {
 namespace {
-using nlohmann::json;
 
 std::string first_line(const std::string& path) {
   std::ifstream in(path);
@@ -53,17 +50,13 @@ std::string os_pretty_name() {
   return "";
 }
 
-json or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
-
-// nvidia-smi's view of the GPUs, or null with the reason it is absent.
-json gpus() {
+// nvidia-smi's view of the GPUs.
+std::vector<GpuDevice> gpus() {
   const char* cmd =
       "nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,persistence_mode "
       "--format=csv,noheader,nounits 2>/dev/null";
-  if (std::system("command -v nvidia-smi >/dev/null 2>&1") != 0)
-    return {{"available", false}, {"note", "nvidia-smi not found"}, {"devices", json::array()}};
+  std::vector<GpuDevice> devices;
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd, "r"), pclose);
-  json devices = json::array();
   if (pipe) {
     std::array<char, 512> buf{};
     while (fgets(buf.data(), buf.size(), pipe.get())) {
@@ -75,13 +68,10 @@ json gpus() {
         while (!item.empty() && (item.back() == '\n' || item.back() == ' ')) item.pop_back();
         f.push_back(item);
       }
-      if (f.size() >= 6)
-        devices.push_back({{"name", f[0]}, {"driver", f[1]}, {"memory_total_mib", f[2]},
-                           {"clock_sm_mhz", f[3]}, {"clock_sm_max_mhz", f[4]}, {"persistence_mode", f[5]}});
+      if (f.size() >= 6) devices.push_back({f[0], f[1], f[2], f[3], f[4], f[5]});
     }
   }
-  return {{"available", !devices.empty()}, {"note", devices.empty() ? "nvidia-smi listed no GPU" : ""},
-          {"devices", devices}};
+  return devices;
 }
 }  // namespace
 
@@ -101,45 +91,28 @@ std::map<std::string, std::string> compiler_env() {
   return out;
 }
 
-json host_facts() {
+HostFacts read_host_facts() {
+  HostFacts h;
   utsname u{};
   uname(&u);
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
-  std::ifstream la("/proc/loadavg");
-  double l1 = 0, l5 = 0, l15 = 0;
-  la >> l1 >> l5 >> l15;
+  h.hostname = host;
+  h.kernel = u.release;
+  h.arch = u.machine;
+  h.os = os_pretty_name();
+  h.cpu_model = value_after_colon("/proc/cpuinfo", "model name");
+  h.logical_cores = sysconf(_SC_NPROCESSORS_ONLN);
+  h.governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  h.no_turbo = first_line("/sys/devices/system/cpu/intel_pstate/no_turbo");
+  h.aslr = first_line("/proc/sys/kernel/randomize_va_space");
   const std::string mem_total = value_after_colon("/proc/meminfo", "MemTotal");
-  return {
-      {"hostname", host},
-      {"os", or_null(os_pretty_name())},
-      {"kernel", u.release},
-      {"arch", u.machine},
-      {"cpu",
-       {{"model", or_null(value_after_colon("/proc/cpuinfo", "model name"))},
-        {"logical_cores", sysconf(_SC_NPROCESSORS_ONLN)},
-        {"governor", or_null(first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"))},
-        {"no_turbo", or_null(first_line("/sys/devices/system/cpu/intel_pstate/no_turbo"))}}},
-      {"memory_total_kib", mem_total.empty() ? json(nullptr) : json(std::stoll(mem_total))},
-      {"aslr", or_null(first_line("/proc/sys/kernel/randomize_va_space"))},
-      {"load_avg", {l1, l5, l15}},
-      {"gpu", gpus()},
-  };
-}
-
-json environment_manifest(const json& probe, bool deterministic) {
-  return {{"schema_version", kEnvironmentSchema},
-          {"jitbench_version", JITBENCH_VERSION},
-          {"captured_at", deterministic ? json(nullptr) : json(utc_now())},
-          {"host", host_facts()},
-          {"python",
-           {{"executable", probe.value("executable", "")},
-            {"version", probe.value("python", "")},
-            {"implementation", probe.value("implementation", "")},
-            {"platform", probe.value("platform", "")},
-            {"packages", probe.value("packages", json::object())}}},
-          {"backends", probe.value("backends", json::object())},
-          {"env", compiler_env()}};
+  if (!mem_total.empty()) h.memory_total_kib = std::stoll(mem_total);
+  std::ifstream la("/proc/loadavg");
+  la >> h.load_avg[0] >> h.load_avg[1] >> h.load_avg[2];
+  h.nvidia_smi = std::system("command -v nvidia-smi >/dev/null 2>&1") == 0;
+  if (h.nvidia_smi) h.gpus = gpus();
+  return h;
 }
 
 }  // namespace jitbench

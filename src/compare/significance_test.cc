@@ -1,4 +1,4 @@
-#include "compare/stats_tests.h"
+#include "compare/significance.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,117 @@
+#include "compare/compare.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "compare/significance.h"
+#include "results/views.h"
+#include "stats/stats.h"
+
+namespace jitbench::compare {
+
+std::vector<std::vector<double>> warm_processes(const CaseResult& c) {
+  std::vector<std::vector<double>> out;
+  for (const auto& run : c.warm)
+    if (run.status == Status::Ok && !run.calls_s.empty()) out.push_back(run.calls_s);
+  return out;
+}
+
+Samples metric_samples(const CaseResult& c) {
+  Samples out;
+  for (const auto& run : c.cold) {
+    if (run.status != Status::Ok) continue;
+    if (auto v = run.ttfr_s()) out["cold_ttfr_s"].push_back(*v);
+    if (run.import_s) out["cold_import_s"].push_back(*run.import_s);
+    if (run.first_call_s) out["cold_first_call_s"].push_back(*run.first_call_s);
+    if (auto b = phase_breakdown(run))
+      for (const auto& [name, v] : b->phases) out["phase_" + name + "_s"].push_back(v);
+    out["peak_rss_kib"].push_back(static_cast<double>(run.max_rss_kib));
+  }
+  for (const auto& calls : warm_processes(c))
+    if (auto m = stats::median(calls)) out["warm_call_s"].push_back(*m);
+  return out;
+}
+
+namespace {
+const CaseResult* find(const std::vector<CaseResult>& cases, const std::string& id) {
+  for (const auto& c : cases)
+    if (c.c.id == id) return &c;
+  return nullptr;
+}
+
+std::optional<MetricRow> metric_row(const std::string& id, const std::string& metric, const std::vector<double>& xa,
+                                    const std::vector<double>& xb, double alpha) {
+  const auto ratio = ratio_of_medians(xa, xb);
+  const auto mw = mann_whitney(xa, xb);
+  if (!ratio || !mw) return std::nullopt;
+  MetricRow r;
+  r.case_id = id;
+  r.metric = metric;
+  r.n_base = xa.size();
+  r.n_new = xb.size();
+  r.base_median = *stats::median(xa);
+  r.new_median = *stats::median(xb);
+  r.ratio = ratio->ratio;
+  r.lo = ratio->lo;
+  r.hi = ratio->hi;
+  r.p = mw->p_value;
+  r.hl = hodges_lehmann(xa, xb).value_or(0);
+  r.testable = min_possible_p(xa.size(), xb.size()) <= alpha;
+  if (!r.testable) r.verdict = "too few runs";
+  else if (r.p >= alpha) r.verdict = "no significant change";
+  else r.verdict = r.ratio > 1 ? "slower" : "faster";
+  if (metric == "peak_rss_kib" && r.verdict == "slower") r.verdict = "larger";
+  if (metric == "peak_rss_kib" && r.verdict == "faster") r.verdict = "smaller";
+  return r;
+}
+
+void case_membership(const std::vector<CaseResult>& base, const std::vector<CaseResult>& next, Comparison& out) {
+  for (const auto& c : next)
+    if (!find(base, c.c.id)) out.added.push_back(c.c.id);
+  for (const auto& a : base) {
+    const auto* b = find(next, a.c.id);
+    if (!b) {
+      out.removed.push_back(a.c.id);
+      continue;
+    }
+    if (a.status != b->status)
+      out.changed.push_back(fmt::format("{}: {} -> {}{}", a.c.id, to_string(a.status), to_string(b->status),
+                                        b->reason.empty() ? "" : " (" + to_string(b->reason) + ")"));
+  }
+}
+}  // namespace
+
+Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<CaseResult>& next, double alpha) {
+  Comparison out;
+  case_membership(base, next, out);
+  for (const auto& a : base) {
+    const auto* b = find(next, a.c.id);
+    if (!b || a.status != Status::Ok || b->status != Status::Ok) continue;
+    const auto sa = metric_samples(a), sb = metric_samples(*b);
+    for (const auto& [metric, xa] : sa) {
+      auto it = sb.find(metric);
+      if (it == sb.end() || xa.empty() || it->second.empty()) continue;
+      auto row = metric_row(a.c.id, metric, xa, it->second, alpha);
+      if (!row) continue;
+      out.few_runs = out.few_runs || !row->testable;
+      out.log_ratios[metric].push_back(std::log(row->ratio));
+      if (row->testable) {
+        ++out.tested;
+        out.differ += row->p < alpha;
+      }
+      out.rows.push_back(*row);
+    }
+  }
+  return out;
+}
+
+std::vector<const MetricRow*> regressions(const Comparison& c, double pct, double alpha) {
+  const double limit = 1.0 + pct / 100.0;
+  std::vector<const MetricRow*> out;
+  for (const auto& r : c.rows)
+    if (exceeds_regression_limit(r.testable, r.p, alpha, r.lo, limit)) out.push_back(&r);
+  return out;
+}
+
+}  // namespace jitbench::compare

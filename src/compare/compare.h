@@ -1,0 +1,45 @@
+#pragma once
+// Two runs, case by case: per metric (one sample per process), the ratio of
+// medians with its bootstrap CI, the Mann-Whitney U test, the Hodges-Lehmann
+// shift and a verdict; added, removed and status-changed cases. Pure: works
+// on the result model, prints nothing (commands/compare.cc does).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "results/model.h"
+
+namespace jitbench::compare {
+
+// Samples of one metric from a case's ok runs, one value per process: the
+// cold metrics from each cold process, and the median warm call of each warm
+// process. Warm calls of one process are not independent samples of the
+// code's speed (two runs of the same code gave per-case warm ratios from
+// 0.45 to 1.76 here: memory layout, thread placement, clock), so they are
+// never pooled into the test.
+using Samples = std::map<std::string, std::vector<double>>;
+Samples metric_samples(const CaseResult& c);
+// The warm calls of each ok warm process (pyperf's "runs").
+std::vector<std::vector<double>> warm_processes(const CaseResult& c);
+
+struct MetricRow {
+  std::string case_id, metric, verdict;
+  std::size_t n_base = 0, n_new = 0;
+  double base_median = 0, new_median = 0, ratio = 0, lo = 0, hi = 0, p = 1, hl = 0;
+  bool testable = true;  // enough runs for the test to reach alpha
+};
+
+struct Comparison {
+  std::vector<MetricRow> rows;
+  std::vector<std::string> added, removed, changed;  // changed: "id: ok -> failed (reason)"
+  std::map<std::string, std::vector<double>> log_ratios;  // metric -> log NEW/BASE ratios
+  bool few_runs = false;  // some metric cannot reach alpha with its sample sizes
+  int tested = 0, differ = 0;
+};
+
+Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<CaseResult>& next, double alpha);
+
+// Rows that fail --fail-on-regression PCT (exceeds_regression_limit).
+std::vector<const MetricRow*> regressions(const Comparison& c, double pct, double alpha);
+
+}  // namespace jitbench::compare

@@ -1,0 +1,65 @@
+#pragma once
+// Every name jitbench passes between the command line, the worker and the
+// artifacts, as an enum with its one string form. Parsing and printing live
+// here and nowhere else, so a name cannot drift between the three.
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace jitbench {
+
+enum class Status { Ok, Warn, Failed };
+std::string_view to_string(Status s);
+std::optional<Status> parse_status(std::string_view s);
+// Failed > Warn > Ok.
+int severity(Status s);
+
+// How a compile cache is prepared for the runs of a case (README: Cache modes).
+enum class CachePolicy { ColdCache, WarmCache, WarmProcess };
+std::string_view to_string(CachePolicy p);
+// Accepts the seed harness's "process_cold" for cold_cache.
+std::optional<CachePolicy> parse_cache_policy(std::string_view s);
+
+// The matmul precision asked of every framework (docs/precision.md).
+enum class Precision { Default, Highest };
+std::string_view to_string(Precision p);
+std::optional<Precision> parse_precision(std::string_view s);
+
+// What one worker process is asked to do.
+enum class RunMode { Cold, Warm, Aot };
+std::string_view to_string(RunMode m);
+std::optional<RunMode> parse_run_mode(std::string_view s);
+
+// Why a run or a case is not ok. Some carry an argument, written after a colon:
+// "missing_dependency: jax", "unsupported: numpy has no compile cache to warm".
+enum class ReasonCode {
+  None,
+  MissingDependency,  // warn: the backend's package is not installed (arg: the package)
+  GpuUnavailable,     // warn: a GPU was asked for and not found
+  Unsupported,        // warn: the backend cannot run this workload (arg: why)
+  InterpreterOnly,    // warn: Triton without a GPU, verified but interpreted
+  CacheNotUsed,       // warn: warm_cache, the framework counted no hit
+  CachePartiallyUsed, // warn: warm_cache, hits and misses
+  CacheEvidenceConflict,  // warn: warm_cache, a counted hit the kernel never saw read
+  CacheUnverified,    // warn: warm_cache, the framework reports no cache reads
+  CacheNotCold,       // warn: cold_cache, an entry older than the run was read
+  WorkerFailed,       // failed: crash, signal, non-zero exit, bad or missing messages
+  Timeout,            // failed: killed at its timeout
+  IncorrectResult,    // failed: an output differs from the float64 reference
+  Unsynchronized,     // failed: device work still queued when the clock stopped
+  InconsistentTimings,  // failed: the worker's numbers cannot be true
+  Interrupted,        // failed: jitbench was interrupted during the run
+};
+
+struct Reason {
+  ReasonCode code = ReasonCode::None;
+  std::string arg;  // after the colon; "" for codes without one
+  bool empty() const { return code == ReasonCode::None; }
+  bool is_cache_claim() const;  // one of the cache_* warnings
+  bool operator==(const Reason&) const = default;
+};
+std::string to_string(const Reason& r);  // "" for none
+// nullopt for a name jitbench does not know.
+std::optional<Reason> parse_reason(std::string_view s);
+
+}  // namespace jitbench

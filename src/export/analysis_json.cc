@@ -1,0 +1,150 @@
+#include "export/analysis_json.h"
+
+#include "export/json_util.h"
+
+namespace jitbench {
+using nlohmann::json;
+
+namespace {
+json first_call_json(const FirstCallAnalysis& f) {
+  json phases = json::object(), sources = json::object();
+  for (const auto& [n, v] : f.phase_medians) phases[n] = number_or_null(v);
+  for (const auto& [n, s] : f.phase_sources) sources[n] = s;
+  return {{"median_s", number_or_null(f.median_s)},
+          {"phases_median_s", phases},
+          {"phase_sources", sources},
+          {"unattributed_median_s", number_or_null(f.unattributed_median_s)},
+          {"unattributed_share_median", number_or_null(f.unattributed_share_median)},
+          {"runs_with_phases", f.runs_with_phases}};
+}
+
+json cache_json(const CacheAnalysis& c) {
+  return {{"persistent", c.persistent ? json(*c.persistent) : json(nullptr)},
+          {"reported", c.reported},
+          {"hits", c.hits},
+          {"misses", c.misses},
+          {"files_watched", c.files_watched},
+          {"entries_read", c.entries_read},
+          {"entries_written", c.entries_written}};
+}
+
+json crosscheck_json(const std::optional<Crosscheck>& x) {
+  if (!x) return nullptr;
+  if (x->status != Status::Ok)
+    return {{"status", to_string(x->status)}, {"reason", to_string(x->reason)}, {"agrees", nullptr},
+            {"steps", json::object()}};
+  json steps = json::object();
+  for (const auto& s : x->steps) steps[s.step] = {{"event_median_s", s.event_median_s}, {"aot_s", s.aot_s},
+                                                  {"agrees", s.agrees}};
+  return {{"status", "ok"}, {"reason", nullptr}, {"agrees", x->agrees ? json(*x->agrees) : json(nullptr)},
+          {"steps", steps}};
+}
+
+json case_analysis_json(const CaseAnalysis& a) {
+  const auto& c = *a.c;
+  return {
+      {"case", c.c.id},
+      {"backend", c.c.backend},
+      {"cache_policy", to_string(c.c.cache_policy)},
+      {"precision", to_string(c.c.precision)},
+      {"matmul_precision", a.matmul_precision ? json(*a.matmul_precision) : json(nullptr)},
+      {"status", to_string(c.status)},
+      {"first_call", first_call_json(a.first_call)},
+      {"compiles",
+       {{"first_call_median", number_or_null(a.compiles_first_median)},
+        {"later_calls_max", number_or_null(a.compiles_later_max)},
+        {"first_call_by_function", a.compiled_functions.is_null() ? json(nullptr) : a.compiled_functions}}},
+      {"memory",
+       {{"rss_after_import_kib_median", number_or_null(a.rss_after_import_median)},
+        {"compile_rss_growth_kib_median", number_or_null(a.compile_rss_growth_median)},
+        {"peak_rss_kib_max", number_or_null(a.peak_rss_max)},
+        {"device_peak_bytes", a.device_peak_bytes ? json(*a.device_peak_bytes) : json("not reported")}}},
+      {"cache", cache_json(a.cache)},
+      {"harness_gap_median_s", number_or_null(a.harness_gap_median_s)},
+      {"crosscheck", crosscheck_json(a.crosscheck)},
+      {"variance",
+       {{"between_process_cv_ttfr", number_or_null(a.cv_ttfr)},
+        {"between_process_cv_second_call", number_or_null(a.cv_second_call)},
+        {"between_process_cv_warm", number_or_null(a.cv_warm_between)},
+        {"within_process_cv_warm", number_or_null(a.cv_warm_within)}}},
+  };
+}
+
+json break_even_json(const BreakEvenRow& r) {
+  const auto& be = r.be;
+  return {{"jit_case", r.jit->c.id},
+          {"eager_case", r.baseline.c->c.id},
+          {"baseline", {{"kind", r.baseline.kind}, {"note", text_or_null(r.baseline.note)}}},
+          {"verdict", be.verdict},
+          {"calls", number_or_null(be.calls)},
+          {"calls_ci95", {number_or_null(be.ci_low), number_or_null(be.ci_high)}},
+          {"ttfr_jit_s", be.ttfr_jit},
+          {"ttfr_eager_s", be.ttfr_eager},
+          {"warm_jit_s", be.warm_jit},
+          {"warm_eager_s", be.warm_eager}};
+}
+
+json priming_json(const std::optional<Priming>& p) {
+  if (!p) return nullptr;
+  return {{"status", to_string(p->status)},
+          {"first_call_s", p->first_call_s},
+          {"cache_write_s", number_or_null(p->cache_write_s)},
+          {"entries_written", p->entries_written ? json(*p->entries_written) : json(nullptr)}};
+}
+
+json cache_mode_json(const CacheModeRow& row) {
+  json j = {{"key", row.key}};
+  for (const auto& [policy, e] : row.by_policy)
+    j[std::string(to_string(policy))] = {{"case", e.c->c.id},
+                                         {"status", to_string(e.c->status)},
+                                         {"reason", text_or_null(to_string(e.c->reason))},
+                                         {"ttfr_median_s", number_or_null(e.ttfr_median_s)},
+                                         {"first_call_median_s", number_or_null(e.first_call_median_s)},
+                                         {"priming", priming_json(e.priming)}};
+  return j;
+}
+
+json pair_json(const PairRow& row) {
+  json variants = json::array();
+  for (const auto& v : row.variants)
+    variants.push_back({{"workload", v.c->c.workload},
+                        {"case", v.c->c.id},
+                        {"status", to_string(v.c->status)},
+                        {"first_call_median_s", number_or_null(v.first_call_median_s)},
+                        {"compile_median_s", number_or_null(v.compile_median_s)},
+                        {"warm_median_s", number_or_null(v.warm_median_s)},
+                        {"first_call_rss_growth_kib_median", number_or_null(v.rss_growth_median_kib)},
+                        {"compiled_temp_bytes", v.compiled_temp_bytes}});
+  return {{"pair", row.pair},
+          {"backend", row.backend},
+          {"n", row.n},
+          {"dtype", row.dtype},
+          {"cache_policy", to_string(row.cache_policy)},
+          {"precision", to_string(row.precision)},
+          {"variants", variants}};
+}
+
+json accuracy_json(const AccuracyRow& a) {
+  const auto& c = a.c->c;
+  return {{"case", c.id}, {"backend", c.backend}, {"n", c.n}, {"dtype", c.dtype},
+          {"cache_policy", to_string(c.cache_policy)}, {"abs_error", a.abs_error},
+          {"ttfr_median_s", number_or_null(a.ttfr_median_s)}, {"warm_median_s", number_or_null(a.warm_median_s)}};
+}
+}  // namespace
+
+json analysis_json(const Analysis& a) {
+  json cases = json::array(), be = json::array(), modes = json::array(), pairs = json::array(),
+       accuracy = json::array(), attribution = json::array();
+  for (const auto& c : a.cases) cases.push_back(case_analysis_json(c));
+  for (const auto& r : a.break_even) be.push_back(break_even_json(r));
+  for (const auto& r : a.cache_modes) modes.push_back(cache_mode_json(r));
+  for (const auto& r : a.pairs) pairs.push_back(pair_json(r));
+  for (const auto& r : a.accuracy) accuracy.push_back(accuracy_json(r));
+  for (const auto& r : a.attribution)
+    attribution.push_back({{"backend", r.backend}, {"cases", r.cases}, {"unattributed_share_median", r.share_median},
+                           {"unattributed_share_max", r.share_max}});
+  return {{"schema_version", kAnalysisSchema}, {"attribution", attribution}, {"cases", cases},
+          {"break_even", be}, {"cache_modes", modes}, {"pairs", pairs}, {"accuracy", accuracy}};
+}
+
+}  // namespace jitbench

@@ -1,0 +1,10 @@
+#pragma once
+// Analysis -> analysis.json (schemas/jitbench.analysis.v2.schema.json).
+#include <nlohmann/json.hpp>
+
+#include "analysis/analysis.h"
+
+namespace jitbench {
+inline constexpr const char* kAnalysisSchema = "jitbench.analysis.v2";
+nlohmann::json analysis_json(const Analysis& a);
+}  // namespace jitbench

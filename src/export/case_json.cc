@@ -1,0 +1,115 @@
+#include "export/case_json.h"
+
+#include "config/catalog.h"
+#include "export/json_util.h"
+#include "results/views.h"
+
+namespace jitbench {
+using nlohmann::json;
+
+namespace {
+json breakdown_json(const PhaseBreakdown& b) {
+  json phases = json::object();
+  for (const auto& [n, v] : b.phases) phases[n] = v;
+  return {{"phases", phases},
+          {"sum_phases_s", b.sum_phases},
+          {"unattributed_s", b.unattributed},
+          {"unattributed_share", b.unattributed_share},
+          {"first_call_s", b.whole}};
+}
+
+// A field of the first worker report, as the worker sent it.
+json reported(const WorkerReport* w, const char* key, json absent) {
+  return w && w->raw.contains(key) ? w->raw[key] : absent;
+}
+
+json config_json(const CaseResult& r) {
+  return {{"backend", r.c.backend},
+          {"workload", r.c.workload},
+          {"n", r.c.n},
+          {"dtype", dtype_long(r.c.dtype)},
+          {"cold_runs", r.cold_runs},
+          {"warm_iters", r.warm_iters},
+          {"warm_runs", r.warm_runs},
+          {"cache_policy", to_string(r.c.cache_policy)},
+          {"precision", to_string(r.c.precision)},
+          {"timeout_s", r.timeout_s},
+          {"deterministic", r.deterministic},
+          {"seed", r.seed}};
+}
+
+json warm_json(const CaseResult& r) {
+  const auto calls = warm_values(r);
+  json runs = json::array();
+  for (const auto& run : r.warm) runs.push_back(run_json(run));
+  return {{"run", r.warm.empty() ? json(nullptr) : runs[0]},
+          {"runs", runs},
+          {"calls_s", calls},
+          {"process_medians_s", warm_process_medians(r)},
+          {"summary", summary_json(calls)}};
+}
+}  // namespace
+
+json run_json(const RunRecord& r) {
+  json j = {{"mode", to_string(r.mode)},
+            {"index", r.index},
+            {"status", to_string(r.status)},
+            {"reason", text_or_null(to_string(r.reason))},
+            {"detail", text_or_null(r.detail)},
+            {"process_start_s", number_or_null(r.process_start_s)},
+            {"import_s", number_or_null(r.import_s)},
+            {"setup_s", number_or_null(r.setup_s)},
+            {"first_call_s", number_or_null(r.first_call_s)},
+            {"total_s", number_or_null(r.total_s)},
+            {"ttfr_s", number_or_null(r.ttfr_s())},
+            {"process_ttfr_s", number_or_null(r.process_ttfr_s())},
+            {"wall_s", r.wall_s},
+            {"harness_gap_s", number_or_null(r.harness_gap_s())},
+            {"exit", {{"kind", r.exit_kind}, {"code", r.exit_code}, {"signal", r.signal}}},
+            {"rusage", {{"max_rss_kib", r.max_rss_kib}, {"user_s", r.user_s}, {"sys_s", r.sys_s}}},
+            {"log", r.log}};
+  j["ttfr_includes_import"] = r.ttfr_includes_import;
+  j["cache_dir_files"] = {{"before", r.cache_files_before}, {"after", r.cache_files_after}};
+  j["cache_dir_bytes"] = {{"before", r.cache_bytes_before}, {"after", r.cache_bytes_after}};
+  auto b = phase_breakdown(r);
+  j["first_call_breakdown"] = b ? breakdown_json(*b) : json(nullptr);
+  if (r.mode == RunMode::Cold) j["second_call_s"] = number_or_null(r.second_call_s);
+  if (r.mode == RunMode::Warm) j["calls_s"] = r.calls_s;
+  j["worker"] = r.worker.raw;
+  return j;
+}
+
+json case_json(const CaseResult& r) {
+  json cold_runs = json::array();
+  for (const auto& run : r.cold) cold_runs.push_back(run_json(run));
+  json cold_summary = json::object();
+  for (const auto& m : cold_metrics()) cold_summary[m] = summary_json(cold_values(r, m));
+
+  const WorkerReport* report = r.first_worker_report();
+  json backend = reported(report, "backend", json::object());
+  backend["name"] = r.c.backend;
+  json cache = {{"policy", to_string(r.c.cache_policy)}, {"dir", text_or_null(r.cache_dir)}};
+  if (report && report->raw.contains("cache")) cache["settings"] = report->raw["cache"];
+
+  return {{"schema_version", kCaseSchema},
+          {"case", r.c.id},
+          {"status", to_string(r.status)},
+          {"reason", text_or_null(to_string(r.reason))},
+          {"detail", text_or_null(r.detail)},
+          {"config", config_json(r)},
+          {"backend", backend},
+          {"device", reported(report, "device", nullptr)},
+          {"cache", cache},
+          {"verification", reported(report, "verify", nullptr)},
+          {"precision", reported(report, "precision", nullptr)},
+          {"workload", reported(report, "workload", nullptr)},
+          {"worker_env", r.worker_env},
+          {"started_at", text_or_null(r.started_at)},
+          {"finished_at", text_or_null(r.finished_at)},
+          {"priming", r.priming ? run_json(*r.priming) : json(nullptr)},
+          {"crosscheck", r.crosscheck ? run_json(*r.crosscheck) : json(nullptr)},
+          {"cold", {{"runs", cold_runs}, {"summary", cold_summary}}},
+          {"warm", warm_json(r)}};
+}
+
+}  // namespace jitbench

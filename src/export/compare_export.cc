@@ -1,0 +1,47 @@
+#include "export/compare_export.h"
+
+#include <fmt/format.h>
+
+namespace jitbench {
+using nlohmann::json;
+
+namespace {
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+}  // namespace
+
+std::string compare_csv(const compare::Comparison& c) {
+  std::string csv =
+      "case,metric,n_base,n_new,base_median,new_median,ratio,ratio_ci_low,ratio_ci_high,p_value,hl_shift,verdict\n";
+  for (const auto& r : c.rows)
+    csv += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.9g},{}\n", csv_escape(r.case_id),
+                       r.metric, r.n_base, r.n_new, r.base_median, r.new_median, r.ratio, r.lo, r.hi, r.p, r.hl,
+                       csv_escape(r.verdict));
+  return csv;
+}
+
+json pyperf_suite(const std::vector<CaseResult>& cases, const std::string& description) {
+  json benches = json::array();
+  for (const auto& c : cases) {
+    const auto add = [&](const std::string& name, const std::vector<std::vector<double>>& processes) {
+      json runs = json::array();
+      for (const auto& values : processes) runs.push_back({{"metadata", {{"loops", 1}}}, {"values", values}});
+      if (!runs.empty()) benches.push_back({{"metadata", {{"name", c.c.id + name}, {"unit", "second"}}}, {"runs", runs}});
+    };
+    const auto samples = compare::metric_samples(c);
+    std::vector<std::vector<double>> cold;
+    if (auto it = samples.find("cold_ttfr_s"); it != samples.end())
+      for (double v : it->second) cold.push_back({v});
+    add(":cold_ttfr", cold);
+    add(":warm_call", compare::warm_processes(c));
+  }
+  return {{"version", "1.0"},
+          {"metadata", {{"description", description}, {"jitbench_version", JITBENCH_VERSION}}},
+          {"benchmarks", benches}};
+}
+
+}  // namespace jitbench

@@ -1,0 +1,55 @@
+#include "export/environment_json.h"
+
+#include "export/json_util.h"
+
+namespace jitbench {
+using nlohmann::json;
+
+namespace {
+json gpu_json(const HostFacts& h) {
+  if (!h.nvidia_smi) return {{"available", false}, {"note", "nvidia-smi not found"}, {"devices", json::array()}};
+  json devices = json::array();
+  for (const auto& g : h.gpus)
+    devices.push_back({{"name", g.name}, {"driver", g.driver}, {"memory_total_mib", g.memory_total_mib},
+                       {"clock_sm_mhz", g.clock_sm_mhz}, {"clock_sm_max_mhz", g.clock_sm_max_mhz},
+                       {"persistence_mode", g.persistence_mode}});
+  return {{"available", !devices.empty()}, {"note", devices.empty() ? "nvidia-smi listed no GPU" : ""},
+          {"devices", devices}};
+}
+
+json host_json(const HostFacts& h) {
+  return {
+      {"hostname", h.hostname},
+      {"os", text_or_null(h.os)},
+      {"kernel", h.kernel},
+      {"arch", h.arch},
+      {"cpu",
+       {{"model", text_or_null(h.cpu_model)},
+        {"logical_cores", h.logical_cores},
+        {"governor", text_or_null(h.governor)},
+        {"no_turbo", text_or_null(h.no_turbo)}}},
+      {"memory_total_kib", h.memory_total_kib < 0 ? json(nullptr) : json(h.memory_total_kib)},
+      {"aslr", text_or_null(h.aslr)},
+      {"load_avg", {h.load_avg[0], h.load_avg[1], h.load_avg[2]}},
+      {"gpu", gpu_json(h)},
+  };
+}
+}  // namespace
+
+json environment_json(const HostFacts& host, const json& probe, const std::map<std::string, std::string>& env,
+                      const std::string& captured_at) {
+  return {{"schema_version", kEnvironmentSchema},
+          {"jitbench_version", JITBENCH_VERSION},
+          {"captured_at", text_or_null(captured_at)},
+          {"host", host_json(host)},
+          {"python",
+           {{"executable", probe.value("executable", "")},
+            {"version", probe.value("python", "")},
+            {"implementation", probe.value("implementation", "")},
+            {"platform", probe.value("platform", "")},
+            {"packages", probe.value("packages", json::object())}}},
+          {"backends", probe.value("backends", json::object())},
+          {"env", env}};
+}
+
+}  // namespace jitbench

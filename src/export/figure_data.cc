@@ -1,0 +1,94 @@
+#include "export/figure_data.h"
+
+#include "export/json_util.h"
+#include "stats/stats.h"
+
+namespace jitbench {
+using nlohmann::json;
+
+const std::vector<FigureInfo>& report_figures() {
+  static const std::vector<FigureInfo> kFigures = {
+      {"ttfr", "Time to first result by phase",
+       "One bar per case: import, building the inputs, each compile phase the framework reports, and what no phase "
+       "covers (unattributed, hatched)."},
+      {"warm", "Warm-call distributions", "Every warm call of every ok case, log scale."},
+      {"breakeven", "Break-even: total time against the number of calls",
+       "One panel per workload and size, both axes logarithmic: TTFR + N × warm call for each JIT (solid) and its "
+       "eager baseline (dashed); the dot is N*, where the JIT has paid for itself (also in each legend)."},
+      {"mcpi", "mc_pi: error against time",
+       "|π − estimate| against the warm call, one line per backend over n. Every backend counts the same points, "
+       "so each n has one error for all of them (up to float32 rounding on the circle's edge; n named on the "
+       "right); what differs is the time."},
+      {"rnn", "rnn: compile time against the unrolled length",
+       "lax.scan compiles one step; the unrolled loop compiles every step."},
+      {"remat", "remat: memory and time with and without checkpointing",
+       "XLA's temporary buffers, the first call's peak-RSS growth, and the warm call."},
+  };
+  return kFigures;
+}
+
+std::string work_of(const Case& c) { return c.id.substr(c.backend.size() + 1); }
+
+namespace {
+json ttfr_parts(const std::vector<CaseResult>& cases, const Analysis& analysis) {
+  json out = json::array();
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& c = cases[i];
+    const auto ttfr = cold_values(c, "ttfr_s");
+    if (c.status != Status::Ok || ttfr.empty()) continue;
+    const auto med = [&](const char* m) { return stats::median(cold_values(c, m)).value_or(0.0); };
+    json parts = json::array({json::array({"import", med("import_s")}), json::array({"setup", med("setup_s")})});
+    double sum = 0;
+    for (const auto& [name, v] : analysis.cases[i].first_call.phase_medians) {
+      if (!v) continue;
+      parts.push_back(json::array({name, *v}));
+      sum += *v;
+    }
+    parts.push_back(json::array({"unattributed", std::max(med("first_call_s") - sum, 0.0)}));
+    out.push_back({{"case", c.c.id}, {"parts", parts}});
+  }
+  return out;
+}
+
+json break_even_rows(const Analysis& analysis) {
+  json out = json::array();
+  for (const auto& r : analysis.break_even) {
+    if (r.be.warm_jit <= 0) continue;
+    out.push_back({{"work", work_of(r.jit->c)}, {"jit", r.jit->c.backend}, {"eager", r.baseline.c->c.backend},
+                   {"verdict", r.be.verdict}, {"calls", number_or_null(r.be.calls)}, {"ttfr_jit_s", r.be.ttfr_jit},
+                   {"warm_jit_s", r.be.warm_jit}, {"ttfr_eager_s", r.be.ttfr_eager},
+                   {"warm_eager_s", r.be.warm_eager}});
+  }
+  return out;
+}
+
+json pair_points(const Analysis& analysis) {
+  json rnn = json::array(), remat = json::array();
+  for (const auto& row : analysis.pairs)
+    for (const auto& v : row.variants) {
+      if (row.pair == "rnn")
+        rnn.push_back({{"n", row.n}, {"compile", number_or_null(v.compile_median_s)}, {"variant", v.c->c.workload}});
+      if (row.pair == "remat")
+        remat.push_back({{"label", v.c->c.workload + " n=" + std::to_string(row.n)},
+                         {"temp_bytes", v.compiled_temp_bytes},
+                         {"rss_growth_kib", number_or_null(v.rss_growth_median_kib)},
+                         {"warm_s", number_or_null(v.warm_median_s)}});
+    }
+  return {{"rnn", rnn}, {"remat", remat}};
+}
+}  // namespace
+
+json figure_data(const std::vector<CaseResult>& cases, const Analysis& analysis) {
+  json warm = json::array(), accuracy = json::array();
+  for (const auto& c : cases)
+    if (c.status == Status::Ok)
+      if (const auto calls = warm_values(c); !calls.empty()) warm.push_back({{"case", c.c.id}, {"calls_s", calls}});
+  for (const auto& a : analysis.accuracy)
+    accuracy.push_back({{"backend", a.c->c.backend}, {"n", a.c->c.n}, {"abs_error", a.abs_error},
+                        {"warm_median_s", number_or_null(a.warm_median_s)}});
+  const auto pairs = pair_points(analysis);
+  return {{"ttfr", ttfr_parts(cases, analysis)}, {"warm", warm}, {"break_even", break_even_rows(analysis)},
+          {"accuracy", accuracy}, {"rnn", pairs["rnn"]}, {"remat", pairs["remat"]}};
+}
+
+}  // namespace jitbench

@@ -1,0 +1,231 @@
+#include "export/report_doc.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "export/figure_data.h"
+#include "report/format.h"
+#include "report/table.h"
+#include "stats/stats.h"
+
+namespace jitbench {
+namespace {
+
+constexpr double kCvLimit = 0.10;  // coefficient of variation above which a case is flagged
+constexpr std::size_t kFewRuns = 5;  // fewer cold runs than this: medians and CIs are rough
+
+std::string code(const std::string& s) { return "`" + s + "`"; }
+std::string secs(const std::optional<double>& v) { return v ? format_seconds(*v) : "—"; }
+
+// 12,345 for 12345.4: a count of calls, grouped by thousands.
+std::string grouped(double v) {
+  auto digits = fmt::format("{:.0f}", v);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
+  return digits;
+}
+
+void case_warnings(const CaseResult& c, std::vector<ReportWarning>& out) {
+  const auto ttfr = cold_values(c, "ttfr_s");
+  if (c.status != Status::Ok) {
+    const auto kind = c.reason.code == ReasonCode::InterpreterOnly ? "interpreter-only" : std::string(to_string(c.status));
+    out.push_back({kind, c.c.id, to_string(c.reason) + (c.detail.empty() ? "" : ": " + c.detail)});
+  }
+  if (c.status == Status::Ok && ttfr.size() < kFewRuns)
+    out.push_back({"few runs", c.c.id,
+                   fmt::format("only {} cold runs: medians and intervals are rough (use --cold-runs {} or more)",
+                               ttfr.size(), kFewRuns)});
+  if (auto cv = stats::coefficient_of_variation(ttfr); cv && *cv > kCvLimit)
+    out.push_back({"high variance", c.c.id, fmt::format("cold TTFR varies by {:.0f}% (coefficient of variation)", *cv * 100)});
+  if (auto cv = stats::coefficient_of_variation(warm_values(c)); cv && *cv > kCvLimit)
+    out.push_back({"high variance", c.c.id, fmt::format("warm calls vary by {:.0f}% (coefficient of variation)", *cv * 100)});
+}
+}  // namespace
+
+std::vector<ReportWarning> report_warnings(const std::vector<CaseResult>& cases, const Analysis& analysis) {
+  std::vector<ReportWarning> out;
+  for (const auto& c : cases) case_warnings(c, out);
+  for (const auto& a : analysis.cases) {
+    if (!a.crosscheck || a.crosscheck->agrees != false) continue;
+    std::string steps;
+    for (const auto& s : a.crosscheck->steps)
+      if (!s.agrees)
+        steps += fmt::format("{}{} {} (events) vs {} (ahead of time)", steps.empty() ? "" : ", ", s.step,
+                             format_seconds(s.event_median_s), format_seconds(s.aot_s));
+    out.push_back({"phases disagree", a.c->c.id, "the ahead-of-time cross-check disagrees: " + steps});
+  }
+  const auto few = std::count_if(out.begin(), out.end(), [](const auto& w) { return w.kind == "few runs"; });
+  if (few > 3) {  // one line instead of one per case
+    const auto first = *std::find_if(out.begin(), out.end(), [](const auto& w) { return w.kind == "few runs"; });
+    std::erase_if(out, [](const auto& w) { return w.kind == "few runs"; });
+    out.insert(out.begin(), {"few runs", fmt::format("{} cases", few), first.text});
+  }
+  return out;
+}
+
+namespace {
+// One row per piece of work (workload, size, dtype, cache mode): which backend
+// gave the first result soonest, which is fastest once warm, and after how many
+// calls each JIT pays for itself against its eager baseline.
+Table glance_table(const std::vector<CaseResult>& cases, const Analysis& analysis) {
+  struct Entry { std::string backend; std::optional<double> ttfr, warm; };
+  std::vector<std::pair<std::string, std::vector<Entry>>> groups;
+  for (const auto& c : cases) {
+    if (c.status != Status::Ok) continue;
+    const auto work = work_of(c.c);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == work; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {work, {}});
+    it->second.push_back({c.c.backend, stats::median(cold_values(c, "ttfr_s")), stats::median(warm_values(c))});
+  }
+  Table t{{"Work", "Backends", "First result soonest", "Fastest once warm", "JIT pays for itself after (N*)"}, {}};
+  for (const auto& [work, xs] : groups) {
+    const Entry* first = nullptr;
+    const Entry* fast = nullptr;
+    for (const auto& e : xs) {
+      if (e.ttfr && (!first || *e.ttfr < *first->ttfr)) first = &e;
+      if (e.warm && (!fast || *e.warm < *fast->warm)) fast = &e;
+    }
+    std::string be;
+    for (const auto& r : analysis.break_even) {
+      if (work_of(r.jit->c) != work) continue;
+      const auto& b = r.jit->c.backend;
+      const auto text = r.be.verdict == "calls" && r.be.calls
+                            ? (*r.be.calls >= 10 ? b + " " + grouped(*r.be.calls) : fmt::format("{} {:.1f}", b, *r.be.calls))
+                            : b + (r.be.verdict == "immediately" ? " from the first call" : " never");
+      be += (be.empty() ? "" : ", ") + text;
+    }
+    t.add({code(work), std::to_string(xs.size()),
+           first ? fmt::format("{} ({})", first->backend, format_seconds(*first->ttfr)) : "—",
+           fast ? fmt::format("{} ({})", fast->backend, format_seconds(*fast->warm)) : "—", be.empty() ? "—" : be});
+  }
+  return t;
+}
+
+std::vector<std::pair<std::string, std::string>> environment_rows(const EnvironmentInfo& env,
+                                                                  const std::vector<CaseResult>& cases) {
+  std::string pkgs, policies;
+  for (const auto& [k, v] : env.packages) pkgs += (pkgs.empty() ? "" : ", ") + k + " " + v;
+  std::vector<std::string> seen;
+  for (const auto& c : cases)
+    if (std::string p(to_string(c.c.cache_policy)); std::find(seen.begin(), seen.end(), p) == seen.end()) seen.push_back(p);
+  std::sort(seen.begin(), seen.end());
+  for (const auto& p : seen) policies += (policies.empty() ? "" : ", ") + p;
+  std::string gpus;
+  for (const auto& g : env.gpus) gpus += (gpus.empty() ? "" : ", ") + g;
+  return {{"Machine", fmt::format("{} · {} logical CPUs · {:.1f} GiB · governor {}", env.cpu_model, env.logical_cores,
+                                  env.memory_total_gib, env.governor.empty() ? "n/a" : env.governor)},
+          {"OS", fmt::format("{} · kernel {} · load {}", env.os, env.kernel, env.load_avg)},
+          {"Python", fmt::format("{} ({})", env.python_version, env.python_executable)},
+          {"Packages", pkgs},
+          {"GPU", gpus.empty() ? "none (" + env.gpu_note + ")" : gpus},
+          {"Cache modes", policies + " — every compile cache lives in the run's own cache/ dir"},
+          {"Captured", env.captured_at.empty() ? "—" : env.captured_at}};
+}
+
+Table cases_table(const std::vector<CaseResult>& cases) {
+  Table t{{"Case", "Status", "Matmul precision", "Cold TTFR", "95% CI", "Import", "First call", "Warm call", "Warm p95",
+           "Cold runs"},
+          {}};
+  for (const auto& c : cases) {
+    const auto ttfr = stats::summarize(cold_values(c, "ttfr_s"));
+    const auto warm = warm_values(c);
+    const auto* w = c.first_worker_report();
+    const auto status = std::string(to_string(c.status)) + (c.reason.empty() ? "" : ": " + to_string(c.reason));
+    t.rows.push_back({{code(c.c.id), status, w && w->matmul_precision ? *w->matmul_precision : "—",
+                       ttfr ? format_seconds(ttfr->median) : "—",
+                       ttfr ? format_seconds(ttfr->median_ci95.low) + " – " + format_seconds(ttfr->median_ci95.high) : "—",
+                       secs(stats::median(cold_values(c, "import_s"))), secs(stats::median(cold_values(c, "first_call_s"))),
+                       secs(stats::median(warm)), secs(stats::percentile(warm, 95)),
+                       std::to_string(ttfr ? ttfr->n : 0)},
+                      std::string(to_string(c.status)), c.c.id});
+  }
+  return t;
+}
+
+constexpr const char* kIntro =
+    "**Cold TTFR** (time to first result) = importing the framework and initialising its device + building the "
+    "inputs + the first synchronized call, in a fresh process. **Warm call** = one synchronized call once "
+    "everything is compiled. **N*** = the number of further calls after which a JIT's compile time has paid for "
+    "itself against the eager baseline (the same framework without its JIT on the same device when the run has "
+    "it, else NumPy). Medians with bootstrap 95% intervals over the cold runs; every result was checked against a "
+    "float64 reference.";
+
+constexpr const char* kCss =
+    "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\n"
+    "table{border-collapse:collapse;font-size:13px;margin:.5em 0}td,th{border:1px solid #ddd;padding:3px "
+    "7px;text-align:left}#cases td{white-space:nowrap}\nth{background:#f4f4f4}tr.warn td{background:#fff8e1}"
+    "tr.failed td{background:#fdecea}code{font-size:12px}\n.fig{margin:1em 0 2em}.fig "
+    "svg{max-width:100%;height:auto}.note{color:#555;font-size:13px}\ndetails{margin:.4em 0;font-size:13px}"
+    "summary{cursor:pointer}";
+
+std::string group_note(const std::string& kind) {
+  if (kind == "high variance")
+    return fmt::format("coefficient of variation above {:.0f}%: read these medians with their intervals", kCvLimit * 100);
+  return fmt::format("fewer than {} cold runs: medians and intervals are rough", kFewRuns);
+}
+
+std::string warnings_html(const std::vector<ReportWarning>& warns) {
+  Table single{{"Kind", "Case", "What"}, {}};
+  std::vector<std::pair<std::string, Table>> grouped_tables;
+  for (const auto& w : warns) {
+    if (w.kind != "high variance" && w.kind != "few runs") {
+      single.add({w.kind, code(w.case_id), w.text});
+      continue;
+    }
+    auto it = std::find_if(grouped_tables.begin(), grouped_tables.end(), [&](const auto& g) { return g.first == w.kind; });
+    if (it == grouped_tables.end()) it = grouped_tables.insert(grouped_tables.end(), {w.kind, Table{{"Case", "What"}, {}}});
+    it->second.add({code(w.case_id), w.text});
+  }
+  std::string out = fmt::format("<section id='warnings'><h2>Warnings ({})</h2>", warns.size());
+  if (!single.empty()) out += to_html(single);
+  for (const auto& [kind, t] : grouped_tables)
+    out += fmt::format("<details><summary><b>{}</b>: {} {} — {}</summary>{}</details>", html_escape(kind),
+                       t.rows.size(), t.rows.size() == 1 ? "entry" : "entries", html_escape(group_note(kind)), to_html(t));
+  if (warns.empty()) out += "<p>None: every case ran cleanly, with enough runs and low variance.</p>";
+  return out + "</section>";
+}
+}  // namespace
+
+std::string report_html(const LoadedRun& run, const Analysis& analysis, const std::map<std::string, std::string>& svgs) {
+  std::string page = fmt::format("<!doctype html><html lang='en'><head><meta charset='utf-8'><title>jitbench "
+                                 "report</title><style>{}</style></head><body>\n<h1>jitbench report</h1>\n"
+                                 "<p class='note'>{}</p>\n",
+                                 kCss, inline_html(kIntro));
+  std::string command;
+  for (const auto& a : run.index.command) command += (command.empty() ? "" : " ") + a;
+  if (!command.empty()) page += "<p class='note'>Command: <code>" + html_escape(command) + "</code></p>\n";
+  if (const auto glance = glance_table(run.cases, analysis); !glance.empty())
+    page += "<section id='glance'><h2>At a glance</h2>" + to_html(glance) +
+            "<p class='note'>Only ok cases; the figures and the full table follow.</p></section>\n";
+  Table env{{"", ""}, {}};
+  for (const auto& [k, v] : environment_rows(run.environment, run.cases)) env.add({"**" + k + "**", v});
+  page += "<section id='environment'><h2>Environment</h2>" + to_html(env) + "</section>\n";
+  page += warnings_html(report_warnings(run.cases, analysis)) + "\n";
+  for (const auto& f : report_figures())
+    if (auto it = svgs.find(f.key); it != svgs.end())
+      page += fmt::format("<section class='fig' id='fig-{}'><h2>{}</h2><p class='note'>{}</p>{}</section>\n", f.key,
+                          html_escape(f.title), html_escape(f.note), it->second);
+  page += fmt::format("<section id='cases'><h2>Cases ({})</h2>{}<p class='note'>A warn case's timings "
+                      "(interpreter_only) are shown for what they are and left out of every figure and comparison."
+                      "</p></section>\n</body></html>\n",
+                      run.cases.size(), to_html(cases_table(run.cases)));
+  return page;
+}
+
+std::string report_md(const LoadedRun& run, const Analysis& analysis, const std::map<std::string, std::string>& svgs) {
+  std::string md = "# jitbench report\n\n";
+  if (const auto glance = glance_table(run.cases, analysis); !glance.empty()) md += "## At a glance\n\n" + to_markdown(glance) + "\n";
+  md += "## Environment\n\n";
+  for (const auto& [k, v] : environment_rows(run.environment, run.cases)) md += fmt::format("- **{}**: {}\n", k, v);
+  const auto warns = report_warnings(run.cases, analysis);
+  md += fmt::format("\n## Warnings ({})\n\n", warns.size());
+  for (const auto& w : warns) md += fmt::format("- {} — `{}`: {}\n", w.kind, w.case_id, md_cell(w.text));
+  if (warns.empty()) md += "None.\n";
+  md += fmt::format("\n## Cases ({})\n\n", run.cases.size()) + to_markdown(cases_table(run.cases));
+  std::string titles;
+  for (const auto& f : report_figures())
+    if (svgs.count(f.key)) titles += (titles.empty() ? "" : ", ") + f.title;
+  return md + "\nFigures (in report.html): " + titles + "\n";
+}
+
+}  // namespace jitbench

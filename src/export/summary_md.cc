@@ -1,0 +1,286 @@
+#include "export/summary_md.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "report/format.h"
+#include "report/table.h"
+#include "stats/stats.h"
+
+namespace jitbench {
+namespace {
+
+std::string median_with_ci(const std::vector<double>& xs) {
+  auto s = stats::summarize(xs);
+  if (!s) return "—";
+  if (s->n < 2) return format_seconds(s->median);
+  return fmt::format("{} [{} – {}]", format_seconds(s->median), format_seconds(s->median_ci95.low),
+                     format_seconds(s->median_ci95.high));
+}
+
+std::string median_of(const std::vector<double>& xs) { return format_seconds(stats::median(xs)); }
+std::string secs(const std::optional<double>& v) { return v ? format_seconds(*v) : "—"; }
+std::string kib(const std::optional<double>& v) { return v ? fmt::format("{:.1f} MiB", *v / 1024.0) : "—"; }
+std::string pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v * 100) : "—"; }
+std::string code(const std::string& s) { return "`" + s + "`"; }
+
+// A section: heading and intro, then its table, or nothing when it has no rows.
+std::string section(const std::string& heading_and_intro, const Table& t) {
+  return t.empty() ? "" : heading_and_intro + to_markdown(t);
+}
+
+std::string cases_table(const std::vector<CaseResult>& cases) {
+  Table t{{"Case", "Status", "Matmul precision", "Cold TTFR (median, 95% CI)", "Process TTFR", "Import", "First call",
+           "Second call", "Warm call (median)", "Warm p95", "Cold runs"},
+          {}};
+  for (const auto& c : cases) {
+    const auto warm = warm_values(c);
+    const auto* w = c.first_worker_report();
+    t.add({code(c.c.id), std::string(to_string(c.status)), w && w->matmul_precision ? *w->matmul_precision : "—",
+           median_with_ci(cold_values(c, "ttfr_s")), median_of(cold_values(c, "process_ttfr_s")),
+           median_of(cold_values(c, "import_s")), median_of(cold_values(c, "first_call_s")),
+           median_of(cold_values(c, "second_call_s")), median_of(warm), format_seconds(stats::percentile(warm, 95)),
+           std::to_string(cold_values(c, "ttfr_s").size())});
+  }
+  return to_markdown(t);
+}
+
+std::string notes(const std::vector<CaseResult>& cases) {
+  std::string not_clean, noisy;
+  for (const auto& c : cases) {
+    if (c.status == Status::Ok) continue;
+    not_clean += fmt::format("- `{}` — **{}**: {}{}\n", c.c.id, to_string(c.status), md_cell(to_string(c.reason)),
+                             c.detail.empty() ? "" : " — " + md_cell(c.detail));
+  }
+  for (const auto& c : cases) {
+    auto cv = stats::coefficient_of_variation(cold_values(c, "ttfr_s"));
+    if (cv && *cv > 0.10)
+      noisy += fmt::format("- `{}`: cold TTFR varies by {:.0f}% (coefficient of variation)\n", c.c.id, *cv * 100);
+  }
+  std::string md;
+  if (!not_clean.empty())
+    md += "\n## Cases that did not run cleanly\n\nA warn case's timings, where it has any (interpreter_only), are "
+          "shown above for what they are and left out of every comparison below.\n\n" + not_clean;
+  if (!noisy.empty()) md += "\n## High variance\n\n" + noisy;
+  return md;
+}
+
+// Why a first call has no compile phases: the framework reported none, or it
+// counted zero compiles -- nothing to compile (ahead of time, e.g. native),
+// a program loaded from the persistent cache, or one compiled earlier in the
+// same process.
+std::string no_phases_label(const CaseAnalysis& a) {
+  if (!a.compiles_first_median) return "(no compile reported)";
+  if (a.c->c.cache_policy == CachePolicy::WarmCache) return "(no compile: loaded from the cache)";
+  if (a.c->c.cache_policy == CachePolicy::WarmProcess) return "(no compile: compiled earlier in this process)";
+  return "(nothing compiled at run time)";
+}
+
+std::string crosscheck_cell(const CaseAnalysis& a) {
+  if (!a.crosscheck) return "—";
+  if (!a.crosscheck->agrees) {
+    const auto r = to_string(a.crosscheck->reason);
+    return a.crosscheck->status != Status::Ok ? md_cell(r) : "—";
+  }
+  return *a.crosscheck->agrees ? "agrees" : "**disagrees**";
+}
+
+// "4: jit(fit), jit(stack) ×2, ..." -- which functions the first call compiled.
+std::string compiles_cell(const CaseAnalysis& a) {
+  if (!a.compiles_first_median) return "—";
+  std::string out = fmt::format("{:g}", *a.compiles_first_median);
+  const auto& by = a.compiled_functions;
+  if (!by.is_object() || by.empty()) return out;
+  if (by.size() > 4) return out + fmt::format(" ({} functions)", by.size());
+  std::string names;
+  for (const auto& [name, k] : by.items())
+    names += fmt::format("{}{}{}", names.empty() ? "" : ", ", md_cell(name),
+                         k.is_number() && k.get<double>() > 1 ? fmt::format(" ×{:g}", k.get<double>()) : "");
+  return out + ": " + names;
+}
+
+std::string phases_cell(const CaseAnalysis& a) {
+  // By name, as the summary always listed them.
+  auto phases = a.first_call.phase_medians;
+  std::sort(phases.begin(), phases.end());
+  std::string parts;
+  for (const auto& [name, v] : phases)
+    if (v && *v > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : " + ", name, format_seconds(*v));
+  return parts.empty() ? no_phases_label(a) : parts;
+}
+
+std::string attribution_section(const Analysis& analysis) {
+  Table t{{"Backend", "Cases", "Unattributed share (median)", "(max)"}, {}};
+  for (const auto& a : analysis.attribution)
+    t.add({code(a.backend), std::to_string(a.cases), fmt::format("{:.0f}%", a.share_median * 100),
+           fmt::format("{:.0f}%", a.share_max * 100)});
+  return section("\n### How much of the first call the phases explain, per backend\n\n", t);
+}
+
+std::string phase_sources(const Analysis& analysis) {
+  std::string out;
+  std::set<std::string> seen;
+  for (const auto& a : analysis.cases)
+    for (const auto& [name, src] : a.first_call.phase_sources)
+      if (!src.empty() && seen.insert(a.c->c.backend + "/" + name).second)
+        out += fmt::format("- `{}` {}: {}\n", a.c->c.backend, name, md_cell(src));
+  return out;
+}
+
+std::string phases_section(const Analysis& analysis) {
+  Table t{{"Case", "First call", "Phases", "Unattributed (share)", "Compiles", "Cross-check"}, {}};
+  for (const auto& a : analysis.cases) {
+    const auto& fc = a.first_call;
+    if (fc.runs_with_phases == 0) continue;
+    const auto& share = fc.unattributed_share_median;
+    t.add({code(a.c->c.id), secs(fc.median_s), phases_cell(a),
+           fmt::format("{} ({})", secs(fc.unattributed_median_s), share ? fmt::format("{:.0f}%", *share * 100) : "—"),
+           compiles_cell(a), crosscheck_cell(a)});
+  }
+  return section("\n## Phases of the first call (medians)\n\nEach phase is measured by the source listed below; "
+                 "**unattributed** is the part of the first call no phase covers (executing the call, dispatch, and "
+                 "whatever the framework does not report), never folded into a phase. A run whose phases add up to "
+                 "more than its first call is failed (`inconsistent_timings`). Cross-check: a separate process "
+                 "compiled the same function ahead of time (JAX `jit(f).trace().lower().compile()`), timed by "
+                 "jitbench; it agrees when each of its steps is within a factor of 2 (or 5 ms) of the event-based "
+                 "phase.\n\n",
+                 t) +
+         (t.empty() ? "" : "\nPhase sources:\n\n" + phase_sources(analysis)) + attribution_section(analysis);
+}
+
+std::string priming_cell(const CacheModeRow& row) {
+  const auto it = row.by_policy.find(CachePolicy::WarmCache);
+  if (it == row.by_policy.end() || !it->second.priming) return "—";
+  const auto& p = *it->second.priming;
+  return fmt::format("first call {}, of which writing {}", format_seconds(p.first_call_s),
+                     p.cache_write_s ? format_seconds(*p.cache_write_s) : "not reported");
+}
+
+std::string cache_mode_cell(const CacheModeRow& row, CachePolicy policy) {
+  const auto it = row.by_policy.find(policy);
+  if (it == row.by_policy.end()) return "—";
+  const auto& e = it->second;
+  if (e.c->status == Status::Ok)
+    return fmt::format("{} (first call {})", secs(e.ttfr_median_s), secs(e.first_call_median_s));
+  return fmt::format("{}: {}", to_string(e.c->status), to_string(e.c->reason));
+}
+
+std::string cache_modes_section(const Analysis& analysis) {
+  constexpr CachePolicy kModes[] = {CachePolicy::ColdCache, CachePolicy::WarmCache, CachePolicy::WarmProcess};
+  Table t{{"Case", "cold_cache", "warm_cache", "warm_process", "Filling the cache (priming run)"}, {}};
+  for (const auto& row : analysis.cache_modes) {
+    if (row.by_policy.size() < 2) continue;
+    std::vector<std::string> cells{code(row.key)};
+    for (auto m : kModes) cells.push_back(cache_mode_cell(row, m));
+    cells.push_back(priming_cell(row));
+    t.add(std::move(cells));
+  }
+  return section(
+      "\n## Cache modes: time to first result (median)\n\n`cold_cache`: fresh process, each framework's "
+      "default cache settings, any cache it writes by default starting empty (no run may read an entry that "
+      "existed before it: `cache_not_cold`). `warm_cache`: fresh process, persistent cache on and primed by an "
+      "unmeasured run; a run is ok only when the framework's own counters show a hit and no miss for the first "
+      "call, in every cold run and the warm process, and the kernel saw a cache entry read (inotify) — else "
+      "`cache_not_used`, `cache_partially_used`, `cache_evidence_conflict` or `cache_unverified`. "
+      "`warm_process`: framework already imported with another function compiled; TTFR = setup + first call of a "
+      "new function. Writing the cache is measured in the priming run.\n\n",
+      t);
+}
+
+std::string calls_cell(const BreakEven& be) {
+  if (be.verdict == "never") return "never (not faster warm)";
+  if (be.verdict == "immediately") return "immediately";
+  return fmt::format("{:.1f} [{} – {}]", *be.calls, be.ci_low ? fmt::format("{:.1f}", *be.ci_low) : "—",
+                     be.ci_high ? fmt::format("{:.1f}", *be.ci_high) : "never");
+}
+
+std::string break_even_section(const Analysis& analysis) {
+  Table t{{"JIT case", "Eager case", "Baseline", "TTFR JIT", "TTFR eager", "Warm JIT", "Warm eager", "N* [95% CI]"},
+          {}};
+  for (const auto& r : analysis.break_even) {
+    const std::string kind = r.baseline.kind == "same_framework"
+                                 ? "same framework, same device"
+                                 : "NumPy" + (r.baseline.note.empty() ? std::string() : " (" + md_cell(r.baseline.note) + ")");
+    t.add({code(r.jit->c.id), code(r.baseline.c->c.id), kind, format_seconds(r.be.ttfr_jit),
+           format_seconds(r.be.ttfr_eager), format_seconds(r.be.warm_jit), format_seconds(r.be.warm_eager),
+           calls_cell(r.be)});
+  }
+  return section("\n## Break-even against the eager baseline\n\nN* = (TTFR_jit − TTFR_eager) / (warm_eager − warm_jit): "
+                 "the number of further calls after which the JIT has paid for itself (bootstrap 95% CI). The baseline "
+                 "is the same framework without its JIT on the same device when the run has it (jax_eager_*, "
+                 "torch_eager*), else NumPy, and the table says which.\n\n",
+                 t);
+}
+
+std::string bytes(const nlohmann::json& v) {
+  return v.is_number() ? fmt::format("{:.2f} MiB", v.get<double>() / 1048576.0) : "—";
+}
+
+std::string pairs_section(const Analysis& analysis) {
+  Table t{{"Pair", "Backend", "n", "dtype", "Variant", "First call", "Compile", "Warm call", "XLA temp", "RSS growth"}, {}};
+  for (const auto& row : analysis.pairs)
+    for (const auto& v : row.variants)
+      t.add({row.pair, row.backend, std::to_string(row.n), row.dtype, code(v.c->c.workload),
+             secs(v.first_call_median_s), secs(v.compile_median_s), secs(v.warm_median_s),
+             bytes(v.compiled_temp_bytes), kib(v.rss_growth_median_kib)});
+  return section("\n## Transform pairs\n\nEach pair runs the same computation two ways (medians). Compile = the "
+                 "framework's own trace + lower + compile events over the first call; XLA temp = the compiled "
+                 "program's temporary buffers as XLA accounts them (what remat trades against time); RSS growth = "
+                 "peak host RSS over the first call.\n\n",
+                 t);
+}
+
+std::string accuracy_section(const Analysis& analysis) {
+  Table t{{"Case", "Backend", "n", "Abs. error", "Cold TTFR", "Warm call"}, {}};
+  for (const auto& a : analysis.accuracy)
+    t.add({code(a.c->c.id), a.c->c.backend, std::to_string(a.c->c.n),
+           a.abs_error.is_number() ? fmt::format("{:.2e}", a.abs_error.get<double>()) : "—", secs(a.ttfr_median_s),
+           secs(a.warm_median_s)});
+  return section("\n## mc_pi: error against time\n\n|π − estimate| for n samples (the same points in every "
+                 "backend) against the cold time to first result and the warm call.\n\n",
+                 t);
+}
+
+std::string memory_variance_section(const Analysis& analysis) {
+  Table t{{"Case", "RSS after import", "First-call RSS growth", "Peak RSS", "Device peak", "Between-process CV",
+           "Within-process CV"},
+          {}};
+  for (const auto& a : analysis.cases) {
+    if (a.c->status == Status::Warn && !a.peak_rss_max) continue;
+    t.add({code(a.c->c.id), kib(a.rss_after_import_median), kib(a.compile_rss_growth_median), kib(a.peak_rss_max),
+           a.device_peak_bytes ? fmt::format("{:.1f} MiB", *a.device_peak_bytes / 1048576.0) : "not reported",
+           pct(a.cv_ttfr), pct(a.cv_warm_within)});
+  }
+  return section("\n## Memory and variance\n\nHost RSS after import; growth of the peak RSS over the first two calls "
+                 "(the first call's compile is the peak; the peak is read after the second call so that nothing runs "
+                 "between the two); the worker's peak RSS (wait4); device peak where the framework reports it. "
+                 "Variance: CV of cold TTFR across processes vs CV of warm calls within one process.\n\n",
+                 t);
+}
+}  // namespace
+
+std::string environment_line(const EnvironmentInfo& env) {
+  std::string pkgs;
+  for (const auto& [k, v] : env.packages) pkgs += fmt::format("{}{} {}", pkgs.empty() ? "" : ", ", k, v);
+  return fmt::format("{} · {} logical cores · {} · Python {} · {}", env.cpu_model, env.logical_cores, env.os,
+                     env.python_version, pkgs);
+}
+
+std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases, const Analysis& analysis) {
+  std::string md = fmt::format("# jitbench: suite `{}`\n\n", info.suite_name);
+  md += fmt::format("Command: `{}`  \nSuite: `{}` · {} of {} cases measured  \nMachine: {}\n\n", info.command,
+                    info.suite_source, cases.size(), info.n_planned, environment_line(info.environment));
+  md += "**Cold TTFR** (time to first result) = import and device initialisation + building the inputs + the "
+        "first synchronized call, in a fresh process with an empty compile cache; **process TTFR** adds the "
+        "interpreter's own start-up. **Warm call** = one synchronized call once the function is compiled. "
+        "Medians with bootstrap 95% confidence intervals over the cold runs.\n\n";
+  md += cases_table(cases) + notes(cases);
+  md += phases_section(analysis) + cache_modes_section(analysis) + break_even_section(analysis) +
+        pairs_section(analysis) + accuracy_section(analysis) + memory_variance_section(analysis);
+  return md;
+}
+
+}  // namespace jitbench

@@ -1,0 +1,186 @@
+#include "results/read.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "util/fs.h"
+
+namespace jitbench {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+// A field that breaks the format: caught once per file and reported with its name.
+struct BadField : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+json load(const fs::path& file) {
+  json j = json::parse(read_file(file), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw BadField("not a JSON object");
+  return j;
+}
+
+std::optional<double> opt_num(const json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+  return j.at(key).get<double>();
+}
+std::optional<double> number(const json& j, const char* key) {
+  if (j.contains(key) && j[key].is_number()) return j[key].get<double>();
+  return std::nullopt;
+}
+std::string opt_str(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+template <typename T>
+T parsed(std::optional<T> v, const std::string& what, const std::string& text) {
+  if (!v) throw BadField(fmt::format("unknown {} '{}'", what, text));
+  return *v;
+}
+Status status_of(const json& j) { return parsed(parse_status(j.at("status").get<std::string>()), "status", j.at("status").get<std::string>()); }
+Reason reason_of(const json& j) {
+  const auto text = opt_str(j, "reason");
+  return parsed(parse_reason(text), "reason", text);
+}
+
+RunRecord read_run_record(const json& j) {
+  RunRecord r;
+  const auto mode = j.at("mode").get<std::string>();
+  r.mode = parsed(parse_run_mode(mode), "mode", mode);
+  r.index = j.at("index").get<int>();
+  r.status = status_of(j);
+  r.reason = reason_of(j);
+  r.detail = opt_str(j, "detail");
+  r.process_start_s = opt_num(j, "process_start_s");
+  read_measured_times(j, r);
+  r.cache_files_before = j.at("cache_dir_files").at("before").get<std::uint64_t>();
+  r.cache_files_after = j.at("cache_dir_files").at("after").get<std::uint64_t>();
+  r.cache_bytes_before = j.at("cache_dir_bytes").at("before").get<std::uint64_t>();
+  r.cache_bytes_after = j.at("cache_dir_bytes").at("after").get<std::uint64_t>();
+  r.wall_s = j.at("wall_s").get<double>();
+  r.exit_kind = j.at("exit").at("kind").get<std::string>();
+  r.exit_code = j.at("exit").at("code").get<int>();
+  r.signal = j.at("exit").at("signal").get<int>();
+  r.max_rss_kib = j.at("rusage").at("max_rss_kib").get<long>();
+  r.user_s = j.at("rusage").at("user_s").get<double>();
+  r.sys_s = j.at("rusage").at("sys_s").get<double>();
+  r.log = opt_str(j, "log");
+  r.worker = parse_worker_report(j.value("worker", json::object()));
+  return r;
+}
+
+std::optional<RunRecord> optional_run(const json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+  return read_run_record(j[key]);
+}
+
+CaseResult read_case_document(const json& j) {
+  const auto& cfg = j.at("config");
+  const auto dtype = cfg.at("dtype").get<std::string>() == "float32" ? "f32" : "f64";
+  const auto policy_text = cfg.at("cache_policy").get<std::string>();
+  const auto precision_text = cfg.value("precision", "default");
+  CaseResult r;
+  r.c = make_case(cfg.at("backend").get<std::string>(), cfg.at("workload").get<std::string>(),
+                  cfg.at("n").get<long>(), dtype, parsed(parse_cache_policy(policy_text), "cache policy", policy_text),
+                  parsed(parse_precision(precision_text), "precision", precision_text));
+  r.c.id = j.at("case").get<std::string>();  // as the run named it
+  r.cold_runs = cfg.at("cold_runs").get<int>();
+  r.warm_iters = cfg.at("warm_iters").get<int>();
+  r.warm_runs = cfg.value("warm_runs", r.warm_iters > 0 ? 1 : 0);
+  r.timeout_s = cfg.at("timeout_s").get<double>();
+  r.deterministic = cfg.at("deterministic").get<bool>();
+  r.seed = cfg.at("seed").get<std::uint64_t>();
+  r.status = status_of(j);
+  r.reason = reason_of(j);
+  r.detail = opt_str(j, "detail");
+  for (const auto& run : j.at("cold").at("runs")) r.cold.push_back(read_run_record(run));
+  const auto& warm = j.at("warm");
+  if (warm.contains("runs")) {
+    for (const auto& run : warm["runs"]) r.warm.push_back(read_run_record(run));
+  } else if (warm.contains("run") && !warm["run"].is_null()) {
+    r.warm.push_back(read_run_record(warm["run"]));  // v1 before --warm-runs
+  }
+  r.priming = optional_run(j, "priming");
+  r.crosscheck = optional_run(j, "crosscheck");
+  r.cache_dir = opt_str(j.at("cache"), "dir");
+  r.worker_env = j.value("worker_env", std::map<std::string, std::string>{});
+  r.started_at = opt_str(j, "started_at");
+  r.finished_at = opt_str(j, "finished_at");
+  return r;
+}
+
+template <typename T, typename F>
+std::variant<T, std::string> guarded(const fs::path& file, F f) {
+  try {
+    return f(load(file));
+  } catch (const std::exception& e) {
+    return fmt::format("{}: {}", file.string(), e.what());
+  }
+}
+}  // namespace
+
+void read_measured_times(const json& j, RunRecord& r) {
+  r.import_s = number(j, "import_s");
+  r.setup_s = number(j, "setup_s");
+  r.first_call_s = number(j, "first_call_s");
+  r.second_call_s = number(j, "second_call_s");
+  r.total_s = number(j, "total_s");
+  if (j.contains("calls_s")) r.calls_s = j["calls_s"].get<std::vector<double>>();
+  if (j.contains("ttfr_includes_import") && j["ttfr_includes_import"].is_boolean())
+    r.ttfr_includes_import = j["ttfr_includes_import"].get<bool>();
+}
+
+std::variant<CaseResult, std::string> read_case(const fs::path& file) {
+  return guarded<CaseResult>(file, read_case_document);
+}
+
+std::variant<EnvironmentInfo, std::string> read_environment(const fs::path& file) {
+  return guarded<EnvironmentInfo>(file, [](const json& j) { return parse_environment(j); });
+}
+
+std::variant<RunIndex, std::string> read_index(const fs::path& file) {
+  return guarded<RunIndex>(file, [](const json& j) {
+    RunIndex x;
+    x.jitbench_version = opt_str(j, "jitbench_version");
+    x.suite_name = j.at("suite").value("name", "");
+    x.suite_source = j.at("suite").value("source", "");
+    x.command = j.value("command", std::vector<std::string>{});
+    x.complete = j.value("complete", false);
+    x.started_at = opt_str(j, "started_at");
+    x.finished_at = opt_str(j, "finished_at");
+    for (const auto& c : j.at("cases"))
+      x.cases.push_back({c.at("case").get<std::string>(), c.at("path").get<std::string>(), status_of(c)});
+    for (const auto& f : j.at("files"))
+      x.files.push_back({f.at("path").get<std::string>(), f.at("sha256").get<std::string>(),
+                         f.at("bytes").get<std::uintmax_t>()});
+    return x;
+  });
+}
+
+std::variant<std::vector<MlIndexEntry>, std::string> read_ml_index(const fs::path& file) {
+  return guarded<std::vector<MlIndexEntry>>(file, [](const json& j) {
+    std::vector<MlIndexEntry> out;
+    for (const auto& c : j.at("cases")) out.push_back({c.value("path", ""), c.value("sha256", "")});
+    return out;
+  });
+}
+
+std::variant<LoadedRun, std::string> read_run(const fs::path& dir) {
+  LoadedRun run;
+  run.dir = dir;
+  auto index = read_index(dir / "index.json");
+  if (auto* e = std::get_if<std::string>(&index)) return *e;
+  run.index = std::get<RunIndex>(std::move(index));
+  auto env = read_environment(dir / "environment.json");
+  if (auto* e = std::get_if<std::string>(&env)) return *e;
+  run.environment = std::get<EnvironmentInfo>(std::move(env));
+  for (const auto& c : run.index.cases) {
+    auto r = read_case(dir / c.path);
+    if (auto* e = std::get_if<std::string>(&r)) return *e;
+    run.cases.push_back(std::get<CaseResult>(std::move(r)));
+  }
+  return run;
+}
+
+}  // namespace jitbench

@@ -1,0 +1,53 @@
+#pragma once
+// Reading an out dir back into the result model: the one place that reads an
+// artifact by its keys. compare, report and validate work on what this
+// returns. Reads jitbench.case.v1 and v2 (v1's missing fields take the
+// meaning they had: precision default, one warm process).
+#include <filesystem>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "results/model.h"
+#include "results/run_info.h"
+
+namespace jitbench {
+
+struct IndexedCase {
+  std::string id, path;
+  Status status = Status::Ok;
+};
+
+struct RunIndex {
+  std::string jitbench_version, suite_name, suite_source, started_at, finished_at;
+  std::vector<std::string> command;
+  bool complete = false;
+  std::vector<IndexedCase> cases;
+  std::vector<FileEntry> files;
+};
+
+struct MlIndexEntry {
+  std::string path, sha256;
+};
+
+struct LoadedRun {
+  std::filesystem::path dir;
+  RunIndex index;
+  EnvironmentInfo environment;
+  std::vector<CaseResult> cases;  // in index order
+};
+
+// The measured times a record shares with the worker's result message (same
+// keys in both): import/setup/first/second/total, calls_s, ttfr_includes_import.
+// A key that is absent or not a number stays unset.
+void read_measured_times(const nlohmann::json& j, RunRecord& r);
+
+// Each returns the value, or a one-line error naming the file and the problem.
+std::variant<RunIndex, std::string> read_index(const std::filesystem::path& file);
+std::variant<CaseResult, std::string> read_case(const std::filesystem::path& file);
+std::variant<EnvironmentInfo, std::string> read_environment(const std::filesystem::path& file);
+std::variant<std::vector<MlIndexEntry>, std::string> read_ml_index(const std::filesystem::path& file);
+// index.json, environment.json and every case file of an out dir.
+std::variant<LoadedRun, std::string> read_run(const std::filesystem::path& dir);
+
+}  // namespace jitbench

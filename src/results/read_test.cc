@@ -1,0 +1,51 @@
+// Reading an artifact back into the model loses nothing: every case file of the
+// golden run reads back and is written again byte for byte.
+#include "results/read.h"
+
+#include <gtest/gtest.h>
+
+#include "export/case_json.h"
+#include "export/json_util.h"
+#include "util/fs.h"
+
+namespace jitbench {
+namespace {
+namespace fs = std::filesystem;
+
+const fs::path kGolden = fs::path(JITBENCH_TEST_DATA) / "golden" / "expected";
+
+TEST(Read, EveryGoldenCaseRoundTrips) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(kGolden / "cases")) {
+    auto r = read_case(e.path());
+    ASSERT_TRUE(std::holds_alternative<CaseResult>(r)) << std::get<std::string>(r);
+    EXPECT_EQ(json_text(case_json(std::get<CaseResult>(r))), read_file(e.path())) << e.path();
+    ++n;
+  }
+  EXPECT_GT(n, 10);
+}
+
+TEST(Read, TheWholeRunAndItsEnvironment) {
+  auto r = read_run(kGolden);
+  ASSERT_TRUE(std::holds_alternative<LoadedRun>(r)) << std::get<std::string>(r);
+  const auto& run = std::get<LoadedRun>(r);
+  EXPECT_EQ(run.cases.size(), run.index.cases.size());
+  EXPECT_EQ(run.index.suite_name, "default");
+  EXPECT_FALSE(run.environment.python_version.empty());
+  EXPECT_FALSE(run.index.files.empty());
+}
+
+TEST(Read, ABrokenCaseFileIsOneLineNamingTheFile) {
+  const fs::path dir = fs::temp_directory_path() / "jitbench-read-test";
+  fs::create_directories(dir);
+  write_file_atomic(dir / "bad.json", R"({"schema_version": "jitbench.case.v2", "status": "maybe"})");
+  auto r = read_case(dir / "bad.json");
+  ASSERT_TRUE(std::holds_alternative<std::string>(r));
+  EXPECT_NE(std::get<std::string>(r).find("bad.json"), std::string::npos);
+  write_file_atomic(dir / "worse.json", "not json");
+  EXPECT_TRUE(std::holds_alternative<std::string>(read_case(dir / "worse.json")));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace jitbench

@@ -1,0 +1,60 @@
+#pragma once
+// What a worker reported about one run beyond its timings, parsed once from the
+// result message (docs/protocol.md). `raw` is kept verbatim: the case file
+// stores it as the worker sent it. The typed fields are what jitbench itself
+// reads; nothing else looks into `raw` by key.
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace jitbench {
+
+struct CacheEvents {
+  bool reported = false;  // the framework counts cache reads ("hits" present)
+  double hits = 0, misses = 0;
+};
+
+struct CacheFiles {
+  bool watched = false;  // inotify could watch the cache directory
+  double entries_read = 0, entries_written = 0;
+};
+
+struct Verification {
+  bool present = false, ok = false;
+  std::string message;
+};
+
+struct WorkerReport {
+  nlohmann::json raw = nlohmann::json::object();
+
+  bool has_first_call = false;
+  std::vector<std::pair<std::string, double>> phases;  // every declared phase in order, 0 when absent
+  double all_phases_sum = 0;  // every number under first_call.phases, declared or not
+  std::map<std::string, std::string> phase_sources;
+  std::optional<double> compiles_first, compiles_later;
+  nlohmann::json compiled_functions;  // {name: count} or null
+  CacheEvents cache, cache_later;
+  CacheFiles files;
+  std::optional<bool> cache_persistent;      // cache.persistent: the settings in force
+  std::optional<bool> pending_after_last;    // sync check: true = work still queued
+  std::optional<std::string> matmul_precision;
+  std::optional<double> rss_after_import_kib, rss_before_first_call_kib, hwm_after_calls_kib, device_peak_bytes;
+  nlohmann::json compiled_temp_bytes;         // XLA temp buffers of the compiled program, as reported; or null
+  std::map<std::string, double> aot_steps;    // mode aot: trace_s, lower_s, compile_s, execute_s
+  Verification verify, verify_first;
+  bool has_workload_info = false;             // the worker described the workload's result
+  nlohmann::json abs_error;                   // mc_pi: |pi - estimate| as reported; or null
+  std::string device_kind;                    // device.kind, "" when not reported
+
+  bool empty() const { return raw.empty(); }
+  std::optional<double> phase(const std::string& name) const;
+};
+
+// Never throws: a field of the wrong type reads as absent.
+WorkerReport parse_worker_report(nlohmann::json raw);
+
+}  // namespace jitbench

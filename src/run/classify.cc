@@ -1,0 +1,221 @@
+#include "run/classify.h"
+
+#include <fmt/format.h>
+#include <string.h>
+
+#include <algorithm>
+
+#include "results/read.h"
+#include "run/protocol.h"
+
+namespace jitbench {
+namespace {
+using nlohmann::json;
+
+// The messages of one conversation, checked line by line (run/protocol.h).
+struct Conversation {
+  std::optional<Message> hello, result, skip, error;
+  bool bye = false;
+  std::string protocol_error;  // the first malformed line, or ""
+};
+
+Conversation read_conversation(const ProcessResult& p) {
+  Conversation c;
+  for (const auto& line : p.lines) {
+    auto m = parse_message(line);
+    if (auto* e = std::get_if<std::string>(&m)) {
+      if (c.protocol_error.empty()) c.protocol_error = *e;
+      continue;
+    }
+    auto& msg = std::get<Message>(m);
+    switch (msg.type) {
+      case MessageType::Hello: c.hello = msg; break;
+      case MessageType::Result: c.result = msg; break;
+      case MessageType::Skip: c.skip = msg; break;
+      case MessageType::Error: c.error = msg; break;
+      case MessageType::Probe: break;
+      case MessageType::Bye: c.bye = true; break;
+    }
+  }
+  if (p.channel_overflow && c.protocol_error.empty()) c.protocol_error = "a message exceeded the size limit";
+  if (!p.trailing.empty() && c.protocol_error.empty()) c.protocol_error = "the last message has no newline";
+  return c;
+}
+
+// The worker's report: what the artifact keeps of the result message.
+constexpr const char* kReportKeys[] = {"backend", "device", "verify", "verify_first", "cache", "workload", "env",
+                                       "cache_policy", "first_call", "compiles", "cache_events", "cache_events_later",
+                                       "cache_files", "sync", "precision", "memory", "aot"};
+
+void take_result(RunRecord& r, const Conversation& c, const ProcessResult& p) {
+  if (c.hello && p.spawn_ns > 0) {
+    const double dt = static_cast<double>(c.hello->body["monotonic_ns"].get<long long>() - p.spawn_ns) / 1e9;
+    if (dt >= 0) r.process_start_s = dt;
+  }
+  json report = json::object();
+  if (c.result) {
+    const auto& b = c.result->body;
+    read_measured_times(b, r);
+    for (const char* k : kReportKeys)
+      if (b.contains(k)) report[k] = b[k];
+  }
+  if (c.skip && c.skip->body.contains("backend")) report["backend"] = c.skip->body["backend"];
+  r.worker = parse_worker_report(std::move(report));
+}
+
+void fail(RunRecord& r, ReasonCode code, std::string detail) {
+  r.status = Status::Failed;
+  r.reason = {code, ""};
+  r.detail = std::move(detail);
+}
+
+// How the process ended, before anything it said is believed.
+bool judge_exit(RunRecord& r, const ProcessResult& p, const Conversation& c, double timeout_s) {
+  if (p.interrupted) fail(r, ReasonCode::Interrupted, "jitbench was interrupted while this run was in flight");
+  else if (p.kind == ExitKind::TimedOut)
+    fail(r, ReasonCode::Timeout, fmt::format("killed after the {:g} s timeout (raise it with --timeout)", timeout_s));
+  else if (p.kind == ExitKind::Signaled)
+    fail(r, ReasonCode::WorkerFailed, fmt::format("killed by signal {} ({})", p.signal, strsignal(p.signal)));
+  else if (c.error)
+    fail(r, ReasonCode::WorkerFailed, fmt::format("{}: {}", c.error->body["reason"].get<std::string>(),
+                                                  c.error->body["message"].get<std::string>()));
+  else if (p.exit_code != 0) fail(r, ReasonCode::WorkerFailed, fmt::format("exited with code {}", p.exit_code));
+  else if (!c.protocol_error.empty()) fail(r, ReasonCode::WorkerFailed, "malformed message: " + c.protocol_error);
+  else return false;
+  return true;
+}
+
+// A skip: the worker says why the case cannot run here (warn), in a name jitbench knows.
+void judge_skip(RunRecord& r, const Message& skip) {
+  const auto text = skip.body["reason"].get<std::string>();
+  const auto reason = parse_reason(text);
+  const bool warnable = reason && (reason->code == ReasonCode::MissingDependency ||
+                                   reason->code == ReasonCode::GpuUnavailable ||
+                                   reason->code == ReasonCode::Unsupported);
+  if (!warnable) {
+    fail(r, ReasonCode::WorkerFailed, fmt::format("malformed message: unknown skip reason '{}'", text));
+    return;
+  }
+  r.status = Status::Warn;
+  r.reason = *reason;
+  r.detail = skip.body.value("detail", "");
+}
+
+// What the result claims, checked: both outputs verified, the device idle,
+// the numbers possible.
+void judge_result(RunRecord& r, const Message& result, RunMode mode) {
+  const auto& w = r.worker;
+  if (result.body["mode"] != to_string(mode))
+    fail(r, ReasonCode::WorkerFailed,
+         fmt::format("asked for a {} run, got a {} result", to_string(mode), result.body["mode"].dump()));
+  else if (w.verify_first.present && !w.verify_first.ok)
+    fail(r, ReasonCode::IncorrectResult, "the first (compiling) call's result: " + w.verify_first.message);
+  else if (!w.verify.ok) fail(r, ReasonCode::IncorrectResult, w.verify.message);
+  else if (w.pending_after_last.value_or(false))
+    fail(r, ReasonCode::Unsynchronized,
+         "the device still had work queued when the clock stopped: the timings do not cover the computation");
+  else if (auto why = timing_inconsistency(r)) fail(r, ReasonCode::InconsistentTimings, *why);
+  else if (result.body.value("interpreter_only", false)) {
+    // Verified, but nothing was compiled: never mixed with compiled timings.
+    r.status = Status::Warn;
+    r.reason = {ReasonCode::InterpreterOnly, ""};
+    r.detail = "Triton ran in its interpreter (TRITON_INTERPRET=1, no GPU): the result is verified, the timings "
+               "measure a NumPy simulation and are not comparable";
+  } else {
+    r.status = Status::Ok;
+  }
+}
+void warn(RunRecord& r, ReasonCode code, std::string detail) {
+  r.status = Status::Warn;
+  r.reason = {code, ""};
+  r.detail = std::move(detail);
+}
+
+void judge_cache_used(RunRecord& r) {
+  const auto& w = r.worker;
+  if (!w.cache.reported) {
+    warn(r, ReasonCode::CacheUnverified, "the framework reported no cache reads for this run, so a hit cannot be shown");
+    return;
+  }
+  const auto hits = static_cast<long long>(w.cache.hits), misses = static_cast<long long>(w.cache.misses);
+  const long long read = w.files.watched ? static_cast<long long>(w.files.entries_read) : -1;
+  if (hits == 0)
+    warn(r, ReasonCode::CacheNotUsed,
+         fmt::format("the primed compile cache was not read: 0 hits, {} misses (framework counters)", misses));
+  else if (misses > 0)
+    warn(r, ReasonCode::CachePartiallyUsed,
+         fmt::format("{} hit(s) but {} miss(es): part of the first call was compiled anew", hits, misses));
+  else if (read == 0)
+    warn(r, ReasonCode::CacheEvidenceConflict,
+         fmt::format("the framework counted {} hit(s), but the kernel saw no cache entry read (inotify)", hits));
+  else
+    r.detail = read > 0 ? fmt::format("{} hit(s), 0 misses (framework counters); {} cache entries read (inotify)",
+                                      hits, read)
+                        : fmt::format("{} hit(s), 0 misses (framework counters)", hits);
+}
+}  // namespace
+
+void judge_cache_claims(RunRecord& r, CachePolicy policy) {
+  if (r.status != Status::Ok || r.worker.empty()) return;
+  if (policy == CachePolicy::WarmCache) {
+    judge_cache_used(r);
+  } else if (r.worker.files.watched && r.worker.files.entries_read > 0) {
+    warn(r, ReasonCode::CacheNotCold,
+         fmt::format("{} cache entries that existed before the run were read: the compile cache was not empty",
+                     static_cast<long long>(r.worker.files.entries_read)));
+  }
+}
+
+std::optional<std::string> timing_inconsistency(const RunRecord& r) {
+  // Clock granularity and the two ends of a pipe: 100 us, or 0.5% of the whole.
+  const auto slack = [](double whole) { return std::max(kTimingSlackS, kTimingSlackFraction * whole); };
+  if (r.first_call_s) {
+    // Every number the worker reported as a phase, declared or not: a phase it
+    // leaves out of phase_names is not a way around the check.
+    const double phases = r.worker.all_phases_sum;
+    if (phases > *r.first_call_s + slack(*r.first_call_s))
+      return fmt::format("the reported phases add up to {:.6g} s, more than the {:.6g} s first call they are part of",
+                         phases, *r.first_call_s);
+  }
+  if (!r.import_s || !r.setup_s || !r.first_call_s || !r.total_s) return std::nullopt;
+  double segments = *r.import_s + *r.setup_s + *r.first_call_s;
+  for (double c : r.calls_s) segments += c;
+  if (r.second_call_s) segments += *r.second_call_s;
+  if (segments > *r.total_s + slack(*r.total_s))
+    return fmt::format("import + setup + calls = {:.6g} s, more than the worker's own total of {:.6g} s", segments,
+                       *r.total_s);
+  const double inside = r.process_start_s.value_or(0.0) + *r.total_s;
+  if (r.wall_s > 0 && inside > r.wall_s + slack(r.wall_s))
+    return fmt::format("process start + the worker's total = {:.6g} s, more than the {:.6g} s jitbench measured "
+                       "from spawn to exit",
+                       inside, r.wall_s);
+  return std::nullopt;
+}
+
+RunRecord classify_run(const ProcessResult& p, RunMode mode, int index, double timeout_s) {
+  RunRecord r;
+  r.mode = mode;
+  r.index = index;
+  r.wall_s = p.wall_s;
+  r.exit_kind = to_string(p.kind);
+  r.exit_code = p.exit_code;
+  r.signal = p.signal;
+  r.max_rss_kib = p.max_rss_kib;
+  r.user_s = p.user_s;
+  r.sys_s = p.sys_s;
+  if (p.kind == ExitKind::SpawnFailed) {
+    fail(r, ReasonCode::WorkerFailed, "could not start the worker: " + p.spawn_error);
+    return r;
+  }
+  const auto c = read_conversation(p);
+  take_result(r, c, p);
+  if (judge_exit(r, p, c, timeout_s)) return r;
+  if (c.skip) judge_skip(r, *c.skip);
+  else if (!c.hello || !c.result || !c.bye)
+    fail(r, ReasonCode::WorkerFailed,
+         fmt::format("incomplete conversation: no {} message", !c.hello ? "hello" : (!c.result ? "result" : "bye")));
+  else judge_result(r, *c.result, mode);
+  return r;
+}
+
+}  // namespace jitbench

@@ -1,0 +1,90 @@
+"""The layout docs/architecture.md describes, checked: the folders of src/ depend
+on each other in one direction (config -> plan -> run -> results -> analysis ->
+export -> artifacts -> commands), artifact documents are built only in export/
+and read back only in results/read.cc, and no function is longer than a screen."""
+
+import ast
+import pathlib
+import re
+
+from conftest import ROOT
+
+SRC = ROOT / "src"
+MAX_LINES = 60
+
+
+def sources():
+    return [p for p in SRC.rglob("*") if p.suffix in (".h", ".cc") and not p.name.endswith("_test.cc")]
+
+
+def include_graph():
+    edges = {}
+    for p in sources():
+        here = p.relative_to(SRC).parts[0]
+        for inc in re.findall(r'^#include "([a-z_]+)/', p.read_text(), re.M):
+            if inc != here:
+                edges.setdefault(here, set()).add(inc)
+    return edges
+
+
+def test_results_never_depends_on_analysis_and_nothing_goes_round():
+    edges = include_graph()
+    assert "analysis" not in edges.get("results", set())
+    assert "export" not in edges.get("results", set()) | edges.get("analysis", set())
+    assert edges.get("analysis", set()) <= {"results", "stats", "config", "plan"}, edges.get("analysis")
+    # No cycle among the folders (depth-first search for a back edge).
+    state = {}
+
+    def visit(node, path):
+        state[node] = "open"
+        for nxt in edges.get(node, ()):
+            assert state.get(nxt) != "open", " -> ".join(path + [nxt])
+            if nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = "done"
+
+    for node in list(edges):
+        if node not in state:
+            visit(node, [node])
+
+
+def test_artifact_documents_are_written_in_export_and_read_in_results_read():
+    for p in sources():
+        rel = p.relative_to(SRC).as_posix()
+        text = p.read_text()
+        if '"schema_version"' in text:
+            assert rel.startswith(("export/", "validate/")), rel
+        if "json::parse(" in text:
+            # Artifacts are read back only by results/read.cc; the others parse
+            # protocol messages, recordings, the embedded catalog, or validate.
+            assert rel in {"results/read.cc", "run/protocol.cc", "run/replay.cc", "config/catalog.cc",
+                           "validate/check_out_dir.cc", "validate/schema.cc"}, rel
+
+
+def cpp_function_lengths(path):
+    lines = path.read_text().splitlines()
+    i = 0
+    while i < len(lines):
+        if re.match(r"^[A-Za-z].*\)\s*(const\s*)?(override\s*)?\{\s*$", lines[i]) and \
+                not lines[i].startswith(("namespace", "struct", "class", "enum")):
+            depth, j = 0, i
+            while j < len(lines):
+                depth += lines[j].count("{") - lines[j].count("}")
+                if depth == 0:
+                    break
+                j += 1
+            yield lines[i].strip(), j - i + 1
+            i = j
+        i += 1
+
+
+def test_no_function_is_longer_than_a_screen():
+    long = [f"{p.relative_to(ROOT)}: {name} ({n} lines)" for p in sources() if p.suffix == ".cc"
+            for name, n in cpp_function_lengths(p) if n > MAX_LINES]
+    for p in list(SRC.rglob("*.py")) + list((ROOT / "worker").rglob("*.py")):
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_LINES:
+                    long.append(f"{p.relative_to(ROOT)}: {node.name} ({n} lines)")
+    assert long == []
