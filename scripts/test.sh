@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Sets up what is needed, then runs every test: the C++ unit tests (ctest) and
-# the end-to-end tests of the real binary with real and fake workers (pytest).
+# Sets up what is needed, then runs every test: the C++ unit tests and the
+# parser fuzzer (ctest), the same again built with AddressSanitizer and
+# UndefinedBehaviorSanitizer, and the end-to-end tests of the real binary with
+# real and fake workers (pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 (cd build && ctest --output-on-failure -j2)
+# The sanitizer tree: unit tests and fuzzer only (the binary the e2e tests run
+# is the normal build). Debug: quicker to compile, and no optimisation hides a report.
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DJITBENCH_SANITIZE=ON -DJITBENCH_FUZZ_SECONDS=45 >/dev/null
+cmake --build build-asan -j"$(nproc)" --target jitbench_tests jitbench_fuzz >/dev/null
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j2)
 .venv/bin/python -m pytest -q tests

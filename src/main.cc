@@ -2,14 +2,20 @@
 // can fix ends here as one line on stderr and exit code 2.
 #include <fmt/format.h>
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 
 #include "cli/options.h"
 #include "commands/commands.h"
+#include "util/fs.h"
+#include "util/say.h"
 
 int main(int argc, char** argv) {
   using namespace jitbench;
+  // A closed pipe on stdout/stderr is an output error to ignore (util/say.h),
+  // never a reason to lose a run.
+  std::signal(SIGPIPE, SIG_IGN);
   try {
     const Command cmd = parse_command_line(argc, argv);
     if (const auto* d = std::get_if<Done>(&cmd)) return d->exit_code;
@@ -19,10 +25,13 @@ int main(int argc, char** argv) {
     if (const auto* c = std::get_if<CompareOptions>(&cmd)) return cmd_compare(*c);
     return cmd_validate(std::get<ValidateOptions>(cmd));
   } catch (const UserError& e) {
-    fmt::print(stderr, "jitbench: error: {}\n", e.what());
+    say(stderr, "jitbench: error: {}\n", e.what());
     return 2;
+  } catch (const WriteError& e) {
+    say(stderr, "jitbench: error: {}\n", e.what());
+    return kExitWriteFailed;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "jitbench: internal error: {}\n", e.what());
+    say(stderr, "jitbench: internal error: {}\n", e.what());
     return 3;
   }
 }

@@ -31,8 +31,9 @@ const fs::path kOut = "/tmp/jitbench-golden-test";
 std::vector<fs::path> artifact_files(const fs::path& root) {
   std::vector<fs::path> out;
   for (const auto& e : fs::recursive_directory_iterator(root))
-    if (e.is_regular_file() && fs::relative(e.path(), root).begin()->string() != "cache")
-      out.push_back(fs::relative(e.path(), root));
+    if (const auto rel = fs::relative(e.path(), root);
+        e.is_regular_file() && rel.begin()->string() != "cache" && rel != kLockFile)  // the lock is no artifact
+      out.push_back(rel);
   std::sort(out.begin(), out.end());
   return out;
 }

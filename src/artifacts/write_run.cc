@@ -1,40 +1,97 @@
 #include "artifacts/write_run.h"
 
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+
 #include "analysis/analysis.h"
 #include "export/analysis_json.h"
 #include "export/case_json.h"
-#include "export/index_json.h"
 #include "export/json_util.h"
 #include "export/ml_suite.h"
 #include "export/summary_md.h"
+#include "results/read.h"
 #include "util/clock.h"
+#include "util/fs.h"
 #include "util/sha256.h"
 
 namespace jitbench {
 
 namespace {
-void write_ml_export(const OutDir& out, const RunHeader& h, const std::vector<CaseResult>& cases) {
-  std::vector<MlCaseFile> files;
+void add_ml_export(std::vector<FileWrite>& files, const RunHeader& h, const std::vector<CaseResult>& cases) {
+  std::vector<MlCaseFile> ml;
   for (const auto& c : cases) {
     if (!in_ml_contract(c)) continue;
     const auto rel = "cases/" + c.c.id + ".json";
-    const auto text = json_text(ml_case(c, h.info.environment));
-    out.write_text("ml/" + rel, text);
-    files.push_back({c.c.id, rel, sha256_hex(text), &c});
+    auto text = json_text(ml_case(c, h.info.environment));
+    ml.push_back({c.c.id, rel, sha256_hex(text), &c});
+    files.push_back({"ml/" + rel, std::move(text)});
   }
-  out.write_text("ml/ml_suite.json", json_text(ml_suite_index(files, h.deterministic, h.info.environment)));
-  out.write_text("ml/README_snippet_ml.md", ml_readme_snippet(files));
+  files.push_back({"ml/ml_suite.json", json_text(ml_suite_index(ml, h.deterministic, h.info.environment))});
+  files.push_back({"ml/README_snippet_ml.md", ml_readme_snippet(ml)});
+}
+
+void write_index(const OutDir& out, const RunHeader& h, const std::vector<CaseResult>& cases, bool complete,
+                 const Stopped* stopped) {
+  const std::string finished_at = complete && !h.deterministic ? utc_now() : "";
+  out.write_text(kIndexFile, json_text(index_json(h, cases, complete, finished_at, out.file_list(), stopped)));
 }
 }  // namespace
 
-void write_run_artifacts(const OutDir& out, const RunHeader& h, const std::vector<CaseResult>& cases, bool complete) {
-  for (const auto& c : cases) out.write_text("cases/" + c.c.id + ".json", json_text(case_json(c)));
+void write_run_artifacts(const OutDir& out, const RunHeader& h, const std::vector<CaseResult>& cases, bool complete,
+                         const Stopped* stopped) {
+  std::vector<FileWrite> files;
+  for (const auto& c : cases) files.push_back({"cases/" + c.c.id + ".json", json_text(case_json(c))});
   const Analysis analysis = analyze(cases);
-  out.write_text("analysis.json", json_text(analysis_json(analysis)));
-  out.write_text("summary.md", summary_md(h.info, cases, analysis));
-  write_ml_export(out, h, cases);
-  const std::string finished_at = complete && !h.deterministic ? utc_now() : "";
-  out.write_text(kIndexFile, json_text(index_json(h, cases, complete, finished_at, out.file_list())));
+  files.push_back({"analysis.json", json_text(analysis_json(analysis))});
+  files.push_back({"summary.md", summary_md(h.info, cases, analysis)});
+  add_ml_export(files, h, cases);
+  write_files_in(out.root(), files);
+  write_index(out, h, cases, complete, stopped);
+}
+
+bool write_stop_index(const OutDir& out, const RunHeader& h, const std::vector<CaseResult>& recorded,
+                      const Stopped& stopped) {
+  try {
+    write_index(out, h, recorded, false, &stopped);
+    return true;
+  } catch (const WriteError&) {
+  }
+  // The last index stands; what it does not list goes, so that it stays true.
+  const auto last = read_index(out.root() / kIndexFile);
+  if (const auto* index = std::get_if<RunIndex>(&last)) {
+    std::set<std::string> listed;
+    for (const auto& f : index->files) listed.insert(f.path);
+    std::error_code ec;
+    for (const auto& f : out.file_list())
+      if (!listed.count(f.path)) std::filesystem::remove(out.root() / f.path, ec);
+  }
+  return false;
+}
+
+std::string fit_case_schema(CaseResult& r) {
+  const auto problems = case_json_problems(r);
+  if (problems.empty()) return "";
+  const std::string detail = "its report does not fit the case schema: " + problems.front();
+  const auto strip = [&](RunRecord& run) {
+    run.process_start_s = run.import_s = run.setup_s = run.first_call_s = run.second_call_s = run.total_s =
+        std::nullopt;
+    run.calls_s.clear();
+    run.worker = parse_worker_report(nlohmann::json::object());
+    run.status = Status::Failed;
+    run.reason = {ReasonCode::WorkerFailed, ""};
+    run.detail = detail;
+  };
+  for (auto& run : r.cold) strip(run);
+  for (auto& run : r.warm) strip(run);
+  if (r.priming) strip(*r.priming);
+  if (r.crosscheck) strip(*r.crosscheck);
+  settle_status(r);
+  if (const auto left = case_json_problems(r); !left.empty())
+    throw std::logic_error(fmt::format("case {} breaks its schema: {}", r.c.id, left.front()));
+  return problems.front();
 }
 
 }  // namespace jitbench

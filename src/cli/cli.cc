@@ -1,10 +1,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 
 #include "cli/options.h"
 #include "config/catalog.h"
+#include "config/limits.h"
 
 namespace jitbench {
 namespace {
@@ -16,19 +18,33 @@ void check_names(const std::vector<std::string>& names, bool (*valid)(std::strin
 }
 
 
+// A finite number in (lo, hi], or [lo, hi] when closed: CLI::Range lets NaN through.
+CLI::Validator finite_number(double lo, double hi, bool closed = false) {
+  return CLI::Validator(
+      [=](std::string& v) {
+        double x = 0;
+        const bool ok = CLI::detail::lexical_cast(v, x) && std::isfinite(x) && (closed ? x >= lo : x > lo) && x <= hi;
+        if (ok) return std::string();
+        return fmt::format("must be a finite number {} {:g} and <= {:g}", closed ? ">=" : ">", lo, hi);
+      },
+      "NUMBER");
+}
+
 CLI::App* add_run(CLI::App& app, RunOptions& run) {
   auto* cmd = app.add_subcommand("run", "run a suite (the embedded default unless --suite)");
   cmd->add_option("--out-dir", run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)");
   cmd->add_option("--suite", run.suite_file, "suite file (TOML; see docs/suite-format.md)");
   cmd->add_option("--python", run.python, "interpreter whose packages are benchmarked (default: the project's .venv)");
   cmd->add_flag("--deterministic", run.deterministic, "single-threaded math, fixed hash seed, no timestamps");
-  cmd->add_option("--cold-runs", run.cold_runs, "fresh-process runs per case (default 5)")->check(CLI::Range(1, 100000));
+  using namespace limits;
+  cmd->add_option("--cold-runs", run.cold_runs, "fresh-process runs per case (default 5)")
+      ->check(CLI::Range(1L, kMaxColdRuns));
   cmd->add_option("--warm-iters", run.warm_iters, "timed calls in each warm process (default 30)")
-      ->check(CLI::Range(0, 100000000));
+      ->check(CLI::Range(0L, kMaxWarmIters));
   cmd->add_option("--warm-runs", run.warm_runs, "warm processes per case (default 1; compare needs 4+ to test warm calls)")
-      ->check(CLI::Range(1, 100000));
+      ->check(CLI::Range(1L, kMaxWarmRuns));
   cmd->add_option("--timeout", run.timeout_s, "seconds before a worker is killed (default 300)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(0, kMaxTimeoutS));
   cmd->add_option("--cases", run.cases, "comma-separated <workload>_<n>_<f32|f64>, e.g. matmul_512_f32")->delimiter(',');
   cmd->add_option("--backends", run.backends, "comma-separated backends (see `jitbench list`)")->delimiter(',');
   cmd->add_option("--cache-policy", run.cache_policies, "comma-separated cache policies")->delimiter(',');
@@ -47,9 +63,9 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
   cmd->add_option("new", compare.next, "out dir of the new run")->required();
   cmd->add_option("--fail-on-regression", compare.fail_on_regression_pct,
                   "exit 1 when a metric is significantly worse and its ratio CI lies above 1+PCT/100")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(0, 1e9));
   cmd->add_option("--alpha", compare.alpha, "significance level of the Mann-Whitney U test (default 0.05)")
-      ->check(CLI::Range(1e-6, 0.5));
+      ->check(finite_number(1e-6, 0.5, true));
   cmd->add_option("--csv", compare.csv, "also write every comparison row to this CSV file");
   cmd->add_option("--pyperf", compare.pyperf_base,
                   "also export both runs as pyperf JSON: BASE.json and NEW.json under this prefix");

@@ -5,6 +5,12 @@
 #include "cli/options.h"
 
 namespace jitbench {
+// Exit codes: 0 every case ok or warn; 1 compare found a regression; 2 a case
+// failed, or a usage error; 3 an internal error; 4 the out dir refused a write
+// (full, read-only) and the run stopped, what it recorded still valid;
+// 128+N interrupted by signal N.
+inline constexpr int kExitWriteFailed = 4;
+
 int cmd_run(const RunOptions& opts, int argc, char** argv);
 int cmd_list(const ListOptions& opts);
 int cmd_validate(const ValidateOptions& opts);

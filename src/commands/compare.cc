@@ -12,6 +12,7 @@
 #include "report/format.h"
 #include "results/read.h"
 #include "util/fs.h"
+#include "util/say.h"
 
 namespace jitbench {
 namespace {
@@ -28,42 +29,42 @@ std::string fmt_value(const std::string& metric, double v) {
 }
 
 void print_rows(const compare::Comparison& cmp) {
-  fmt::print("{:<48} {:<22} {:>12} {:>12} {:>24} {:>9} {:>12}  {}\n", "case", "metric", "base", "new",
-             "ratio [95% CI]", "p (MWU)", "HL shift", "verdict");
+  say(stdout, "{:<48} {:<22} {:>12} {:>12} {:>24} {:>9} {:>12}  {}\n", "case", "metric", "base", "new",
+      "ratio [95% CI]", "p (MWU)", "HL shift", "verdict");
   for (const auto& r : cmp.rows) {
     const std::string hl = r.metric == "peak_rss_kib" ? fmt::format("{:+.1f} MiB", r.hl / 1024.0)
-                                                       : (r.hl < 0 ? "-" : "+") + format_seconds(std::abs(r.hl));
-    fmt::print("{:<48} {:<22} {:>12} {:>12} {:>24} {:>9.3g} {:>12}  {}\n", r.case_id, r.metric,
-               fmt_value(r.metric, r.base_median), fmt_value(r.metric, r.new_median),
-               fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi), r.p, hl, r.verdict);
+                                                      : (r.hl < 0 ? "-" : "+") + format_seconds(std::abs(r.hl));
+    say(stdout, "{:<48} {:<22} {:>12} {:>12} {:>24} {:>9.3g} {:>12}  {}\n", r.case_id, r.metric,
+        fmt_value(r.metric, r.base_median), fmt_value(r.metric, r.new_median),
+        fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi), r.p, hl, r.verdict);
   }
 }
 
 void print_summary(const compare::Comparison& cmp, double alpha) {
   // Many metrics are tested at once: say how many verdicts chance alone gives.
   if (cmp.tested > 0)
-    fmt::print("\n{} of {} tested metrics differ at p < {:g}; if nothing had changed, about {:.1f} would by chance.\n",
-               cmp.differ, cmp.tested, alpha, alpha * cmp.tested);
-  fmt::print("\nGeometric mean of NEW/BASE ratios over the cases both runs measured:\n");
+    say(stdout, "\n{} of {} tested metrics differ at p < {:g}; if nothing had changed, about {:.1f} would by chance.\n",
+        cmp.differ, cmp.tested, alpha, alpha * cmp.tested);
+  say(stdout, "\nGeometric mean of NEW/BASE ratios over the cases both runs measured:\n");
   for (const auto& [metric, lr] : cmp.log_ratios) {
     double s = 0;
     for (double x : lr) s += x;
-    fmt::print("  {:<22} {:.3f} over {} cases\n", metric, std::exp(s / double(lr.size())), lr.size());
+    say(stdout, "  {:<22} {:.3f} over {} cases\n", metric, std::exp(s / double(lr.size())), lr.size());
   }
   const auto list = [](const char* title, const std::vector<std::string>& v) {
     if (v.empty()) return;
-    fmt::print("\n{} ({}):\n", title, v.size());
-    for (const auto& x : v) fmt::print("  {}\n", x);
+    say(stdout, "\n{} ({}):\n", title, v.size());
+    for (const auto& x : v) say(stdout, "  {}\n", x);
   };
   list("Added in NEW", cmp.added);
   list("Removed in NEW", cmp.removed);
   list("Status changed", cmp.changed);
   if (cmp.few_runs)
-    fmt::print(stderr,
-               "jitbench compare: warning: some metrics have too few runs for the Mann-Whitney test to reach "
-               "p < {:g} (marked 'too few runs'; at 0.05 that takes 4+ processes a side): run with more --cold-runs / "
-               "--warm-runs\n",
-               alpha);
+    say(stderr,
+        "jitbench compare: warning: some metrics have too few runs for the Mann-Whitney test to reach "
+        "p < {:g} (marked 'too few runs'; at 0.05 that takes 4+ processes a side): run with more --cold-runs / "
+        "--warm-runs\n",
+        alpha);
 }
 
 void write_or_fail(const std::string& path, const std::string& text) {
@@ -88,11 +89,12 @@ int gate(const CompareOptions& o, const compare::Comparison& cmp) {
   const double limit = 1.0 + *o.fail_on_regression_pct / 100.0;
   const auto bad = compare::regressions(cmp, *o.fail_on_regression_pct, o.alpha);
   for (const auto* r : bad)
-    fmt::print(stderr, "regression: {} {} is {:.1f}% worse (ratio 95% CI [{:.3f}–{:.3f}], above {:.3f}; p = {:.3g})\n",
-               r->case_id, r->metric, (r->ratio - 1) * 100, r->lo, r->hi, limit, r->p);
-  if (bad.empty()) return 0;
-  fmt::print(stderr, "jitbench compare: {} significant regression(s) above {:g}%\n", bad.size(),
-             *o.fail_on_regression_pct);
+    say(stderr, "regression: {} {} is {:.1f}% worse (ratio 95% CI [{:.3f}–{:.3f}], above {:.3f}; p = {:.3g})\n",
+        r->case_id, r->metric, (r->ratio - 1) * 100, r->lo, r->hi, limit, r->p);
+  for (const auto& w : cmp.worsened) say(stderr, "regression: status got worse: {}\n", w);
+  if (bad.empty() && cmp.worsened.empty()) return 0;
+  say(stderr, "jitbench compare: {} significant regression(s) above {:g}%, {} case(s) with a worse status\n",
+      bad.size(), *o.fail_on_regression_pct, cmp.worsened.size());
   return 1;
 }
 }  // namespace
@@ -101,8 +103,8 @@ int cmd_compare(const CompareOptions& o) {
   const LoadedRun base = load_run(o.base, "BASE");
   const LoadedRun next = load_run(o.next, "NEW");
   const auto cmp = compare::compare_runs(base.cases, next.cases, o.alpha);
-  fmt::print("jitbench compare: BASE {} ({} cases) vs NEW {} ({} cases)\n\n", o.base, base.cases.size(), o.next,
-             next.cases.size());
+  say(stdout, "jitbench compare: BASE {} ({} cases) vs NEW {} ({} cases)\n\n", o.base, base.cases.size(), o.next,
+      next.cases.size());
   print_rows(cmp);
   print_summary(cmp, o.alpha);
   write_exports(o, base, next, cmp);

@@ -6,6 +6,7 @@
 #include "commands/commands.h"
 #include "config/catalog.h"
 #include "env/probe.h"
+#include "util/say.h"
 
 namespace jitbench {
 
@@ -14,7 +15,8 @@ int cmd_list(const ListOptions& opts) {
   char tmpl[] = "/tmp/jitbench-list-XXXXXX";
   if (!mkdtemp(tmpl)) throw UserError("cannot create a temporary directory for the probe log");
   const std::filesystem::path tmp(tmpl);
-  ProbeRequest req{resolve_python(opts.python), resolve_worker_dir(), tmp / "probe.log", opts.check_devices};
+  ProbeRequest req{resolve_python(opts.python), resolve_worker_dir(), tmp / "probe.log"};
+  req.check_devices = opts.check_devices;
   auto probe = probe_worker(launcher, req);
   if (auto* err = std::get_if<std::string>(&probe)) throw UserError(*err);
   std::filesystem::remove_all(tmp);
@@ -23,7 +25,7 @@ int cmd_list(const ListOptions& opts) {
     std::cout << p.dump(2) << "\n";
     return 0;
   }
-  fmt::print("Python {} ({})\n\nBackends:\n", p.value("python", "?"), p.value("executable", "?"));
+  say(stdout, "Python {} ({})\n\nBackends:\n", p.value("python", "?"), p.value("executable", "?"));
   for (const auto& b : backends()) {
     auto info = p["backends"].value(b.name, nlohmann::json::object());
     if (b.worker == WorkerKind::Native) {
@@ -34,13 +36,13 @@ int cmd_list(const ListOptions& opts) {
     const bool ok = info.value("available", false);
     std::string why = info.value("reason", "");
     if (b.wants_gpu && ok && !opts.check_devices) why = "package present; GPU not checked (use --check-devices)";
-    fmt::print("  {:<18} {:<10} {}{}\n", b.name, ok ? "available" : "missing", b.summary,
-               why.empty() ? "" : fmt::format("  [{}]", why));
+    say(stdout, "  {:<18} {:<10} {}{}\n", b.name, ok ? "available" : "missing", b.summary,
+        why.empty() ? "" : fmt::format("  [{}]", why));
   }
-  fmt::print("\nWorkloads:\n");
-  for (const auto& w : workloads()) fmt::print("  {:<24} {}\n", w.name, w.summary);
-  fmt::print("\nCache policies:\n");
-  for (const auto& c : cache_policies()) fmt::print("  {:<14} {}\n", c.name, c.summary);
+  say(stdout, "\nWorkloads:\n");
+  for (const auto& w : workloads()) say(stdout, "  {:<24} {}\n", w.name, w.summary);
+  say(stdout, "\nCache policies:\n");
+  for (const auto& c : cache_policies()) say(stdout, "  {:<14} {}\n", c.name, c.summary);
   return 0;
 }
 

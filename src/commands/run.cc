@@ -20,7 +20,9 @@
 #include "run/replay.h"
 #include "stats/stats.h"
 #include "util/clock.h"
+#include "util/fs.h"
 #include "util/interrupt.h"
+#include "util/say.h"
 
 namespace jitbench {
 namespace {
@@ -64,7 +66,9 @@ WorkerSetup worker_setup(const RunOptions& o, const Suite& suite) {
 // The probe, the environment manifest (written at once) and the run's header.
 RunHeader run_header(const RunOptions& o, const Suite& suite, std::size_t n_planned, const OutDir& out,
                      ProcessLauncher& launcher, const std::string& python, int argc, char** argv) {
-  auto probe = probe_worker(launcher, {python, resolve_worker_dir(), out.root() / "logs" / "probe.log"});
+  ProbeRequest req{python, resolve_worker_dir(), out.root() / "logs" / "probe.log"};
+  req.log_root = out.root();
+  auto probe = probe_worker(launcher, req);
   if (auto* e = std::get_if<std::string>(&probe)) throw UserError(*e);
   RunHeader h;
   h.deterministic = o.deterministic;
@@ -94,13 +98,12 @@ class Progress {
     return [this, i, id = c.id](const std::string& what) {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
       const std::string eta = i == 0 ? "?" : format_seconds(elapsed / double(i) * double(n_ - i));
-      fmt::print(stderr, "\r\033[K[{}/{}] {}: {} · elapsed {} · ~{} left", i + 1, n_, id, what,
-                 format_seconds(elapsed), eta);
+      say(stderr, "\r\033[K[{}/{}] {}: {} · elapsed {} · ~{} left", i + 1, n_, id, what, format_seconds(elapsed), eta);
     };
   }
   void done(std::size_t i, const CaseResult& r) const {
-    if (tty_) fmt::print(stderr, "\r\033[K");
-    if (!quiet_) fmt::print(stderr, "[{}/{}] {}  {}\n", i + 1, n_, r.c.id, one_line(r));
+    if (tty_) say(stderr, "\r\033[K");
+    if (!quiet_) say(stderr, "[{}/{}] {}  {}\n", i + 1, n_, r.c.id, one_line(r));
   }
 
  private:
@@ -123,11 +126,24 @@ class Progress {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
+// A write the out dir refused (full disk, read-only): the run stops, the
+// index says why, what was recorded stays valid. Exit code 4.
+int stop_on_write_error(const OutDir& out, const RunHeader& h, std::vector<CaseResult> results, bool last_recorded,
+                        const WriteError& e) {
+  if (!last_recorded && !results.empty()) results.pop_back();
+  const Stopped stopped{"write_failed", e.what()};
+  const bool indexed = write_stop_index(out, h, results, stopped);
+  say(stderr, "jitbench: {}; stopped after recording {} of {} cases.{} {}\n", e.what(), results.size(),
+      h.info.n_planned, indexed ? "" : " The index could not be updated: it describes the results before this case.",
+      "Free space or make the out dir writable, then run the remaining cases into a new --out-dir.");
+  return kExitWriteFailed;
+}
+
 int final_line(const std::vector<CaseResult>& results, const OutDir& out) {
   int n_ok = 0, n_warn = 0, n_failed = 0;
   for (const auto& r : results) (r.status == Status::Ok ? n_ok : r.status == Status::Warn ? n_warn : n_failed)++;
-  fmt::print("{} cases: {} ok, {} warn, {} failed. Summary: {}\n", results.size(), n_ok, n_warn, n_failed,
-             (out.root() / "summary.md").string());
+  say(stdout, "{} cases: {} ok, {} warn, {} failed. Summary: {}\n", results.size(), n_ok, n_warn, n_failed,
+      (out.root() / "summary.md").string());
   return n_failed > 0 ? 2 : 0;
 }
 }  // namespace
@@ -147,9 +163,8 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
   const RunHeader h = run_header(o, suite, plan.size(), out, launcher, setup.python, argc, argv);
 
   if (!o.quiet)
-    fmt::print(stderr, "jitbench: {} cases, {} cold runs + {} warm run{} of {} calls each -> {}\n", plan.size(),
-               setup.cold_runs, setup.warm_runs, setup.warm_runs == 1 ? "" : "s", setup.warm_iters,
-               out.root().string());
+    say(stderr, "jitbench: {} cases, {} cold runs + {} warm run{} of {} calls each -> {}\n", plan.size(),
+        setup.cold_runs, setup.warm_runs, setup.warm_runs == 1 ? "" : "s", setup.warm_iters, out.root().string());
   install_interrupt_handlers();
   // A development aid: record every worker process for offline replay
   // (src/run/replay.h; the golden test's fixtures are made this way).
@@ -159,13 +174,25 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
   const Progress progress(o.quiet, plan.size());
   std::vector<CaseResult> results;
   results.reserve(plan.size());
+  try {
+    write_run_artifacts(out, h, results, plan.empty());  // an index from the start: the out dir is never without one
+  } catch (const WriteError& e) {
+    return stop_on_write_error(out, h, results, true, e);
+  }
   for (std::size_t i = 0; i < plan.size(); ++i) {
     results.push_back(runner.run(plan[i], progress.for_case(i, plan[i])));
+    fit_case_schema(results.back());
     progress.done(i, results.back());
-    write_run_artifacts(out, h, results, i + 1 == plan.size() && !interrupted());
-    if (interrupted()) {
-      fmt::print(stderr, "jitbench: interrupted after {} of {} cases; results so far are in {}\n", results.size(),
-                 plan.size(), out.root().string());
+    const bool stop = interrupted();
+    const Stopped why{"interrupted", stop ? fmt::format("signal {}", interrupt_signal()) : ""};
+    try {
+      write_run_artifacts(out, h, results, i + 1 == plan.size() && !stop, stop ? &why : nullptr);
+    } catch (const WriteError& e) {
+      return stop_on_write_error(out, h, results, false, e);
+    }
+    if (stop) {
+      say(stderr, "jitbench: interrupted after {} of {} cases; results so far are in {}\n", results.size(), plan.size(),
+          out.root().string());
       return 128 + interrupt_signal();
     }
   }

@@ -75,9 +75,10 @@ void case_membership(const std::vector<CaseResult>& base, const std::vector<Case
       out.removed.push_back(a.c.id);
       continue;
     }
-    if (a.status != b->status)
-      out.changed.push_back(fmt::format("{}: {} -> {}{}", a.c.id, to_string(a.status), to_string(b->status),
-                                        b->reason.empty() ? "" : " (" + to_string(b->reason) + ")"));
+    if (a.status == b->status) continue;
+    out.changed.push_back(fmt::format("{}: {} -> {}{}", a.c.id, to_string(a.status), to_string(b->status),
+                                      b->reason.empty() ? "" : " (" + to_string(b->reason) + ")"));
+    if (severity(b->status) > severity(a.status)) out.worsened.push_back(out.changed.back());
   }
 }
 }  // namespace

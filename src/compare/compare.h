@@ -32,6 +32,9 @@ struct MetricRow {
 struct Comparison {
   std::vector<MetricRow> rows;
   std::vector<std::string> added, removed, changed;  // changed: "id: ok -> failed (reason)"
+  // The changed cases whose status got worse (ok -> warn/failed, warn -> failed):
+  // a benchmark that stopped working is a regression for the gate.
+  std::vector<std::string> worsened;
   std::map<std::string, std::vector<double>> log_ratios;  // metric -> log NEW/BASE ratios
   bool few_runs = false;  // some metric cannot reach alpha with its sample sizes
   int tested = 0, differ = 0;

@@ -10,6 +10,7 @@
 #include <toml++/toml.h>
 
 #include "config/catalog.h"
+#include "config/limits.h"
 #include "util/resources.h"
 
 namespace jitbench {
@@ -72,10 +73,11 @@ std::vector<E> enum_list(std::string_view src, const toml::node& n, std::string_
   return out;
 }
 
-long positive_int(std::string_view src, const toml::node& n, std::string_view key, long min_value) {
+long int_in_range(std::string_view src, const toml::node& n, std::string_view key, long min_value, long max_value) {
   auto v = n.value<int64_t>();
   if (!n.is_integer() || !v) fail(src, n, fmt::format("'{}' must be an integer", key));
-  if (*v < min_value) fail(src, n, fmt::format("'{}' must be >= {}", key, min_value));
+  if (*v < min_value || *v > max_value)
+    fail(src, n, fmt::format("'{}' must be between {} and {} (got {})", key, min_value, max_value, *v));
   return static_cast<long>(*v);
 }
 
@@ -96,13 +98,16 @@ void read_suite_table(std::string_view src, const toml::table& t, Suite& s) {
     if (!n->is_string()) fail(src, *n, "'name' must be a string");
     s.name = *n->value<std::string>();
   }
-  if (auto* n = t.get("cold_runs")) s.cold_runs = static_cast<int>(positive_int(src, *n, "cold_runs", 1));
-  if (auto* n = t.get("warm_iters")) s.warm_iters = static_cast<int>(positive_int(src, *n, "warm_iters", 0));
-  if (auto* n = t.get("warm_runs")) s.warm_runs = static_cast<int>(positive_int(src, *n, "warm_runs", 1));
+  using namespace limits;
+  if (auto* n = t.get("cold_runs")) s.cold_runs = static_cast<int>(int_in_range(src, *n, "cold_runs", 1, kMaxColdRuns));
+  if (auto* n = t.get("warm_iters"))
+    s.warm_iters = static_cast<int>(int_in_range(src, *n, "warm_iters", 0, kMaxWarmIters));
+  if (auto* n = t.get("warm_runs")) s.warm_runs = static_cast<int>(int_in_range(src, *n, "warm_runs", 1, kMaxWarmRuns));
   if (auto* n = t.get("timeout_s")) {
     auto v = n->value<double>();
     if (!v || (!n->is_integer() && !n->is_floating_point())) fail(src, *n, "'timeout_s' must be a number");
-    if (*v <= 0) fail(src, *n, "'timeout_s' must be > 0");
+    if (!valid_timeout(*v))
+      fail(src, *n, fmt::format("'timeout_s' must be a finite number of seconds > 0 and <= {:g}", kMaxTimeoutS));
     s.timeout_s = *v;
   }
   if (auto* n = t.get("cache_policy"))
@@ -128,7 +133,7 @@ MatrixBlock read_block(std::string_view src, const toml::table& t) {
   check_names(src, *t.get("dtypes"), b.dtypes, is_dtype, "dtype", "f32, f64");
   const auto* sizes = t.get("sizes")->as_array();
   if (!sizes || sizes->empty()) fail(src, *t.get("sizes"), "'sizes' must be a non-empty array of integers");
-  for (const auto& e : *sizes) b.sizes.push_back(positive_int(src, e, "sizes", 1));
+  for (const auto& e : *sizes) b.sizes.push_back(int_in_range(src, e, "sizes", 1, limits::kMaxSize));
   if (auto* n = t.get("cache_policy"))
     b.cache_policies = enum_list<CachePolicy>(src, *n, "cache_policy", is_cache_policy, "cache policy",
                                               cache_policy_names(), parse_cache_policy);

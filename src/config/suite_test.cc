@@ -38,7 +38,7 @@ TEST(Suite, WarmRunsIsAtLeastOne) {
   EXPECT_EQ(std::get<Suite>(r).warm_runs, 5);
   auto e = error_of(std::string("[suite]\nwarm_runs=0\n") + kBlock);
   EXPECT_EQ(e.rfind("s.toml:2:", 0), 0u) << e;
-  EXPECT_NE(e.find("'warm_runs' must be >= 1"), std::string::npos) << e;
+  EXPECT_NE(e.find("'warm_runs' must be between 1 and 100000 (got 0)"), std::string::npos) << e;
 }
 
 TEST(Suite, SyntaxErrorHasPosition) {
@@ -60,14 +60,31 @@ TEST(Suite, UnknownKeyIsRejected) {
 }
 
 TEST(Suite, WrongTypesAndRanges) {
-  EXPECT_NE(error_of(std::string("[suite]\ncold_runs=0\n") + kBlock).find("'cold_runs' must be >= 1"), std::string::npos);
+  EXPECT_NE(error_of(std::string("[suite]\ncold_runs=0\n") + kBlock).find("'cold_runs' must be between 1 and"), std::string::npos);
   EXPECT_NE(error_of(std::string("[suite]\ncold_runs=\"5\"\n") + kBlock).find("must be an integer"), std::string::npos);
   EXPECT_NE(error_of("[[matrix]]\nbackends=[\"numpy\"]\nworkloads=[\"matmul\"]\nsizes=[0]\ndtypes=[\"f32\"]\n")
-                .find("'sizes' must be >= 1"),
+                .find("'sizes' must be between 1 and"),
             std::string::npos);
   EXPECT_NE(error_of("[[matrix]]\nbackends=[\"numpy\"]\nworkloads=[\"matmul\"]\ndtypes=[\"f32\"]\n").find("missing 'sizes'"),
             std::string::npos);
   EXPECT_NE(error_of("[suite]\nname=\"x\"\n").find("no [[matrix]] block"), std::string::npos);
+}
+
+// Numbers are checked at full width before any narrowing: 2^32 cold runs was
+// once cut to 0 runs and "ok"; NaN or infinite timeouts timed every case out.
+TEST(Suite, NumbersAreRangeCheckedBeforeUse) {
+  const auto with = [](const std::string& line) { return error_of("[suite]\n" + line + "\n" + kBlock); };
+  EXPECT_NE(with("cold_runs=4294967296").find("'cold_runs' must be between 1 and 100000 (got 4294967296)"),
+            std::string::npos);
+  EXPECT_NE(with("warm_iters=9000000000").find("'warm_iters' must be between 0 and"), std::string::npos);
+  for (const char* t : {"timeout_s=inf", "timeout_s=nan", "timeout_s=1e10", "timeout_s=-inf", "timeout_s=0"})
+    EXPECT_NE(with(t).find("'timeout_s' must be a finite number of seconds > 0"), std::string::npos) << t;
+  auto ok = parse_suite("[suite]\ntimeout_s=604800\n" + std::string(kBlock), "s.toml");
+  EXPECT_EQ(std::get<Suite>(ok).timeout_s, 604800);
+  EXPECT_NE(error_of("[[matrix]]\nbackends=[\"numpy\"]\nworkloads=[\"matmul\"]\nsizes=[9007199254740992]\n"
+                     "dtypes=[\"f32\"]\n")
+                .find("'sizes' must be between 1 and 9007199254740991"),
+            std::string::npos);
 }
 
 TEST(Suite, MissingFileIsOneLine) {

@@ -13,6 +13,7 @@ std::variant<nlohmann::json, std::string> probe_worker(ProcessLauncher& launcher
   spec.env_set["PYTHONPATH"] = req.worker_dir.string();
   spec.env_set["PYTHONUNBUFFERED"] = "1";
   spec.log_path = req.log_path;
+  spec.log_root = req.log_root;
   spec.timeout = std::chrono::milliseconds(static_cast<long long>(req.timeout_s * 1000));
   const auto p = launcher.launch(spec);
   if (p.kind == ExitKind::SpawnFailed)

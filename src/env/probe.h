@@ -17,6 +17,7 @@ struct ProbeRequest {
   std::filesystem::path log_path;
   bool check_devices = false;  // also initialise GPU backends (slower)
   double timeout_s = 120;
+  std::filesystem::path log_root{};  // the out dir the log lies in (no link below it is followed)
 };
 
 // The probe message body, or a one-line error.

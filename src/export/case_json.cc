@@ -2,6 +2,7 @@
 
 #include "config/catalog.h"
 #include "export/json_util.h"
+#include "export/schema.h"
 #include "results/views.h"
 
 namespace jitbench {
@@ -110,6 +111,12 @@ json case_json(const CaseResult& r) {
           {"crosscheck", r.crosscheck ? run_json(*r.crosscheck) : json(nullptr)},
           {"cold", {{"runs", cold_runs}, {"summary", cold_summary}}},
           {"warm", warm_json(r)}};
+}
+
+std::vector<std::string> case_json_problems(const CaseResult& r) {
+  // A number the JSON text cannot hold (NaN, infinity) is written as null and
+  // shows up here as a null where the schema wants a number.
+  return validate_against(nlohmann::json::parse(json_text(case_json(r))), kCaseSchema);
 }
 
 }  // namespace jitbench

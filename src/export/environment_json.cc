@@ -1,6 +1,7 @@
 #include "export/environment_json.h"
 
 #include "export/json_util.h"
+#include "util/json_get.h"
 
 namespace jitbench {
 using nlohmann::json;
@@ -43,12 +44,12 @@ json environment_json(const HostFacts& host, const json& probe, const std::map<s
           {"captured_at", text_or_null(captured_at)},
           {"host", host_json(host)},
           {"python",
-           {{"executable", probe.value("executable", "")},
-            {"version", probe.value("python", "")},
-            {"implementation", probe.value("implementation", "")},
-            {"platform", probe.value("platform", "")},
-            {"packages", probe.value("packages", json::object())}}},
-          {"backends", probe.value("backends", json::object())},
+           {{"executable", string_or(probe, "executable", "")},
+            {"version", string_or(probe, "python", "")},
+            {"implementation", string_or(probe, "implementation", "")},
+            {"platform", string_or(probe, "platform", "")},
+            {"packages", object_or_empty(probe, "packages")}}},
+          {"backends", object_or_empty(probe, "backends")},
           {"env", env}};
 }
 

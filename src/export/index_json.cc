@@ -7,7 +7,7 @@ namespace jitbench {
 using nlohmann::json;
 
 json index_json(const RunHeader& h, const std::vector<CaseResult>& cases, bool complete,
-                const std::string& finished_at, const std::vector<FileEntry>& files) {
+                const std::string& finished_at, const std::vector<FileEntry>& files, const Stopped* stopped) {
   json index_cases = json::array();
   int n_ok = 0, n_warn = 0, n_failed = 0;
   for (const auto& c : cases) {
@@ -21,22 +21,24 @@ json index_json(const RunHeader& h, const std::vector<CaseResult>& cases, bool c
   }
   json file_list = json::array();
   for (const auto& f : files) file_list.push_back({{"path", f.path}, {"sha256", f.sha256}, {"bytes", f.bytes}});
-  return {{"schema_version", kIndexSchema},
-          {"jitbench_version", JITBENCH_VERSION},
-          {"suite", {{"name", h.info.suite_name}, {"source", h.info.suite_source}}},
-          {"command", h.argv},
-          {"complete", complete},
-          {"started_at", text_or_null(h.started_at)},
-          {"finished_at", text_or_null(finished_at)},
-          {"environment", "environment.json"},
-          {"cases", index_cases},
-          {"summary",
-           {{"n_planned", h.info.n_planned},
-            {"n_cases", cases.size()},
-            {"n_ok", n_ok},
-            {"n_warn", n_warn},
-            {"n_failed", n_failed}}},
-          {"files", file_list}};
+  json index = {{"schema_version", kIndexSchema},
+                {"jitbench_version", JITBENCH_VERSION},
+                {"suite", {{"name", h.info.suite_name}, {"source", h.info.suite_source}}},
+                {"command", h.argv},
+                {"complete", complete},
+                {"started_at", text_or_null(h.started_at)},
+                {"finished_at", text_or_null(finished_at)},
+                {"environment", "environment.json"},
+                {"cases", index_cases},
+                {"summary",
+                 {{"n_planned", h.info.n_planned},
+                  {"n_cases", cases.size()},
+                  {"n_ok", n_ok},
+                  {"n_warn", n_warn},
+                  {"n_failed", n_failed}}},
+                {"files", file_list}};
+  if (stopped) index["stopped"] = {{"reason", stopped->reason}, {"detail", stopped->detail}};
+  return index;
 }
 
 }  // namespace jitbench

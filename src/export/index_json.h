@@ -11,7 +11,12 @@
 
 namespace jitbench {
 inline constexpr const char* kIndexSchema = "jitbench.index.v1";
+// Why a run ended before its plan did: reason "interrupted" or "write_failed".
+struct Stopped {
+  std::string reason, detail;
+};
 // finished_at: "" when the run is incomplete or deterministic.
 nlohmann::json index_json(const RunHeader& h, const std::vector<CaseResult>& cases, bool complete,
-                          const std::string& finished_at, const std::vector<FileEntry>& files);
+                          const std::string& finished_at, const std::vector<FileEntry>& files,
+                          const Stopped* stopped = nullptr);
 }  // namespace jitbench

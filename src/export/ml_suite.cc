@@ -9,6 +9,7 @@
 #include "results/views.h"
 #include "stats/stats.h"
 #include "util/sha256.h"
+#include "util/json_get.h"
 
 namespace jitbench {
 namespace {
@@ -32,7 +33,7 @@ json device_json(const CaseResult& r) {
   const auto* rep = r.first_worker_report();
   if (!rep || !rep->raw.contains("device") || !rep->raw["device"].is_object()) return nullptr;
   const auto& d = rep->raw["device"];
-  return {{"platform", d.value("platform", "")}, {"kind", d.value("kind", "")}, {"count", d.value("count", 0)}};
+  return {{"platform", string_or(d, "platform", "")}, {"kind", string_or(d, "kind", "")}, {"count", d.contains("count") && d["count"].is_number_integer() ? d["count"].get<long long>() : 0}};
 }
 
 json cold_json(const CaseResult& r) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "config/catalog.h"
@@ -62,13 +63,20 @@ std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const
     return sel.backends.empty() || std::find(sel.backends.begin(), sel.backends.end(), b) != sel.backends.end();
   };
   std::vector<Case> out;
-  std::set<std::string> seen;
+  std::map<std::string, std::pair<std::string, std::string>> seen;  // id -> (backend, workload)
+  std::string collision;
   const auto add = [&](const std::string& b, const std::string& w, long n, const std::string& d,
                        const MatrixBlock* blk) {
     for (const auto& prec : precisions)
       for (const auto policy : policies_for(blk)) {
         Case c = make_case(b, w, n, d, policy, prec);
-        if (seen.insert(c.id).second) out.push_back(std::move(c));
+        const auto [it, fresh] = seen.emplace(c.id, std::pair{b, w});
+        if (fresh) out.push_back(std::move(c));
+        else if (it->second != std::pair{b, w} && collision.empty())
+          // torch_compile + "gpu_matmul" and torch_compile_gpu + "matmul" would write one file
+          collision = fmt::format("backend '{}' with workload '{}' and backend '{}' with workload '{}' would share the "
+                                  "case id '{}': rename the workload",
+                                  it->second.first, it->second.second, b, w, c.id);
       }
   };
 
@@ -96,6 +104,7 @@ std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const
       for (const auto& b : bs) add(b, spec.workload, spec.n, spec.dtype, nullptr);
     }
   }
+  if (!collision.empty()) return collision;
   if (out.empty()) return std::string("the selection matches no case: check --backends and --cases against `jitbench list`");
   return out;
 }

@@ -29,6 +29,12 @@ std::optional<double> number(const json& j, const char* key) {
   if (j.contains(key) && j[key].is_number()) return j[key].get<double>();
   return std::nullopt;
 }
+// A path an index lists: it must stay inside the directory the index is in.
+std::string inside_path(const json& v) {
+  const auto p = v.get<std::string>();
+  if (!is_plain_relative(p)) throw BadField(fmt::format("path '{}' does not stay inside the out dir", p));
+  return p;
+}
 std::string opt_str(const json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
@@ -150,9 +156,9 @@ std::variant<RunIndex, std::string> read_index(const fs::path& file) {
     x.started_at = opt_str(j, "started_at");
     x.finished_at = opt_str(j, "finished_at");
     for (const auto& c : j.at("cases"))
-      x.cases.push_back({c.at("case").get<std::string>(), c.at("path").get<std::string>(), status_of(c)});
+      x.cases.push_back({c.at("case").get<std::string>(), inside_path(c.at("path")), status_of(c)});
     for (const auto& f : j.at("files"))
-      x.files.push_back({f.at("path").get<std::string>(), f.at("sha256").get<std::string>(),
+      x.files.push_back({inside_path(f.at("path")), f.at("sha256").get<std::string>(),
                          f.at("bytes").get<std::uintmax_t>()});
     return x;
   });
@@ -161,7 +167,7 @@ std::variant<RunIndex, std::string> read_index(const fs::path& file) {
 std::variant<std::vector<MlIndexEntry>, std::string> read_ml_index(const fs::path& file) {
   return guarded<std::vector<MlIndexEntry>>(file, [](const json& j) {
     std::vector<MlIndexEntry> out;
-    for (const auto& c : j.at("cases")) out.push_back({c.value("path", ""), c.value("sha256", "")});
+    for (const auto& c : j.at("cases")) out.push_back({inside_path(c.at("path")), c.value("sha256", "")});
     return out;
   });
 }
@@ -176,6 +182,8 @@ std::variant<LoadedRun, std::string> read_run(const fs::path& dir) {
   if (auto* e = std::get_if<std::string>(&env)) return *e;
   run.environment = std::get<EnvironmentInfo>(std::move(env));
   for (const auto& c : run.index.cases) {
+    if (crosses_link(dir, c.path))
+      return fmt::format("{}: '{}' is missing or a symbolic link", (dir / "index.json").string(), c.path);
     auto r = read_case(dir / c.path);
     if (auto* e = std::get_if<std::string>(&r)) return *e;
     run.cases.push_back(std::get<CaseResult>(std::move(r)));

@@ -1,4 +1,5 @@
 #include "results/worker_report.h"
+#include "util/json_get.h"
 
 namespace jitbench {
 namespace {
@@ -36,7 +37,7 @@ Verification verification(const json& raw, const char* key) {
   Verification v;
   if (!raw.contains(key) || !raw[key].is_object()) return v;
   v.present = true;
-  v.ok = raw[key].value("ok", false) == true;
+  v.ok = bool_or(raw[key], "ok", false);
   v.message = string_at(raw[key], "/message").value_or("result differs from the float64 reference");
   return v;
 }
@@ -45,8 +46,8 @@ void parse_phases(const json& raw, WorkerReport& w) {
   if (!raw.contains("first_call") || !raw["first_call"].is_object()) return;
   w.has_first_call = true;
   const auto& fc = raw["first_call"];
-  const auto phases = fc.value("phases", json::object());
-  for (const auto& name : fc.value("phase_names", json::array())) {
+  const auto phases = object_or_empty(fc, "phases");
+  for (const auto& name : array_or_empty(fc, "phase_names")) {
     if (!name.is_string()) continue;
     const auto n = name.get<std::string>();
     w.phases.emplace_back(n, phases.is_object() && phases.contains(n) && phases[n].is_number()
@@ -55,7 +56,7 @@ void parse_phases(const json& raw, WorkerReport& w) {
   if (phases.is_object())
     for (const auto& [k, v] : phases.items())
       if (v.is_number()) w.all_phases_sum += v.get<double>();
-  const auto sources = fc.value("phase_sources", json::object());
+  const auto sources = object_or_empty(fc, "phase_sources");
   if (sources.is_object())
     for (const auto& [k, v] : sources.items())
       if (v.is_string()) w.phase_sources[k] = v.get<std::string>();

@@ -79,6 +79,7 @@ RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::
   spec.env_set = worker_env(setup_, c, cache_dir);
   const auto log_rel = fs::path("logs") / c.id / log_name(mode, index);
   spec.log_path = setup_.out_dir / log_rel;
+  spec.log_root = setup_.out_dir;
   spec.timeout = std::chrono::milliseconds(static_cast<long long>(setup_.timeout_s * 1000));
   const auto before = dir_stats(cache_dir);
   RunRecord r = classify_run(launcher_.launch(spec), mode, std::max(index, 0), setup_.timeout_s);

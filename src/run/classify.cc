@@ -7,6 +7,7 @@
 
 #include "results/read.h"
 #include "run/protocol.h"
+#include "util/json_get.h"
 
 namespace jitbench {
 namespace {
@@ -98,7 +99,7 @@ void judge_skip(RunRecord& r, const Message& skip) {
   }
   r.status = Status::Warn;
   r.reason = *reason;
-  r.detail = skip.body.value("detail", "");
+  r.detail = string_or(skip.body, "detail", "");
 }
 
 // What the result claims, checked: both outputs verified, the device idle,
@@ -115,7 +116,7 @@ void judge_result(RunRecord& r, const Message& result, RunMode mode) {
     fail(r, ReasonCode::Unsynchronized,
          "the device still had work queued when the clock stopped: the timings do not cover the computation");
   else if (auto why = timing_inconsistency(r)) fail(r, ReasonCode::InconsistentTimings, *why);
-  else if (result.body.value("interpreter_only", false)) {
+  else if (bool_or(result.body, "interpreter_only", false)) {
     // Verified, but nothing was compiled: never mixed with compiled timings.
     r.status = Status::Warn;
     r.reason = {ReasonCode::InterpreterOnly, ""};

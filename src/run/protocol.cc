@@ -1,4 +1,5 @@
 #include "run/protocol.h"
+#include "util/json_get.h"
 
 #include <fmt/format.h>
 
@@ -56,7 +57,7 @@ std::string check(MessageType t, const json& j) {
       return check_result(j);
     case MessageType::Skip:
       if (auto e = require_string(j, "reason"); !e.empty()) return e;
-      if (j.value("status", "") != "warn") return "'status' of a skip must be \"warn\"";
+      if (string_or(j, "status", "") != "warn") return "'status' of a skip must be \"warn\"";
       return "";
     case MessageType::Error:
       if (auto e = require_string(j, "reason"); !e.empty()) return e;

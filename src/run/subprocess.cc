@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
 #include "run/protocol.h"
@@ -87,16 +89,32 @@ bool reap_until(pid_t pid, long long deadline_ns, int* status, rusage* ru) {
 }  // namespace
 
 namespace {
+// The log, opened here so that no link below the log root is followed.
+int open_log(const SpawnSpec& spec) {
+  if (!spec.log_root.empty()) return open_file_in(spec.log_root, spec.log_path.lexically_relative(spec.log_root));
+  std::error_code ec;
+  std::filesystem::create_directories(spec.log_path.parent_path(), ec);
+  return open_file_in(spec.log_path.parent_path(), spec.log_path.filename());
+}
+
 // posix_spawn in its own process group, stdin from /dev/null, stdout+stderr to
 // the log, the pipe's write end on kResultFd. Returns the pid, or 0 with
 // res.spawn_error set; closes the write end either way.
+
 pid_t spawn(const SpawnSpec& spec, int pipefd[2], ProcessResult& res) {
-  std::filesystem::create_directories(spec.log_path.parent_path());
+  int log_fd = -1;
+  try {
+    log_fd = open_log(spec);
+  } catch (const WriteError& e) {
+    ::close(pipefd[1]);
+    res.spawn_error = e.what();
+    return 0;
+  }
   SpawnSetup s;
   // The child must not hold the read end; dup2 onto kResultFd clears CLOEXEC there.
   posix_spawn_file_actions_addopen(&s.actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&s.actions, 1, spec.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&s.actions, 1, 2);
+  posix_spawn_file_actions_adddup2(&s.actions, log_fd, 1);
+  posix_spawn_file_actions_adddup2(&s.actions, log_fd, 2);
   posix_spawn_file_actions_adddup2(&s.actions, pipefd[1], kResultFd);
   sigset_t empty, defaults;
   sigemptyset(&empty);
@@ -117,6 +135,7 @@ pid_t spawn(const SpawnSpec& spec, int pipefd[2], ProcessResult& res) {
   const int rc = has_slash ? ::posix_spawn(&pid, argv[0], &s.actions, &s.attr, argv.data(), envp.data())
                            : ::posix_spawnp(&pid, argv[0], &s.actions, &s.attr, argv.data(), envp.data());
   ::close(pipefd[1]);
+  ::close(log_fd);
   if (rc != 0) {
     res.spawn_error = errno_text(spec.argv[0].c_str(), rc);
     return 0;
@@ -124,12 +143,20 @@ pid_t spawn(const SpawnSpec& spec, int pipefd[2], ProcessResult& res) {
   return pid;
 }
 
-// Reads the result channel until EOF, the deadline or an interrupt; returns
-// true when the run must be stopped (timed out or interrupted).
-bool read_channel(int fd, long long deadline, ProcessResult& res) {
+// True once pid has exited; it stays unreaped (WNOWAIT) for reap().
+bool has_exited(pid_t pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+// Reads the result channel until EOF or the worker's exit (whatever a child
+// of it still holds open), the deadline or an interrupt; returns true when the
+// run must be stopped (timed out or interrupted).
+bool read_channel(int fd, pid_t pid, long long deadline, ProcessResult& res) {
   LineSplitter splitter;
   std::array<char, 65536> buf{};
   bool stop = false;
+  bool exited = false;
   for (;;) {
     if (interrupted()) {
       res.interrupted = true;
@@ -142,8 +169,14 @@ bool read_channel(int fd, long long deadline, ProcessResult& res) {
       break;
     }
     pollfd pfd{fd, POLLIN, 0};
-    const int pr = ::poll(&pfd, 1, static_cast<int>(std::min<long long>(left_ms, 1000)));
-    if (pr <= 0) continue;  // EINTR or nothing yet
+    // Once the worker has exited, only what is already in the pipe is its.
+    const int wait_ms = exited ? 0 : static_cast<int>(std::min<long long>(left_ms, 50));
+    const int pr = ::poll(&pfd, 1, wait_ms);
+    if (pr == 0 && exited) break;
+    if (pr <= 0) {  // EINTR or nothing yet
+      exited = has_exited(pid);
+      continue;
+    }
     const ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // EOF: every holder of the write end has closed it
@@ -153,6 +186,36 @@ bool read_channel(int fd, long long deadline, ProcessResult& res) {
   res.trailing = splitter.pending();
   res.channel_overflow = splitter.overflowed();
   return stop;
+}
+
+// The pids of this process's children (every thread's list).
+std::vector<pid_t> own_children() {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream in(task.path() / "children");
+    for (long pid = 0; in >> pid;) out.push_back(static_cast<pid_t>(pid));
+  }
+  return out;
+}
+
+// Kills and reaps every child left: with PR_SET_CHILD_SUBREAPER they are the
+// worker's descendants that escaped its process group. Workers run one at a
+// time, so no other child exists here.
+void end_orphans() {
+  for (int round = 0; round < 50; ++round) {
+    const auto kids = own_children();
+    if (kids.empty()) return;
+    for (const pid_t k : kids) {
+      ::kill(-k, SIGKILL);  // its own group when it called setsid
+      ::kill(k, SIGKILL);
+    }
+    for (const pid_t k : kids) {
+      int st = 0;
+      rusage ignored{};
+      reap_until(k, monotonic_ns() + 1'000'000'000LL, &st, &ignored);
+    }
+  }
 }
 
 // Waits for the worker (killing its group when stop or past the deadline),
@@ -171,8 +234,11 @@ void reap(pid_t pid, long long deadline, bool stop, ProcessResult& res) {
       reap_until(pid, monotonic_ns() + 10'000'000'000LL, &status, &ru);
     }
   }
-  // Stragglers the worker started (compiler helpers) must not outlive it.
+  // Stragglers the worker started (compiler helpers, a workload's forks) must
+  // not outlive it: its group, then whatever left the group and was
+  // reparented to this subreaper.
   ::kill(-pid, SIGKILL);
+  end_orphans();
   res.wall_s = static_cast<double>(monotonic_ns() - res.spawn_ns) / 1e9;
   res.max_rss_kib = ru.ru_maxrss;
   res.user_s = static_cast<double>(ru.ru_utime.tv_sec) + static_cast<double>(ru.ru_utime.tv_usec) / 1e6;
@@ -189,6 +255,8 @@ void reap(pid_t pid, long long deadline, bool stop, ProcessResult& res) {
   }
 }
 }  // namespace
+
+PosixLauncher::PosixLauncher() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
 
 ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
   ProcessResult res;
@@ -207,7 +275,7 @@ ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
     return res;
   }
   const long long deadline = res.spawn_ns + std::chrono::nanoseconds(spec.timeout).count();
-  const bool stop = read_channel(pipefd[0], deadline, res);
+  const bool stop = read_channel(pipefd[0], pid, deadline, res);
   ::close(pipefd[0]);
   reap(pid, deadline, stop, res);
   return res;

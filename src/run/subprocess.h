@@ -2,6 +2,10 @@
 // Spawning one worker process: its own process group, stdin from /dev/null,
 // stdout+stderr to a log file, a result channel on an inherited descriptor,
 // a hard timeout enforced by killing the whole group, rusage from wait4.
+// The worker's end is its exit, not EOF on the channel: a child it leaves
+// holding the channel neither extends the run nor outlives it (the group is
+// killed, and jitbench, a child subreaper, kills any descendant that escaped
+// the group with setsid).
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -19,6 +23,9 @@ struct SpawnSpec {
   std::map<std::string, std::string> env_set;            // added to / overriding the parent's env
   std::vector<std::string> env_unset;                    // removed from the parent's env
   std::filesystem::path log_path;                        // stdout and stderr go here
+  // When set, log_path lies below it and no link below it is followed
+  // (the out dir); else log_path's own directory is trusted.
+  std::filesystem::path log_root;
   std::chrono::milliseconds timeout{std::chrono::seconds(600)};
 };
 
@@ -49,6 +56,7 @@ class ProcessLauncher {
 
 class PosixLauncher final : public ProcessLauncher {
  public:
+  PosixLauncher();  // makes this process a child subreaper
   ProcessResult launch(const SpawnSpec& spec) override;
 };
 

@@ -17,6 +17,7 @@ void install_interrupt_handlers() {
   sa.sa_flags = 0;  // no SA_RESTART: poll() returns EINTR and sees the flag
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);  // a closed terminal or ssh session: same as SIGTERM
 }
 
 bool interrupted() { return g_signal.load() != 0; }

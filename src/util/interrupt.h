@@ -1,5 +1,5 @@
 #pragma once
-// SIGINT/SIGTERM handling: the first signal asks the run to stop; the worker in
+// SIGINT/SIGTERM/SIGHUP handling: the first signal asks the run to stop; the worker in
 // flight is killed with its process group and results so far are kept.
 namespace jitbench {
 void install_interrupt_handlers();

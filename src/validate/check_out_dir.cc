@@ -5,10 +5,10 @@
 #include <set>
 
 #include "artifacts/out_dir.h"
+#include "export/schema.h"
 #include "results/read.h"
 #include "util/fs.h"
 #include "util/sha256.h"
-#include "validate/schema.h"
 
 namespace jitbench {
 namespace fs = std::filesystem;
@@ -44,7 +44,7 @@ void check_ml_export(const fs::path& dir, ValidationReport& rep) {
   }
   for (const auto& c : std::get<std::vector<MlIndexEntry>>(entries)) {
     const auto label = "ml/" + c.path;
-    if (!fs::exists(ml / c.path)) {
+    if (crosses_link(ml, c.path) || !fs::is_regular_file(ml / c.path)) {
       rep.errors.push_back(label + ": listed in ml/ml_suite.json but missing");
       continue;
     }
@@ -57,9 +57,9 @@ std::set<std::string> check_listed(const fs::path& dir, const RunIndex& index, V
   std::set<std::string> listed;
   for (const auto& f : index.files) {
     listed.insert(f.path);
-    const fs::path p = dir / f.path;
-    if (f.path.empty() || f.path.find("..") != std::string::npos) {
-      rep.errors.push_back(fmt::format("{}: bad path in index", f.path));
+    const fs::path p = dir / f.path;  // read_index accepts only paths that stay inside
+    if (crosses_link(dir, f.path)) {
+      rep.errors.push_back(f.path + ": listed in the index but missing, or reached through a symbolic link");
       continue;
     }
     if (!fs::is_regular_file(p)) {

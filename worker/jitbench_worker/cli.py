@@ -42,6 +42,7 @@ def main(argv) -> int:
 
             code = run(channel, args)
     except Exception as exc:  # reported, never swallowed: jitbench marks the run failed
+        traceback.print_exc()  # into the run's log too, where a user looks first
         channel.send(
             "error",
             reason="exception",

@@ -18,7 +18,10 @@ class Channel:
         self._file = os.fdopen(fd, "w", buffering=1, encoding="utf-8", closefd=True)
 
     def send(self, type_: str, **body) -> None:
-        line = json.dumps({"type": type_, **body}, allow_nan=False, default=_jsonable)
+        # A string the benchmarked code made may hold a lone surrogate (an
+        # exception message): it is replaced, never allowed to lose the message.
+        line = json.dumps({"type": type_, **body}, allow_nan=False, ensure_ascii=False, default=_jsonable)
+        line = line.encode("utf-8", "replace").decode("utf-8")
         self._file.write(line + "\n")
         self._file.flush()
 

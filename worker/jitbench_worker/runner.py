@@ -21,6 +21,7 @@ events are timestamped by the hooks and split into windows afterwards.
 """
 
 import os
+import math
 import time
 
 from . import backends, cachewatch, verify, workloads
@@ -130,6 +131,30 @@ def aot_step(adapter, fn, dev_inputs):
             "aot": {"trace_s": t1 - t_setup, "lower_s": t2 - t1, "compile_s": t3 - t2, "execute_s": t_end - t3}}
 
 
+def _finite_verdict(verdict):
+    """A verdict with NaN or infinity in it (an output that holds NaN gives an
+    error of NaN, which compares as within any tolerance) is a failed one; the
+    non-finite numbers are kept as text so that the message can carry them."""
+    found = []
+
+    def clean(x):
+        if isinstance(x, dict):
+            return {k: clean(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [clean(v) for v in x]
+        if isinstance(x, float) and not math.isfinite(x):
+            found.append(repr(x))
+            return repr(x)
+        return x
+
+    out = clean(dict(verdict))
+    if found:
+        out["ok"] = False
+        out["message"] = (f"the result holds {found[0]}: not a number the reference can confirm"
+                          + (f" ({verdict.get('message')})" if verdict.get("message") else ""))
+    return out
+
+
 def verify_step(adapter, workload, outputs, host_inputs, args, ctx):
     """Both the compiling first call's output and the last one, against the
     float64 reference, after every clock has stopped."""
@@ -143,6 +168,7 @@ def verify_step(adapter, workload, outputs, host_inputs, args, ctx):
             raise
         raise Skip("missing_dependency: numpy",
                    "numpy is needed to verify the result against the float64 reference") from None
+    first, last = _finite_verdict(first), _finite_verdict(last)
     if not extra:
         for v in (first, last):
             v.setdefault("tolerance_basis", {"precision": ctx.matmul,

@@ -6,7 +6,12 @@ wrong_answer, noresult, missing, flood, nocache (reports no cache hit), and the
 lies jitbench's checks must catch: lie_phases (phases longer than the first
 call), lie_total (a total longer than the process lived), lie_segments (calls
 longer than the total), unsync (work still queued after the clock), wrong_first
-(the first call's result is wrong), cache_lie (a cache hit the kernel never saw).
+(the first call's result is wrong), cache_lie (a cache hit the kernel never saw),
+huge (a first call of 1e308 s), and the hazards of issue 13: slow (sleeps
+FAKE_WORKER_SLEEP seconds, default 3), fork_linger / fork_setsid (leaves a
+child holding the channel open for 60 s, in its group or in a session of its
+own; its pid goes to FAKE_WORKER_PIDFILE), fill_disk (fills the file system of
+FAKE_WORKER_FILL before reporting).
 It speaks the protocol by hand so that the tests do not depend on the real
 worker being right. Its own numbers are small and consistent: it sleeps as long
 as the total it reports."""
@@ -17,6 +22,31 @@ import os
 import subprocess
 import sys
 import time
+
+
+def _linger(new_session):
+    """A child that keeps the channel (fd 3 is inherited across fork) open."""
+    pid = os.fork()
+    if pid == 0:
+        if new_session:
+            os.setsid()
+        time.sleep(60)
+        os._exit(0)
+    pidfile = os.environ.get("FAKE_WORKER_PIDFILE")
+    if pidfile:
+        with open(pidfile, "a") as f:
+            f.write(f"{pid}\n")
+
+
+def _fill(path):
+    chunk = b"x" * (1 << 16)
+    try:
+        with open(path, "wb") as f:
+            while True:
+                f.write(chunk)
+                f.flush()
+    except OSError:
+        pass
 
 
 def main():
@@ -74,6 +104,15 @@ def main():
         result["total_s"] = segments / 2
     if mode == "wrong_first":
         result["verify_first"] = {"ok": False, "message": "relative error 0.5 exceeds 1e-4"}
+    if mode == "huge":
+        result["first_call_s"] = 1e308
+        result["calls_s"] = [1e308] * len(result.get("calls_s", []))
+    if mode == "slow":
+        time.sleep(float(os.environ.get("FAKE_WORKER_SLEEP", "3")))
+    if mode in ("fork_linger", "fork_setsid"):
+        _linger(mode == "fork_setsid")
+    if mode == "fill_disk":
+        _fill(os.environ["FAKE_WORKER_FILL"])
     if mode == "crash" or (mode == "crash_warm" and args.mode == "warm"):
         os.abort()
     if mode == "hang":

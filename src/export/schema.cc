@@ -1,4 +1,4 @@
-#include "validate/schema.h"
+#include "export/schema.h"
 
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>

@@ -1,0 +1,16 @@
+#pragma once
+// The one range for every number a user or a suite gives jitbench: the CLI and
+// the suite reader check against these before any value is used, so nothing
+// is cut to a narrower type or overflows a deadline.
+#include <cmath>
+
+namespace jitbench::limits {
+inline constexpr long kMaxColdRuns = 100'000;
+inline constexpr long kMaxWarmRuns = 100'000;
+inline constexpr long kMaxWarmIters = 100'000'000;
+inline constexpr double kMaxTimeoutS = 7 * 24 * 3600.0;  // a week: far past any case, far inside 64-bit ns
+inline constexpr long kMaxSize = 9'007'199'254'740'991;  // 2^53 - 1: exact in every JSON reader
+
+// A timeout jitbench can honour: finite, > 0, at most kMaxTimeoutS.
+inline bool valid_timeout(double s) { return std::isfinite(s) && s > 0 && s <= kMaxTimeoutS; }
+}  // namespace jitbench::limits

@@ -1,0 +1,74 @@
+#include "util/fs.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace jitbench {
+namespace {
+namespace fs = std::filesystem;
+
+struct TempRoot {
+  fs::path root = fs::temp_directory_path() / ("jitbench-fs-test-" + std::to_string(::getpid()));
+  TempRoot() {
+    fs::remove_all(root);
+    fs::create_directories(root / "in");
+    fs::create_directories(root / "outside");
+  }
+  ~TempRoot() { fs::remove_all(root); }
+};
+
+TEST(SafeWrite, WritesBelowTheRootCreatingDirectories) {
+  TempRoot t;
+  write_file_in(t.root / "in", "a/b/c.txt", "hello");
+  EXPECT_EQ(read_file(t.root / "in/a/b/c.txt"), "hello");
+  write_file_in(t.root / "in", "a/b/c.txt", "again");
+  EXPECT_EQ(read_file(t.root / "in/a/b/c.txt"), "again");
+}
+
+TEST(SafeWrite, NeverWritesThroughALinkedDirectory) {
+  TempRoot t;
+  fs::create_directory_symlink(t.root / "outside", t.root / "in" / "report");
+  try {
+    write_file_in(t.root / "in", "report/x.html", "x");
+    FAIL() << "wrote through a link";
+  } catch (const WriteError& e) {
+    EXPECT_NE(std::string(e.what()).find("symbolic link"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_empty(t.root / "outside"));
+  EXPECT_THROW(open_file_in(t.root / "in", "report/log.txt"), WriteError);
+  EXPECT_TRUE(fs::is_empty(t.root / "outside"));
+}
+
+TEST(SafeWrite, ALinkAtTheDestinationIsReplacedNotFollowed) {
+  TempRoot t;
+  write_file_in(t.root / "outside", "target.txt", "precious");
+  fs::create_symlink(t.root / "outside" / "target.txt", t.root / "in" / "f.txt");
+  write_file_in(t.root / "in", "f.txt", "new");
+  EXPECT_EQ(read_file(t.root / "outside" / "target.txt"), "precious");
+  EXPECT_FALSE(fs::is_symlink(t.root / "in" / "f.txt"));
+  EXPECT_EQ(read_file(t.root / "in" / "f.txt"), "new");
+  // a link planted where open_file_in's file goes is refused, not followed
+  fs::create_symlink(t.root / "outside" / "target.txt", t.root / "in" / "log.txt");
+  EXPECT_THROW(open_file_in(t.root / "in", "log.txt"), WriteError);
+  EXPECT_EQ(read_file(t.root / "outside" / "target.txt"), "precious");
+}
+
+TEST(SafeWrite, ABatchIsAllOrNothing) {
+  TempRoot t;
+  write_file_in(t.root / "in", "one.json", "old1");
+  fs::create_directory_symlink(t.root / "outside", t.root / "in" / "bad");
+  EXPECT_THROW(write_files_in(t.root / "in", {{"one.json", "new1"}, {"bad/two.json", "new2"}}), WriteError);
+  EXPECT_EQ(read_file(t.root / "in" / "one.json"), "old1");  // not renamed: the batch failed
+  for (const auto& e : fs::directory_iterator(t.root / "in"))
+    EXPECT_FALSE(e.path().filename().string().ends_with(".tmp")) << e.path();
+}
+
+TEST(PlainRelative, OnlyPathsThatStayInside) {
+  for (const char* ok : {"a", "cases/x.json", "ml/cases/y.json"}) EXPECT_TRUE(is_plain_relative(ok)) << ok;
+  for (const char* bad : {"", "/etc/passwd", "../x", "a/../../x", "a//b", "./a", "a/.", "a/"})
+    EXPECT_FALSE(is_plain_relative(bad)) << bad;
+}
+}  // namespace
+}  // namespace jitbench
