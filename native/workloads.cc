@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <omp.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -19,10 +20,16 @@ namespace {
 // x*x + y*y is rounded (at most twice, by at most 2^-24 each), so only points
 // with |X^2 + Y^2 - 2^48| <= 2^25 (+ margin) can land on either side: their
 // number is the float32 tolerance (the same rule as workloads/mc_pi.py).
+//
+// Every core the worker is given counts a contiguous share of the points
+// (OpenMP, static schedule, vectorised within each share); OMP_NUM_THREADS
+// sets how many, and `jitbench run --deterministic` sets it to 1. The count
+// is a sum of integers, so it is the same whatever the number of threads.
 template <typename F>
 std::int64_t mc_pi_count(std::int64_t n, std::uint32_t key) {
   const F scale = static_cast<F>(1.0 / 16777216.0);
   std::int64_t inside = 0;
+#pragma omp parallel for simd reduction(+ : inside) schedule(static)
   for (std::int64_t i = 0; i < n; ++i) {
     const auto c = static_cast<std::uint32_t>(2 * i) + key;
     const F x = static_cast<F>(lowbias32(c) >> 8) * scale;
@@ -40,19 +47,32 @@ inline constexpr std::int64_t kOne = std::int64_t(1) << 48;
 inline constexpr std::int64_t kF32Band = (std::int64_t(1) << 25) + (std::int64_t(1) << 10);
 
 ExactCount mc_pi_exact(std::int64_t n, std::uint32_t key) {
-  ExactCount out;
+  std::int64_t inside = 0, ambiguous = 0;
+#pragma omp parallel for reduction(+ : inside, ambiguous) schedule(static)
   for (std::int64_t i = 0; i < n; ++i) {
     const auto c = static_cast<std::uint32_t>(2 * i) + key;
     const std::int64_t x = lowbias32(c) >> 8, y = lowbias32(c + 1u) >> 8;
     const std::int64_t r2 = x * x + y * y;
-    out.inside += r2 < kOne;
-    out.ambiguous += std::llabs(r2 - kOne) <= kF32Band;
+    inside += r2 < kOne;
+    ambiguous += std::llabs(r2 - kOne) <= kF32Band;
   }
-  return out;
+  return {inside, ambiguous};
 }
 
 class McPi final : public Workload {
  public:
+  // Starting OpenMP's thread pool is the native worker's device start-up: it
+  // belongs to import_s, not to the first call.
+  void load() override {
+#pragma omp parallel
+    {
+#pragma omp master
+      threads_ = omp_get_num_threads();
+    }
+  }
+  nlohmann::json library() override {
+    return {{"threading", "OpenMP"}, {"threads", threads_}, {"openmp", _OPENMP}};
+  }
   void setup(std::int64_t n, bool f64, std::uint64_t seed) override {
     n_ = n;
     f64_ = f64;
@@ -87,6 +107,7 @@ class McPi final : public Workload {
   std::uint32_t key_ = 0;
   std::optional<ExactCount> exact_;
   nlohmann::json info_ = nlohmann::json::object();
+  int threads_ = 1;
 };
 
 // ---- matmul -----------------------------------------------------------------
@@ -103,6 +124,7 @@ struct Blas {
   void* dgemm = nullptr;
   bool ilp64 = false;
   std::string path, symbol_prefix;
+  std::optional<int> threads;  // OpenBLAS's own count, where it exports one
 };
 
 Blas load_blas() {
@@ -123,6 +145,12 @@ Blas load_blas() {
     if (b.sgemm && b.dgemm) {
       b.ilp64 = ilp64;
       b.symbol_prefix = fmt::format("{}?gemm{}", prefix, suffix);
+      for (const char* getter : {"scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
+                                 "openblas_get_num_threads"})
+        if (auto* f = reinterpret_cast<int (*)()>(dlsym(b.handle, getter))) {
+          b.threads = f();
+          break;
+        }
       return b;
     }
   }
@@ -236,7 +264,8 @@ class Matmul final : public Workload {
   }
   nlohmann::json info() override { return {{"flops", 2 * n_ * n_ * n_}}; }
   nlohmann::json library() override {
-    return {{"blas", blas_.path}, {"symbols", blas_.symbol_prefix}, {"ilp64", blas_.ilp64}};
+    return {{"blas", blas_.path}, {"symbols", blas_.symbol_prefix}, {"ilp64", blas_.ilp64},
+            {"threads", blas_.threads ? nlohmann::json(*blas_.threads) : nlohmann::json(nullptr)}};
   }
 
  private:

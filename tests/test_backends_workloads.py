@@ -52,6 +52,23 @@ def test_native_numba_parallel_and_tensorflow_verify(jitbench):
     assert len(set(counts.values())) == 1, counts
 
 
+def test_native_mc_pi_uses_every_core_and_deterministic_keeps_one(jitbench):
+    """The floor counts with every core it is given (OpenMP); --deterministic
+    (OMP_NUM_THREADS=1) keeps one; the count is the same either way."""
+    import os
+    cores = len(os.sched_getaffinity(0))
+    runs = {}
+    for det in (False, True):
+        res = jitbench("run", "--backends", "native", "--cases", "mc_pi_1000003_f32", *QUICK,
+                       *(["--deterministic"] if det else []))
+        assert res.rc == 0, res.stderr
+        c = ok(res, "native_mc_pi_1000003_f32")
+        runs[det] = (worker(c)["backend"]["library"], c["workload"]["inside"])
+    assert runs[False][0]["threading"] == "OpenMP" and runs[False][0]["threads"] == cores
+    assert runs[True][0]["threads"] == 1
+    assert runs[False][1] == runs[True][1]
+
+
 def test_native_without_blas_is_missing_numpy(jitbench, tmp_path):
     res = jitbench("run", "--backends", "native", "--cases", "matmul_64_f32,mc_pi_1000_f32", *QUICK,
                    env={"JITBENCH_NATIVE_BLAS": str(tmp_path / "no-such-blas.so")})
