@@ -105,17 +105,21 @@ bool CaseRunner::prime(const Case& c, CaseResult& res, const fs::path& cache_dir
   return res.priming->status == Status::Ok;
 }
 
-bool CaseRunner::cold_runs(const Case& c, CaseResult& res, const fs::path& cache_dir, const Progress& progress) {
+// One measured cold or warm process: the cache emptied first unless the
+// policy keeps it warm, then the run and the cache claims it must back.
+RunRecord CaseRunner::measured_run(const Case& c, RunMode mode, int index, const fs::path& cache_dir) {
   const bool keep_cache = c.cache_policy == CachePolicy::WarmCache;
+  if (auto err = keep_cache ? std::nullopt : empty_owned_cache_dir(cache_dir, setup_.out_dir))
+    return not_started(mode, index, *err);
+  RunRecord r = one_run(c, mode, index, cache_dir);
+  judge_cache_claims(r, c.cache_policy);
+  return r;
+}
+
+bool CaseRunner::cold_runs(const Case& c, CaseResult& res, const fs::path& cache_dir, const Progress& progress) {
   for (int i = 0; i < setup_.cold_runs && !interrupted(); ++i) {
     if (progress) progress(fmt::format("cold run {}/{}", i + 1, setup_.cold_runs));
-    RunRecord r;
-    if (auto err = keep_cache ? std::nullopt : empty_owned_cache_dir(cache_dir, setup_.out_dir)) {
-      r = not_started(RunMode::Cold, i, *err);
-    } else {
-      r = one_run(c, RunMode::Cold, i, cache_dir);
-      judge_cache_claims(r, c.cache_policy);
-    }
+    RunRecord r = measured_run(c, RunMode::Cold, i, cache_dir);
     const bool go_on = worth_continuing(r);
     res.cold.push_back(std::move(r));
     if (!go_on) return false;
@@ -132,18 +136,11 @@ void CaseRunner::crosscheck(const Case& c, CaseResult& res, const fs::path& cach
 }
 
 void CaseRunner::warm_runs(const Case& c, CaseResult& res, const fs::path& cache_dir, const Progress& progress) {
-  const bool keep_cache = c.cache_policy == CachePolicy::WarmCache;
   for (int i = 0; i < res.warm_runs && !interrupted(); ++i) {
     if (progress)
       progress(res.warm_runs == 1 ? fmt::format("warm run ({} calls)", setup_.warm_iters)
                                   : fmt::format("warm run {}/{} ({} calls)", i + 1, res.warm_runs, setup_.warm_iters));
-    RunRecord r;
-    if (auto err = keep_cache ? std::nullopt : empty_owned_cache_dir(cache_dir, setup_.out_dir)) {
-      r = not_started(RunMode::Warm, i, *err);
-    } else {
-      r = one_run(c, RunMode::Warm, i, cache_dir);
-      judge_cache_claims(r, c.cache_policy);
-    }
+    RunRecord r = measured_run(c, RunMode::Warm, i, cache_dir);
     const bool go_on = worth_continuing(r);
     res.warm.push_back(std::move(r));
     if (!go_on) return;

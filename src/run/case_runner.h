@@ -42,6 +42,7 @@ class CaseRunner {
 
  private:
   RunRecord one_run(const Case& c, RunMode mode, int index, const std::filesystem::path& cache_dir);
+  RunRecord measured_run(const Case& c, RunMode mode, int index, const std::filesystem::path& cache_dir);
   // Each returns false when the case should stop.
   bool prime(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
   bool cold_runs(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
