@@ -4,6 +4,7 @@
 #include "export/json_util.h"
 #include "export/schema.h"
 #include "results/views.h"
+#include "util/json_get.h"
 
 namespace jitbench {
 using nlohmann::json;
@@ -87,7 +88,8 @@ json case_json(const CaseResult& r) {
   for (const auto& m : cold_metrics()) cold_summary[m] = summary_json(cold_values(r, m));
 
   const WorkerReport* report = r.first_worker_report();
-  json backend = reported(report, "backend", json::object());
+  // A worker may send anything as "backend"; the case's own name goes into an object either way.
+  json backend = report ? object_or_empty(report->raw, "backend") : json::object();
   backend["name"] = r.c.backend;
   json cache = {{"policy", to_string(r.c.cache_policy)}, {"dir", text_or_null(r.cache_dir)}};
   if (report && report->raw.contains("cache")) cache["settings"] = report->raw["cache"];

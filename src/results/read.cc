@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/fs.h"
+#include "util/json_get.h"
 
 namespace jitbench {
 namespace fs = std::filesystem;
@@ -25,19 +26,13 @@ std::optional<double> opt_num(const json& j, const char* key) {
   if (!j.contains(key) || j[key].is_null()) return std::nullopt;
   return j.at(key).get<double>();
 }
-std::optional<double> number(const json& j, const char* key) {
-  if (j.contains(key) && j[key].is_number()) return j[key].get<double>();
-  return std::nullopt;
-}
 // A path an index lists: it must stay inside the directory the index is in.
 std::string inside_path(const json& v) {
   const auto p = v.get<std::string>();
   if (!is_plain_relative(p)) throw BadField(fmt::format("path '{}' does not stay inside the out dir", p));
   return p;
 }
-std::string opt_str(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
+std::string opt_str(const json& j, const char* key) { return string_or(j, key, ""); }
 
 template <typename T>
 T parsed(std::optional<T> v, const std::string& what, const std::string& text) {
@@ -127,11 +122,11 @@ std::variant<T, std::string> guarded(const fs::path& file, F f) {
 }  // namespace
 
 void read_measured_times(const json& j, RunRecord& r) {
-  r.import_s = number(j, "import_s");
-  r.setup_s = number(j, "setup_s");
-  r.first_call_s = number(j, "first_call_s");
-  r.second_call_s = number(j, "second_call_s");
-  r.total_s = number(j, "total_s");
+  r.import_s = number_or_none(j, "import_s");
+  r.setup_s = number_or_none(j, "setup_s");
+  r.first_call_s = number_or_none(j, "first_call_s");
+  r.second_call_s = number_or_none(j, "second_call_s");
+  r.total_s = number_or_none(j, "total_s");
   if (j.contains("calls_s")) r.calls_s = j["calls_s"].get<std::vector<double>>();
   if (j.contains("ttfr_includes_import") && j["ttfr_includes_import"].is_boolean())
     r.ttfr_includes_import = j["ttfr_includes_import"].get<bool>();

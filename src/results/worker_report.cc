@@ -1,35 +1,26 @@
 #include "results/worker_report.h"
+
+#include <algorithm>
+
 #include "util/json_get.h"
 
 namespace jitbench {
 namespace {
 using nlohmann::json;
 
-std::optional<double> number_at(const json& j, const char* pointer) {
-  const auto ptr = json::json_pointer(pointer);
-  if (!j.contains(ptr) || !j.at(ptr).is_number()) return std::nullopt;
-  return j.at(ptr).get<double>();
-}
-
-std::optional<bool> bool_at(const json& j, const char* pointer) {
-  const auto ptr = json::json_pointer(pointer);
-  if (!j.contains(ptr) || !j.at(ptr).is_boolean()) return std::nullopt;
-  return j.at(ptr).get<bool>();
-}
-
-std::optional<std::string> string_at(const json& j, const char* pointer) {
-  const auto ptr = json::json_pointer(pointer);
-  if (!j.contains(ptr) || !j.at(ptr).is_string()) return std::nullopt;
-  return j.at(ptr).get<std::string>();
+// A count (of compiles, cache hits, cache files): a number >= 0, else not reported.
+std::optional<double> count_at(const json& j, const char* pointer) {
+  const auto v = number_at(j, pointer);
+  return v && *v >= 0 ? v : std::nullopt;
 }
 
 CacheEvents cache_events(const json& raw, const char* key) {
   CacheEvents c;
   if (!raw.contains(key) || !raw[key].is_object()) return c;
-  const auto& ev = raw[key];
-  c.reported = ev.contains("hits") && ev["hits"].is_number();
-  if (c.reported) c.hits = ev["hits"].get<double>();
-  if (ev.contains("misses") && ev["misses"].is_number()) c.misses = ev["misses"].get<double>();
+  const auto hits = count_at(raw[key], "/hits");
+  c.reported = hits.has_value();
+  c.hits = hits.value_or(c.hits);
+  c.misses = count_at(raw[key], "/misses").value_or(c.misses);
   return c;
 }
 
@@ -73,16 +64,27 @@ WorkerReport parse_worker_report(json raw) {
   WorkerReport w;
   if (!raw.is_object()) return w;
   parse_phases(raw, w);
-  w.compiles_first = number_at(raw, "/compiles/first_call");
-  w.compiles_later = number_at(raw, "/compiles/later_calls");
+  w.compiles_first = count_at(raw, "/compiles/first_call");
+  w.compiles_later = count_at(raw, "/compiles/later_calls");
+  // Function name -> compile count; a map with anything but counts in it is not a report of compiles.
   const auto by_fn = "/compiles/first_call_by_function"_json_pointer;
-  w.compiled_functions = raw.contains(by_fn) && raw.at(by_fn).is_object() ? raw.at(by_fn) : json(nullptr);
+  if (raw.contains(by_fn) && raw.at(by_fn).is_object()) {
+    const auto& m = raw.at(by_fn);
+    const bool counts = std::all_of(m.begin(), m.end(), [](const json& v) { return v.is_number_unsigned(); });
+    w.compiled_functions = counts ? m : json(nullptr);
+  }
   w.cache = cache_events(raw, "cache_events");
   w.cache_later = cache_events(raw, "cache_events_later");
-  if (auto watched = bool_at(raw, "/cache_files/available"); watched && *watched) {
+  // Evidence from the file watcher only with counts that can be true (an absent count is 0).
+  const auto counted = [&](const char* pointer) -> std::optional<double> {
+    if (!raw.contains(json::json_pointer(pointer))) return 0.0;
+    return count_at(raw, pointer);
+  };
+  const auto read = counted("/cache_files/entries_read"), written = counted("/cache_files/entries_written");
+  if (bool_at(raw, "/cache_files/available").value_or(false) && read && written) {
     w.files.watched = true;
-    w.files.entries_read = number_at(raw, "/cache_files/entries_read").value_or(0);
-    w.files.entries_written = number_at(raw, "/cache_files/entries_written").value_or(0);
+    w.files.entries_read = *read;
+    w.files.entries_written = *written;
   }
   w.cache_persistent = bool_at(raw, "/cache/persistent");
   w.pending_after_last = bool_at(raw, "/sync/pending_after_last_call");

@@ -4,6 +4,7 @@
 // worker sends, the case artifact jitbench writes passes its own schema.
 //
 //   jitbench_fuzz SEEDS_DIR SECONDS [RNG_SEED]
+//   jitbench_fuzz --replay suite|protocol FILE   (a saved failure, once)
 //
 // SEEDS_DIR is tests/data (the suites, the recorded golden run and its
 // artifacts). Each target gets SECONDS/3 of mutations drawn from a fixed RNG
@@ -194,8 +195,16 @@ std::size_t run_for(double seconds, std::mt19937_64& rng, const std::vector<std:
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--replay") {  // a saved failure, fed to its target once
+    const std::string target = argv[2], input = read_file(argv[3]);
+    if (target == "suite") fuzz_suite(input);
+    else if (target == "protocol") fuzz_protocol(input);
+    else return 2;
+    fmt::print("jitbench_fuzz: {} input {}: no defect\n", target, argv[3]);
+    return 0;
+  }
   if (argc < 3) {
-    fmt::print(stderr, "usage: jitbench_fuzz SEEDS_DIR SECONDS [RNG_SEED]\n");
+    fmt::print(stderr, "usage: jitbench_fuzz SEEDS_DIR SECONDS [RNG_SEED] | jitbench_fuzz --replay suite|protocol FILE\n");
     return 2;
   }
   const fs::path data = fs::canonical(argv[1]);
