@@ -1,7 +1,9 @@
-// jitbench-native-worker: the no-JIT floor. Speaks the worker protocol
-// (docs/protocol.md) on an inherited descriptor, like the Python worker, and
-// times the same phases; compiled ahead of time with optimisation on, so its
-// first call costs no compile at all.
+// The native workers, the no-JIT floors: jitbench-native-worker (backend
+// `native`, the CPU) and jitbench-native-cuda-worker (`native_cuda`, a CUDA
+// GPU) share this file and differ in the workloads and target() they link.
+// Each speaks the worker protocol (docs/protocol.md) on an inherited
+// descriptor, like the Python worker, and times the same phases; compiled
+// ahead of time with optimisation on, so its first call costs no compile.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <time.h>
@@ -65,6 +67,7 @@ struct Args {
 struct Clocks {
   Clock::time_point start, import, setup, first, end;
   std::vector<double> calls;  // warm
+  Json pending = nullptr;     // device work still queued after the last call
 };
 
 // The same steps as the Python worker's runner.py: import, setup, measure,
@@ -76,6 +79,7 @@ Clocks measure(jitbench::native::Workload& w, const Args& a, Clocks t) {
   if (a.mode == "cold") {
     w.call(1);
     t.end = Clock::now();
+    t.pending = w.pending_after_last_call();
     return t;
   }
   t.calls.reserve(static_cast<std::size_t>(a.warm_iters));
@@ -86,6 +90,7 @@ Clocks measure(jitbench::native::Workload& w, const Args& a, Clocks t) {
   }
   if (a.warm_iters == 0) w.call(1);  // something to verify besides the first output
   t.end = Clock::now();
+  t.pending = w.pending_after_last_call();
   return t;
 }
 
@@ -105,50 +110,53 @@ Json report(jitbench::native::Workload& w, const Args& a, const Clocks& t, Json 
                  {"cache_events", Json::object()},
                  {"cache_events_later", Json::object()},
                  {"cache_files", {{"available", false}, {"note", "compiled ahead of time: no compile cache"}}},
-                 {"sync", {{"method", "none needed: the call returns when the work is done"},
-                           {"pending_after_last_call", nullptr}}},
-                 {"precision", {{"requested", a.precision},
-                                {"matmul", a.dtype == "f64" ? "fp64" : "ieee_fp32"},
-                                {"settings", Json::object()},
-                                {"rule", "computed on the CPU in IEEE arithmetic"}}}};
+                 {"sync", {{"method", jitbench::native::target().sync},
+                           {"pending_after_last_call", t.pending}}},
+                 {"precision", w.precision(a.dtype == "f64", a.precision)}};
   if (a.mode == "cold") result["second_call_s"] = seconds(t.first, t.end);
   else result["calls_s"] = t.calls;
-  memory["device_peak_bytes"] = nullptr;
+  memory["device_peak_bytes"] = w.device_peak_bytes();
   result["memory"] = memory;
   result["verify_first"] = w.verify(0);
   result["verify"] = w.verify(1);
   result["workload"] = w.info();
-  result["backend"] = {{"name", "native"},
-                       {"version", JITBENCH_NATIVE_VERSION},
-                       {"compiler", fmt::format("g++ {}", __VERSION__)},
-                       {"flags", JITBENCH_NATIVE_FLAGS},
-                       {"library", w.library()}};
-  result["device"] = {{"platform", "cpu"}, {"kind", "cpu"}, {"count", 1}};
+  const auto& target = jitbench::native::target();
+  result["backend"] = target.build;
+  result["backend"]["name"] = target.backend;
+  result["backend"]["library"] = w.library();
+  result["device"] = w.device();
   result["cache"] = {{"kind", "none"}, {"persistent", false}, {"note", "compiled ahead of time: nothing to cache"}};
   Json env = Json::object();
-  for (const char* k : {"JITBENCH_NATIVE_BLAS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"})
+  for (const char* k : target.env_keys)
     if (const char* v = std::getenv(k)) env[k] = v;
   result["env"] = env;
   return result;
 }
 
+}  // namespace
+
+nlohmann::json jitbench::native::Workload::device() { return target().device; }
+
+namespace {
 int run(const Args& a) {
-  auto workload = jitbench::native::make_workload(a.workload);
+  const std::string& name = jitbench::native::target().backend;
+  auto workload = jitbench::native::make_workload(a.workload, a.precision);
   if (!workload) {
-    send({{"type", "skip"}, {"status", "warn"}, {"reason", "unsupported: " + a.workload + " has no native implementation"}});
+    send({{"type", "skip"}, {"status", "warn"},
+          {"reason", fmt::format("unsupported: {} has no {} implementation", a.workload, name)}});
     return 0;
   }
   if (a.cache_policy == "warm_cache") {
-    send({{"type", "skip"}, {"status", "warn"}, {"reason", "unsupported: native has no compile cache to warm"}});
+    send({{"type", "skip"}, {"status", "warn"}, {"reason", fmt::format("unsupported: {} has no compile cache to warm", name)}});
     return 0;
   }
   if (a.mode == "aot") {
-    send({{"type", "skip"}, {"status", "warn"}, {"reason", "unsupported: native compiles nothing at run time"}});
+    send({{"type", "skip"}, {"status", "warn"}, {"reason", fmt::format("unsupported: {} compiles nothing at run time", name)}});
     return 0;
   }
   Clocks t;
   t.start = Clock::now();
-  workload->load();  // shared libraries the workload needs: the native "import"
+  workload->load();  // shared libraries, threads, the CUDA context: the native "import"
   t.import = Clock::now();
   Json memory = {{"rss_after_import_kib", status_kib("VmRSS")}};
   workload->setup(a.n, a.dtype == "f64", static_cast<std::uint64_t>(a.seed));
@@ -167,9 +175,11 @@ int main(int argc, char** argv) {
   std::string command = argc > 1 ? argv[1] : "";
   std::map<std::string, std::string> kv;
   for (int i = 2; i + 1 < argc; i += 2) kv[argv[i]] = argv[i + 1];
-  if (command != "run" || !kv.count("--fd")) {
-    std::fprintf(stderr, "usage: jitbench-native-worker run --fd N --mode cold|warm --backend native --workload W "
-                         "--n N --dtype f32|f64 [--warm-iters K] [--seed S] [--cache-policy M] [--precision P]\n");
+  if ((command != "run" && command != "ceilings") || !kv.count("--fd")) {
+    std::fprintf(stderr, "usage: %s ceilings --fd N\n       %s run --fd N --mode cold|warm --backend %s --workload W --n N --dtype f32|f64 "
+                         "[--warm-iters K] [--seed S] [--cache-policy M] [--precision P]\n",
+                 argc > 0 ? argv[0] : "jitbench-native-worker", argc > 0 ? argv[0] : "jitbench-native-worker",
+                 jitbench::native::target().backend.c_str());
     return 2;
   }
   g_fd = std::stoi(kv["--fd"]);
@@ -177,6 +187,22 @@ int main(int argc, char** argv) {
   ::fcntl(g_fd, F_SETFD, FD_CLOEXEC);
   send({{"type", "hello"}, {"protocol", 1}, {"pid", ::getpid()}, {"monotonic_ns", monotonic_ns()}});
   int code = 0;
+  if (command == "ceilings") {
+    try {
+      Json c = jitbench::native::measure_ceilings();
+      c["measured"] = true;
+      send({{"type", "ceilings"}, {"ceilings", c}});
+    } catch (const Skip& s) {
+      send({{"type", "ceilings"},
+            {"ceilings", {{"measured", false}, {"reason", s.detail.empty() ? s.reason : s.reason + ": " + s.detail}}}});
+    } catch (const std::exception& e) {
+      send({{"type", "error"}, {"reason", "exception"}, {"message", e.what()}});
+      code = 1;
+    }
+    send({{"type", "bye"}});
+    ::close(g_fd);
+    return code;
+  }
   try {
     a.mode = kv["--mode"];
     a.backend = kv["--backend"];

@@ -10,7 +10,14 @@ sys.path.insert(0, str(ROOT / "worker"))
 
 from jitbench_worker import workloads  # noqa: E402
 
-NATIVE = {"matmul", "mc_pi", "null"}  # native/workloads.cc make_workload()
+
+def native_workloads(source):
+    """What a native worker's make_workload() accepts, read from its source."""
+    text = (ROOT / "native" / source).read_text().split("make_workload(")[-1].split("\n}\n")[0]
+    return set(re.findall(r'name == "(\w+)"', text))
+
+
+NATIVE = {"native": native_workloads("cpu_workloads.cc"), "native_cuda": native_workloads("cuda_workloads.cc")}
 
 
 def test_readme_table_matches_implementations():
@@ -28,8 +35,9 @@ def test_readme_table_matches_implementations():
         key = next((k for k in rows if name in re.split(r",\s*", k)), None)
         if key is None:
             key = "the 14 transform workloads"
-        have = set(w.IMPLEMENTATIONS) | ({"native"} if name in NATIVE else set())
+        have = set(w.IMPLEMENTATIONS) | {b for b, names in NATIVE.items() if name in names}
         said = {f for f, cell in rows[key].items() if cell != "—"}
         assert have == said, (name, sorted(have), sorted(said))
+    assert NATIVE["native"] == {"matmul", "mc_pi", "null"} and NATIVE["native_cuda"] == {"matmul", "mc_pi"}
     transforms = [n for n in workloads.names() if set(workloads.get(n).IMPLEMENTATIONS) == {"jax"}]
     assert len(transforms) == 14

@@ -197,8 +197,8 @@ def test_catalog_is_the_workers(jitbench):
     probe = json.loads(res.stdout)
     text = jitbench("list", out=False).stdout
     listed = [l.split()[0] for l in text.split("Backends:")[1].split("Workloads:")[0].splitlines() if l.strip()]
-    # Every Python backend the worker knows, plus the native C++ worker.
-    assert sorted(listed) == sorted([*probe["backends"], "native"])
+    # Every Python backend the worker knows, plus the native C++ and CUDA workers.
+    assert sorted(listed) == sorted([*probe["backends"], "native", "native_cuda"])
     workloads = [l.split()[0] for l in text.split("Workloads:")[1].split("Cache policies:")[0].splitlines() if l.strip()]
     assert workloads == probe["workloads"]
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cli/options.h"
+#include "config/catalog.h"
 
 namespace jitbench {
 // Exit codes: 0 every case ok or warn; 1 compare found a regression; 2 a case
@@ -27,7 +28,7 @@ std::filesystem::path resolve_worker_dir();
 // The report's figure script (jitbench_figures): $JITBENCH_FIGURES_DIR, else <source>/src/report/figures.
 std::filesystem::path resolve_figures_dir();
 // build/jitbench-native-worker beside this executable ($JITBENCH_NATIVE_WORKER overrides).
-std::filesystem::path resolve_native_worker();
+std::filesystem::path resolve_native_worker(WorkerKind kind = WorkerKind::Native);
 // The CBLAS library NumPy uses (its wheel's bundled OpenBLAS) for the native
 // matmul; $JITBENCH_NATIVE_BLAS overrides; "" when not found.
 std::string resolve_native_blas(const std::string& python);

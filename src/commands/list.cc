@@ -28,10 +28,13 @@ int cmd_list(const ListOptions& opts) {
   say(stdout, "Python {} ({})\n\nBackends:\n", p.value("python", "?"), p.value("executable", "?"));
   for (const auto& b : backends()) {
     auto info = p["backends"].value(b.name, nlohmann::json::object());
-    if (b.worker == WorkerKind::Native) {
-      const auto exe = resolve_native_worker();
+    if (b.worker != WorkerKind::Python) {
+      const auto exe = resolve_native_worker(b.worker);
       const bool built = ::access(exe.c_str(), X_OK) == 0;
-      info = {{"available", built}, {"reason", built ? "" : exe.string() + " is not built (run scripts/setup.sh)"}};
+      const auto fix = b.worker == WorkerKind::NativeCuda ? "install the CUDA toolkit (nvcc), then scripts/setup.sh"
+                                                          : "run scripts/setup.sh";
+      info = {{"available", built},
+              {"reason", built ? "" : fmt::format("{} is not built ({})", exe.string(), fix)}};
     }
     const bool ok = info.value("available", false);
     std::string why = info.value("reason", "");

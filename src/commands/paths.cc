@@ -19,11 +19,14 @@ std::string resolve_python(const std::string& flag) {
   return "python3";
 }
 
-fs::path resolve_native_worker() {
-  if (const char* env = std::getenv("JITBENCH_NATIVE_WORKER"); env && *env) return fs::absolute(env);
+fs::path resolve_native_worker(WorkerKind kind) {
+  const bool cuda = kind == WorkerKind::NativeCuda;
+  if (const char* env = std::getenv(cuda ? "JITBENCH_NATIVE_CUDA_WORKER" : "JITBENCH_NATIVE_WORKER"); env && *env)
+    return fs::absolute(env);
   std::error_code ec;
   const auto self = fs::read_symlink("/proc/self/exe", ec);
-  return (ec ? fs::path(".") : self.parent_path()) / "jitbench-native-worker";
+  return (ec ? fs::path(".") : self.parent_path()) /
+         (cuda ? "jitbench-native-cuda-worker" : "jitbench-native-worker");
 }
 
 std::string resolve_native_blas(const std::string& python) {

@@ -50,6 +50,11 @@ bool is_identifier(const std::string& name) {
          std::all_of(name.begin(), name.end(),
                      [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
 }
+WorkerKind worker_kind(const std::string& name) {
+  if (name == "native") return WorkerKind::Native;
+  if (name == "native_cuda") return WorkerKind::NativeCuda;
+  return WorkerKind::Python;
+}
 }  // namespace
 
 const std::vector<BackendInfo>& backends() {
@@ -58,7 +63,7 @@ const std::vector<BackendInfo>& backends() {
     for (const auto& b : embedded_catalog().at("backends"))
       out.push_back({b.at("name").get<std::string>(), b.at("package").get<std::string>(),
                      b.at("wants_gpu").get<bool>(), b.at("summary").get<std::string>(),
-                     b.at("worker") == "native" ? WorkerKind::Native : WorkerKind::Python, b.at("jit").get<bool>(),
+                     worker_kind(b.at("worker").get<std::string>()), b.at("jit").get<bool>(),
                      b.at("baseline").get<std::string>(), b.at("aot_crosscheck").get<bool>()});
     return out;
   }();

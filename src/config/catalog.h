@@ -12,7 +12,7 @@
 
 namespace jitbench {
 
-enum class WorkerKind { Python, Native };
+enum class WorkerKind { Python, Native, NativeCuda };
 
 struct BackendInfo {
   std::string name;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 
@@ -28,6 +30,18 @@ RunRecord not_started(RunMode mode, int index, const std::string& why) {
   r.index = index;
   r.reason = {ReasonCode::WorkerFailed, ""};
   r.detail = why;
+  return r;
+}
+
+// native_cuda where no CUDA toolkit was found at build time: nothing to start.
+RunRecord cuda_worker_not_built(RunMode mode, int index, const fs::path& exe) {
+  RunRecord r;
+  r.mode = mode;
+  r.index = index;
+  r.status = Status::Warn;
+  r.reason = {ReasonCode::MissingDependency, "cuda toolkit"};
+  r.detail = fmt::format("{} was not built: jitbench found no nvcc when it was built (install the CUDA toolkit, "
+                         "then run scripts/setup.sh)", exe.string());
   return r;
 }
 
@@ -61,8 +75,12 @@ std::map<std::string, std::string> worker_env(const WorkerSetup& s, const Case& 
 
 RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::path& cache_dir) {
   SpawnSpec spec;
-  if (c.backend == "native") {
-    spec.argv = {setup_.native_worker.string(), "run"};
+  const auto* backend = find_backend(c.backend);
+  const WorkerKind kind = backend ? backend->worker : WorkerKind::Python;
+  if (kind == WorkerKind::NativeCuda && ::access(setup_.native_cuda_worker.c_str(), X_OK) != 0)
+    return cuda_worker_not_built(mode, index, setup_.native_cuda_worker);
+  if (kind != WorkerKind::Python) {
+    spec.argv = {(kind == WorkerKind::Native ? setup_.native_worker : setup_.native_cuda_worker).string(), "run"};
   } else {
     spec.argv = {setup_.python, "-m", "jitbench_worker", "run"};
   }

@@ -19,7 +19,8 @@ namespace jitbench {
 struct WorkerSetup {
   std::string python;                     // interpreter whose packages are benchmarked
   std::filesystem::path worker_dir;       // directory holding the jitbench_worker package
-  std::filesystem::path native_worker;    // the native worker's executable
+  std::filesystem::path native_worker;    // the native workers' executables (CPU, CUDA)
+  std::filesystem::path native_cuda_worker;
   std::string native_blas;                // CBLAS library for the native matmul ("" if none)
   std::filesystem::path out_dir;
   int cold_runs = 5;

@@ -35,11 +35,15 @@ _REGISTRY = {
                           "torch.compile (dynamo + inductor, Triton kernels) on a CUDA GPU", True, "torch_eager_gpu"),
     "triton": (triton_.TritonAdapter, "Triton kernels on a GPU; interpreter only (warn) without one", True,
                "torch_eager_gpu"),
-    # Run by the native worker (native/), not by this package.
-    "native": (None, "C++ compiled ahead of time (-O3), NumPy's BLAS: the no-JIT floor", False, ""),
+    # Run by the native workers (native/), not by this package.
+    "native": (None, "C++ compiled ahead of time (-O3, OpenMP), NumPy's BLAS: the no-JIT floor on the CPU", False,
+               ""),
+    "native_cuda": (None, "CUDA C++ compiled ahead of time (nvcc), cuBLAS: the no-JIT floor on a CUDA GPU", False,
+                    ""),
 }
-# The worker that runs each backend not run here, and the package it needs ("" for none).
-_OTHER_WORKERS = {"native": ("native", "")}
+# The worker that runs each backend not run here, what it needs ("" for
+# nothing), and whether it wants a GPU.
+_OTHER_WORKERS = {"native": ("native", "", False), "native_cuda": ("native_cuda", "cuda toolkit", True)}
 
 
 def names():
@@ -58,8 +62,7 @@ def catalog():
     out = []
     for name, (factory, summary, jit, baseline) in _REGISTRY.items():
         if factory is None:
-            worker, package = _OTHER_WORKERS[name]
-            wants_gpu = False
+            worker, package, wants_gpu = _OTHER_WORKERS[name]
         else:
             adapter = factory()
             worker, package, wants_gpu = "python", adapter.package, adapter.wants_gpu
