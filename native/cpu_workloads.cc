@@ -218,7 +218,7 @@ template <typename T>
 double gemm_gflops(const Blas& blas, std::int64_t n) {
   const auto nn = static_cast<std::size_t>(n * n);
   std::vector<T> a(nn, T(0.5)), b(nn, T(0.25)), c(nn, T(0));
-  const double s = best_seconds([&] { gemm(blas, n, a.data(), b.data(), c.data()); }, 0.25, 2);
+  const double s = best_seconds([&] { gemm(blas, n, a.data(), b.data(), c.data()); }, 0.75, 3);
   return 2.0 * double(n) * double(n) * double(n) / s / 1e9;
 }
 }  // namespace
@@ -251,7 +251,7 @@ nlohmann::json measure_ceilings() {
           {"sgemm_gflops", sgemm},
           {"dgemm_gflops", dgemm},
           {"copy_gbps", 2.0 * double(kCopyBytes) / copy_s / 1e9},
-          {"method", {{"gemm", fmt::format("best of >= 2 timed {}^3 GEMMs within 0.25 s, after one untimed", kGemmN)},
+          {"method", {{"gemm", fmt::format("best of >= 3 timed {}^3 GEMMs within 0.75 s, after one untimed", kGemmN)},
                       {"copy", "best of >= 3 timed memcpy of 128 MiB split among the OpenMP threads; "
                                "bytes moved = read + write"}}},
           {"library", {{"blas", blas.path},

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "stats/stats.h"
+#include "util/json_get.h"
 
 namespace jitbench {
 
@@ -311,9 +312,102 @@ std::vector<AttributionRow> attribution_rows(const std::vector<CaseResult>& case
 }
 }  // namespace
 
-Analysis analyze(const std::vector<CaseResult>& cases) {
+std::string floor_backend(const std::string& device) { return device == "cpu" ? "native" : "native_cuda"; }
+
+namespace {
+std::optional<double> ok_warm_median(const CaseResult& c) {
+  return c.status == Status::Ok ? median_of(warm_values(c)) : std::nullopt;
+}
+
+// "cpu" or "gpu" as the worker reported its device; "" when it did not.
+std::string device_of(const CaseResult& c) {
+  const auto* w = c.first_worker_report();
+  if (!w || w->device_platform.empty()) return "";
+  return w->device_platform == "cpu" ? "cpu" : "gpu";
+}
+
+// The floor of a case: same workload, n, dtype, precision on the device's
+// floor backend; the same cache policy first, then any.
+const CaseResult* find_floor(const CaseResult& c, const std::string& device, const std::vector<CaseResult>& cases) {
+  const std::string fb = floor_backend(device);
+  const CaseResult* floor = nullptr;
+  for (const auto& f : cases) {
+    if (f.c.backend != fb || f.c.workload != c.c.workload || f.c.n != c.c.n || f.c.dtype != c.c.dtype ||
+        f.c.precision != c.c.precision || !ok_warm_median(f))
+      continue;
+    if (!floor || f.c.cache_policy == c.c.cache_policy) floor = &f;
+  }
+  return floor;
+}
+
+// The GEMM ceiling in the format the case actually multiplied in, or why there is none.
+void set_ceiling(ThroughputRow& row, const nlohmann::json& ceilings) {
+  const CaseResult& c = *row.c;
+  if (c.c.workload != "matmul") {
+    row.ceiling_note = "none applies to mc_pi (integer hashing, not FLOP or bandwidth bound)";
+    return;
+  }
+  const auto* w = c.first_worker_report();
+  const std::string used = w && w->matmul_precision ? *w->matmul_precision : "";
+  std::string key;
+  if (c.c.dtype == "f64") key = "dgemm_gflops";
+  else if (used == "tf32") key = row.device == "gpu" ? "sgemm_tf32_gflops" : "";
+  else if (used.empty() || used == "ieee_fp32") key = "sgemm_gflops";
+  const nlohmann::json dev =
+      ceilings.is_object() && ceilings.contains(row.device) ? ceilings[row.device] : nlohmann::json();
+  if (!c.environment.empty() && c.environment != "environment.json") {
+    row.ceiling_note = fmt::format("the case ran in {}; the run's ceilings (environment.json) are another "
+                                   "environment's", c.environment);
+  } else if (key.empty()) {
+    row.ceiling_note = fmt::format("no {} ceiling is measured for a {} product", row.device, used);
+  } else if (!dev.is_object()) {
+    row.ceiling_note = "this run's environment has no ceilings";
+  } else if (!bool_or(dev, "measured", false)) {
+    row.ceiling_note = "ceilings not measured: " + string_or(dev, "reason", "?");
+  } else if (auto v = number_at(dev, ("/" + key).c_str()); v && *v > 0) {
+    row.ceiling_name = row.device + "." + key;
+    row.ceiling = *v;
+    row.fraction_of_ceiling = row.achieved / *v;
+  } else {
+    row.ceiling_note = fmt::format("the {} ceilings have no {}", row.device, key);
+  }
+}
+}  // namespace
+
+std::vector<ThroughputRow> throughput_rows(const std::vector<CaseResult>& cases, const nlohmann::json& ceilings) {
+  std::vector<ThroughputRow> out;
+  for (const auto& c : cases) {
+    const bool matmul = c.c.workload == "matmul";
+    const auto t = ok_warm_median(c);
+    const std::string device = device_of(c);
+    if ((!matmul && c.c.workload != "mc_pi") || !t || *t <= 0 || device.empty()) continue;
+    const double n = static_cast<double>(c.c.n);
+    const auto rate = [&](double seconds) { return matmul ? 2 * n * n * n / seconds / 1e9 : n / seconds; };
+    ThroughputRow row;
+    row.c = &c;
+    row.device = device;
+    row.unit = matmul ? "GFLOP/s" : "samples/s";
+    row.warm_median_s = *t;
+    row.achieved = rate(*t);
+    if (const CaseResult* floor = find_floor(c, device, cases)) {
+      row.floor = floor;
+      row.floor_achieved = rate(*ok_warm_median(*floor));
+      row.fraction_of_floor = row.achieved / *row.floor_achieved;
+      row.crosses_environments = floor->environment != c.environment;
+    } else {
+      row.floor_note = fmt::format("no ok {} case of {}_{}_{} at {} precision in this run", floor_backend(device),
+                                   c.c.workload, c.c.n, c.c.dtype, to_string(c.c.precision));
+    }
+    set_ceiling(row, ceilings);
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+Analysis analyze(const std::vector<CaseResult>& cases, const nlohmann::json& ceilings) {
   Analysis a;
   for (const auto& c : cases) a.cases.push_back(analyze_case(c));
+  a.throughput = throughput_rows(cases, ceilings);
   a.break_even = break_even_rows(cases);
   a.cache_modes = cache_mode_rows(cases);
   a.pairs = pair_rows(cases);

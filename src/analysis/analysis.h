@@ -138,8 +138,31 @@ struct AttributionRow {
   double share_median = 0, share_max = 0;
 };
 
+// What a warm call achieves (matmul: GFLOP/s = 2n^3 / warm median; mc_pi:
+// samples/s = n / warm median), as a fraction of the no-JIT floor on the same
+// device (native on the CPU, native_cuda on a GPU: same workload, n, dtype
+// and precision) and, for matmul, of the machine's measured GEMM ceiling.
+// A fraction above 1 means the case beat the floor. Absent figures say why.
+struct ThroughputRow {
+  const CaseResult* c = nullptr;
+  std::string device;  // "cpu" | "gpu"
+  std::string unit;    // "GFLOP/s" | "samples/s"
+  double warm_median_s = 0, achieved = 0;
+  const CaseResult* floor = nullptr;
+  std::optional<double> floor_achieved, fraction_of_floor;
+  std::string floor_note;
+  bool crosses_environments = false;  // merged run: the floor ran in another environment
+  std::string ceiling_name;  // e.g. "cpu.sgemm_gflops"; "" when none applies
+  std::optional<double> ceiling, fraction_of_ceiling;
+  std::string ceiling_note;
+};
+// The floor backend of a device.
+std::string floor_backend(const std::string& device);
+std::vector<ThroughputRow> throughput_rows(const std::vector<CaseResult>& cases, const nlohmann::json& ceilings);
+
 struct Analysis {
   std::vector<CaseAnalysis> cases;
+  std::vector<ThroughputRow> throughput;
   std::vector<BreakEvenRow> break_even;
   std::vector<CacheModeRow> cache_modes;
   std::vector<PairRow> pairs;
@@ -147,8 +170,9 @@ struct Analysis {
   std::vector<AttributionRow> attribution;
 };
 
-// cases must outlive the result (it points into them).
-Analysis analyze(const std::vector<CaseResult>& cases);
+// cases must outlive the result (it points into them). `ceilings`: the
+// environment manifest's "ceilings" (null when it has none).
+Analysis analyze(const std::vector<CaseResult>& cases, const nlohmann::json& ceilings = nullptr);
 CaseAnalysis analyze_case(const CaseResult& c);
 
 }  // namespace jitbench

@@ -110,3 +110,91 @@ TEST(EagerBaseline, SameFrameworkOnSameDeviceElseNumpyWithReason) {
 
 }  // namespace
 }  // namespace jitbench
+
+namespace jitbench {
+namespace {
+
+// An ok case whose warm calls all took `warm_s`, on `platform`, multiplying in `format`.
+CaseResult timed_case(const std::string& backend, const std::string& workload, long n, double warm_s,
+                      const std::string& platform = "cpu", const std::string& format = "ieee_fp32",
+                      const std::string& dtype = "f32") {
+  CaseResult c;
+  c.c = make_case(backend, workload, n, dtype);
+  c.status = Status::Ok;
+  RunRecord r;
+  r.status = Status::Ok;
+  r.mode = RunMode::Warm;
+  r.calls_s = {warm_s, warm_s, warm_s};
+  r.worker = parse_worker_report({{"device", {{"platform", platform}}}, {"precision", {{"matmul", format}}}});
+  c.warm.push_back(r);
+  return c;
+}
+
+const ThroughputRow& row_of(const std::vector<ThroughputRow>& rows, const std::string& id) {
+  for (const auto& r : rows)
+    if (r.c->c.id == id) return r;
+  throw std::runtime_error("no row " + id);
+}
+
+TEST(Throughput, FractionOfTheNativeFloorOnTheSameDevice) {
+  // matmul n=1000: 2e9 FLOP; native 0.01 s = 200 GFLOP/s, numba 0.02 s = 100 GFLOP/s.
+  std::vector<CaseResult> cases{timed_case("native", "matmul", 1000, 0.01), timed_case("numba", "matmul", 1000, 0.02),
+                                timed_case("numba", "mc_pi", 1000000, 0.001)};
+  const nlohmann::json ceilings = {{"cpu", {{"measured", true}, {"sgemm_gflops", 400.0}}},
+                                   {"gpu", {{"measured", false}, {"reason", "no GPU"}}}};
+  const auto rows = throughput_rows(cases, ceilings);
+  ASSERT_EQ(rows.size(), 3u);
+  const auto& numba = row_of(rows, "numba_matmul_1000_f32");
+  EXPECT_EQ(numba.unit, "GFLOP/s");
+  EXPECT_NEAR(numba.achieved, 100.0, 1e-9);
+  ASSERT_TRUE(numba.floor);
+  EXPECT_EQ(numba.floor->c.id, "native_matmul_1000_f32");
+  EXPECT_NEAR(*numba.fraction_of_floor, 0.5, 1e-12);
+  EXPECT_EQ(numba.ceiling_name, "cpu.sgemm_gflops");
+  EXPECT_NEAR(*numba.fraction_of_ceiling, 0.25, 1e-12);
+  // No native mc_pi of that size: no floor, and the row says why.
+  const auto& pi = row_of(rows, "numba_mc_pi_1000000_f32");
+  EXPECT_EQ(pi.unit, "samples/s");
+  EXPECT_NEAR(pi.achieved, 1e9, 1e-3);
+  EXPECT_FALSE(pi.floor);
+  EXPECT_NE(pi.floor_note.find("no ok native case of mc_pi_1000000_f32"), std::string::npos);
+  EXPECT_FALSE(pi.ceiling);
+}
+
+TEST(Throughput, GpuCasesUseTheCudaFloorAndTheCeilingOfTheirFormat) {
+  std::vector<CaseResult> cases{timed_case("native", "matmul", 1000, 0.01),
+                                timed_case("jax_jit_gpu", "matmul", 1000, 0.001, "gpu", "tf32"),
+                                timed_case("torch_compile_gpu", "matmul", 1000, 0.002, "gpu", "ieee_fp32")};
+  nlohmann::json ceilings = {{"cpu", {{"measured", true}, {"sgemm_gflops", 400.0}}},
+                             {"gpu", {{"measured", true}, {"sgemm_tf32_gflops", 4000.0}, {"sgemm_gflops", 2000.0}}}};
+  auto rows = throughput_rows(cases, ceilings);
+  const auto& jax = row_of(rows, "jax_jit_gpu_matmul_1000_f32");
+  EXPECT_EQ(jax.device, "gpu");
+  EXPECT_FALSE(jax.floor) << "the CPU floor must not stand in for the GPU's";
+  EXPECT_NE(jax.floor_note.find("native_cuda"), std::string::npos);
+  EXPECT_EQ(jax.ceiling_name, "gpu.sgemm_tf32_gflops");
+  EXPECT_NEAR(*jax.fraction_of_ceiling, 0.5, 1e-12);
+  EXPECT_EQ(row_of(rows, "torch_compile_gpu_matmul_1000_f32").ceiling_name, "gpu.sgemm_gflops");
+  // With a CUDA floor, the GPU cases are weighed against it.
+  cases.push_back(timed_case("native_cuda", "matmul", 1000, 0.0008, "gpu", "tf32"));
+  rows = throughput_rows(cases, ceilings);
+  const auto& jax2 = row_of(rows, "jax_jit_gpu_matmul_1000_f32");
+  ASSERT_TRUE(jax2.floor);
+  EXPECT_EQ(jax2.floor->c.backend, "native_cuda");
+  EXPECT_NEAR(*jax2.fraction_of_floor, 0.8, 1e-12);
+  // Ceilings not measured: no fraction, the reason instead.
+  ceilings["gpu"] = {{"measured", false}, {"reason", "gpu_unavailable"}};
+  rows = throughput_rows(cases, ceilings);
+  EXPECT_FALSE(row_of(rows, "jax_jit_gpu_matmul_1000_f32").ceiling);
+  EXPECT_NE(row_of(rows, "jax_jit_gpu_matmul_1000_f32").ceiling_note.find("gpu_unavailable"), std::string::npos);
+}
+
+TEST(Throughput, OnlyOkCasesWithWarmCallsAndAKnownWork) {
+  auto failed = timed_case("numba", "matmul", 100, 0.01);
+  failed.status = Status::Failed;
+  std::vector<CaseResult> cases{failed, timed_case("numba", "retrace_raw", 100, 0.01)};
+  EXPECT_TRUE(throughput_rows(cases, nullptr).empty());
+}
+
+}  // namespace
+}  // namespace jitbench

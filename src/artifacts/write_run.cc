@@ -43,8 +43,9 @@ void write_index(const OutDir& out, const RunHeader& h, const std::vector<CaseRe
 void write_run_artifacts(const OutDir& out, const RunHeader& h, const std::vector<CaseResult>& cases, bool complete,
                          const Stopped* stopped) {
   std::vector<FileWrite> files;
-  for (const auto& c : cases) files.push_back({"cases/" + c.c.id + ".json", json_text(case_json(c))});
-  const Analysis analysis = analyze(cases);
+  for (const auto& c : cases)
+    files.push_back({"cases/" + c.c.id + ".json", c.recorded_json.empty() ? json_text(case_json(c)) : c.recorded_json});
+  const Analysis analysis = analyze(cases, h.info.environment.ceilings());
   files.push_back({"analysis.json", json_text(analysis_json(analysis))});
   files.push_back({"summary.md", summary_md(h.info, cases, analysis)});
   add_ml_export(files, h, cases);

@@ -30,10 +30,28 @@ CLI::Validator finite_number(double lo, double hi, bool closed = false) {
       "NUMBER");
 }
 
+// What selects the cases: shared by `run` and `plan`, so both make the same plan.
+void add_selection(CLI::App* cmd, RunOptions& run) {
+  cmd->add_option("--suite", run.suite_file, "suite file (TOML; see docs/suite-format.md)");
+  cmd->add_option("--cases", run.cases, "comma-separated <workload>_<n>_<f32|f64>, e.g. matmul_512_f32")->delimiter(',');
+  cmd->add_option("--backends", run.backends, "comma-separated backends (see `jitbench list`)")->delimiter(',');
+  cmd->add_option("--cache-policy", run.cache_policies, "comma-separated cache policies")->delimiter(',');
+  cmd->add_option("--precision", run.precisions,
+                  "comma-separated matmul precisions: default (each framework's own), highest (IEEE float32)")
+      ->delimiter(',');
+  cmd->add_option("--workload-path", run.workload_paths,
+                  "a Python file defining a user workload (repeatable; docs/user-workloads.md)");
+  cmd->add_option("--shard", run.shard, "K/N: only the K-th of N disjoint, cost-balanced shards of the plan");
+  cmd->add_option("--costs", run.costs_dir, "an earlier run's out dir: its measured case times balance the shards");
+}
+
 CLI::App* add_run(CLI::App& app, RunOptions& run) {
   auto* cmd = app.add_subcommand("run", "run a suite (the embedded default unless --suite)");
   cmd->add_option("--out-dir", run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)");
-  cmd->add_option("--suite", run.suite_file, "suite file (TOML; see docs/suite-format.md)");
+  add_selection(cmd, run);
+  cmd->add_option("--resume", run.resume_dir,
+                  "finish an interrupted run or shard in its own out dir: re-measure only its missing or "
+                  "interrupted cases (the command comes from its index; give no other option but --quiet)");
   cmd->add_option("--python", run.python, "interpreter whose packages are benchmarked (default: the project's .venv)");
   cmd->add_flag("--deterministic", run.deterministic, "single-threaded math, fixed hash seed, no timestamps");
   using namespace limits;
@@ -45,15 +63,11 @@ CLI::App* add_run(CLI::App& app, RunOptions& run) {
       ->check(CLI::Range(1L, kMaxWarmRuns));
   cmd->add_option("--timeout", run.timeout_s, "seconds before a worker is killed (default 300)")
       ->check(finite_number(0, kMaxTimeoutS));
-  cmd->add_option("--cases", run.cases, "comma-separated <workload>_<n>_<f32|f64>, e.g. matmul_512_f32")->delimiter(',');
-  cmd->add_option("--backends", run.backends, "comma-separated backends (see `jitbench list`)")->delimiter(',');
-  cmd->add_option("--cache-policy", run.cache_policies, "comma-separated cache policies")->delimiter(',');
-  cmd->add_option("--precision", run.precisions,
-                  "comma-separated matmul precisions: default (each framework's own), highest (IEEE float32)")
-      ->delimiter(',');
   cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
-  cmd->add_option("--workload-path", run.workload_paths,
-                  "a Python file defining a user workload (repeatable; docs/user-workloads.md)");
+  cmd->add_option("--ceilings", run.ceilings,
+                  "measure the machine's peak GEMM GFLOP/s and copy bandwidth (~1-2 s): auto (when a native floor "
+                  "case is planned), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   return cmd;
 }
 
@@ -74,14 +88,22 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
 
 void check_command_name(int argc, char** argv) {
   const std::string first = argc > 1 ? argv[1] : "";
-  for (const char* c : {"run", "list", "validate", "report", "compare"})
+  for (const char* c : {"run", "plan", "merge", "list", "validate", "report", "compare"})
     if (first == c) return;
   if (!first.empty() && first[0] != '-')
     throw UserError(fmt::format(
-        "unknown command '{}' (valid: run, list, validate, report, compare; see jitbench --help)", argv[1]));
+        "unknown command '{}' (valid: run, plan, merge, list, validate, report, compare; see jitbench --help)",
+        argv[1]));
 }
 }  // namespace
 
+void check_selection(const RunOptions& run) {
+  check_names(run.backends, is_backend, "--backends", backend_names());
+  check_names(run.cache_policies, is_cache_policy, "--cache-policy", cache_policy_names());
+  check_names(run.precisions, is_precision, "--precision", precision_names());
+  if (!run.costs_dir.empty() && run.shard.empty())
+    throw UserError("--costs balances shards: give it with --shard K/N");
+}
 Command parse_command_line(int argc, char** argv) {
   CLI::App app{"jitbench: what just-in-time compilation really costs, measured in fresh processes"};
   app.set_version_flag("--version", JITBENCH_VERSION);
@@ -102,6 +124,14 @@ Command parse_command_line(int argc, char** argv) {
   report_cmd->add_option("dir", report.dir, "the out dir of a jitbench run")->required();
   report_cmd->add_option("--python", report.python, "interpreter with matplotlib (default: the project's .venv)");
   auto* compare_cmd = add_compare(app, compare);
+  PlanOptions plan;
+  auto* plan_cmd = app.add_subcommand("plan", "list the cases `run` would measure, in order, with stable ids");
+  add_selection(plan_cmd, plan.selection);
+  plan_cmd->add_flag("--json", plan.json, "print the plan as JSON (jitbench.plan.v1)");
+  MergeOptions merge;
+  auto* merge_cmd = app.add_subcommand("merge", "merge the out dirs of a plan's shards into one verified run");
+  merge_cmd->add_option("out", merge.out, "new or empty directory for the merged run")->required();
+  merge_cmd->add_option("shards", merge.shards, "the shards' out dirs (jitbench run --shard K/N)")->required();
 
   check_command_name(argc, argv);
   try {
@@ -110,19 +140,41 @@ Command parse_command_line(int argc, char** argv) {
     return Done{app.exit(e)};
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
-    if (argc < 2) msg = "a command is required: run, list, validate, report or compare";
+    if (argc < 2) msg = "a command is required: run, plan, merge, list, validate, report or compare";
     throw UserError(msg + " (see jitbench --help)");
   }
   if (*run_cmd) {
-    check_names(run.backends, is_backend, "--backends", backend_names());
-    check_names(run.cache_policies, is_cache_policy, "--cache-policy", cache_policy_names());
-    check_names(run.precisions, is_precision, "--precision", precision_names());
+    check_selection(run);
+    const bool other = !run.suite_file.empty() || !run.cases.empty() || !run.backends.empty() ||
+                       !run.cache_policies.empty() || !run.precisions.empty() || !run.workload_paths.empty() ||
+                       !run.shard.empty() || !run.costs_dir.empty() || !run.out_dir.empty() || run.cold_runs ||
+                       run.warm_iters || run.warm_runs || run.timeout_s || run.deterministic || !run.python.empty() ||
+                       run.ceilings != "auto";
+    if (!run.resume_dir.empty() && other)
+      throw UserError("--resume takes the command from the run's own index: give it alone (--quiet excepted)");
     return run;
   }
+  if (*plan_cmd) {
+    check_selection(plan.selection);
+    return plan;
+  }
+  if (*merge_cmd) return merge;
   if (*list_cmd) return list;
   if (*report_cmd) return report;
   if (*compare_cmd) return compare;
   return validate;
+}
+
+RunOptions parse_run_command(const std::vector<std::string>& argv) {
+  std::vector<std::string> copy = argv;
+  std::vector<char*> ptrs;
+  for (auto& a : copy) ptrs.push_back(a.data());
+  ptrs.push_back(nullptr);
+  if (copy.size() < 2 || copy[1] != "run") throw UserError("the recorded command is not a `jitbench run`");
+  const Command cmd = parse_command_line(static_cast<int>(copy.size()), ptrs.data());
+  const auto* run = std::get_if<RunOptions>(&cmd);
+  if (!run) throw UserError("the recorded command is not a `jitbench run`");
+  return *run;
 }
 
 }  // namespace jitbench

@@ -23,6 +23,23 @@ struct RunOptions {
   std::vector<std::string> cases, backends, cache_policies, precisions;
   std::vector<std::string> workload_paths;
   bool quiet = false;
+  // Measure the machine's ceilings: "auto" when the plan has a native floor case.
+  std::string ceilings = "auto";
+  std::string shard;       // "K/N": only the K-th of N shards of the plan
+  std::string costs_dir;   // an earlier run whose measured case costs balance the shards
+  std::string resume_dir;  // finish this interrupted run (its index holds the command)
+};
+
+// `jitbench plan`: the cases `run` with the same selection would measure.
+struct PlanOptions {
+  RunOptions selection;
+  bool json = false;
+};
+
+// `jitbench merge OUT SHARD...`
+struct MergeOptions {
+  std::string out;
+  std::vector<std::string> shards;
 };
 
 struct ListOptions {
@@ -51,9 +68,13 @@ struct Done {
   int exit_code = 0;  // --help, --version
 };
 
-using Command = std::variant<RunOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions, Done>;
+using Command = std::variant<RunOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions, PlanOptions,
+                             MergeOptions, Done>;
 
 // Throws UserError with a one-line message for bad input.
 Command parse_command_line(int argc, char** argv);
+// The options of a `jitbench run` command line recorded in an index (argv[0]
+// included), for --resume. Throws UserError when it is not one.
+RunOptions parse_run_command(const std::vector<std::string>& argv);
 
 }  // namespace jitbench

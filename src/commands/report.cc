@@ -80,7 +80,7 @@ int cmd_report(const ReportOptions& o) {
   auto reopened = OutDir::reopen(o.dir);  // locked: never beside a run still writing here
   if (auto* e = std::get_if<std::string>(&reopened)) throw UserError(*e);
   const OutDir& out = std::get<OutDir>(reopened);
-  const Analysis analysis = analyze(run.cases);
+  const Analysis analysis = analyze(run.cases, run.environment.ceilings());
   const auto svgs = draw_figures(o, out, figure_data(run.cases, analysis));
   write_files_in(out.root(), {{"report/report.html", report_html(run, analysis, svgs)},
                               {"report/report.md", report_md(run, analysis, svgs)}});

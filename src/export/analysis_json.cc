@@ -130,11 +130,24 @@ json accuracy_json(const AccuracyRow& a) {
           {"cache_policy", to_string(c.cache_policy)}, {"abs_error", a.abs_error},
           {"ttfr_median_s", number_or_null(a.ttfr_median_s)}, {"warm_median_s", number_or_null(a.warm_median_s)}};
 }
+json throughput_json(const ThroughputRow& r) {
+  const auto& c = r.c->c;
+  json floor = nullptr, ceiling = nullptr;
+  if (r.floor)
+    floor = {{"case", r.floor->c.id}, {"achieved", *r.floor_achieved}, {"fraction", *r.fraction_of_floor}};
+  if (r.ceiling)
+    ceiling = {{"name", r.ceiling_name}, {"value", *r.ceiling}, {"fraction", *r.fraction_of_ceiling}};
+  return {{"case", c.id}, {"backend", c.backend}, {"workload", c.workload}, {"device", r.device}, {"unit", r.unit},
+          {"warm_median_s", r.warm_median_s}, {"achieved", r.achieved},
+          {"floor", floor}, {"floor_note", r.floor_note}, {"ceiling", ceiling}, {"ceiling_note", r.ceiling_note},
+          {"crosses_environments", r.crosses_environments}};
+}
 }  // namespace
 
 json analysis_json(const Analysis& a) {
   json cases = json::array(), be = json::array(), modes = json::array(), pairs = json::array(),
-       accuracy = json::array(), attribution = json::array();
+       accuracy = json::array(), attribution = json::array(), throughput = json::array();
+  for (const auto& r : a.throughput) throughput.push_back(throughput_json(r));
   for (const auto& c : a.cases) cases.push_back(case_analysis_json(c));
   for (const auto& r : a.break_even) be.push_back(break_even_json(r));
   for (const auto& r : a.cache_modes) modes.push_back(cache_mode_json(r));
@@ -144,7 +157,8 @@ json analysis_json(const Analysis& a) {
     attribution.push_back({{"backend", r.backend}, {"cases", r.cases}, {"unattributed_share_median", r.share_median},
                            {"unattributed_share_max", r.share_max}});
   return {{"schema_version", kAnalysisSchema}, {"attribution", attribution}, {"cases", cases},
-          {"break_even", be}, {"cache_modes", modes}, {"pairs", pairs}, {"accuracy", accuracy}};
+          {"break_even", be}, {"cache_modes", modes}, {"pairs", pairs}, {"accuracy", accuracy},
+          {"throughput", throughput}};
 }
 
 }  // namespace jitbench

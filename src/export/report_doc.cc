@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "export/figure_data.h"
+#include "export/throughput_table.h"
 #include "report/format.h"
 #include "report/table.h"
 #include "stats/stats.h"
@@ -119,6 +120,7 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const Environm
           {"Packages", pkgs},
           {"GPU", gpus.empty() ? "none (" + env.gpu_note + ")" : gpus},
           {"Cache modes", policies + " — every compile cache lives in the run's own cache/ dir"},
+          {"Ceilings", ceilings_line(env.ceilings())},
           {"Captured", env.captured_at.empty() ? "—" : env.captured_at}};
 }
 
@@ -201,6 +203,9 @@ std::string report_html(const LoadedRun& run, const Analysis& analysis, const st
   for (const auto& [k, v] : environment_rows(run.environment, run.cases)) env.add({"**" + k + "**", v});
   page += "<section id='environment'><h2>Environment</h2>" + to_html(env) + "</section>\n";
   page += warnings_html(report_warnings(run.cases, analysis)) + "\n";
+  if (const auto t = throughput_table(analysis); !t.empty())
+    page += "<section id='throughput'><h2>Throughput against the floor and the ceiling</h2><p class='note'>" +
+            inline_html(kThroughputIntro) + "</p>" + to_html(t) + "</section>\n";
   for (const auto& f : report_figures())
     if (auto it = svgs.find(f.key); it != svgs.end())
       page += fmt::format("<section class='fig' id='fig-{}'><h2>{}</h2><p class='note'>{}</p>{}</section>\n", f.key,
@@ -221,6 +226,9 @@ std::string report_md(const LoadedRun& run, const Analysis& analysis, const std:
   md += fmt::format("\n## Warnings ({})\n\n", warns.size());
   for (const auto& w : warns) md += fmt::format("- {} — `{}`: {}\n", w.kind, w.case_id, md_cell(w.text));
   if (warns.empty()) md += "None.\n";
+  if (const auto t = throughput_table(analysis); !t.empty())
+    md += fmt::format("\n## Throughput against the floor and the ceiling\n\n{}\n\n", kThroughputIntro) +
+          to_markdown(t);
   md += fmt::format("\n## Cases ({})\n\n", run.cases.size()) + to_markdown(cases_table(run.cases));
   std::string titles;
   for (const auto& f : report_figures())

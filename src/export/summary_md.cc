@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "export/throughput_table.h"
 #include "report/format.h"
 #include "report/table.h"
 #include "stats/stats.h"
@@ -201,9 +202,11 @@ std::string break_even_section(const Analysis& analysis) {
   Table t{{"JIT case", "Eager case", "Baseline", "TTFR JIT", "TTFR eager", "Warm JIT", "Warm eager", "N* [95% CI]"},
           {}};
   for (const auto& r : analysis.break_even) {
-    const std::string kind = r.baseline.kind == "same_framework"
-                                 ? "same framework, same device"
-                                 : "NumPy" + (r.baseline.note.empty() ? std::string() : " (" + md_cell(r.baseline.note) + ")");
+    std::string kind = r.baseline.kind == "same_framework"
+                           ? "same framework, same device"
+                           : "NumPy" + (r.baseline.note.empty() ? std::string() : " (" + md_cell(r.baseline.note) + ")");
+    if (r.jit->environment != r.baseline.c->environment)
+      kind += fmt::format(" ⚠ crosses environments ({} vs {})", r.jit->environment, r.baseline.c->environment);
     t.add({code(r.jit->c.id), code(r.baseline.c->c.id), kind, format_seconds(r.be.ttfr_jit),
            format_seconds(r.be.ttfr_eager), format_seconds(r.be.warm_jit), format_seconds(r.be.warm_eager),
            calls_cell(r.be)});
@@ -244,6 +247,12 @@ std::string accuracy_section(const Analysis& analysis) {
                  t);
 }
 
+std::string throughput_section(const Analysis& analysis, const EnvironmentInfo& env) {
+  return section(fmt::format("\n## Throughput against the floor and the ceiling\n\n{}\n\nCeilings: {}.\n\n",
+                             kThroughputIntro, ceilings_line(env.ceilings())),
+                 throughput_table(analysis));
+}
+
 std::string memory_variance_section(const Analysis& analysis) {
   Table t{{"Case", "RSS after import", "First-call RSS growth", "Peak RSS", "Device peak", "Between-process CV",
            "Within-process CV"},
@@ -269,6 +278,24 @@ std::string environment_line(const EnvironmentInfo& env) {
                      env.python_version, pkgs);
 }
 
+namespace {
+// A merged run whose shards ran on different machines or software: which
+// environment file each shard's cases point to, and what each one is.
+std::string environments_section(const RunInfo& info) {
+  if (info.environments.empty()) return "";
+  std::string md = "\n## Environments\n\nThe shards of this merged run ran in different environments (hardware or "
+                   "packages differ). Each case keeps its own (index.json `environment`); a comparison between cases "
+                   "of different environments is marked ⚠ crosses environments.\n\n";
+  std::vector<std::string> seen;
+  for (const auto& [file, env] : info.environments) {
+    if (std::find(seen.begin(), seen.end(), file) != seen.end()) continue;
+    seen.push_back(file);
+    md += fmt::format("- `{}`: {}\n", file, environment_line(env));
+  }
+  return md;
+}
+}  // namespace
+
 std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases, const Analysis& analysis) {
   std::string md = fmt::format("# jitbench: suite `{}`\n\n", info.suite_name);
   md += fmt::format("Command: `{}`  \nSuite: `{}` · {} of {} cases measured  \nMachine: {}\n\n", info.command,
@@ -277,9 +304,10 @@ std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases
         "first synchronized call, in a fresh process with an empty compile cache; **process TTFR** adds the "
         "interpreter's own start-up. **Warm call** = one synchronized call once the function is compiled. "
         "Medians with bootstrap 95% confidence intervals over the cold runs.\n\n";
-  md += cases_table(cases) + notes(cases);
+  md += environments_section(info) + cases_table(cases) + notes(cases);
   md += phases_section(analysis) + cache_modes_section(analysis) + break_even_section(analysis) +
-        pairs_section(analysis) + accuracy_section(analysis) + memory_variance_section(analysis);
+        pairs_section(analysis) + accuracy_section(analysis) + throughput_section(analysis, info.environment) +
+        memory_variance_section(analysis);
   return md;
 }
 

@@ -20,6 +20,10 @@ struct EnvironmentInfo {
   std::vector<std::pair<std::string, std::string>> packages;  // installed ones, by name
   std::vector<std::string> gpus;  // names; empty when none
   std::string gpu_note;           // why there is none
+  // The manifest's "ceilings" ({"cpu", "gpu"}), or null when it has none.
+  nlohmann::json ceilings() const {
+    return manifest.is_object() && manifest.contains("ceilings") ? manifest["ceilings"] : nlohmann::json();
+  }
 };
 // Never throws: missing fields keep their defaults.
 EnvironmentInfo parse_environment(const nlohmann::json& manifest);
@@ -30,6 +34,9 @@ struct RunInfo {
   std::string command;     // as typed
   std::size_t n_planned = 0;
   EnvironmentInfo environment;
+  // A merged run whose shards ran in different environments: each file
+  // (environments/env-K.json) with what it says, one entry per shard.
+  std::vector<std::pair<std::string, EnvironmentInfo>> environments;
 };
 
 // One file of an out dir, as the index lists it.
@@ -44,6 +51,9 @@ struct RunHeader {
   std::vector<std::string> argv;
   std::string started_at;  // "" when deterministic
   bool deterministic = false;
+  // Optional index fields of a shard, a resumed or a merged run ("shard",
+  // "resumed", "merged"), written as they are.
+  nlohmann::json index_extra = nlohmann::json::object();
 };
 
 }  // namespace jitbench

@@ -106,6 +106,7 @@ WorkerReport parse_worker_report(json raw) {
   const auto err = "/workload/abs_error"_json_pointer;
   w.abs_error = raw.contains(err) ? raw.at(err) : json(nullptr);
   w.device_kind = string_at(raw, "/device/kind").value_or("");
+  w.device_platform = string_at(raw, "/device/platform").value_or("");
   w.raw = std::move(raw);
   return w;
 }

@@ -49,6 +49,7 @@ struct WorkerReport {
   bool has_workload_info = false;             // the worker described the workload's result
   nlohmann::json abs_error;                   // mc_pi: |pi - estimate| as reported; or null
   std::string device_kind;                    // device.kind, "" when not reported
+  std::string device_platform;                // device.platform ("cpu", "gpu", ...), "" when not reported
 
   bool empty() const { return raw.empty(); }
   std::optional<double> phase(const std::string& name) const;

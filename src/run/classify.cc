@@ -34,7 +34,8 @@ Conversation read_conversation(const ProcessResult& p) {
       case MessageType::Result: c.result = msg; break;
       case MessageType::Skip: c.skip = msg; break;
       case MessageType::Error: c.error = msg; break;
-      case MessageType::Probe: break;
+      case MessageType::Probe:
+      case MessageType::Ceilings: break;
       case MessageType::Bye: c.bye = true; break;
     }
   }

@@ -65,6 +65,11 @@ std::string check(MessageType t, const json& j) {
     case MessageType::Probe:
       if (!j.contains("backends") || !j["backends"].is_object()) return "'backends' must be an object";
       return "";
+    case MessageType::Ceilings:
+      if (!j.contains("ceilings") || !j["ceilings"].is_object()) return "'ceilings' must be an object";
+      if (!j["ceilings"].contains("measured") || !j["ceilings"]["measured"].is_boolean())
+        return "'ceilings.measured' must be true or false";
+      return "";
     case MessageType::Bye:
       return "";
   }
@@ -79,7 +84,8 @@ std::variant<Message, std::string> parse_message(std::string_view line) {
   if (!j.contains("type") || !j["type"].is_string()) return std::string("missing 'type'");
   static const std::pair<const char*, MessageType> kTypes[] = {
       {"hello", MessageType::Hello}, {"result", MessageType::Result}, {"skip", MessageType::Skip},
-      {"error", MessageType::Error}, {"probe", MessageType::Probe},   {"bye", MessageType::Bye}};
+      {"error", MessageType::Error}, {"probe", MessageType::Probe},   {"ceilings", MessageType::Ceilings},
+      {"bye", MessageType::Bye}};
   const auto name = j["type"].get<std::string>();
   for (const auto& [n, t] : kTypes) {
     if (name == n) {

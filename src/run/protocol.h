@@ -13,7 +13,7 @@ namespace jitbench {
 
 inline constexpr int kProtocolVersion = 1;
 
-enum class MessageType { Hello, Result, Skip, Error, Probe, Bye };
+enum class MessageType { Hello, Result, Skip, Error, Probe, Ceilings, Bye };
 
 struct Message {
   MessageType type;

@@ -1,0 +1,17 @@
+#pragma once
+// The throughput table (analysis ThroughputRow: each warm call against the
+// no-JIT floor and the machine's ceiling) and the ceilings' one-line
+// description, shared by summary.md and the report.
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "analysis/analysis.h"
+#include "report/table.h"
+
+namespace jitbench {
+extern const char* const kThroughputIntro;
+Table throughput_table(const Analysis& analysis);
+// "CPU: sgemm 196 GFLOP/s · dgemm 103 GFLOP/s · copy 26 GB/s; GPU: not measured (why)".
+std::string ceilings_line(const nlohmann::json& ceilings);
+}  // namespace jitbench
