@@ -8,6 +8,14 @@ ROOT=$PWD
 
 APT_PACKAGES=(cmake g++ make pkg-config python3 python3-venv chromium
   nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libfmt-dev libssl-dev libgtest-dev)
+# --with-slurm (scripts/test.sh passes it): a single-node Slurm cluster for the
+# test of scripts/slurm/ (scripts/slurm/local-cluster.sh starts it).
+for arg in "$@"; do
+  case $arg in
+    --with-slurm) APT_PACKAGES+=(munge slurmctld slurmd slurm-client) ;;
+    *) echo "setup: unknown option '$arg' (known: --with-slurm)" >&2; exit 2 ;;
+  esac
+done
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 

@@ -2,10 +2,13 @@
 # Sets up what is needed, then runs every test: the C++ unit tests and the
 # parser fuzzer (ctest), the same again built with AddressSanitizer and
 # UndefinedBehaviorSanitizer, and the end-to-end tests of the real binary with
-# real and fake workers (pytest).
+# real and fake workers (pytest), including a suite run as a job array on a
+# single-node Slurm cluster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --with-slurm
+# The Slurm test must run here, not skip: it starts the packages just installed.
+export JITBENCH_REQUIRE_SLURM=1
 (cd build && ctest --output-on-failure -j2)
 # The sanitizer tree: unit tests and fuzzer only (the binary the e2e tests run
 # is the normal build). Debug: quicker to compile, and no optimisation hides a report.

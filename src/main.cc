@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
     if (const auto* l = std::get_if<ListOptions>(&cmd)) return cmd_list(*l);
     if (const auto* r = std::get_if<ReportOptions>(&cmd)) return cmd_report(*r);
     if (const auto* c = std::get_if<CompareOptions>(&cmd)) return cmd_compare(*c);
+    if (const auto* p = std::get_if<PlanOptions>(&cmd)) return cmd_plan(*p);
+    if (const auto* m = std::get_if<MergeOptions>(&cmd)) return cmd_merge(*m, argc, argv);
     return cmd_validate(std::get<ValidateOptions>(cmd));
   } catch (const UserError& e) {
     say(stderr, "jitbench: error: {}\n", e.what());

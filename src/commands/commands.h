@@ -1,24 +1,48 @@
 #pragma once
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "cli/options.h"
 #include "config/catalog.h"
+#include "config/suite.h"
+#include "plan/plan.h"
 
 namespace jitbench {
 // Exit codes: 0 every case ok or warn; 1 compare found a regression; 2 a case
 // failed, or a usage error; 3 an internal error; 4 the out dir refused a write
-// (full, read-only) and the run stopped, what it recorded still valid;
-// 128+N interrupted by signal N.
+// (full, read-only) and the run stopped, what it recorded still valid; 5 merge
+// wrote an incomplete run (shards or cases missing); 128+N interrupted by signal N.
 inline constexpr int kExitWriteFailed = 4;
 
 int cmd_run(const RunOptions& opts, int argc, char** argv);
+int cmd_plan(const PlanOptions& opts);
+// Exit code of a merge that wrote the merged run but lacks shards or cases.
+inline constexpr int kExitIncompleteMerge = 5;
+int cmd_merge(const MergeOptions& opts, int argc, char** argv);
+
+// The cases a run's options select, in order, and the shard it measures.
+struct PlannedRun {
+  Suite suite;
+  std::vector<Case> full;          // the whole plan
+  std::vector<Case> cases;         // what this run measures: the shard's, or the whole plan
+  std::vector<double> costs;       // expected seconds per case of `full`
+  std::vector<int> shard_of;       // 0-based shard per case of `full` (all 0 unsharded)
+  nlohmann::json shard = nullptr;  // the index's "shard" section; null unsharded
+};
+// Throws UserError for a selection that plans nothing or a bad --shard/--costs.
+PlannedRun make_planned_run(const RunOptions& opts);
 int cmd_list(const ListOptions& opts);
 int cmd_validate(const ValidateOptions& opts);
 int cmd_report(const ReportOptions& opts);
 // Throws UserError unless dir is an out dir `jitbench validate` accepts; label
 // ("BASE", "NEW" or "") starts the message.
 void require_valid_run(const std::string& dir, const std::string& label);
+// The same for --resume, which accepts the unlisted logs of cases the index
+// does not record (the case a killed run was measuring).
+void require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases);
 int cmd_compare(const CompareOptions& opts);
 
 // --python, else $JITBENCH_PYTHON, else the project's .venv, else python3.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <optional>
@@ -10,6 +11,9 @@
 #include "artifacts/write_run.h"
 #include "commands/commands.h"
 #include "config/catalog.h"
+#include "env/ceilings.h"
+#include "plan/shard.h"
+#include "results/read.h"
 #include "env/host.h"
 #include "env/probe.h"
 #include "export/environment_json.h"
@@ -49,11 +53,67 @@ std::vector<Case> plan_cases(const Suite& suite, const RunOptions& o) {
   return std::get<std::vector<Case>>(plan);
 }
 
+// Seconds each case of an earlier run took, all its processes together (--costs).
+std::map<std::string, double> measured_costs(const std::string& dir) {
+  require_valid_run(dir, "--costs");
+  auto loaded = read_run(dir);
+  if (auto* e = std::get_if<std::string>(&loaded)) throw UserError("--costs: " + *e);
+  std::map<std::string, double> out;
+  for (const auto& c : std::get<LoadedRun>(loaded).cases) {
+    double s = 0;
+    for (const auto& r : c.cold) s += r.wall_s;
+    for (const auto& r : c.warm) s += r.wall_s;
+    if (c.priming) s += c.priming->wall_s;
+    if (c.crosscheck) s += c.crosscheck->wall_s;
+    out[c.c.id] = s;
+  }
+  return out;
+}
+}  // namespace
+
+PlannedRun make_planned_run(const RunOptions& o) {
+  for (const auto& p : o.workload_paths)
+    if (auto err = register_user_workload(p)) throw UserError("--workload-path: " + *err);
+  PlannedRun p;
+  p.suite = load_suite(o);
+  p.full = plan_cases(p.suite, o);
+  const int processes = o.cold_runs.value_or(p.suite.cold_runs) + o.warm_runs.value_or(p.suite.warm_runs);
+  const int calls = o.warm_iters.value_or(p.suite.warm_iters) * o.warm_runs.value_or(p.suite.warm_runs);
+  const auto measured = o.costs_dir.empty() ? std::map<std::string, double>{} : measured_costs(o.costs_dir);
+  p.costs = expected_costs(p.full, measured, processes, calls);
+  p.shard_of.assign(p.full.size(), 0);
+  if (o.shard.empty()) {
+    p.cases = p.full;
+    return p;
+  }
+  auto spec = parse_shard_spec(o.shard);
+  if (auto* e = std::get_if<std::string>(&spec)) throw UserError(*e);
+  const auto [k, n] = std::get<ShardSpec>(spec);
+  p.shard_of = assign_shards(p.costs, n);
+  std::vector<std::string> ids;
+  std::size_t known = 0;
+  for (std::size_t i = 0; i < p.full.size(); ++i) {
+    ids.push_back(p.full[i].id);
+    known += measured.count(p.full[i].id);
+    if (p.shard_of[i] == k - 1) p.cases.push_back(p.full[i]);
+  }
+  p.shard = {{"index", k},
+             {"count", n},
+             {"plan_digest", plan_digest(p.full)},
+             {"plan", ids},
+             {"costs", o.costs_dir.empty() ? std::string("model (backend and size)")
+                                           : fmt::format("measured in {} for {} of {} cases, model for the rest",
+                                                         o.costs_dir, known, p.full.size())}};
+  return p;
+}
+
+namespace {
 WorkerSetup worker_setup(const RunOptions& o, const Suite& suite) {
   WorkerSetup setup;
   setup.python = resolve_python(o.python);
   setup.worker_dir = resolve_worker_dir();
-  setup.native_worker = resolve_native_worker();
+  setup.native_worker = resolve_native_worker(WorkerKind::Native);
+  setup.native_cuda_worker = resolve_native_worker(WorkerKind::NativeCuda);
   setup.native_blas = resolve_native_blas(setup.python);
   setup.cold_runs = o.cold_runs.value_or(suite.cold_runs);
   setup.warm_iters = o.warm_iters.value_or(suite.warm_iters);
@@ -63,9 +123,41 @@ WorkerSetup worker_setup(const RunOptions& o, const Suite& suite) {
   return setup;
 }
 
+// The machine's ceilings per device: the CPU's when asked or when a native
+// case is planned, the GPU's when asked or when a native_cuda case is.
+nlohmann::json run_ceilings(const RunOptions& o, const std::vector<Case>& plan, const WorkerSetup& setup,
+                            const OutDir& out, ProcessLauncher& launcher) {
+  nlohmann::json all = nlohmann::json::object();
+  for (const auto kind : {WorkerKind::Native, WorkerKind::NativeCuda}) {
+    const bool cuda = kind == WorkerKind::NativeCuda;
+    const char* device = cuda ? "gpu" : "cpu";
+    const bool planned = std::any_of(plan.begin(), plan.end(), [&](const Case& c) {
+      const auto* b = find_backend(c.backend);
+      return b && b->worker == kind;
+    });
+    if (o.ceilings == "off" || (o.ceilings == "auto" && !planned)) {
+      all[device] = ceilings_not_measured(o.ceilings == "off" ? "--ceilings off"
+                                                               : fmt::format("no {} case planned (--ceilings on measures "
+                                                                             "anyway)", cuda ? "native_cuda" : "native"));
+      continue;
+    }
+    CeilingsRequest req;
+    req.worker = cuda ? setup.native_cuda_worker : setup.native_worker;
+    if (!cuda && !setup.native_blas.empty()) req.env["JITBENCH_NATIVE_BLAS"] = setup.native_blas;
+    req.log_path = out.root() / "logs" / fmt::format("ceilings-{}.log", device);
+    req.log_root = out.root();
+    all[device] = measure_ceilings(launcher, req);
+  }
+  return all;
+}
+
 // The probe, the environment manifest (written at once) and the run's header.
-RunHeader run_header(const RunOptions& o, const Suite& suite, std::size_t n_planned, const OutDir& out,
-                     ProcessLauncher& launcher, const std::string& python, int argc, char** argv) {
+RunHeader run_header(const RunOptions& o, const PlannedRun& p, const WorkerSetup& setup, const OutDir& out,
+                     ProcessLauncher& launcher, int argc, char** argv) {
+  const Suite& suite = p.suite;
+  const std::vector<Case>& plan = p.cases;
+  const std::size_t n_planned = plan.size();
+  const std::string& python = setup.python;
   ProbeRequest req{python, resolve_worker_dir(), out.root() / "logs" / "probe.log"};
   req.log_root = out.root();
   auto probe = probe_worker(launcher, req);
@@ -78,10 +170,12 @@ RunHeader run_header(const RunOptions& o, const Suite& suite, std::size_t n_plan
   h.info.suite_source = suite.source;
   for (const auto& a : h.argv) h.info.command += (h.info.command.empty() ? "" : " ") + a;
   h.info.n_planned = n_planned;
-  const auto manifest = environment_json(read_host_facts(), std::get<nlohmann::json>(probe), compiler_env(),
-                                         o.deterministic ? "" : utc_now());
+  auto manifest = environment_json(read_host_facts(), std::get<nlohmann::json>(probe), compiler_env(),
+                                   o.deterministic ? "" : utc_now());
+  manifest["ceilings"] = run_ceilings(o, plan, setup, out, launcher);
   out.write_text("environment.json", json_text(manifest));
   h.info.environment = parse_environment(manifest);
+  if (!p.shard.is_null()) h.index_extra["shard"] = p.shard;
   return h;
 }
 
@@ -146,32 +240,12 @@ int final_line(const std::vector<CaseResult>& results, const OutDir& out) {
       (out.root() / "summary.md").string());
   return n_failed > 0 ? 2 : 0;
 }
-}  // namespace
-
-int cmd_run(const RunOptions& o, int argc, char** argv) {
-  for (const auto& p : o.workload_paths)
-    if (auto err = register_user_workload(p)) throw UserError("--workload-path: " + *err);
-  const Suite suite = load_suite(o);
-  const auto plan = plan_cases(suite, o);
-  WorkerSetup setup = worker_setup(o, suite);
-  const auto out_path = o.out_dir.empty() ? OutDir::fresh_default("jitbench-out") : std::filesystem::path(o.out_dir);
-  auto prepared = OutDir::prepare(out_path);
-  if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
-  const OutDir out = std::get<OutDir>(prepared);
-  setup.out_dir = out.root();
-  PosixLauncher launcher;
-  const RunHeader h = run_header(o, suite, plan.size(), out, launcher, setup.python, argc, argv);
-
-  if (!o.quiet)
-    say(stderr, "jitbench: {} cases, {} cold runs + {} warm run{} of {} calls each -> {}\n", plan.size(),
-        setup.cold_runs, setup.warm_runs, setup.warm_runs == 1 ? "" : "s", setup.warm_iters, out.root().string());
-  install_interrupt_handlers();
-  // A development aid: record every worker process for offline replay
-  // (src/run/replay.h; the golden test's fixtures are made this way).
-  std::optional<RecordingLauncher> recorder;
-  if (const char* rec = std::getenv("JITBENCH_RECORD_WORKERS"); rec && *rec) recorder.emplace(launcher, rec);
-  CaseRunner runner(recorder ? static_cast<ProcessLauncher&>(*recorder) : launcher, setup);
-  const Progress progress(o.quiet, plan.size());
+// Runs `plan` into `out`, in order, writing every artifact after each case;
+// a case found in `keep` (a resumed run's measured cases) is kept as it is.
+// When the header records a resumption, the cases measured now are added to it.
+int run_cases(const OutDir& out, RunHeader h, CaseRunner& runner, const std::vector<Case>& plan,
+              std::map<std::string, CaseResult> keep, bool quiet) {
+  const Progress progress(quiet, plan.size());
   std::vector<CaseResult> results;
   results.reserve(plan.size());
   try {
@@ -180,23 +254,128 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
     return stop_on_write_error(out, h, results, true, e);
   }
   for (std::size_t i = 0; i < plan.size(); ++i) {
-    results.push_back(runner.run(plan[i], progress.for_case(i, plan[i])));
-    fit_case_schema(results.back());
-    progress.done(i, results.back());
+    const bool last = i + 1 == plan.size();
+    if (auto it = keep.find(plan[i].id); it != keep.end()) {
+      results.push_back(std::move(it->second));
+      if (!last) continue;
+    } else {
+      results.push_back(runner.run(plan[i], progress.for_case(i, plan[i])));
+      fit_case_schema(results.back());
+      progress.done(i, results.back());
+      if (h.index_extra.contains("resumed")) h.index_extra["resumed"].back()["remeasured"].push_back(plan[i].id);
+    }
     const bool stop = interrupted();
     const Stopped why{"interrupted", stop ? fmt::format("signal {}", interrupt_signal()) : ""};
     try {
-      write_run_artifacts(out, h, results, i + 1 == plan.size() && !stop, stop ? &why : nullptr);
+      write_run_artifacts(out, h, results, last && !stop, stop ? &why : nullptr);
     } catch (const WriteError& e) {
       return stop_on_write_error(out, h, results, false, e);
     }
     if (stop) {
-      say(stderr, "jitbench: interrupted after {} of {} cases; results so far are in {}\n", results.size(), plan.size(),
-          out.root().string());
+      say(stderr, "jitbench: interrupted after {} of {} cases; results so far are in {} (finish them with "
+                  "`jitbench run --resume {}`)\n",
+          results.size(), plan.size(), out.root().string(), out.root().string());
       return 128 + interrupt_signal();
     }
   }
   return final_line(results, out);
+}
+
+// A development aid: record every worker process for offline replay
+// (src/run/replay.h; the golden test's fixtures are made this way).
+struct Launchers {
+  PosixLauncher posix;
+  std::optional<RecordingLauncher> recorder;
+  Launchers() {
+    if (const char* rec = std::getenv("JITBENCH_RECORD_WORKERS"); rec && *rec) recorder.emplace(posix, rec);
+  }
+  ProcessLauncher& get() { return recorder ? static_cast<ProcessLauncher&>(*recorder) : posix; }
+};
+
+void announce(bool quiet, std::size_t n, const WorkerSetup& setup, const OutDir& out, const std::string& what) {
+  if (!quiet)
+    say(stderr, "jitbench: {} cases{}, {} cold runs + {} warm run{} of {} calls each -> {}\n", n, what,
+        setup.cold_runs, setup.warm_runs, setup.warm_runs == 1 ? "" : "s", setup.warm_iters, out.root().string());
+}
+
+// --resume DIR: the command and the environment from DIR's index, the cases
+// it measured kept, those missing or interrupted measured now.
+int cmd_resume(const RunOptions& r) {
+  const std::string& dir = r.resume_dir;
+  {
+    auto index = read_index(std::filesystem::path(dir) / kIndexFile);
+    if (auto* e = std::get_if<std::string>(&index)) throw UserError("--resume: " + *e);
+    std::vector<std::string> ids;
+    for (const auto& c : std::get<RunIndex>(index).cases) ids.push_back(c.id);
+    require_resumable_run(dir, ids);
+  }
+  auto loaded = read_run(dir);
+  if (auto* e = std::get_if<std::string>(&loaded)) throw UserError("--resume: " + *e);
+  const LoadedRun old = std::get<LoadedRun>(std::move(loaded));
+  if (old.index.complete &&
+      std::none_of(old.cases.begin(), old.cases.end(),
+                   [](const CaseResult& c) { return c.reason.code == ReasonCode::Interrupted; })) {
+    say(stdout, "{}: complete, nothing to resume\n", dir);
+    return 0;
+  }
+  if (!old.index.merged.is_null()) throw UserError(fmt::format("--resume: '{}' is a merged run; resume its shards", dir));
+  RunOptions o = parse_run_command(old.index.command);
+  o.out_dir = dir;
+  o.quiet = r.quiet;
+  const PlannedRun p = make_planned_run(o);
+  const std::string digest_then = old.index.shard.is_object() ? old.index.shard.value("plan_digest", "") : "";
+  const std::string digest_now = p.shard.is_object() ? p.shard.value("plan_digest", "") : "";
+  std::map<std::string, CaseResult> keep;
+  for (const auto& c : old.cases) {
+    if (std::none_of(p.cases.begin(), p.cases.end(), [&](const Case& x) { return x.id == c.c.id; }) ||
+        digest_then != digest_now)
+      throw UserError(fmt::format("--resume: the plan that '{}' recorded is not the one its command makes now (case "
+                                  "'{}'; was the suite file changed or moved?)", dir, c.c.id));
+    if (c.reason.code != ReasonCode::Interrupted) keep.emplace(c.c.id, c);
+  }
+  auto reopened = OutDir::reopen(dir);
+  if (auto* e = std::get_if<std::string>(&reopened)) throw UserError(*e);
+  const OutDir& out = std::get<OutDir>(reopened);
+  WorkerSetup setup = worker_setup(o, p.suite);
+  setup.out_dir = out.root();
+  RunHeader h;
+  h.argv = old.index.command;
+  h.deterministic = o.deterministic;
+  h.started_at = old.index.started_at;
+  h.info.suite_name = old.index.suite_name;
+  h.info.suite_source = old.index.suite_source;
+  for (const auto& a : h.argv) h.info.command += (h.info.command.empty() ? "" : " ") + a;
+  h.info.n_planned = p.cases.size();
+  h.info.environment = old.environment;
+  if (!old.index.shard.is_null()) h.index_extra["shard"] = old.index.shard;
+  h.index_extra["resumed"] = old.index.resumed.is_array() ? old.index.resumed : nlohmann::json::array();
+  h.index_extra["resumed"].push_back({{"at", text_or_null(o.deterministic ? "" : utc_now())},
+                                      {"kept", keep.size()},
+                                      {"remeasured", nlohmann::json::array()}});
+  announce(o.quiet, p.cases.size() - keep.size(), setup, out, fmt::format(" left of {}", p.cases.size()));
+  install_interrupt_handlers();
+  Launchers launchers;
+  CaseRunner runner(launchers.get(), setup);
+  return run_cases(out, std::move(h), runner, p.cases, std::move(keep), o.quiet);
+}
+}  // namespace
+
+int cmd_run(const RunOptions& o, int argc, char** argv) {
+  if (!o.resume_dir.empty()) return cmd_resume(o);
+  const PlannedRun p = make_planned_run(o);
+  WorkerSetup setup = worker_setup(o, p.suite);
+  const auto out_path = o.out_dir.empty() ? OutDir::fresh_default("jitbench-out") : std::filesystem::path(o.out_dir);
+  auto prepared = OutDir::prepare(out_path);
+  if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
+  const OutDir out = std::get<OutDir>(prepared);
+  setup.out_dir = out.root();
+  Launchers launchers;
+  RunHeader h = run_header(o, p, setup, out, launchers.posix, argc, argv);
+  announce(o.quiet, p.cases.size(), setup, out,
+           p.shard.is_null() ? "" : fmt::format(" (shard {} of {})", p.shard["index"].get<int>(), p.shard["count"].get<int>()));
+  install_interrupt_handlers();
+  CaseRunner runner(launchers.get(), setup);
+  return run_cases(out, std::move(h), runner, p.cases, {}, o.quiet);
 }
 
 }  // namespace jitbench

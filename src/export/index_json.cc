@@ -17,6 +17,7 @@ json index_json(const RunHeader& h, const std::vector<CaseResult>& cases, bool c
                            {"path", "cases/" + c.c.id + ".json"},
                            {"cold_ttfr_median_s", median_or_null(cold_values(c, "ttfr_s"))},
                            {"warm_call_median_s", median_or_null(warm_values(c))}});
+    if (!c.environment.empty()) index_cases.back()["environment"] = c.environment;
     (c.status == Status::Ok ? n_ok : c.status == Status::Warn ? n_warn : n_failed)++;
   }
   json file_list = json::array();
@@ -38,6 +39,7 @@ json index_json(const RunHeader& h, const std::vector<CaseResult>& cases, bool c
                   {"n_failed", n_failed}}},
                 {"files", file_list}};
   if (stopped) index["stopped"] = {{"reason", stopped->reason}, {"detail", stopped->detail}};
+  for (const auto& [k, v] : h.index_extra.items()) index[k] = v;
   return index;
 }
 

@@ -62,6 +62,12 @@ struct CaseResult {
   std::string cache_dir;  // relative to the out dir; "" when none
   std::map<std::string, std::string> worker_env;  // what jitbench set for the worker
   std::string started_at, finished_at;
+  // A case read back from an out dir (resume, merge): its file as it was,
+  // written back unchanged; "" for a case measured by this process.
+  std::string recorded_json;
+  // Merged runs: the environment file the case ran in (index "environment"
+  // of the case); "" when the run has one environment.
+  std::string environment;
 
   // The worker's report from the first run that produced one (versions, device...).
   const WorkerReport* first_worker_report() const;

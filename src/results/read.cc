@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+#include <iterator>
+
 #include "util/fs.h"
 #include "util/json_get.h"
 
@@ -151,7 +154,10 @@ std::variant<RunIndex, std::string> read_index(const fs::path& file) {
     x.started_at = opt_str(j, "started_at");
     x.finished_at = opt_str(j, "finished_at");
     for (const auto& c : j.at("cases"))
-      x.cases.push_back({c.at("case").get<std::string>(), inside_path(c.at("path")), status_of(c)});
+      x.cases.push_back({c.at("case").get<std::string>(), inside_path(c.at("path")), status_of(c),
+                         c.contains("environment") ? inside_path(c.at("environment")) : std::string()});
+    for (auto [key, field] : {std::pair{"shard", &x.shard}, {"resumed", &x.resumed}, {"merged", &x.merged}})
+      if (j.contains(key)) *field = j.at(key);
     for (const auto& f : j.at("files"))
       x.files.push_back({inside_path(f.at("path")), f.at("sha256").get<std::string>(),
                          f.at("bytes").get<std::uintmax_t>()});
@@ -182,6 +188,9 @@ std::variant<LoadedRun, std::string> read_run(const fs::path& dir) {
     auto r = read_case(dir / c.path);
     if (auto* e = std::get_if<std::string>(&r)) return *e;
     run.cases.push_back(std::get<CaseResult>(std::move(r)));
+    std::ifstream in(dir / c.path, std::ios::binary);
+    run.cases.back().recorded_json.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    run.cases.back().environment = c.environment;
   }
   return run;
 }

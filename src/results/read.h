@@ -3,6 +3,8 @@
 // artifact by its keys. compare, report and validate work on what this
 // returns. Reads jitbench.case.v1 and v2 (v1's missing fields take the
 // meaning they had: precision default, one warm process).
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <string>
 #include <variant>
@@ -16,12 +18,14 @@ namespace jitbench {
 struct IndexedCase {
   std::string id, path;
   Status status = Status::Ok;
+  std::string environment;  // merged runs: the environment file it ran in ("" otherwise)
 };
 
 struct RunIndex {
   std::string jitbench_version, suite_name, suite_source, started_at, finished_at;
   std::vector<std::string> command;
   bool complete = false;
+  nlohmann::json shard, resumed, merged;  // optional sections (null when absent)
   std::vector<IndexedCase> cases;
   std::vector<FileEntry> files;
 };

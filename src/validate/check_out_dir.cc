@@ -93,8 +93,10 @@ ValidationReport check_out_dir(const fs::path& dir) {
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
     if (!e.is_regular_file()) continue;
     const auto rel = fs::relative(e.path(), dir);
-    if (!excluded_from_index(rel) && !listed.count(rel.string()))
+    if (!excluded_from_index(rel) && !listed.count(rel.string())) {
       rep.errors.push_back(rel.string() + ": present but not listed in the index");
+      rep.unlisted.push_back(rel.string());
+    }
   }
   check_ml_export(dir, rep);
   return rep;

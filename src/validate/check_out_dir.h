@@ -8,6 +8,7 @@
 namespace jitbench {
 struct ValidationReport {
   std::vector<std::string> errors;  // one line each, "<path>: <what>"
+  std::vector<std::string> unlisted;  // files present but not in the index (each also an error)
   int files_hashed = 0;
   int documents_validated = 0;
 };

@@ -1,0 +1,214 @@
+// `jitbench merge OUT SHARD...`: the out dirs of one plan's shards (`run
+// --shard K/N`, on any machines) into one run. Every shard is verified first
+// (schemas and sha256, as `validate` does); shards of different suites, plans
+// or jitbench versions, a shard or a case given twice, are refused; missing
+// shards and cases are named. Case files are copied byte for byte, each case
+// keeps the environment it ran in, and the analysis, summary and ML-suite
+// export are made anew from all of them.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include "artifacts/write_run.h"
+#include "commands/commands.h"
+#include "export/json_util.h"
+#include "results/read.h"
+#include "util/clock.h"
+#include "util/say.h"
+#include "util/sha256.h"
+#include "validate/check_out_dir.h"
+
+namespace jitbench {
+namespace fs = std::filesystem;
+
+namespace {
+struct Shard {
+  std::string dir;
+  LoadedRun run;
+  int index = 0, count = 0;
+  std::string digest, label, index_sha256, environment_text;
+};
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+Shard load_shard(const std::string& dir) {
+  if (!fs::is_directory(dir)) throw UserError(fmt::format("shard '{}' is not a directory", dir));
+  const auto rep = check_out_dir(dir);
+  if (!rep.errors.empty())
+    throw UserError(fmt::format("shard '{}' refused: {} (see `jitbench validate {}`)", dir, rep.errors.front(), dir));
+  auto loaded = read_run(dir);
+  if (auto* e = std::get_if<std::string>(&loaded)) throw UserError(fmt::format("shard '{}' refused: {}", dir, *e));
+  Shard s;
+  s.dir = dir;
+  s.run = std::get<LoadedRun>(std::move(loaded));
+  const auto& sh = s.run.index.shard;
+  if (!sh.is_object())
+    throw UserError(fmt::format("'{}' is not a shard: it was not run with --shard K/N (`jitbench plan --shard` "
+                                "shows a plan's shards)", dir));
+  s.index = sh.at("index").get<int>();
+  s.count = sh.at("count").get<int>();
+  s.digest = sh.at("plan_digest").get<std::string>();
+  s.label = fmt::format("{}/{}", s.index, s.count);
+  s.index_sha256 = sha256_file(fs::path(dir) / "index.json");
+  s.environment_text = read_text(fs::path(dir) / "environment.json");
+  return s;
+}
+
+// Shards that can be one run: same suite, plan and jitbench; no shard or case twice.
+void check_consistent(const std::vector<Shard>& shards) {
+  const Shard& a = shards.front();
+  std::map<int, std::string> by_index;
+  std::map<std::string, std::string> case_in;
+  for (const auto& s : shards) {
+    const auto& i = s.run.index;
+    // The suite by name (its file may sit at another path on another machine);
+    // the plan digest below holds the suites to the same cases.
+    if (i.suite_name != a.run.index.suite_name)
+      throw UserError(fmt::format("shards of different suites: '{}' ran '{}' ({}), '{}' ran '{}' ({})", a.dir,
+                                  a.run.index.suite_name, a.run.index.suite_source, s.dir, i.suite_name, i.suite_source));
+    if (i.jitbench_version != a.run.index.jitbench_version)
+      throw UserError(fmt::format("shards of different jitbench versions: '{}' is {}, '{}' is {}", a.dir,
+                                  a.run.index.jitbench_version, s.dir, i.jitbench_version));
+    if (s.count != a.count || s.digest != a.digest)
+      throw UserError(fmt::format("shards of different plans: '{}' is shard {} of plan {}, '{}' is shard {} of plan {} "
+                                  "(run every shard with the same suite, selection and --costs)",
+                                  a.dir, a.label, a.digest.substr(0, 12), s.dir, s.label, s.digest.substr(0, 12)));
+    if (auto [it, fresh] = by_index.emplace(s.index, s.dir); !fresh)
+      throw UserError(fmt::format("shard {} given twice: '{}' and '{}'", s.label, it->second, s.dir));
+    for (const auto& c : s.run.cases)
+      if (auto [it, fresh] = case_in.emplace(c.c.id, s.dir); !fresh)
+        throw UserError(fmt::format("case '{}' is in two shards: '{}' and '{}'", c.c.id, it->second, s.dir));
+  }
+}
+
+// What makes two environments different for a comparison: the hardware and
+// the software, not the host's name, load or the time.
+nlohmann::json fingerprint(const nlohmann::json& m) {
+  nlohmann::json gpus = nlohmann::json::array();
+  const auto devices = m.value("/host/gpu/devices"_json_pointer, nlohmann::json::array());
+  for (const auto& d : devices) gpus.push_back(d.value("name", ""));
+  return {{"cpu", m.value("/host/cpu/model"_json_pointer, nlohmann::json())},
+          {"cores", m.value("/host/cpu/logical_cores"_json_pointer, nlohmann::json())},
+          {"arch", m.value("/host/arch"_json_pointer, nlohmann::json())},
+          {"gpus", gpus},
+          {"python", m.value("/python/version"_json_pointer, nlohmann::json())},
+          {"packages", m.value("/python/packages"_json_pointer, nlohmann::json())}};
+}
+
+void copy_logs(const OutDir& out, const Shard& s, const std::string& case_id) {
+  const fs::path from = fs::path(s.dir) / "logs" / case_id;
+  std::error_code ec;
+  if (!fs::is_directory(from, ec) || fs::is_symlink(from, ec)) return;
+  for (auto it = fs::recursive_directory_iterator(from, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_regular_file() || it->is_symlink()) continue;
+    out.write_text((fs::path("logs") / case_id / fs::relative(it->path(), from)).string(), read_text(it->path()));
+  }
+}
+// One environment file per distinct machine + software: "environment.json"
+// for every shard when they all agree, else environments/env-K.json.
+std::vector<std::string> group_environments(const std::vector<Shard>& shards, std::size_t* distinct) {
+  std::vector<nlohmann::json> prints;
+  std::vector<std::string> file_of;
+  for (const auto& s : shards) {
+    const auto f = fingerprint(s.run.environment.manifest);
+    auto it = std::find(prints.begin(), prints.end(), f);
+    if (it == prints.end()) it = prints.insert(prints.end(), f);
+    file_of.push_back(fmt::format("environments/env-{}.json", it - prints.begin() + 1));
+  }
+  *distinct = prints.size();
+  if (prints.size() == 1) std::fill(file_of.begin(), file_of.end(), "environment.json");
+  return file_of;
+}
+
+// The shards' files into `out` (environments, logs), their cases by id, and
+// the index's list of shards.
+std::map<std::string, CaseResult> copy_shards(const OutDir& out, const std::vector<Shard>& shards,
+                                              const std::vector<std::string>& env_of, nlohmann::json& shard_list) {
+  out.write_text("environment.json", shards.front().environment_text);
+  std::set<std::string> written{"environment.json"};
+  std::map<std::string, CaseResult> by_id;
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const auto& s = shards[i];
+    if (written.insert(env_of[i]).second) out.write_text(env_of[i], s.environment_text);
+    for (const auto& c : s.run.cases) {
+      copy_logs(out, s, c.c.id);
+      CaseResult copy = c;
+      copy.environment = env_of[i];
+      by_id.emplace(c.c.id, std::move(copy));
+    }
+    shard_list.push_back({{"dir", fs::absolute(s.dir).lexically_normal().string()}, {"shard", s.label},
+                          {"index_sha256", s.index_sha256}, {"cases", s.run.cases.size()},
+                          {"environment", env_of[i]}});
+  }
+  return by_id;
+}
+
+int say_what_is_missing(const nlohmann::json& merged, const std::vector<std::string>& incomplete) {
+  for (const auto& k : merged["missing_shards"]) say(stderr, "jitbench: merge: shard {} is missing\n", k.get<std::string>());
+  if (const auto& m = merged["missing_cases"]; !m.empty())
+    say(stderr, "jitbench: merge: {} planned case{} measured by no shard given: {}\n", m.size(),
+        m.size() == 1 ? " was" : "s were", m.dump());
+  for (const auto& d : incomplete)
+    say(stderr, "jitbench: merge: shard '{}' did not finish; `jitbench run --resume {}` completes it\n", d, d);
+  return kExitIncompleteMerge;
+}
+}  // namespace
+
+int cmd_merge(const MergeOptions& o, int argc, char** argv) {
+  std::vector<Shard> shards;
+  for (const auto& dir : o.shards) shards.push_back(load_shard(dir));
+  std::sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.index < b.index; });
+  check_consistent(shards);
+  std::size_t distinct = 0;
+  const auto env_of = group_environments(shards, &distinct);
+
+  auto prepared = OutDir::prepare(o.out);
+  if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
+  const OutDir out = std::get<OutDir>(prepared);
+  nlohmann::json shard_list = nlohmann::json::array();
+  auto by_id = copy_shards(out, shards, env_of, shard_list);
+
+  // The plan's order; what no shard measured is named.
+  const Shard& first = shards.front();
+  std::vector<CaseResult> cases;
+  nlohmann::json missing_cases = nlohmann::json::array(), missing_shards = nlohmann::json::array();
+  for (const auto& id : first.run.index.shard.at("plan"))
+    if (auto it = by_id.find(id.get<std::string>()); it != by_id.end()) cases.push_back(std::move(it->second));
+    else missing_cases.push_back(id);
+  for (int k = 1; k <= first.count; ++k)
+    if (std::none_of(shards.begin(), shards.end(), [&](const Shard& s) { return s.index == k; }))
+      missing_shards.push_back(fmt::format("{}/{}", k, first.count));
+  std::vector<std::string> incomplete;
+  for (const auto& s : shards)
+    if (!s.run.index.complete) incomplete.push_back(s.dir);
+
+  RunHeader h;
+  h.argv.assign(argv, argv + argc);
+  for (const auto& a : h.argv) h.info.command += (h.info.command.empty() ? "" : " ") + a;
+  h.started_at = utc_now();
+  h.info.suite_name = first.run.index.suite_name;
+  h.info.suite_source = first.run.index.suite_source;
+  h.info.n_planned = first.run.index.shard.at("plan").size();
+  h.info.environment = first.run.environment;
+  const std::set<std::string> envs(env_of.begin(), env_of.end());
+  for (std::size_t i = 0; i < shards.size() && distinct > 1; ++i)
+    h.info.environments.emplace_back(env_of[i], shards[i].run.environment);
+  h.index_extra["merged"] = {{"shards", shard_list}, {"missing_shards", missing_shards},
+                             {"missing_cases", missing_cases}, {"environments", envs}};
+  const bool complete = missing_cases.empty() && missing_shards.empty() && incomplete.empty();
+  write_run_artifacts(out, h, cases, complete);
+  say(stdout, "merged {} shard{} of {}: {} of {} cases in {} environment{} -> {}\n", shards.size(),
+      shards.size() == 1 ? "" : "s", first.count, cases.size(), h.info.n_planned, distinct, distinct == 1 ? "" : "s",
+      out.root().string());
+  return complete ? 0 : say_what_is_missing(h.index_extra["merged"], incomplete);
+}
+
+}  // namespace jitbench

@@ -1,0 +1,35 @@
+// `jitbench plan`: the cases a run with the same selection would measure, in
+// the order it would measure them, with their expected cost and (with
+// --shard K/N) the shard each falls in: what a scheduler splits.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "commands/commands.h"
+#include "export/json_util.h"
+#include "export/plan_json.h"
+#include "util/say.h"
+
+namespace jitbench {
+
+int cmd_plan(const PlanOptions& opts) {
+  const PlannedRun p = make_planned_run(opts.selection);
+  const int count = p.shard.is_null() ? 1 : p.shard["count"].get<int>();
+  const int index = p.shard.is_null() ? 0 : p.shard["index"].get<int>();
+  if (opts.json) {
+    say(stdout, "{}", json_text(plan_json(p.suite, p.full, p.costs, p.shard_of, index, count,
+                                          p.shard.is_null() ? "" : p.shard["costs"].get<std::string>())));
+    return 0;
+  }
+  double total = 0;
+  for (std::size_t i = 0; i < p.full.size(); ++i)
+    if (!index || p.shard_of[i] == index - 1) total += p.costs[i];
+  say(stdout, "# suite '{}': {} of {} cases{}, expected ~{:.0f} s (costs: {})\n", p.suite.name, p.cases.size(),
+      p.full.size(), index ? fmt::format(" (shard {}/{})", index, count) : "", total,
+      p.shard.is_null() ? "model (backend and size)" : p.shard["costs"].get<std::string>());
+  for (std::size_t i = 0; i < p.full.size(); ++i)
+    if (!index || p.shard_of[i] == index - 1) say(stdout, "{:<60} ~{:.1f} s\n", p.full[i].id, p.costs[i]);
+  return 0;
+}
+
+}  // namespace jitbench

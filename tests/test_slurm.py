@@ -1,0 +1,89 @@
+"""scripts/slurm/ on a real Slurm: a single-node cluster from Debian's
+packages (scripts/slurm/local-cluster.sh: munged, slurmctld, slurmd under a
+temporary directory, stopped by pid afterwards), a 3-task job array of a small
+suite and the merge job that waits for it (afterok). scripts/test.sh installs
+the packages (setup.sh --with-slurm) and sets JITBENCH_REQUIRE_SLURM=1, so in
+CI this test runs rather than skips."""
+
+import json
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from conftest import ROOT
+
+SMALL = ROOT / "tests" / "data" / "suites" / "small-shards.toml"
+CLUSTER = ROOT / "scripts" / "slurm" / "local-cluster.sh"
+HAVE_SLURM = all(shutil.which(c) for c in ("munged", "slurmctld", "slurmd", "sbatch")) and os.geteuid() == 0
+
+
+def gone(pid):
+    """Exited (a daemon's zombie, waiting for whoever adopted it, counts as exited)."""
+    try:
+        stat = open(f"/proc/{pid}/stat").read()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    if not HAVE_SLURM:
+        if os.environ.get("JITBENCH_REQUIRE_SLURM") == "1":
+            pytest.fail("Slurm is required here (JITBENCH_REQUIRE_SLURM=1) but munged/slurmctld/slurmd/sbatch "
+                        "are missing or this is not root: scripts/setup.sh --with-slurm installs them")
+        pytest.skip("no Slurm packages, or not root: scripts/setup.sh --with-slurm, then run as root")
+    state = tmp_path / "cluster"
+    started = subprocess.run([str(CLUSTER), "start", str(state)], capture_output=True, text=True, timeout=120)
+    assert started.returncode == 0, started.stderr + started.stdout
+    env = dict(os.environ, SLURM_CONF=str(state / "slurm.conf"))
+    try:
+        yield env
+    finally:
+        pids = [int((state / p).read_text()) for p in ("run/slurmd.pid", "run/slurmctld.pid", "munge/munged.pid")
+                if (state / p).exists()]
+        subprocess.run([str(CLUSTER), "stop", str(state)], timeout=60)
+        assert len(pids) == 3 and all(gone(pid) for pid in pids), pids  # stopped, by the pids it started
+
+
+def job_state(env, job):
+    out = subprocess.run(["scontrol", "show", "job", job], capture_output=True, text=True, env=env).stdout
+    states = [tok.split("=", 1)[1] for tok in out.split() if tok.startswith("JobState=")]
+    return states
+
+
+def test_a_suite_as_a_job_array_merges_into_one_run(cluster, tmp_path, jitbench):
+    out_root = tmp_path / "bench"
+    sub = subprocess.run([str(ROOT / "scripts" / "slurm" / "submit.sh"), str(SMALL), str(out_root), "3"],
+                         capture_output=True, text=True, env=cluster, timeout=60)
+    assert sub.returncode == 0, sub.stderr
+    array, merge = sub.stdout.split()
+    deadline = time.time() + 400
+    while time.time() < deadline:
+        states = job_state(cluster, merge)
+        if states and states[0] in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL"):
+            break
+        time.sleep(1)
+    logs = {p.name: p.read_text() for p in (out_root / "slurm").glob("*.out")}
+    assert job_state(cluster, merge) == ["COMPLETED"], logs
+    assert job_state(cluster, array) == ["COMPLETED"] * 3, logs
+    assert sorted(logs) == ["merge.out", "task-0.out", "task-1.out", "task-2.out"]
+    merged = out_root / "merged"
+    assert jitbench("validate", str(merged), out=False).rc == 0
+    assert jitbench("report", str(merged), out=False).rc == 0
+    assert jitbench("compare", str(out_root / "shard-1"), str(merged), out=False).rc == 0
+    # Every planned case exactly once, with the shard's own results.
+    planned = [c["case"] for c in json.loads(jitbench("plan", "--suite", str(SMALL), "--json", out=False).stdout)["cases"]]
+    index = json.loads((merged / "index.json").read_text())
+    assert [c["case"] for c in index["cases"]] == planned
+    seen = []
+    for k in (1, 2, 3):
+        shard = out_root / f"shard-{k}"
+        for c in json.loads((shard / "index.json").read_text())["cases"]:
+            seen.append(c["case"])
+            assert (merged / c["path"]).read_bytes() == (shard / c["path"]).read_bytes()
+    assert sorted(seen) == sorted(planned)
+    assert index["complete"] is True and len(index["merged"]["shards"]) == 3
