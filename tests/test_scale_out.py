@@ -191,6 +191,15 @@ def test_shards_from_different_machines_keep_their_environment(jitbench, tmp_pat
             assert r["crosses_environments"] == (env_of[r["case"]] != env_of[r["floor"]["case"]])
     if crossing:
         assert "⚠ crosses environments" in summary
+    # compare says so too, before its table; two runs of one machine say nothing of the kind.
+    res = jitbench("compare", str(dirs[0]), str(dirs[1]), out=False)
+    assert res.rc == 0, res.stderr
+    assert "ran in different environments" in res.stdout and "Another CPU" in res.stdout
+    assert "different environments" in res.stderr
+    assert "is a merged run whose shards ran in 2 environments" in jitbench("compare", str(dirs[0]), str(merged),
+                                                                           out=False).stdout
+    same = jitbench("compare", str(dirs[0]), str(dirs[0]), out=False)
+    assert "different environments" not in same.stdout + same.stderr
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])

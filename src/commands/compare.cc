@@ -40,6 +40,22 @@ void print_rows(const compare::Comparison& cmp) {
   }
 }
 
+// Two runs on different machines or packages compare those as much as the
+// code: said before the table, never hidden.
+void print_environments(const LoadedRun& base, const LoadedRun& next) {
+  const auto diff = environment_differences(base.environment.manifest, next.environment.manifest);
+  if (!diff.empty()) {
+    say(stdout, "BASE and NEW ran in different environments; every ratio below compares those as well:\n");
+    for (const auto& d : diff) say(stdout, "  {}\n", d);
+    say(stdout, "\n");
+    say(stderr, "jitbench compare: warning: BASE and NEW ran in different environments ({})\n", diff.front());
+  }
+  for (const auto* run : {&base, &next})
+    if (run->index.merged.is_object() && run->index.merged.value("environments", nlohmann::json::array()).size() > 1)
+      say(stdout, "{} is a merged run whose shards ran in {} environments (its summary.md lists them).\n\n",
+          run == &base ? "BASE" : "NEW", run->index.merged["environments"].size());
+}
+
 void print_summary(const compare::Comparison& cmp, double alpha) {
   // Many metrics are tested at once: say how many verdicts chance alone gives.
   if (cmp.tested > 0)
@@ -105,6 +121,7 @@ int cmd_compare(const CompareOptions& o) {
   const auto cmp = compare::compare_runs(base.cases, next.cases, o.alpha);
   say(stdout, "jitbench compare: BASE {} ({} cases) vs NEW {} ({} cases)\n\n", o.base, base.cases.size(), o.next,
       next.cases.size());
+  print_environments(base, next);
   print_rows(cmp);
   print_summary(cmp, o.alpha);
   write_exports(o, base, next, cmp);

@@ -88,20 +88,6 @@ void check_consistent(const std::vector<Shard>& shards) {
   }
 }
 
-// What makes two environments different for a comparison: the hardware and
-// the software, not the host's name, load or the time.
-nlohmann::json fingerprint(const nlohmann::json& m) {
-  nlohmann::json gpus = nlohmann::json::array();
-  const auto devices = m.value("/host/gpu/devices"_json_pointer, nlohmann::json::array());
-  for (const auto& d : devices) gpus.push_back(d.value("name", ""));
-  return {{"cpu", m.value("/host/cpu/model"_json_pointer, nlohmann::json())},
-          {"cores", m.value("/host/cpu/logical_cores"_json_pointer, nlohmann::json())},
-          {"arch", m.value("/host/arch"_json_pointer, nlohmann::json())},
-          {"gpus", gpus},
-          {"python", m.value("/python/version"_json_pointer, nlohmann::json())},
-          {"packages", m.value("/python/packages"_json_pointer, nlohmann::json())}};
-}
-
 void copy_logs(const OutDir& out, const Shard& s, const std::string& case_id) {
   const fs::path from = fs::path(s.dir) / "logs" / case_id;
   std::error_code ec;
@@ -115,12 +101,13 @@ void copy_logs(const OutDir& out, const Shard& s, const std::string& case_id) {
 // One environment file per distinct machine + software: "environment.json"
 // for every shard when they all agree, else environments/env-K.json.
 std::vector<std::string> group_environments(const std::vector<Shard>& shards, std::size_t* distinct) {
-  std::vector<nlohmann::json> prints;
+  std::vector<const nlohmann::json*> prints;  // one manifest per distinct environment
   std::vector<std::string> file_of;
   for (const auto& s : shards) {
-    const auto f = fingerprint(s.run.environment.manifest);
-    auto it = std::find(prints.begin(), prints.end(), f);
-    if (it == prints.end()) it = prints.insert(prints.end(), f);
+    const auto& m = s.run.environment.manifest;
+    auto it = std::find_if(prints.begin(), prints.end(),
+                           [&](const nlohmann::json* p) { return environment_differences(*p, m).empty(); });
+    if (it == prints.end()) it = prints.insert(prints.end(), &m);
     file_of.push_back(fmt::format("environments/env-{}.json", it - prints.begin() + 1));
   }
   *distinct = prints.size();

@@ -49,3 +49,25 @@ TEST(Read, ABrokenCaseFileIsOneLineNamingTheFile) {
 
 }  // namespace
 }  // namespace jitbench
+
+namespace jitbench {
+namespace {
+TEST(EnvironmentDifferences, HardwareAndPackagesCountTheHostNameAndLoadDoNot) {
+  const nlohmann::json a = {{"host", {{"hostname", "a"}, {"arch", "x86_64"}, {"load_avg", {1, 1, 1}},
+                                      {"cpu", {{"model", "EPYC"}, {"logical_cores", 2}}}}},
+                            {"python", {{"version", "3.11.7"}, {"packages", {{"numba", "0.60.0"}, {"jax", "0.4.30"}}}}}};
+  nlohmann::json b = a;
+  b["host"]["hostname"] = "b";
+  b["host"]["load_avg"] = {3, 3, 3};
+  EXPECT_TRUE(environment_differences(a, b).empty());
+  b["python"]["packages"]["numba"] = "0.61.0";
+  b["python"]["packages"].erase("jax");
+  b["host"]["cpu"]["logical_cores"] = 16;
+  const auto d = environment_differences(a, b);
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0], "logical cores: '2' vs '16'");
+  EXPECT_EQ(d[1], "jax: 0.4.30 vs absent");
+  EXPECT_EQ(d[2], "numba: 0.60.0 vs 0.61.0");
+}
+}  // namespace
+}  // namespace jitbench

@@ -1,5 +1,7 @@
 #include "results/run_info.h"
 
+#include <algorithm>
+
 namespace jitbench {
 namespace {
 using nlohmann::json;
@@ -12,7 +14,43 @@ std::string dump_at(const json& j, const char* pointer, const std::string& fallb
   const auto ptr = json::json_pointer(pointer);
   return j.contains(ptr) ? j.at(ptr).dump() : fallback;
 }
+
+std::string gpus_of(const json& m) {
+  std::string out;
+  const auto ptr = json::json_pointer("/host/gpu/devices");
+  if (m.contains(ptr) && m.at(ptr).is_array())
+    for (const auto& d : m.at(ptr)) out += (out.empty() ? "" : ", ") + str_at(d, "/name", "?");
+  return out.empty() ? "none" : out;
+}
 }  // namespace
+
+std::vector<std::string> environment_differences(const json& a, const json& b) {
+  std::vector<std::string> out;
+  const auto field = [&](const char* label, const std::string& x, const std::string& y) {
+    if (x != y) out.push_back(std::string(label) + ": '" + x + "' vs '" + y + "'");
+  };
+  field("CPU", str_at(a, "/host/cpu/model", "?"), str_at(b, "/host/cpu/model", "?"));
+  field("logical cores", dump_at(a, "/host/cpu/logical_cores", "?"), dump_at(b, "/host/cpu/logical_cores", "?"));
+  field("architecture", str_at(a, "/host/arch", "?"), str_at(b, "/host/arch", "?"));
+  field("GPUs", gpus_of(a), gpus_of(b));
+  field("Python", str_at(a, "/python/version", "?"), str_at(b, "/python/version", "?"));
+  const auto pa = a.value(json::json_pointer("/python/packages"), json::object());
+  const auto pb = b.value(json::json_pointer("/python/packages"), json::object());
+  std::vector<std::string> names;
+  for (const auto* p : {&pa, &pb})
+    if (p->is_object())
+      for (const auto& [k, v] : p->items()) names.push_back(k);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  for (const auto& n : names) {
+    const auto version = [&](const json& p) {
+      return p.is_object() && p.contains(n) && !p[n].is_null() ? (p[n].is_string() ? p[n].get<std::string>() : p[n].dump())
+                                                               : std::string("absent");
+    };
+    if (version(pa) != version(pb)) out.push_back(n + ": " + version(pa) + " vs " + version(pb));
+  }
+  return out;
+}
 
 EnvironmentInfo parse_environment(const json& m) {
   EnvironmentInfo e;

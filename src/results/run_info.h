@@ -28,6 +28,13 @@ struct EnvironmentInfo {
 // Never throws: missing fields keep their defaults.
 EnvironmentInfo parse_environment(const nlohmann::json& manifest);
 
+// What makes two environments different for a comparison: the hardware (CPU
+// model, logical cores, architecture, GPUs) and the software (Python, package
+// versions) — not the host's name, its load or the time. One line per
+// difference ("CPU: 'A' vs 'B'", "numba: 0.60.0 vs 0.61.0"); empty when the
+// two would measure alike.
+std::vector<std::string> environment_differences(const nlohmann::json& a, const nlohmann::json& b);
+
 struct RunInfo {
   std::string suite_name;
   std::string suite_source;
