@@ -137,6 +137,17 @@ def test_ceilings_off_and_a_lying_ceilings_worker(jitbench, tmp_path):
     assert res.rc == 0, res.stderr
     cpu = json.loads((res.out / "environment.json").read_text())["ceilings"]["cpu"]
     assert cpu["measured"] is False and "no answer" in cpu["reason"]
+    # One that says measured but whose figures no schema accepts is not kept either; the manifest stays valid.
+    liar.write_text("#!/bin/sh\n[ \"$1\" = ceilings ] || exit 3\n"
+                    "echo '{\"type\":\"ceilings\",\"ceilings\":{\"measured\":true,\"device\":\"cpu\","
+                    "\"sgemm_gflops\":\"fast\",\"dgemm_gflops\":-1,\"copy_gbps\":1,\"method\":{}}}' >&$3\n")
+    res = jitbench("run", "--backends", "numpy", "--cases", "matmul_64_f32", "--ceilings", "on", *QUICK,
+                   env={"JITBENCH_NATIVE_WORKER": str(liar)})
+    assert res.rc == 0, res.stderr
+    env = json.loads((res.out / "environment.json").read_text())
+    validate(env, "jitbench.environment.v1")
+    assert env["ceilings"]["cpu"]["measured"] is False
+    assert "fails the environment schema" in env["ceilings"]["cpu"]["reason"]
     # And a manifest edited to claim an impossible ceiling fails validation.
     env_file = res.out / "environment.json"
     doc = json.loads(env_file.read_text())

@@ -17,6 +17,7 @@
 #include "env/host.h"
 #include "env/probe.h"
 #include "export/environment_json.h"
+#include "export/schema.h"
 #include "export/json_util.h"
 #include "report/format.h"
 #include "results/views.h"
@@ -173,6 +174,18 @@ RunHeader run_header(const RunOptions& o, const PlannedRun& p, const WorkerSetup
   auto manifest = environment_json(read_host_facts(), std::get<nlohmann::json>(probe), compiler_env(),
                                    o.deterministic ? "" : utc_now());
   manifest["ceilings"] = run_ceilings(o, plan, setup, out, launcher);
+  // A worker's ceilings that the manifest's schema would reject (a figure
+  // that is not a positive number) are not kept: the reason is.
+  const auto problems_of = [&](const char* device) {
+    auto trial = manifest;
+    for (const char* other : {"cpu", "gpu"})
+      if (std::string(other) != device) trial["ceilings"][other] = ceilings_not_measured("-");
+    return validate_against(trial, kEnvironmentSchema);
+  };
+  for (const char* device : {"cpu", "gpu"})
+    if (const auto problems = problems_of(device); !problems.empty())
+      manifest["ceilings"][device] =
+          ceilings_not_measured("the ceilings worker's answer fails the environment schema: " + problems.front());
   out.write_text("environment.json", json_text(manifest));
   h.info.environment = parse_environment(manifest);
   if (!p.shard.is_null()) h.index_extra["shard"] = p.shard;
