@@ -154,6 +154,21 @@ def test_merge_refuses_what_cannot_be_one_run(jitbench, tmp_path):
     assert jitbench("run", "--suite", SMALL, "--shard", "1/3", "--out-dir", str(other), "--quiet").rc == 0
     res = jitbench("merge", str(tmp_path / "m5"), str(dirs[1]), str(other), out=False)
     assert res.rc == 2 and "different plans" in res.stderr
+    # Another suite with the very same cases (so the same plan digest): refused by its name.
+    renamed = tmp_path / "renamed.toml"
+    renamed.write_text(open(SMALL).read().replace('name = "small-shards"', 'name = "another"'))
+    other_suite = tmp_path / "other-suite"
+    assert jitbench("run", "--suite", str(renamed), "--shard", "2/2", "--out-dir", str(other_suite), "--quiet").rc == 0
+    res = jitbench("merge", str(tmp_path / "m7"), str(dirs[0]), str(other_suite), out=False)
+    assert res.rc == 2 and "shards of different suites" in res.stderr, res.stderr
+    # A shard written by another jitbench version.
+    older = tmp_path / "older"
+    shutil.copytree(dirs[1], older)
+    index = json.loads((older / "index.json").read_text())
+    index["jitbench_version"] = "0.0.9"
+    (older / "index.json").write_text(json.dumps(index))
+    res = jitbench("merge", str(tmp_path / "m8"), str(dirs[0]), str(older), out=False)
+    assert res.rc == 2 and "different jitbench versions" in res.stderr, res.stderr
     # A missing shard: the merged run is written, incomplete, and the missing shard and cases are named.
     res = jitbench("merge", str(tmp_path / "m6"), str(dirs[0]), out=False)
     assert res.rc == 5, res.stderr
