@@ -6,6 +6,7 @@
 // the result stays on the device until verify copies it back.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,8 +26,63 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(fmt::format("{}: {}", what, cudaGetErrorString(e)));
 }
 void check(int e, const char* what) { check(static_cast<cudaError_t>(e), what); }
+// cuBLAS is opened at run time, not linked: mc_pi needs none of it, and a
+// machine whose driver works but whose cuBLAS is missing or elsewhere gets
+// warn / missing_dependency: cublas naming what was tried, not a loader error
+// before main. $JITBENCH_CUBLAS names the library (and only it is tried);
+// else the toolkit's directory at build time, then the loader's own search.
+struct Cublas {
+  std::string path;
+  decltype(&cublasCreate_v2) create = nullptr;
+  decltype(&cublasDestroy_v2) destroy = nullptr;
+  decltype(&cublasSetStream_v2) set_stream = nullptr;
+  decltype(&cublasSetMathMode) set_math_mode = nullptr;
+  decltype(&cublasSgemm_v2) sgemm = nullptr;
+  decltype(&cublasDgemm_v2) dgemm = nullptr;
+  decltype(&cublasGetStatusString) status_string = nullptr;
+  decltype(&cublasGetVersion_v2) version = nullptr;
+};
+
+template <typename F>
+void bind(void* lib, F& f, const char* name) {
+  f = reinterpret_cast<F>(dlsym(lib, name));
+  if (!f) throw Skip{"missing_dependency: cublas", fmt::format("{} not found in the cuBLAS library", name)};
+}
+
+const Cublas& cublas() {
+  static const Cublas loaded = [] {
+    const std::string so = fmt::format("libcublas.so.{}", CUBLAS_VER_MAJOR);
+    std::vector<std::string> tried;
+    if (const char* env = std::getenv("JITBENCH_CUBLAS"); env && *env) {
+      tried.push_back(env);
+    } else {
+      tried.push_back(std::string(JITBENCH_CUDA_LIBRARY_DIR) + "/" + so);
+      tried.push_back(so);
+    }
+    std::string errors;
+    for (const auto& candidate : tried) {
+      if (void* lib = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+        Cublas c;
+        c.path = candidate;
+        bind(lib, c.create, "cublasCreate_v2");
+        bind(lib, c.destroy, "cublasDestroy_v2");
+        bind(lib, c.set_stream, "cublasSetStream_v2");
+        bind(lib, c.set_math_mode, "cublasSetMathMode");
+        bind(lib, c.sgemm, "cublasSgemm_v2");
+        bind(lib, c.dgemm, "cublasDgemm_v2");
+        bind(lib, c.status_string, "cublasGetStatusString");
+        bind(lib, c.version, "cublasGetVersion_v2");
+        return c;
+      }
+      errors += (errors.empty() ? "" : "; ") + std::string(dlerror());
+    }
+    throw Skip{"missing_dependency: cublas", fmt::format("no {} could be opened ({}); set JITBENCH_CUBLAS", so, errors)};
+  }();
+  return loaded;
+}
+
 void check_blas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(fmt::format("{}: {}", what, cublasGetStatusString(s)));
+  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(fmt::format("{}: {}", what, cublas().status_string(s)));
 }
 
 int runtime_version(cudaError_t (*get)(int*)) {
@@ -134,15 +190,20 @@ class McPi final : public CudaWorkload {
 class Matmul final : public CudaWorkload {
  public:
   explicit Matmul(std::string requested) : requested_(std::move(requested)) {}
+  // Loading cuBLAS is part of the import, before the context.
+  void load() override {
+    cublas();
+    CudaWorkload::load();
+  }
   ~Matmul() override {
-    if (handle_) cublasDestroy(handle_);
+    if (handle_) cublas().destroy(handle_);
   }
   void setup(std::int64_t n, bool f64, std::uint64_t seed) override {
     n_ = n;
     f64_ = f64;
     in_ = matmul_inputs(n, f64, seed);
-    check_blas(cublasCreate(&handle_), "cublasCreate");
-    check_blas(cublasSetStream(handle_, stream_), "cublasSetStream");
+    check_blas(cublas().create(&handle_), "cublasCreate");
+    check_blas(cublas().set_stream(handle_, stream_), "cublasSetStream");
     // --precision default lets float32 use TF32 tensor cores (as JAX and
     // TensorFlow do by default on this hardware); highest keeps IEEE float32.
     // NVIDIA_TF32_OVERRIDE=0 turns TF32 off whatever the mode: then it is IEEE.
@@ -150,7 +211,7 @@ class Matmul final : public CudaWorkload {
     const bool tf32 = !f64 && requested_ == "default" && !(override_env && std::string(override_env) == "0");
     math_mode_ = tf32 ? "CUBLAS_TF32_TENSOR_OP_MATH" : "CUBLAS_DEFAULT_MATH";
     format_ = f64 ? "fp64" : tf32 ? "tf32" : "ieee_fp32";
-    check_blas(cublasSetMathMode(handle_, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
+    check_blas(cublas().set_math_mode(handle_, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
                "cublasSetMathMode");
     const auto nn = static_cast<std::size_t>(n * n);
     const std::size_t elem = f64 ? sizeof(double) : sizeof(float);
@@ -166,12 +227,12 @@ class Matmul final : public CudaWorkload {
     const int n = static_cast<int>(n_);
     if (f64_) {
       const double one = 1.0, zero = 0.0;
-      check_blas(cublasDgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, reinterpret_cast<double*>(b_), n,
+      check_blas(cublas().dgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, reinterpret_cast<double*>(b_), n,
                              reinterpret_cast<double*>(a_), n, &zero, reinterpret_cast<double*>(c_[slot]), n),
                  "cublasDgemm");
     } else {
       const float one = 1.0f, zero = 0.0f;
-      check_blas(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, reinterpret_cast<float*>(b_), n,
+      check_blas(cublas().sgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, reinterpret_cast<float*>(b_), n,
                              reinterpret_cast<float*>(a_), n, &zero, reinterpret_cast<float*>(c_[slot]), n),
                  "cublasSgemm");
     }
@@ -198,7 +259,8 @@ class Matmul final : public CudaWorkload {
   nlohmann::json library() override {
     auto lib = CudaWorkload::library();
     int v = 0;
-    if (handle_ && cublasGetVersion(handle_, &v) == CUBLAS_STATUS_SUCCESS) lib["cublas"] = v;
+    if (handle_ && cublas().version(handle_, &v) == CUBLAS_STATUS_SUCCESS) lib["cublas"] = v;
+    lib["cublas_library"] = cublas().path;
     lib["routine"] = f64_ ? "cublasDgemm" : "cublasSgemm";
     return lib;
   }
@@ -254,7 +316,7 @@ struct DeviceBuffer {
 };
 
 double cublas_gflops(cublasHandle_t h, int n, bool f64, cublasMath_t mode) {
-  check_blas(cublasSetMathMode(h, mode), "cublasSetMathMode");
+  check_blas(cublas().set_math_mode(h, mode), "cublasSetMathMode");
   const std::size_t bytes = std::size_t(n) * n * (f64 ? sizeof(double) : sizeof(float));
   // Bytes of 0x3c: small normal numbers in both formats (zeros would flatter the power draw).
   DeviceBuffer a(bytes, 0x3c), b(bytes, 0x3c), c(bytes, 0);
@@ -262,12 +324,12 @@ double cublas_gflops(cublasHandle_t h, int n, bool f64, cublasMath_t mode) {
       [&] {
         if (f64) {
           const double one = 1, zero = 0;
-          check_blas(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, static_cast<double*>(a.p), n,
+          check_blas(cublas().dgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, static_cast<double*>(a.p), n,
                                  static_cast<double*>(b.p), n, &zero, static_cast<double*>(c.p), n),
                      "cublasDgemm");
         } else {
           const float one = 1, zero = 0;
-          check_blas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, static_cast<float*>(a.p), n,
+          check_blas(cublas().sgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, static_cast<float*>(a.p), n,
                                  static_cast<float*>(b.p), n, &zero, static_cast<float*>(c.p), n),
                      "cublasSgemm");
         }
@@ -283,14 +345,15 @@ double cublas_gflops(cublasHandle_t h, int n, bool f64, cublasMath_t mode) {
 nlohmann::json measure_ceilings() {
   constexpr int kGemmN = 8192;
   constexpr std::size_t kCopyBytes = std::size_t(1) << 30;
+  cublas();
   cudaDeviceProp prop{};
   start_device(prop);
   cublasHandle_t h = nullptr;
-  check_blas(cublasCreate(&h), "cublasCreate");
+  check_blas(cublas().create(&h), "cublasCreate");
   const double tf32 = cublas_gflops(h, kGemmN, false, CUBLAS_TF32_TENSOR_OP_MATH);
   const double sgemm = cublas_gflops(h, kGemmN, false, CUBLAS_DEFAULT_MATH);
   const double dgemm = cublas_gflops(h, kGemmN, true, CUBLAS_DEFAULT_MATH);
-  cublasDestroy(h);
+  cublas().destroy(h);
   DeviceBuffer src(kCopyBytes, 1), dst(kCopyBytes, 0);
   const double copy_s = best_event_seconds(
       [&] { check(cudaMemcpyAsync(dst.p, src.p, kCopyBytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync"); }, 5);
@@ -314,7 +377,8 @@ const Target& target() {
                          {"compiler", fmt::format("nvcc {} with g++ {}", JITBENCH_NVCC_VERSION, __VERSION__)},
                          {"flags", JITBENCH_NATIVE_FLAGS},
                          {"cuda_architectures", JITBENCH_CUDA_ARCHITECTURES}},
-                        {"CUDA_VISIBLE_DEVICES", "NVIDIA_TF32_OVERRIDE", "CUDA_MODULE_LOADING", "OMP_NUM_THREADS"}};
+                        {"CUDA_VISIBLE_DEVICES", "NVIDIA_TF32_OVERRIDE", "CUDA_MODULE_LOADING", "OMP_NUM_THREADS",
+                         "JITBENCH_CUBLAS"}};
   return t;
 }
 

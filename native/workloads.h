@@ -29,6 +29,7 @@ class Workload {
  public:
   virtual ~Workload() = default;
   // Everything that is not the call itself: load libraries (import_s), inputs (setup_s).
+  // May throw Skip (missing_dependency, gpu_unavailable).
   virtual void load() {}
   virtual void setup(std::int64_t n, bool f64, std::uint64_t seed) = 0;
   // One call, its output written to `slot` (0 or 1): the first call's output

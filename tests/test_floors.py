@@ -74,6 +74,22 @@ def test_native_cuda_case_without_a_gpu_is_warn(jitbench):
     assert env["ceilings"]["cpu"]["measured"] is False and "no native case planned" in env["ceilings"]["cpu"]["reason"]
 
 
+@pytest.mark.skipif(not HAVE_NVCC, reason="no CUDA toolkit on this machine: the worker is not built")
+def test_cublas_is_needed_by_matmul_only(jitbench, tmp_path):
+    """cuBLAS is opened at run time: without it matmul says so, and mc_pi does
+    not need it (here it then stops at the missing GPU, on a GPU machine it runs)."""
+    res = jitbench("run", "--backends", "native_cuda", "--cases", "matmul_64_f32,mc_pi_1000_f32", *QUICK,
+                   env={"JITBENCH_CUBLAS": str(tmp_path / "libcublas.so.13")})
+    assert res.rc == 0, res.stderr
+    mm = res.case("native_cuda_matmul_64_f32")
+    assert (mm["status"], mm["reason"]) == ("warn", "missing_dependency: cublas")
+    assert str(tmp_path) in mm["detail"] and "JITBENCH_CUBLAS" in mm["detail"]
+    pi = res.case("native_cuda_mc_pi_1000_f32")
+    assert pi["reason"] != "missing_dependency: cublas"
+    if not HAVE_GPU:
+        assert (pi["status"], pi["reason"]) == ("warn", "gpu_unavailable")
+
+
 def test_native_cuda_not_built_is_missing_dependency(jitbench, tmp_path):
     res = jitbench("run", "--backends", "native_cuda", "--cases", "mc_pi_1000_f32", *QUICK,
                    env={"JITBENCH_NATIVE_CUDA_WORKER": str(tmp_path / "not-built")})
