@@ -121,6 +121,10 @@ class CudaWorkload : public Workload {
             {"multiprocessors", prop_.multiProcessorCount}, {"memory_bytes", prop_.totalGlobalMem}};
   }
   nlohmann::json pending_after_last_call() override { return cudaStreamQuery(stream_) == cudaErrorNotReady; }
+  nlohmann::json precision(bool f64, const std::string& requested) override {
+    return {{"requested", requested}, {"matmul", f64 ? "fp64" : "ieee_fp32"}, {"settings", nlohmann::json::object()},
+            {"rule", "computed on the GPU in IEEE arithmetic, products and sums rounded separately (no FMA)"}};
+  }
   nlohmann::json device_peak_bytes() override { return nullptr; }  // CUDA keeps no per-process peak
   nlohmann::json library() override {
     return {{"cuda_runtime", runtime_version(cudaRuntimeGetVersion)},
