@@ -8,8 +8,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <set>
 
@@ -18,6 +16,7 @@
 #include "export/json_util.h"
 #include "results/read.h"
 #include "util/clock.h"
+#include "util/fs.h"
 #include "util/say.h"
 #include "util/sha256.h"
 #include "validate/check_out_dir.h"
@@ -32,11 +31,6 @@ struct Shard {
   int index = 0, count = 0;
   std::string digest, label, index_sha256, environment_text;
 };
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 Shard load_shard(const std::string& dir) {
   if (!fs::is_directory(dir)) throw UserError(fmt::format("shard '{}' is not a directory", dir));
@@ -57,7 +51,7 @@ Shard load_shard(const std::string& dir) {
   s.digest = sh.at("plan_digest").get<std::string>();
   s.label = fmt::format("{}/{}", s.index, s.count);
   s.index_sha256 = sha256_file(fs::path(dir) / "index.json");
-  s.environment_text = read_text(fs::path(dir) / "environment.json");
+  s.environment_text = read_file(fs::path(dir) / "environment.json");
   return s;
 }
 
@@ -95,7 +89,7 @@ void copy_logs(const OutDir& out, const Shard& s, const std::string& case_id) {
   for (auto it = fs::recursive_directory_iterator(from, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     if (!it->is_regular_file() || it->is_symlink()) continue;
-    out.write_text((fs::path("logs") / case_id / fs::relative(it->path(), from)).string(), read_text(it->path()));
+    out.write_text((fs::path("logs") / case_id / fs::relative(it->path(), from)).string(), read_file(it->path()));
   }
 }
 // One environment file per distinct machine + software: "environment.json"

@@ -3,8 +3,6 @@
 // --shard K/N) the shard each falls in: what a scheduler splits.
 #include <fmt/format.h>
 
-#include <iostream>
-
 #include "commands/commands.h"
 #include "export/json_util.h"
 #include "export/plan_json.h"

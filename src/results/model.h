@@ -62,8 +62,8 @@ struct CaseResult {
   std::string cache_dir;  // relative to the out dir; "" when none
   std::map<std::string, std::string> worker_env;  // what jitbench set for the worker
   std::string started_at, finished_at;
-  // A case read back from an out dir (resume, merge): its file as it was,
-  // written back unchanged; "" for a case measured by this process.
+  // A case read back from an out dir: its file as it was, which resume and
+  // merge write back unchanged; "" for a case measured by this process.
   std::string recorded_json;
   // Merged runs: the environment file the case ran in (index "environment"
   // of the case); "" when the run has one environment.

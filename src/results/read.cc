@@ -3,8 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-#include <iterator>
+#include <type_traits>
 
 #include "util/fs.h"
 #include "util/json_get.h"
@@ -19,8 +18,8 @@ struct BadField : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-json load(const fs::path& file) {
-  json j = json::parse(read_file(file), nullptr, false);
+json parse_object(const std::string& text) {
+  json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) throw BadField("not a JSON object");
   return j;
 }
@@ -114,10 +113,13 @@ CaseResult read_case_document(const json& j) {
   return r;
 }
 
+// f(document) or, when it wants it, f(document, the file's text).
 template <typename T, typename F>
 std::variant<T, std::string> guarded(const fs::path& file, F f) {
   try {
-    return f(load(file));
+    std::string text = read_file(file);
+    if constexpr (std::is_invocable_v<F, const json&, std::string&&>) return f(parse_object(text), std::move(text));
+    else return f(parse_object(text));
   } catch (const std::exception& e) {
     return fmt::format("{}: {}", file.string(), e.what());
   }
@@ -136,7 +138,11 @@ void read_measured_times(const json& j, RunRecord& r) {
 }
 
 std::variant<CaseResult, std::string> read_case(const fs::path& file) {
-  return guarded<CaseResult>(file, read_case_document);
+  return guarded<CaseResult>(file, [](const json& j, std::string&& text) {
+    CaseResult r = read_case_document(j);
+    r.recorded_json = std::move(text);
+    return r;
+  });
 }
 
 std::variant<EnvironmentInfo, std::string> read_environment(const fs::path& file) {
@@ -188,8 +194,6 @@ std::variant<LoadedRun, std::string> read_run(const fs::path& dir) {
     auto r = read_case(dir / c.path);
     if (auto* e = std::get_if<std::string>(&r)) return *e;
     run.cases.push_back(std::get<CaseResult>(std::move(r)));
-    std::ifstream in(dir / c.path, std::ios::binary);
-    run.cases.back().recorded_json.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     run.cases.back().environment = c.environment;
   }
   return run;
