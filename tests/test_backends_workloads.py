@@ -15,7 +15,7 @@ EXAMPLE = ROOT / "examples" / "workloads" / "softmax_rows.py"
 def ok(res, cid):
     c = res.case(cid)
     assert c["status"] == "ok", (cid, c["reason"], c["detail"])
-    validate(c, "jitbench.case.v2")
+    validate(c, "jitbench.case.v3")
     return c
 
 

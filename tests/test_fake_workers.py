@@ -23,7 +23,7 @@ def test_all_ok_exit_zero_and_valid(jitbench, fake_env):
     case = res.case("numpy_matmul_8_f32")
     assert len(case["cold"]["runs"]) == 2
     assert case["warm"]["calls_s"] == [0.001, 0.0011, 0.0009]
-    validate(case, "jitbench.case.v2")
+    validate(case, "jitbench.case.v3")
     # What the worker printed went to its log, not into the protocol.
     log = (res.out / case["cold"]["runs"][0]["log"]).read_text()
     assert "may print to stdout freely" in log
@@ -36,7 +36,7 @@ def test_several_warm_processes(jitbench, fake_env):
     assert res.rc == 2, res.stderr  # a failed case
     assert "1 cold runs + 3 warm runs of 3 calls each" in res.stderr
     case = res.case("numpy_matmul_8_f32")
-    validate(case, "jitbench.case.v2")
+    validate(case, "jitbench.case.v3")
     assert case["config"]["warm_runs"] == 3
     assert [r["index"] for r in case["warm"]["runs"]] == [0, 1, 2]
     assert case["warm"]["run"] == case["warm"]["runs"][0]
@@ -72,7 +72,7 @@ def test_failure_modes_fail_one_case_not_the_suite(jitbench, fake_env, mode, rea
     case = res.case("numpy_matmul_8_f32")
     assert detail in case["detail"]
     assert len(case["cold"]["runs"]) == 1  # a case stops at its first bad run
-    validate(case, "jitbench.case.v2")
+    validate(case, "jitbench.case.v3")
     assert jitbench("validate", str(res.out)).rc == 0
 
 
@@ -206,3 +206,72 @@ def test_phases_the_ahead_of_time_compile_contradicts_are_flagged(jitbench, fake
     honest = jitbench("run", *CASES, "--backends", "jax_jit_cpu", env=fake_env(jax_jit_cpu="ok"))
     analysis = json.loads((honest.out / "analysis.json").read_text())
     assert analysis["cases"][0]["crosscheck"]["agrees"] is True
+
+
+# No number on the worker's word: every bypass of a check is itself a named failure or warning.
+@pytest.mark.parametrize(
+    "lie,status,reason,detail",
+    [
+        ("missing_total", "failed", "protocol_violation: missing total_s", "missing total_s"),
+        ("missing_verify_first", "failed", "protocol_violation: missing verify_first", "missing verify_first"),
+        ("hidden_phase", "failed", "protocol_violation: phase 'warmup' is not declared in phase_names", "warmup"),
+        ("dup_phase", "failed", "protocol_violation: phase 'compile' declared twice", "declared twice"),
+        ("bf16_cpu", "failed", "precision_mismatch", "bf16 products for float32 on a CPU"),
+        ("cold_hit", "warn", "cache_not_cold", "hit(s) in a cold run"),
+        ("cold_write", "warn", "cache_not_cold", "default settings write no compile cache"),
+        ("outside_cache", "warn", "cache_not_cold", "/home/user/.cache/fake"),
+    ],
+)
+def test_a_worker_cannot_skip_a_check(jitbench, fake_env, lie, status, reason, detail):
+    res = jitbench("run", *CASES, "--backends", "numpy,numba", env=fake_env(numpy=lie))
+    st = statuses(res)
+    assert st["numpy_matmul_8_f32"] == (status, reason)
+    assert st["numba_matmul_8_f32"] == ("ok", None)  # the honest worker passes the same checks
+    assert detail in res.case("numpy_matmul_8_f32")["detail"]
+    assert res.rc == (2 if status == "failed" else 0), res.stderr
+    assert jitbench("validate", str(res.out)).rc == 0
+
+
+@pytest.mark.parametrize("lie", ["cache_lie", "hit_without_files"])
+def test_a_warm_cache_hit_needs_an_entry_jitbench_saw_read(jitbench, fake_env, lie):
+    res = jitbench("run", *CASES, "--backends", "numpy,numba", "--cache-policy", "warm_cache",
+                   env=fake_env(numpy=lie))
+    st = statuses(res)
+    assert st["numpy_matmul_8_f32__warm_cache"] == ("warn", "cache_evidence_conflict")
+    assert st["numba_matmul_8_f32__warm_cache"] == ("ok", None)
+    run = res.case("numpy_matmul_8_f32__warm_cache")["cold"]["runs"][0]
+    seen = run["cache_observed"]
+    assert seen["watched"] is True and seen["entries_read"] == 0
+    assert seen["files_before"] == (1 if lie == "cache_lie" else 0)
+    honest = res.case("numba_matmul_8_f32__warm_cache")["cold"]["runs"][0]["cache_observed"]
+    assert honest["entries_read"] == 1 and honest["files_before"] == 1
+
+
+def test_a_users_own_cache_never_serves_a_cold_run(jitbench, fake_env, tmp_path):
+    # The fake reports hits whenever JAX_COMPILATION_CACHE_DIR reaches it, as JAX would.
+    env = fake_env(numpy="env_cache")
+    env.update({"JAX_COMPILATION_CACHE_DIR": str(tmp_path / "mine"), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+                "TF_XLA_FLAGS": f"--tf_xla_persistent_cache_directory={tmp_path} --tf_xla_auto_jit=2"})
+    res = jitbench("run", *CASES, "--backends", "numpy", env=env)
+    assert res.rc == 0, res.stderr
+    assert statuses(res)["numpy_matmul_8_f32"] == ("ok", None)
+    case = res.case("numpy_matmul_8_f32")
+    assert case["cold"]["runs"][0]["worker"]["env"]["JAX_COMPILATION_CACHE_DIR"] is None  # it never reached the worker
+    found = {f["variable"]: f["action"] for f in case["inherited_cache_settings"]}
+    assert found["JAX_COMPILATION_CACHE_DIR"] == "removed"
+    assert found["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] == "removed"
+    assert found["TF_XLA_FLAGS"].startswith("removed the flag(s) --tf_xla_persistent_cache_directory=")
+    assert case["worker_env"]["TF_XLA_FLAGS"] == "--tf_xla_auto_jit=2"  # the user's other flag is kept
+    md = (res.out / "summary.md").read_text()
+    assert "## Compile-cache settings kept from the workers" in md and "`JAX_COMPILATION_CACHE_DIR=" in md
+
+
+def test_a_crosscheck_that_disagrees_makes_the_case_warn(jitbench, fake_env):
+    res = jitbench("run", *CASES, "--backends", "jax_jit_cpu", env=fake_env(jax_jit_cpu="phases_disagree"))
+    assert res.rc == 0, res.stderr
+    assert statuses(res)["jax_jit_cpu_matmul_8_f32"] == ("warn", "crosscheck_disagrees")
+    case = res.case("jax_jit_cpu_matmul_8_f32")
+    verdict = case["crosscheck_verdict"]
+    assert verdict["bound"] == {"factor": 2.0, "abs_s": 0.005} and verdict["agrees"] is False
+    assert "compile" in case["detail"]
+    assert jitbench("validate", str(res.out)).rc == 0

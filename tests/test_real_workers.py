@@ -39,7 +39,7 @@ def test_run_succeeds_and_validates(small_run, jitbench):
     validate(index, "jitbench.index.v1")
     validate(load(out / "environment.json"), "jitbench.environment.v1")
     for c in index["cases"]:
-        validate(load(out / c["path"]), "jitbench.case.v2")
+        validate(load(out / c["path"]), "jitbench.case.v3")
 
 
 def test_expected_statuses(small_run):
@@ -85,7 +85,7 @@ def test_cold_cache_keeps_the_frameworks_defaults(small_run):
         assert case["cache"]["settings"]["persistent"] is False, b
         for run in case["cold"]["runs"] + case["warm"]["runs"]:
             assert run["cache_dir_files"] == {"before": 0, "after": 0}, b
-            assert run["worker"]["cache_files"]["entries_read"] == 0
+            assert run["cache_observed"]["entries_read"] == 0
     assert "numba's default" in load(out / "cases" / "numba_matmul_32_f32.json")["cache"]["settings"]["note"]
 
 

@@ -108,28 +108,6 @@ Baseline eager_baseline(const CaseResult& jit, const std::vector<CaseResult>& al
   return b;
 }
 
-std::optional<Crosscheck> crosscheck(const CaseResult& c) {
-  if (!c.crosscheck) return std::nullopt;
-  const auto& x = *c.crosscheck;
-  Crosscheck out;
-  out.status = x.status;
-  out.reason = x.reason;
-  if (x.status != Status::Ok) return out;
-  bool agrees = true;
-  for (const char* step : {"trace", "lower", "compile"}) {
-    const auto events = report_values(c, [&](const WorkerReport& w) { return w.phase(step); });
-    const auto aot = x.worker.aot_steps.find(std::string(step) + "_s");
-    if (events.empty() || aot == x.worker.aot_steps.end()) continue;
-    const double ev = *stats::median(events), t = aot->second;
-    const bool ok = std::abs(ev - t) <= kCrosscheckAbsS ||
-                    (ev > 0 && t > 0 && std::max(ev, t) / std::min(ev, t) <= kCrosscheckFactor);
-    agrees = agrees && ok;
-    out.steps.push_back({step, ev, t, ok});
-  }
-  if (!out.steps.empty()) out.agrees = agrees;
-  return out;
-}
-
 namespace {
 // The first call's phases (medians over ok cold runs), their sources, and what
 // no phase covers.
@@ -158,8 +136,8 @@ FirstCallAnalysis first_call_analysis(const CaseResult& c) {
   return a;
 }
 
-// What the framework's own counters and the kernel's file events say about the
-// compile cache, over every run that reported (cold runs and warm processes).
+// What the framework's own counters and jitbench's own watch of the cache
+// directory say about the compile cache, over every run that reported (cold runs and warm processes).
 CacheAnalysis cache_analysis(const CaseResult& c) {
   CacheAnalysis a;
   std::vector<const RunRecord*> runs;
@@ -171,10 +149,10 @@ CacheAnalysis cache_analysis(const CaseResult& c) {
       a.hits += r->worker.cache.hits;
       a.misses += r->worker.cache.misses;
     }
-    if (r->worker.files.watched) {
+    if (r->cache_seen.watched) {
       a.files_watched = true;
-      a.entries_read += r->worker.files.entries_read;
-      a.entries_written += r->worker.files.entries_written;
+      a.entries_read += static_cast<double>(r->cache_seen.entries_read);
+      a.entries_written += static_cast<double>(r->cache_seen.written());
     }
   }
   if (const auto* w = c.first_worker_report()) a.persistent = w->cache_persistent;
@@ -238,7 +216,7 @@ std::optional<Priming> priming(const CaseResult& c) {
   if (auto b = phase_breakdown(r))
     for (const auto& [name, v] : b->phases)
       if (name == "cache_write" || name == "cache_save" || name == "store") p.cache_write_s = p.cache_write_s.value_or(0) + v;
-  if (r.worker.files.watched) p.entries_written = static_cast<long long>(r.worker.files.entries_written);
+  if (r.cache_seen.recorded || r.cache_seen.watched) p.entries_written = static_cast<long long>(r.cache_seen.written());
   return p;
 }
 

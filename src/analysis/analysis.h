@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "results/crosscheck.h"
 #include "results/model.h"
 #include "results/views.h"
 
@@ -40,24 +41,6 @@ struct Baseline {
 };
 Baseline eager_baseline(const CaseResult& jit, const std::vector<CaseResult>& all);
 
-// The cross-check of a case's event-based phases against its ahead-of-time
-// run: per step, the cold runs' median event time and the AOT process's own
-// timer; a step agrees when the two are within kCrosscheckFactor of each
-// other or kCrosscheckAbsS apart.
-inline constexpr double kCrosscheckFactor = 2.0;
-inline constexpr double kCrosscheckAbsS = 0.005;
-struct CrosscheckStep {
-  std::string step;
-  double event_median_s = 0, aot_s = 0;
-  bool agrees = false;
-};
-struct Crosscheck {
-  Status status = Status::Ok;
-  Reason reason;
-  std::optional<bool> agrees;  // nullopt: nothing to compare (or the run was not ok)
-  std::vector<CrosscheckStep> steps;
-};
-std::optional<Crosscheck> crosscheck(const CaseResult& c);
 
 struct FirstCallAnalysis {
   std::optional<double> median_s;

@@ -5,7 +5,7 @@
 // (JITBENCH_UPDATE_GOLDEN=1 rewrites them; the diff then shows what changed).
 //
 // Fixtures (tests/data/golden/): default.workers.jsonl, recorded with
-//   JITBENCH_RECORD_WORKERS=default.workers.jsonl build/jitbench run --cold-runs 2 --warm-iters 5
+//   JITBENCH_RECORD_WORKERS=default.workers.jsonl build/jitbench run --deterministic --cold-runs 2 --warm-iters 5
 // and the environment manifest of that run; expected/ holds the artifacts.
 #include <gtest/gtest.h>
 
@@ -39,7 +39,8 @@ std::vector<fs::path> artifact_files(const fs::path& root) {
 }
 
 TEST(Golden, DefaultSuiteArtifactsAreUnchanged) {
-  ::unsetenv("PYTHONPATH");
+  // The workers' environment is recorded in every case: nothing inherited may reach it.
+  for (const char* k : {"PYTHONPATH", "XLA_FLAGS", "TF_XLA_FLAGS"}) ::unsetenv(k);
   fs::remove_all(kOut);
   auto prepared = OutDir::prepare(kOut);
   ASSERT_TRUE(std::holds_alternative<OutDir>(prepared));

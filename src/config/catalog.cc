@@ -64,7 +64,8 @@ const std::vector<BackendInfo>& backends() {
       out.push_back({b.at("name").get<std::string>(), b.at("package").get<std::string>(),
                      b.at("wants_gpu").get<bool>(), b.at("summary").get<std::string>(),
                      worker_kind(b.at("worker").get<std::string>()), b.at("jit").get<bool>(),
-                     b.at("baseline").get<std::string>(), b.at("aot_crosscheck").get<bool>()});
+                     b.at("baseline").get<std::string>(), b.at("aot_crosscheck").get<bool>(),
+                     b.at("writes_cache_by_default").get<bool>()});
     return out;
   }();
   return table;

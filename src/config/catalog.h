@@ -23,6 +23,9 @@ struct BackendInfo {
   bool jit = false;             // compiles at run time: gets a break-even against its baseline
   std::string baseline;         // the same framework without its JIT, on the same device ("" -> NumPy)
   bool aot_crosscheck = false;  // its phases are cross-checked by an ahead-of-time compile
+  // Its framework writes a compile cache at default settings (torch.compile,
+  // Triton): in a cold run, files written to the case's cache are expected.
+  bool writes_cache_by_default = false;
 };
 
 struct WorkloadInfo {

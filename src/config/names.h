@@ -42,12 +42,17 @@ enum class ReasonCode {
   CachePartiallyUsed, // warn: warm_cache, hits and misses
   CacheEvidenceConflict,  // warn: warm_cache, a counted hit the kernel never saw read
   CacheUnverified,    // warn: warm_cache, the framework reports no cache reads
-  CacheNotCold,       // warn: cold_cache, an entry older than the run was read
+  CacheNotCold,       // warn: cold_cache/warm_process, the run was not cold (a hit, an old entry read,
+                      // a write by a framework whose defaults write nothing, a cache outside the case's dir)
+  CrosscheckDisagrees,  // warn: the ahead-of-time compile contradicts the event-based phases
+  CrosscheckFailed,     // warn: the ahead-of-time cross-check process did not produce a result
   WorkerFailed,       // failed: crash, signal, non-zero exit, bad or missing messages
   Timeout,            // failed: killed at its timeout
   IncorrectResult,    // failed: an output differs from the float64 reference
   Unsynchronized,     // failed: device work still queued when the clock stopped
   InconsistentTimings,  // failed: the worker's numbers cannot be true
+  ProtocolViolation,  // failed: a field a check needs is missing or malformed (arg: what)
+  PrecisionMismatch,  // failed: the claimed arithmetic cannot be what this device and setting compute
   Interrupted,        // failed: jitbench was interrupted during the run
 };
 

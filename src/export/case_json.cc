@@ -2,6 +2,7 @@
 
 #include "config/catalog.h"
 #include "export/json_util.h"
+#include "results/crosscheck.h"
 #include "export/schema.h"
 #include "results/views.h"
 #include "util/json_get.h"
@@ -40,6 +41,23 @@ json config_json(const CaseResult& r) {
           {"seed", r.seed}};
 }
 
+json inherited_json(const std::vector<InheritedSetting>& found) {
+  json out = json::array();
+  for (const auto& f : found) out.push_back({{"variable", f.variable}, {"value", f.value}, {"action", f.action}});
+  return out;
+}
+
+json crosscheck_json(const CaseResult& r) {
+  const auto x = crosscheck(r);
+  if (!x) return nullptr;
+  json steps = json::array();
+  for (const auto& s : x->steps)
+    steps.push_back({{"step", s.step}, {"event_median_s", s.event_median_s}, {"aot_s", s.aot_s}, {"agrees", s.agrees}});
+  return {{"bound", {{"factor", kCrosscheckFactor}, {"abs_s", kCrosscheckAbsS}}},
+          {"agrees", x->agrees ? json(*x->agrees) : json(nullptr)},
+          {"steps", steps}};
+}
+
 json warm_json(const CaseResult& r) {
   const auto calls = warm_values(r);
   json runs = json::array();
@@ -71,8 +89,14 @@ json run_json(const RunRecord& r) {
             {"rusage", {{"max_rss_kib", r.max_rss_kib}, {"user_s", r.user_s}, {"sys_s", r.sys_s}}},
             {"log", r.log}};
   j["ttfr_includes_import"] = r.ttfr_includes_import;
-  j["cache_dir_files"] = {{"before", r.cache_files_before}, {"after", r.cache_files_after}};
-  j["cache_dir_bytes"] = {{"before", r.cache_bytes_before}, {"after", r.cache_bytes_after}};
+  const auto& seen = r.cache_seen;
+  j["cache_dir_files"] = {{"before", seen.files_before}, {"after", seen.files_after}};
+  j["cache_dir_bytes"] = {{"before", seen.bytes_before}, {"after", seen.bytes_after}};
+  j["cache_observed"] = {{"watched", seen.watched},         {"note", text_or_null(seen.note)},
+                         {"files_before", seen.files_before}, {"bytes_before", seen.bytes_before},
+                         {"files_after", seen.files_after},   {"bytes_after", seen.bytes_after},
+                         {"entries_read", seen.entries_read}, {"added", seen.added},
+                         {"modified", seen.modified},         {"removed", seen.removed}};
   auto b = phase_breakdown(r);
   j["first_call_breakdown"] = b ? breakdown_json(*b) : json(nullptr);
   if (r.mode == RunMode::Cold) j["second_call_s"] = number_or_null(r.second_call_s);
@@ -107,10 +131,12 @@ json case_json(const CaseResult& r) {
           {"precision", reported(report, "precision", nullptr)},
           {"workload", reported(report, "workload", nullptr)},
           {"worker_env", r.worker_env},
+          {"inherited_cache_settings", inherited_json(r.inherited_cache_settings)},
           {"started_at", text_or_null(r.started_at)},
           {"finished_at", text_or_null(r.finished_at)},
           {"priming", r.priming ? run_json(*r.priming) : json(nullptr)},
           {"crosscheck", r.crosscheck ? run_json(*r.crosscheck) : json(nullptr)},
+          {"crosscheck_verdict", crosscheck_json(r)},
           {"cold", {{"runs", cold_runs}, {"summary", cold_summary}}},
           {"warm", warm_json(r)}};
 }

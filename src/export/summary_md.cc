@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "export/throughput_table.h"
 #include "report/format.h"
@@ -61,7 +62,17 @@ std::string notes(const std::vector<CaseResult>& cases) {
     if (cv && *cv > 0.10)
       noisy += fmt::format("- `{}`: cold TTFR varies by {:.0f}% (coefficient of variation)\n", c.c.id, *cv * 100);
   }
+  // The same settings are inherited by every case of one run; a merged run may differ.
+  std::set<std::tuple<std::string, std::string, std::string>> removed;
+  for (const auto& c : cases)
+    for (const auto& f : c.inherited_cache_settings) removed.insert({f.variable, f.value, f.action});
   std::string md;
+  if (!removed.empty()) {
+    md += "\n## Compile-cache settings kept from the workers\n\nFound in the environment jitbench was started "
+          "with; a cache outside the case's own directory would have served the cold runs:\n\n";
+    for (const auto& [var, value, action] : removed)
+      md += fmt::format("- `{}={}`: {}\n", md_cell(var), md_cell(value), md_cell(action));
+  }
   if (!not_clean.empty())
     md += "\n## Cases that did not run cleanly\n\nA warn case's timings, where it has any (interpreter_only), are "
           "shown above for what they are and left out of every comparison below.\n\n" + not_clean;

@@ -21,11 +21,13 @@ std::string make_case_id(const std::string& backend, const std::string& workload
 Case make_case(const std::string& backend, const std::string& workload, long n, const std::string& dtype,
                CachePolicy policy, Precision precision) {
   Case c{make_case_id(backend, workload, n, dtype, policy, precision), backend, workload, n, dtype, policy, precision,
-         false, "", "", false};
+         false, "", "", false, false, false};
   if (const auto* b = find_backend(backend)) {
     c.jit = b->jit;
     c.baseline = b->baseline;
     c.aot_crosscheck = b->aot_crosscheck;
+    c.gpu = b->wants_gpu;
+    c.writes_cache_by_default = b->writes_cache_by_default;
   }
   if (const auto* w = find_workload(workload)) c.pair = w->pair;
   return c;

@@ -24,6 +24,8 @@ struct Case {
   std::string baseline;  // the same framework without its JIT ("" -> NumPy)
   std::string pair;      // the workload's side-by-side pair ("" for none)
   bool aot_crosscheck = false;
+  bool gpu = false;                      // the backend runs on a GPU
+  bool writes_cache_by_default = false;  // its framework writes a compile cache even at default settings
 };
 
 // A case with its id and catalog facts.

@@ -1,5 +1,7 @@
 #include "results/model.h"
 
+#include "results/crosscheck.h"
+
 namespace jitbench {
 
 std::optional<double> RunRecord::ttfr_s() const {
@@ -40,6 +42,12 @@ void settle_status(CaseResult& r) {
       r.detail = run->detail;
     }
   }
+  if (r.status == Status::Ok)
+    if (auto w = crosscheck_warning(r)) {
+      r.status = Status::Warn;
+      r.reason = w->first;
+      r.detail = w->second;
+    }
   if (runs.empty()) {
     r.status = Status::Failed;
     r.reason = {ReasonCode::WorkerFailed, ""};

@@ -13,6 +13,20 @@
 
 namespace jitbench {
 
+// What jitbench itself saw of the case's compile-cache directory while one
+// worker ran (run/cache_watch.h): the evidence cache claims are judged by.
+struct CacheObservation {
+  bool recorded = false;  // false in case files older than jitbench.case.v3
+  bool watched = false;   // inotify saw every directory that existed at the start, with no event lost
+  std::string note;       // why not, when !watched ("" otherwise)
+  std::uint64_t files_before = 0, bytes_before = 0, files_after = 0, bytes_after = 0;
+  // Files that existed before the run and were read (IN_ACCESS) and not changed by it.
+  std::uint64_t entries_read = 0;
+  // By listings before and after: new files, files whose size or mtime changed, files gone.
+  std::uint64_t added = 0, modified = 0, removed = 0;
+  std::uint64_t written() const { return added + modified; }
+};
+
 // One worker process.
 struct RunRecord {
   RunMode mode = RunMode::Cold;
@@ -23,8 +37,7 @@ struct RunRecord {
   std::optional<double> process_start_s, import_s, setup_s, first_call_s, second_call_s, total_s;
   std::vector<double> calls_s;  // warm only
   bool ttfr_includes_import = true;  // false for warm_process: the import was paid earlier
-  // Files and bytes in the case's compile cache before and after this run.
-  std::uint64_t cache_files_before = 0, cache_bytes_before = 0, cache_files_after = 0, cache_bytes_after = 0;
+  CacheObservation cache_seen;  // the case's compile cache, as jitbench saw it during this run
   double wall_s = 0;
   std::string exit_kind;
   int exit_code = -1;
@@ -40,6 +53,14 @@ struct RunRecord {
   // before the hello line is process_start_s; this is the rest (loading the
   // worker's modules, verifying, reporting, exiting). nullopt without a total.
   std::optional<double> harness_gap_s() const;
+};
+
+// A compile-cache setting found in the environment jitbench inherited, and
+// what jitbench did with it before starting any worker (run/worker_env.h).
+struct InheritedSetting {
+  std::string variable, value;  // as inherited
+  std::string action;           // "removed", or what was removed from a flag list
+  bool operator==(const InheritedSetting&) const = default;
 };
 
 struct CaseResult {
@@ -61,6 +82,7 @@ struct CaseResult {
   std::optional<RunRecord> crosscheck;
   std::string cache_dir;  // relative to the out dir; "" when none
   std::map<std::string, std::string> worker_env;  // what jitbench set for the worker
+  std::vector<InheritedSetting> inherited_cache_settings;  // what jitbench kept from it
   std::string started_at, finished_at;
   // A case read back from an out dir: its file as it was, which resume and
   // merge write back unchanged; "" for a case measured by this process.

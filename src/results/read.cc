@@ -47,6 +47,32 @@ Reason reason_of(const json& j) {
   return parsed(parse_reason(text), "reason", text);
 }
 
+// v3: what jitbench saw itself. v1/v2: the listing counts jitbench kept and
+// the worker's own inotify count, marked as not recorded by jitbench.
+void read_cache_observed(const json& j, RunRecord& r) {
+  auto& seen = r.cache_seen;
+  if (j.contains("cache_observed")) {
+    const auto& o = j.at("cache_observed");
+    seen.recorded = true;
+    seen.watched = o.at("watched").get<bool>();
+    seen.note = opt_str(o, "note");
+    for (auto [key, field] : {std::pair{"files_before", &seen.files_before}, {"bytes_before", &seen.bytes_before},
+                              {"files_after", &seen.files_after}, {"bytes_after", &seen.bytes_after},
+                              {"entries_read", &seen.entries_read}, {"added", &seen.added},
+                              {"modified", &seen.modified}, {"removed", &seen.removed}})
+      *field = o.at(key).get<std::uint64_t>();
+    return;
+  }
+  seen.files_before = j.at("cache_dir_files").at("before").get<std::uint64_t>();
+  seen.files_after = j.at("cache_dir_files").at("after").get<std::uint64_t>();
+  seen.bytes_before = j.at("cache_dir_bytes").at("before").get<std::uint64_t>();
+  seen.bytes_after = j.at("cache_dir_bytes").at("after").get<std::uint64_t>();
+  seen.watched = r.worker.files.watched;
+  seen.entries_read = static_cast<std::uint64_t>(r.worker.files.entries_read);
+  seen.added = static_cast<std::uint64_t>(r.worker.files.entries_written);
+  seen.note = "recorded by the worker, before jitbench watched the cache itself (jitbench.case.v1/v2)";
+}
+
 RunRecord read_run_record(const json& j) {
   RunRecord r;
   const auto mode = j.at("mode").get<std::string>();
@@ -57,10 +83,6 @@ RunRecord read_run_record(const json& j) {
   r.detail = opt_str(j, "detail");
   r.process_start_s = opt_num(j, "process_start_s");
   read_measured_times(j, r);
-  r.cache_files_before = j.at("cache_dir_files").at("before").get<std::uint64_t>();
-  r.cache_files_after = j.at("cache_dir_files").at("after").get<std::uint64_t>();
-  r.cache_bytes_before = j.at("cache_dir_bytes").at("before").get<std::uint64_t>();
-  r.cache_bytes_after = j.at("cache_dir_bytes").at("after").get<std::uint64_t>();
   r.wall_s = j.at("wall_s").get<double>();
   r.exit_kind = j.at("exit").at("kind").get<std::string>();
   r.exit_code = j.at("exit").at("code").get<int>();
@@ -70,6 +92,7 @@ RunRecord read_run_record(const json& j) {
   r.sys_s = j.at("rusage").at("sys_s").get<double>();
   r.log = opt_str(j, "log");
   r.worker = parse_worker_report(j.value("worker", json::object()));
+  read_cache_observed(j, r);
   return r;
 }
 
@@ -108,6 +131,9 @@ CaseResult read_case_document(const json& j) {
   r.crosscheck = optional_run(j, "crosscheck");
   r.cache_dir = opt_str(j.at("cache"), "dir");
   r.worker_env = j.value("worker_env", std::map<std::string, std::string>{});
+  for (const auto& f : j.value("inherited_cache_settings", json::array()))
+    r.inherited_cache_settings.push_back(
+        {f.at("variable").get<std::string>(), f.at("value").get<std::string>(), f.at("action").get<std::string>()});
   r.started_at = opt_str(j, "started_at");
   r.finished_at = opt_str(j, "finished_at");
   return r;
@@ -132,7 +158,9 @@ void read_measured_times(const json& j, RunRecord& r) {
   r.first_call_s = number_or_none(j, "first_call_s");
   r.second_call_s = number_or_none(j, "second_call_s");
   r.total_s = number_or_none(j, "total_s");
-  if (j.contains("calls_s")) r.calls_s = j["calls_s"].get<std::vector<double>>();
+  r.calls_s.clear();
+  for (const auto& x : array_or_empty(j, "calls_s"))
+    if (x.is_number()) r.calls_s.push_back(x.get<double>());
   if (j.contains("ttfr_includes_import") && j["ttfr_includes_import"].is_boolean())
     r.ttfr_includes_import = j["ttfr_includes_import"].get<bool>();
 }

@@ -87,6 +87,8 @@ WorkerReport parse_worker_report(json raw) {
     w.files.entries_written = *written;
   }
   w.cache_persistent = bool_at(raw, "/cache/persistent");
+  for (const auto& d : array_or_empty(object_or_empty(raw, "cache"), "outside_case_dir"))
+    w.cache_outside += (w.cache_outside.empty() ? "" : ", ") + (d.is_string() ? d.get<std::string>() : d.dump());
   w.pending_after_last = bool_at(raw, "/sync/pending_after_last_call");
   w.matmul_precision = string_at(raw, "/precision/matmul");
   w.rss_after_import_kib = number_at(raw, "/memory/rss_after_import_kib");

@@ -18,6 +18,8 @@ struct CacheEvents {
   double hits = 0, misses = 0;
 };
 
+// The worker's own inotify count, as workers before jitbench.case.v3 reported
+// it; jitbench now watches itself (RunRecord::cache_seen) and believes only that.
 struct CacheFiles {
   bool watched = false;  // inotify could watch the cache directory
   double entries_read = 0, entries_written = 0;
@@ -40,6 +42,7 @@ struct WorkerReport {
   CacheEvents cache, cache_later;
   CacheFiles files;
   std::optional<bool> cache_persistent;      // cache.persistent: the settings in force
+  std::string cache_outside;                 // cache.outside_case_dir, joined: caches the framework uses elsewhere
   std::optional<bool> pending_after_last;    // sync check: true = work still queued
   std::optional<std::string> matmul_precision;
   std::optional<double> rss_after_import_kib, rss_before_first_call_kib, hwm_after_calls_kib, device_peak_bytes;

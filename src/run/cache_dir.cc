@@ -49,18 +49,4 @@ std::optional<std::string> empty_owned_cache_dir(const fs::path& dir, const fs::
   return std::nullopt;
 }
 
-DirStats dir_stats(const fs::path& dir) {
-  DirStats s;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (it->path().filename() == kCacheMarker) continue;
-    if (it->is_regular_file(ec) && !it->is_symlink(ec)) {
-      ++s.files;
-      s.bytes += it->file_size(ec);
-    }
-  }
-  return s;
-}
-
 }  // namespace jitbench

@@ -2,7 +2,6 @@
 // Compile-cache directories that jitbench creates, owns and empties. jitbench
 // empties a directory only when it is strictly inside the run's out dir, is a
 // real directory (not a symlink), and carries the marker file jitbench wrote.
-#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -19,12 +18,5 @@ std::optional<std::string> create_owned_cache_dir(const std::filesystem::path& r
 // Returns an error line (and deletes nothing) when a check fails.
 std::optional<std::string> empty_owned_cache_dir(const std::filesystem::path& dir,
                                                  const std::filesystem::path& root);
-
-struct DirStats {
-  std::uint64_t files = 0;
-  std::uint64_t bytes = 0;
-};
-// Regular files below dir (the marker not counted).
-DirStats dir_stats(const std::filesystem::path& dir);
 
 }  // namespace jitbench

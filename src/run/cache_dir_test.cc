@@ -1,4 +1,5 @@
 #include "run/cache_dir.h"
+#include "run/cache_watch.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -38,9 +39,9 @@ TEST_F(CacheDirTest, CreatesAndEmptiesKeepingMarker) {
   fs::create_directories(dir / "sub");
   touch(dir / "sub" / "entry.bin");
   touch(dir / "top.bin");
-  EXPECT_EQ(dir_stats(dir).files, 2u);
+  EXPECT_EQ(list_cache_dir(dir).size(), 2u);
   ASSERT_FALSE(empty_owned_cache_dir(dir, root_));
-  EXPECT_EQ(dir_stats(dir).files, 0u);
+  EXPECT_EQ(list_cache_dir(dir).size(), 0u);
   EXPECT_TRUE(fs::exists(dir / kCacheMarker));
 }
 

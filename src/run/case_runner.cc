@@ -9,7 +9,9 @@
 
 #include "config/catalog.h"
 #include "run/cache_dir.h"
+#include "run/cache_watch.h"
 #include "run/classify.h"
+#include "run/worker_env.h"
 #include "util/clock.h"
 #include "util/interrupt.h"
 
@@ -52,27 +54,6 @@ std::string log_name(RunMode mode, int index) {
 }
 }  // namespace
 
-std::map<std::string, std::string> worker_env(const WorkerSetup& s, const Case& c, const fs::path& cache_dir) {
-  std::map<std::string, std::string> env;
-  std::string pythonpath = s.worker_dir.string();
-  if (const char* old = std::getenv("PYTHONPATH"); old && *old) pythonpath += ":" + std::string(old);
-  env["PYTHONPATH"] = pythonpath;
-  env["PYTHONUNBUFFERED"] = "1";
-  env["JITBENCH_CACHE_POLICY"] = std::string(to_string(c.cache_policy));
-  if (!s.native_blas.empty() && c.backend == "native") env["JITBENCH_NATIVE_BLAS"] = s.native_blas;
-  if (!cache_dir.empty()) env["JITBENCH_CACHE_DIR"] = fs::absolute(cache_dir).string();
-  if (s.deterministic) {
-    // Single-threaded math and a fixed hash seed: results become bit-reproducible
-    // from run to run (timings of course do not).
-    env["PYTHONHASHSEED"] = "0";
-    for (const char* k : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"})
-      env[k] = "1";
-    env["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false --xla_force_host_platform_device_count=1";
-    env["TF_DETERMINISTIC_OPS"] = "1";
-  }
-  return env;
-}
-
 RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::path& cache_dir) {
   SpawnSpec spec;
   const auto* backend = find_backend(c.backend);
@@ -94,19 +75,19 @@ RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::
                                      "--seed", std::to_string(setup_.seed),
                                      "--cache-policy", std::string(to_string(c.cache_policy)),
                                      "--precision", std::string(to_string(c.precision))});
-  spec.env_set = worker_env(setup_, c, cache_dir);
+  auto env = worker_env(setup_, c, cache_dir);
+  spec.env_set = std::move(env.set);
+  spec.env_unset = std::move(env.unset);
   const auto log_rel = fs::path("logs") / c.id / log_name(mode, index);
   spec.log_path = setup_.out_dir / log_rel;
   spec.log_root = setup_.out_dir;
   spec.timeout = std::chrono::milliseconds(static_cast<long long>(setup_.timeout_s * 1000));
-  const auto before = dir_stats(cache_dir);
-  RunRecord r = classify_run(launcher_.launch(spec), mode, std::max(index, 0), setup_.timeout_s);
-  const auto after = dir_stats(cache_dir);
+  RunRequest req{mode, std::max(index, 0), setup_.timeout_s, setup_.warm_iters, c.dtype, c.precision, c.gpu};
+  CacheWatch watch(cache_dir);  // before the spawn: the kernel queues what the worker does
+  RunRecord r = classify_run(launcher_.launch(spec), req);
+  r.cache_seen = watch.finish();
+  r.cache_seen.recorded = true;
   r.log = log_rel.string();
-  r.cache_files_before = before.files;
-  r.cache_bytes_before = before.bytes;
-  r.cache_files_after = after.files;
-  r.cache_bytes_after = after.bytes;
   return r;
 }
 
@@ -130,7 +111,7 @@ RunRecord CaseRunner::measured_run(const Case& c, RunMode mode, int index, const
   if (auto err = keep_cache ? std::nullopt : empty_owned_cache_dir(cache_dir, setup_.out_dir))
     return not_started(mode, index, *err);
   RunRecord r = one_run(c, mode, index, cache_dir);
-  judge_cache_claims(r, c.cache_policy);
+  judge_cache_claims(r, c.cache_policy, c.writes_cache_by_default);
   return r;
 }
 
@@ -181,7 +162,9 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
     res.cold.push_back(not_started(RunMode::Cold, 0, *err));
   } else {
     res.cache_dir = fs::relative(cache_dir, setup_.out_dir).string();
-    res.worker_env = worker_env(setup_, c, cache_dir);
+    auto env = worker_env(setup_, c, cache_dir);
+    res.worker_env = env.set;
+    res.inherited_cache_settings = env.found;
     const bool primed = c.cache_policy != CachePolicy::WarmCache || prime(c, res, cache_dir, progress);
     if (primed && cold_runs(c, res, cache_dir, progress)) {
       crosscheck(c, res, cache_dir, progress);

@@ -31,10 +31,6 @@ struct WorkerSetup {
   std::uint64_t seed = 0;
 };
 
-// Environment jitbench sets for every worker of a case (recorded in the artifact).
-std::map<std::string, std::string> worker_env(const WorkerSetup& s, const Case& c,
-                                              const std::filesystem::path& cache_dir);
-
 class CaseRunner {
  public:
   using Progress = std::function<void(const std::string& what)>;

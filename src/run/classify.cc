@@ -49,7 +49,7 @@ constexpr const char* kReportKeys[] = {"backend", "device", "verify", "verify_fi
                                        "cache_policy", "first_call", "compiles", "cache_events", "cache_events_later",
                                        "cache_files", "sync", "precision", "memory", "aot"};
 
-void take_result(RunRecord& r, const Conversation& c, const ProcessResult& p) {
+void take_result(RunRecord& r, const Conversation& c, const ProcessResult& p, bool times) {
   if (c.hello && p.spawn_ns > 0) {
     const double dt = static_cast<double>(c.hello->body["monotonic_ns"].get<long long>() - p.spawn_ns) / 1e9;
     if (dt >= 0) r.process_start_s = dt;
@@ -57,7 +57,7 @@ void take_result(RunRecord& r, const Conversation& c, const ProcessResult& p) {
   json report = json::object();
   if (c.result) {
     const auto& b = c.result->body;
-    read_measured_times(b, r);
+    if (times) read_measured_times(b, r);
     for (const char* k : kReportKeys)
       if (b.contains(k)) report[k] = b[k];
   }
@@ -103,16 +103,20 @@ void judge_skip(RunRecord& r, const Message& skip) {
   r.detail = string_or(skip.body, "detail", "");
 }
 
-// What the result claims, checked: both outputs verified, the device idle,
-// the numbers possible.
-void judge_result(RunRecord& r, const Message& result, RunMode mode) {
+// What the result claims, checked: every field a check needs present, both
+// outputs verified, the arithmetic possible, the device idle, the numbers possible.
+void judge_result(RunRecord& r, const Message& result, const RunRequest& req) {
   const auto& w = r.worker;
-  if (result.body["mode"] != to_string(mode))
-    fail(r, ReasonCode::WorkerFailed,
-         fmt::format("asked for a {} run, got a {} result", to_string(mode), result.body["mode"].dump()));
-  else if (w.verify_first.present && !w.verify_first.ok)
+  if (auto v = result_violation(result.body, req.mode, req.warm_iters); !v.empty()) {
+    r.status = Status::Failed;
+    r.reason = {ReasonCode::ProtocolViolation, v};
+    r.detail = "the result lacks a field one of jitbench's checks needs, or holds one it cannot take: " + v +
+               " (docs/protocol.md)";
+  } else if (!w.verify_first.ok)
     fail(r, ReasonCode::IncorrectResult, "the first (compiling) call's result: " + w.verify_first.message);
   else if (!w.verify.ok) fail(r, ReasonCode::IncorrectResult, w.verify.message);
+  else if (auto why = precision_mismatch(*w.matmul_precision, req); !why.empty())
+    fail(r, ReasonCode::PrecisionMismatch, why);
   else if (w.pending_after_last.value_or(false))
     fail(r, ReasonCode::Unsynchronized,
          "the device still had work queued when the clock stopped: the timings do not cover the computation");
@@ -135,37 +139,79 @@ void warn(RunRecord& r, ReasonCode code, std::string detail) {
 
 void judge_cache_used(RunRecord& r) {
   const auto& w = r.worker;
+  const auto& seen = r.cache_seen;
   if (!w.cache.reported) {
     warn(r, ReasonCode::CacheUnverified, "the framework reported no cache reads for this run, so a hit cannot be shown");
     return;
   }
   const auto hits = static_cast<long long>(w.cache.hits), misses = static_cast<long long>(w.cache.misses);
-  const long long read = w.files.watched ? static_cast<long long>(w.files.entries_read) : -1;
   if (hits == 0)
     warn(r, ReasonCode::CacheNotUsed,
          fmt::format("the primed compile cache was not read: 0 hits, {} misses (framework counters)", misses));
   else if (misses > 0)
     warn(r, ReasonCode::CachePartiallyUsed,
          fmt::format("{} hit(s) but {} miss(es): part of the first call was compiled anew", hits, misses));
-  else if (read == 0)
+  else if (!seen.watched)
+    warn(r, ReasonCode::CacheUnverified,
+         fmt::format("the framework counted {} hit(s), but jitbench could not watch the cache directory ({})", hits,
+                     seen.note));
+  else if (seen.files_before == 0)
     warn(r, ReasonCode::CacheEvidenceConflict,
-         fmt::format("the framework counted {} hit(s), but the kernel saw no cache entry read (inotify)", hits));
+         fmt::format("the framework counted {} hit(s), but the case's cache directory held no entry when the run "
+                     "started (jitbench's listing)", hits));
+  else if (seen.entries_read == 0)
+    warn(r, ReasonCode::CacheEvidenceConflict,
+         fmt::format("the framework counted {} hit(s), but jitbench saw none of the {} cache entries read (inotify)",
+                     hits, static_cast<long long>(seen.files_before)));
   else
-    r.detail = read > 0 ? fmt::format("{} hit(s), 0 misses (framework counters); {} cache entries read (inotify)",
-                                      hits, read)
-                        : fmt::format("{} hit(s), 0 misses (framework counters)", hits);
+    r.detail = fmt::format("{} hit(s), 0 misses (framework counters); jitbench saw {} of {} cache entries read (inotify)",
+                           hits, static_cast<long long>(seen.entries_read), static_cast<long long>(seen.files_before));
+}
+
+// A cold run (cold_cache, warm_process) that was not cold, or "" when none of
+// the signs is there.
+std::string not_cold(const RunRecord& r, bool writes_cache_by_default) {
+  const auto& w = r.worker;
+  const auto& seen = r.cache_seen;
+  const auto n = [](auto x) { return static_cast<long long>(x); };
+  if (seen.files_before > 0)
+    return fmt::format("the case's cache directory held {} file(s) when the cold run started", n(seen.files_before));
+  // A backend that writes by default may read back what this very run wrote
+  // (the directory was empty at the start); any other may neither hit nor write.
+  if (!writes_cache_by_default && w.cache.reported && w.cache.hits > 0)
+    return fmt::format("the framework counted {} compile-cache hit(s) in a cold run", n(w.cache.hits));
+  if (!writes_cache_by_default && seen.written() > 0)
+    return fmt::format("jitbench saw {} file(s) written to the case's cache directory, but this backend's default "
+                       "settings write no compile cache: a persistent cache was on",
+                       n(seen.written()));
+  if (!w.cache_outside.empty())
+    return "the framework reports a compile cache outside the case's directory: " + w.cache_outside;
+  return "";
 }
 }  // namespace
 
-void judge_cache_claims(RunRecord& r, CachePolicy policy) {
+void judge_cache_claims(RunRecord& r, CachePolicy policy, bool writes_cache_by_default) {
   if (r.status != Status::Ok || r.worker.empty()) return;
   if (policy == CachePolicy::WarmCache) {
     judge_cache_used(r);
-  } else if (r.worker.files.watched && r.worker.files.entries_read > 0) {
-    warn(r, ReasonCode::CacheNotCold,
-         fmt::format("{} cache entries that existed before the run were read: the compile cache was not empty",
-                     static_cast<long long>(r.worker.files.entries_read)));
+  } else if (auto why = not_cold(r, writes_cache_by_default); !why.empty()) {
+    warn(r, ReasonCode::CacheNotCold, why);
   }
+}
+
+std::string precision_mismatch(const std::string& claimed, const RunRequest& req) {
+  // A GPU at the framework's default may shorten float32 products (TF32, or
+  // bf16 where the user's settings ask); nothing else does.
+  std::vector<std::string> allowed;
+  if (req.dtype == "f64") allowed = {"fp64"};
+  else if (req.gpu && req.precision == Precision::Default) allowed = {"ieee_fp32", "tf32", "bf16"};
+  else allowed = {"ieee_fp32"};
+  if (std::find(allowed.begin(), allowed.end(), claimed) != allowed.end()) return "";
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  return fmt::format("the worker claims {} products for {} on a {} at precision '{}'; only {} can be computed there",
+                     claimed, req.dtype == "f64" ? "float64" : "float32", req.gpu ? "GPU" : "CPU",
+                     to_string(req.precision), list);
 }
 
 std::optional<std::string> timing_inconsistency(const RunRecord& r) {
@@ -194,10 +240,10 @@ std::optional<std::string> timing_inconsistency(const RunRecord& r) {
   return std::nullopt;
 }
 
-RunRecord classify_run(const ProcessResult& p, RunMode mode, int index, double timeout_s) {
+RunRecord classify_run(const ProcessResult& p, const RunRequest& req) {
   RunRecord r;
-  r.mode = mode;
-  r.index = index;
+  r.mode = req.mode;
+  r.index = req.index;
   r.wall_s = p.wall_s;
   r.exit_kind = to_string(p.kind);
   r.exit_code = p.exit_code;
@@ -210,13 +256,14 @@ RunRecord classify_run(const ProcessResult& p, RunMode mode, int index, double t
     return r;
   }
   const auto c = read_conversation(p);
-  take_result(r, c, p);
-  if (judge_exit(r, p, c, timeout_s)) return r;
+  // Times are believed only from a result that has every field its checks need.
+  take_result(r, c, p, c.result && result_violation(c.result->body, req.mode, req.warm_iters).empty());
+  if (judge_exit(r, p, c, req.timeout_s)) return r;
   if (c.skip) judge_skip(r, *c.skip);
   else if (!c.hello || !c.result || !c.bye)
     fail(r, ReasonCode::WorkerFailed,
          fmt::format("incomplete conversation: no {} message", !c.hello ? "hello" : (!c.result ? "result" : "bye")));
-  else judge_result(r, *c.result, mode);
+  else judge_result(r, *c.result, req);
   return r;
 }
 

@@ -3,44 +3,72 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace jitbench {
 namespace {
 using nlohmann::json;
-
-std::string require_number(const json& j, const char* key, bool required = true) {
-  if (!j.contains(key) || j[key].is_null()) return required ? fmt::format("missing '{}'", key) : "";
-  if (!j[key].is_number()) return fmt::format("'{}' must be a number", key);
-  if (j[key].get<double>() < 0) return fmt::format("'{}' must be >= 0", key);
-  return "";
-}
 
 std::string require_string(const json& j, const char* key) {
   if (!j.contains(key) || !j[key].is_string()) return fmt::format("'{}' must be a string", key);
   return "";
 }
 
-std::string check_result(const json& j) {
-  if (!j.contains("mode") || !j["mode"].is_string()) return "'mode' must be a string";
-  const auto mode = j["mode"].get<std::string>();
-  if (mode != "cold" && mode != "warm" && mode != "aot") return "'mode' must be \"cold\", \"warm\" or \"aot\"";
-  for (const char* k : {"import_s", "setup_s", "first_call_s"}) {
-    if (auto e = require_number(j, k); !e.empty()) return e;
-  }
-  if (mode == "cold") {
-    if (auto e = require_number(j, "second_call_s"); !e.empty()) return e;
-  } else if (mode == "aot") {
-    if (!j.contains("aot") || !j["aot"].is_object()) return "'aot' must be an object";
+bool is_seconds(const json& v) { return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= 0; }
+
+// "" when j[key] is a number of seconds (finite, >= 0).
+std::string seconds_field(const json& j, const char* key, const std::string& prefix = "") {
+  if (!j.contains(key) || j[key].is_null()) return fmt::format("missing {}{}", prefix, key);
+  if (!is_seconds(j[key])) return fmt::format("{}{} is not a number >= 0", prefix, key);
+  return "";
+}
+
+std::string verdict_field(const json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return fmt::format("missing {}", key);
+  if (!j[key].is_object() || !j[key].contains("ok") || !j[key]["ok"].is_boolean())
+    return fmt::format("{}.ok is not true or false", key);
+  return "";
+}
+
+std::string times_violation(const json& j, RunMode mode, int warm_iters) {
+  for (const char* k : {"import_s", "setup_s", "first_call_s", "total_s"})
+    if (auto e = seconds_field(j, k); !e.empty()) return e;
+  if (mode == RunMode::Cold) return seconds_field(j, "second_call_s");
+  if (mode == RunMode::Aot) {
+    if (!j.contains("aot") || !j["aot"].is_object()) return "missing aot";
     for (const char* k : {"trace_s", "lower_s", "compile_s", "execute_s"})
-      if (auto e = require_number(j["aot"], k); !e.empty()) return "aot: " + e;
-  } else {
-    if (!j.contains("calls_s") || !j["calls_s"].is_array()) return "'calls_s' must be an array";
-    for (const auto& x : j["calls_s"]) {
-      if (!x.is_number() || x.get<double>() < 0) return "'calls_s' must hold numbers >= 0";
-    }
+      if (auto e = seconds_field(j["aot"], k, "aot."); !e.empty()) return e;
+    return "";
   }
-  if (!j.contains("verify") || !j["verify"].is_object()) return "'verify' must be an object";
-  if (!j["verify"].contains("ok") || !j["verify"]["ok"].is_boolean())
-    return "'verify.ok' must be a boolean";
+  if (!j.contains("calls_s") || !j["calls_s"].is_array()) return "missing calls_s";
+  for (const auto& x : j["calls_s"])
+    if (!is_seconds(x)) return "calls_s holds something other than numbers >= 0";
+  if (j["calls_s"].size() != static_cast<std::size_t>(warm_iters))
+    return fmt::format("calls_s holds {} calls, {} were asked for", j["calls_s"].size(), warm_iters);
+  return "";
+}
+
+// Every phase declared once and measured as seconds: a phase left out of
+// phase_names, or named twice, would escape the sum the first call bounds.
+std::string phases_violation(const json& j) {
+  if (!j.contains("first_call") || !j["first_call"].is_object()) return "missing first_call";
+  const auto& fc = j["first_call"];
+  if (!fc.contains("phase_names") || !fc["phase_names"].is_array()) return "missing first_call.phase_names";
+  std::vector<std::string> declared;
+  for (const auto& n : fc["phase_names"]) {
+    if (!n.is_string()) return "first_call.phase_names holds something other than names";
+    const auto name = n.get<std::string>();
+    if (std::find(declared.begin(), declared.end(), name) != declared.end())
+      return fmt::format("phase '{}' declared twice", name);
+    declared.push_back(name);
+  }
+  if (!fc.contains("phases") || !fc["phases"].is_object()) return "missing first_call.phases";
+  for (const auto& [name, v] : fc["phases"].items()) {
+    if (std::find(declared.begin(), declared.end(), name) == declared.end())
+      return fmt::format("phase '{}' is not declared in phase_names", name);
+    if (!is_seconds(v)) return fmt::format("phase '{}' is not a number >= 0", name);
+  }
   return "";
 }
 
@@ -54,7 +82,8 @@ std::string check(MessageType t, const json& j) {
         return "'monotonic_ns' must be an integer";
       return "";
     case MessageType::Result:
-      return check_result(j);
+      // Its fields are checked against the run that was asked for (result_violation).
+      return "";
     case MessageType::Skip:
       if (auto e = require_string(j, "reason"); !e.empty()) return e;
       if (string_or(j, "status", "") != "warn") return "'status' of a skip must be \"warn\"";
@@ -76,6 +105,20 @@ std::string check(MessageType t, const json& j) {
   return "unknown type";
 }
 }  // namespace
+
+std::string result_violation(const json& j, RunMode mode, int warm_iters) {
+  const auto got = string_or(j, "mode", "");
+  if (got != to_string(mode)) return fmt::format("a {} run answered as mode '{}'", to_string(mode), got);
+  if (auto e = times_violation(j, mode, warm_iters); !e.empty()) return e;
+  for (const char* k : {"verify_first", "verify"})
+    if (auto e = verdict_field(j, k); !e.empty()) return e;
+  if (auto e = phases_violation(j); !e.empty()) return e;
+  const auto pending = "/sync/pending_after_last_call"_json_pointer;
+  if (!j.contains(pending)) return "missing sync.pending_after_last_call";
+  if (!j.at(pending).is_boolean() && !j.at(pending).is_null()) return "sync.pending_after_last_call is not true, false or null";
+  if (!string_at(j, "/precision/matmul")) return "missing precision.matmul";
+  return "";
+}
 
 std::variant<Message, std::string> parse_message(std::string_view line) {
   json j = json::parse(line, nullptr, /*allow_exceptions=*/false);

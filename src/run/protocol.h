@@ -9,6 +9,8 @@
 #include <variant>
 #include <vector>
 
+#include "config/names.h"
+
 namespace jitbench {
 
 inline constexpr int kProtocolVersion = 1;
@@ -22,6 +24,14 @@ struct Message {
 
 // One line -> a checked message, or a one-line description of what is wrong.
 std::variant<Message, std::string> parse_message(std::string_view line);
+
+// The fields of a result message that jitbench's checks need, for the run it
+// asked for: the times of that mode (warm: exactly warm_iters calls), both
+// verifications, the first call's phases (declared once each in phase_names,
+// every one a number >= 0), the sync check and the precision claimed. "" when
+// all are there, else what is wrong in a few words ("missing total_s"): a
+// protocol violation, never a check skipped for want of its field.
+std::string result_violation(const nlohmann::json& result, RunMode mode, int warm_iters);
 
 // Splits a byte stream into lines. A line longer than max_line is an error
 // (a worker flooding the channel), reported once and then discarded.

@@ -132,7 +132,10 @@ void fuzz_protocol(const std::string& text) {
     c.c = make_case("numpy", "matmul", 512, "f32");
     c.cold_runs = 1;
     c.timeout_s = 300;
-    c.cold.push_back(classify_run(p, RunMode::Cold, 0, 300));
+    RunRequest req;
+    req.mode = RunMode::Cold;
+    req.timeout_s = 300;
+    c.cold.push_back(classify_run(p, req));
     settle_status(c);
     if (!fit_case_schema(c).empty()) ++g_demoted;
     // What is derived from a valid case is valid too: the analysis and the

@@ -24,7 +24,7 @@ import os
 import math
 import time
 
-from . import backends, cachewatch, verify, workloads
+from . import backends, verify, workloads
 from .backends.base import DeviceUnavailable, MissingDependency, Unsupported
 
 
@@ -176,7 +176,7 @@ def verify_step(adapter, workload, outputs, host_inputs, args, ctx):
     return first, last, info
 
 
-def report_step(adapter, args, clocks, memory, ctx, verdicts, info, watch):
+def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
     # From the first call's clock on: events the framework reports after the fact
     # (TensorFlow's log) may carry earlier times, such as a warm_process warm-up.
     first_w = adapter.summarize(adapter.recorder.window(clocks["t_setup"], clocks["t_first"]))
@@ -195,7 +195,6 @@ def report_step(adapter, args, clocks, memory, ctx, verdicts, info, watch):
                      "first_call_by_function": first_w["compiled_functions"]},
         "cache_events": first_w["cache"],
         "cache_events_later": later_w["cache"],
-        "cache_files": watch.report(),
         "sync": {"method": adapter.sync_method, "pending_after_last_call": clocks["pending"]},
         "precision": ctx.info,
         "memory": memory,
@@ -204,7 +203,7 @@ def report_step(adapter, args, clocks, memory, ctx, verdicts, info, watch):
         "workload": info,
         "backend": adapter.info(),
         "device": adapter.device(),
-        "cache": adapter.cache_settings(),
+        "cache": adapter.cache_report(os.environ.get("JITBENCH_CACHE_DIR") or None),
         "env": adapter.env_applied(),
     }
     if args.mode == "cold":
@@ -234,23 +233,24 @@ def run(channel, args) -> int:
                 value = f"{os.environ[key]} {value}"  # XLA reads the last of repeated flags
             adapter.set_env(key, value)
 
-        # Watched from before the import: an entry this process wrote itself (a
-        # warm_process warm-up, say) is never taken for one that was there before.
-        watch = cachewatch.CacheWatch(cache_dir).start()
+        # The cache directory is watched by jitbench itself, from before the spawn.
         t_start, t_import, memory = import_step(adapter, args, cache_dir)
         host_inputs, dev_inputs, fn = setup_step(adapter, workload, build, args)
         memory["rss_before_first_call_kib"] = _status_kib("VmRSS")
         clocks = aot_step(adapter, fn, dev_inputs) if args.mode == "aot" else measure_step(adapter, fn, dev_inputs,
                                                                                             args)
         clocks.update(t_start=t_start, t_import=t_import, pending=adapter.pending(clocks["last"]))
-        watch.drain()
-        watch.close()
         adapter.collect_events()
         # Read after both calls: the peak of a cold run is the first call's compile.
         memory["hwm_after_calls_kib"] = _status_kib("VmHWM")
         memory["device_peak_bytes"] = adapter.device_peak_bytes()
 
+        observed = adapter.observe_precision(fn, dev_inputs)
+        adapter.observed = observed
         info = adapter.precision_info(args.dtype)
+        info["observation"] = observed or {
+            "observed": False,
+            "note": "declared, not observed: the format follows from the settings read back and the rule"}
         ctx = verify.Context(args.dtype, info["matmul"], args.precision)
         ctx.info = info
         first, last, winfo = verify_step(adapter, workload, clocks, host_inputs, args, ctx)
@@ -265,5 +265,5 @@ def run(channel, args) -> int:
             body["backend"] = skip.backend
         channel.send("skip", **body)
         return 0
-    channel.send("result", **report_step(adapter, args, clocks, memory, ctx, (first, last), winfo, watch))
+    channel.send("result", **report_step(adapter, args, clocks, memory, ctx, (first, last), winfo))
     return 0

@@ -6,15 +6,24 @@ wrong_answer, noresult, missing, flood, nocache (reports no cache hit), and the
 lies jitbench's checks must catch: lie_phases (phases longer than the first
 call), lie_total (a total longer than the process lived), lie_segments (calls
 longer than the total), unsync (work still queued after the clock), wrong_first
-(the first call's result is wrong), cache_lie (a cache hit the kernel never saw),
-huge (a first call of 1e308 s), and the hazards of issue 13: slow (sleeps
+(the first call's result is wrong), huge (a first call of 1e308 s),
+missing_total / missing_verify_first (a field a check needs left out),
+hidden_phase (a negative phase not in phase_names), dup_phase (a phase declared
+twice), bf16_cpu (bf16 products claimed on a CPU), cache_lie (a warm_cache hit
+with the entry never read), hit_without_files (a warm_cache hit with nothing in
+the cache), cold_hit (a cache hit claimed in a cold run), cold_write (a cache
+file written in a cold run), outside_cache (a cache directory outside the
+case's reported by the framework), env_cache (hits from JAX_COMPILATION_CACHE_DIR
+when that variable reaches it), and the hazards of issue 13: slow (sleeps
 FAKE_WORKER_SLEEP seconds, default 3), fork_linger / fork_setsid (leaves a
 child holding the channel open for 60 s, in its group or in a session of its
 own; its pid goes to FAKE_WORKER_PIDFILE), fill_disk (fills the file system of
 FAKE_WORKER_FILL before reporting).
 It speaks the protocol by hand so that the tests do not depend on the real
 worker being right. Its own numbers are small and consistent: it sleeps as long
-as the total it reports."""
+as the total it reports. Honest, it uses a compile cache the way a framework
+does: under warm_cache the run that finds the case's cache empty writes an
+entry (a miss), every later run reads it (a hit); cold runs report no cache."""
 
 import argparse
 import json
@@ -49,6 +58,32 @@ def _fill(path):
         pass
 
 
+def use_cache(mode, policy):
+    """What a framework's counters would say, after using the case's cache
+    directory (JITBENCH_CACHE_DIR) as the mode says."""
+    d = os.environ.get("JITBENCH_CACHE_DIR", "")
+    entry = os.path.join(d, "entry.bin")
+    if mode == "env_cache" and os.environ.get("JAX_COMPILATION_CACHE_DIR"):
+        return {"hits": 1, "misses": 0}  # served from the user's own cache
+    if policy != "warm_cache":
+        if mode == "cold_write":
+            with open(entry, "wb") as f:
+                f.write(b"compiled")
+        return {"hits": 1, "misses": 0} if mode == "cold_hit" else {}
+    if mode == "nocache":
+        return {"hits": 0, "misses": 1}
+    if mode == "hit_without_files":
+        return {"hits": 1, "misses": 0}
+    if not os.path.exists(entry):
+        with open(entry, "wb") as f:
+            f.write(b"compiled")
+        return {"hits": 0, "misses": 1}
+    if mode != "cache_lie":
+        with open(entry, "rb") as f:
+            f.read()
+    return {"hits": 1, "misses": 0}
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("command")
@@ -57,6 +92,8 @@ def main():
     p.add_argument("--backend", default="")
     p.add_argument("--check-devices", action="store_true")
     p.add_argument("--cache-policy", default="cold_cache")
+    p.add_argument("--warm-iters", type=int, default=3)
+    p.add_argument("--dtype", default="f32")
     args, _ = p.parse_known_args()
     ch = os.fdopen(args.fd, "w", buffering=1)
 
@@ -76,18 +113,23 @@ def main():
     modes = dict(kv.split("=") for kv in os.environ.get("FAKE_WORKER_MODES", "").split(",") if kv)
     mode = modes.get(args.backend, os.environ.get("FAKE_WORKER_MODE", "ok"))
     print("benchmarked code may print to stdout freely")  # must land in the log, not the channel
+    cache_events = use_cache(mode, args.cache_policy)
     result = dict(type="result", mode=args.mode, import_s=0.0001, setup_s=0.0001, first_call_s=0.0002,
                   verify={"ok": True}, verify_first={"ok": True}, device={"platform": "cpu", "kind": "cpu", "count": 1},
                   first_call={"phases": {"compile": 0.0001}, "phase_names": ["compile"],
                               "phase_sources": {"compile": "fake"}},
-                  cache_events={"hits": 0 if mode == "nocache" else 1, "misses": 1 if mode == "nocache" else 0},
-                  cache_files={"available": True, "entries_written": 0,
-                               "entries_read": 1 if args.cache_policy == "warm_cache" and mode != "cache_lie" else 0},
+                  cache_events=cache_events,
+                  cache={"kind": "fake", "persistent": args.cache_policy == "warm_cache",
+                         "outside_case_dir": ["/home/user/.cache/fake"] if mode == "outside_cache" else []},
+                  env={"JAX_COMPILATION_CACHE_DIR": os.environ.get("JAX_COMPILATION_CACHE_DIR")},
+                  precision={"requested": "default", "matmul": "bf16" if mode == "bf16_cpu" else
+                             "fp64" if args.dtype == "f64" else "ieee_fp32",
+                             "settings": {}, "rule": "fake", "observation": {"observed": False, "note": "fake"}},
                   sync={"method": "fake", "pending_after_last_call": mode == "unsync"})
     if args.mode == "cold":
         result["second_call_s"] = 0.0001
     elif args.mode == "warm":
-        result["calls_s"] = [0.001, 0.0011, 0.0009]
+        result["calls_s"] = [[0.001, 0.0011, 0.0009][i % 3] for i in range(args.warm_iters)]
     else:
         # phases_disagree: the ahead-of-time compile takes 50 ms, the events claimed 0.1 ms.
         compile_s = 0.05 if mode == "phases_disagree" else 0.00005
@@ -102,6 +144,14 @@ def main():
         result["total_s"] = 10.0
     if mode == "lie_segments":
         result["total_s"] = segments / 2
+    if mode == "missing_total":
+        del result["total_s"]
+    if mode == "missing_verify_first":
+        del result["verify_first"]
+    if mode == "hidden_phase":
+        result["first_call"]["phases"]["warmup"] = -1.0
+    if mode == "dup_phase":
+        result["first_call"]["phase_names"] = ["compile", "compile"]
     if mode == "wrong_first":
         result["verify_first"] = {"ok": False, "message": "relative error 0.5 exceeds 1e-4"}
     if mode == "huge":

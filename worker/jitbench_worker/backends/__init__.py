@@ -63,11 +63,15 @@ def catalog():
     for name, (factory, summary, jit, baseline) in _REGISTRY.items():
         if factory is None:
             worker, package, wants_gpu = _OTHER_WORKERS[name]
+            writes = False  # compiled ahead of time: no compile cache
         else:
             adapter = factory()
             worker, package, wants_gpu = "python", adapter.package, adapter.wants_gpu
+            writes = adapter.writes_cache_by_default
         out.append({"name": name, "package": package, "wants_gpu": wants_gpu, "summary": summary,
                     "worker": worker, "jit": jit, "baseline": baseline,
                     # The ahead-of-time cross-check of the phases (runner.aot_step).
-                    "aot_crosscheck": name.startswith("jax_jit_")})
+                    "aot_crosscheck": name.startswith("jax_jit_"),
+                    # Whether a cold run may write to the case's cache (jitbench checks it may not otherwise).
+                    "writes_cache_by_default": writes})
     return out

@@ -75,6 +75,27 @@ class Recorder:
         return out
 
 
+def _inside(path, directory):
+    import os
+
+    if not directory:
+        return False
+    p, d = os.path.realpath(path), os.path.realpath(directory)
+    return p == d or p.startswith(d + os.sep)
+
+
+def flag_value(variable, flag):
+    """The value of --flag=... in the flag list held by an environment
+    variable (XLA_FLAGS, TF_XLA_FLAGS), as the framework will read it; None."""
+    import os
+
+    value = None
+    for word in os.environ.get(variable, "").split():
+        if word.startswith(f"--{flag}="):
+            value = word.split("=", 1)[1]  # the last occurrence wins, as in XLA
+    return value
+
+
 def timed(recorder, phase, fn, count=None):
     """fn wrapped so that each call's duration is recorded as `phase` (a
     "wrapped function" phase source); `count`, when given, is counted per call."""
@@ -101,6 +122,11 @@ class Adapter:
     wants_gpu = False
 
     has_compile_cache = False
+    # True when the framework writes a compile cache at its default settings
+    # (torch.compile, Triton): jitbench then expects writes in a cold run; for
+    # every other backend a file written to the case's cache in a cold run
+    # means a persistent cache was on, and the run was not what cold_cache says.
+    writes_cache_by_default = False
     # True when the framework only simulates (Triton without a GPU): verified,
     # but reported as warn / interpreter_only and kept out of compile tables.
     interpreter_only = False
@@ -158,6 +184,12 @@ class Adapter:
         them; `default` leaves the framework's own setting."""
         self.requested_precision = requested
 
+    def observe_precision(self, fn, inputs):
+        """What the framework reports of the arithmetic the measured function
+        was compiled for ({"observed": True, "source", ...}), read after the clock;
+        None where it reports nothing (the claim is then declared, not observed)."""
+        return None
+
     def precision_info(self, dtype):
         """{"requested", "matmul": the format float32 products are computed in,
         "settings": the framework settings read back, "rule": why}."""
@@ -204,6 +236,28 @@ class Adapter:
 
     def cache_settings(self) -> dict:
         return self._cache
+
+    def cache_readback(self) -> dict:
+        """The framework's cache settings as the framework reports them now (its
+        config values, not what the adapter meant to set): {"values": {name: value},
+        "dirs": [directories it reads or writes compiled code in], "not_controlled":
+        [caches outside any directory jitbench can empty]}. {} for a backend with
+        no compile cache; adapters of frameworks with one override it."""
+        return {}
+
+    def cache_report(self, case_dir) -> dict:
+        """The `cache` field of a result: the settings the adapter applied, what
+        the framework reads back, and which of its cache directories lie outside
+        the case's own (jitbench's check of a cold run names them)."""
+        report = dict(self._cache)
+        readback = self.cache_readback()
+        if readback:
+            report["readback"] = readback.get("values", {})
+            dirs = [d for d in readback.get("dirs", []) if d]
+            report["outside_case_dir"] = [d for d in dirs if not _inside(d, case_dir)]
+            if readback.get("not_controlled"):
+                report["not_controlled"] = readback["not_controlled"]
+        return report
 
     def env_applied(self) -> dict:
         return self._env

@@ -16,7 +16,9 @@ deserialise) and cache_write (serialising and writing a new entry, timed by
 wrapping jax._src.compiler._cache_write, nested in a compile and subtracted
 from it so that no time counts twice)."""
 
-from .base import Adapter, DeviceUnavailable, import_or_missing, timed
+import re
+
+from .base import Adapter, DeviceUnavailable, flag_value, import_or_missing, timed
 
 _TRACE = "/jax/core/compile/jaxpr_trace_duration"
 _LOWER = "/jax/core/compile/jaxpr_to_mlir_module_duration"
@@ -45,6 +47,7 @@ class JaxAdapter(Adapter):
         super().__init__()
         self.platform = platform
         self.use_jit = jit
+        self.observed = None
         self.name = f"jax_{'jit' if jit else 'eager'}_{platform}"
         self.wants_gpu = platform == "gpu"
         self.has_compile_cache = jit
@@ -125,6 +128,37 @@ class JaxAdapter(Adapter):
                 "compiles": c.get("compiles", 0), "compiled_functions": window["labels"].get("compiled", {}),
                 "cache": cache}
 
+    def cache_readback(self):
+        cfg = self.jax.config
+        values = {}
+        for key in ("jax_compilation_cache_dir", "jax_enable_compilation_cache",
+                    "jax_persistent_cache_min_compile_time_secs", "jax_persistent_cache_min_entry_size_bytes",
+                    "jax_persistent_cache_enable_xla_caches"):
+            try:
+                values[key] = getattr(cfg, key)
+            except AttributeError:
+                pass  # a JAX release without this setting
+        autotune = flag_value("XLA_FLAGS", "xla_gpu_per_fusion_autotune_cache_dir")
+        values["XLA_FLAGS --xla_gpu_per_fusion_autotune_cache_dir"] = autotune
+        dirs = [autotune]
+        if values.get("jax_compilation_cache_dir") and values.get("jax_enable_compilation_cache", True):
+            dirs.append(values["jax_compilation_cache_dir"])
+        not_controlled = ["the CUDA driver's JIT cache (~/.nv/ComputeCache, CUDA_CACHE_PATH)"] if self.wants_gpu else []
+        return {"values": values, "dirs": dirs, "not_controlled": not_controlled}
+
+    def observe_precision(self, fn, inputs):
+        """The precision config XLA was handed for every dot of the measured
+        function, read from its lowered StableHLO (lowering reuses the trace: no
+        compile)."""
+        if not hasattr(fn, "lower"):
+            return None
+        try:
+            text = fn.lower(*inputs).as_text()
+        except Exception as exc:
+            return {"observed": False, "note": f"declared, not observed: lowering failed ({type(exc).__name__})"}
+        found = sorted({f"{a},{b}" for a, b in re.findall(r"precision = \[(\w+), (\w+)\]", text)})
+        return {"observed": True, "source": "precision config of every dot in the lowered StableHLO", "dot_precision": found}
+
     def prepare_warm_process(self):
         f = self.jit(lambda x: self.jnp.sin(x) * 2.0 + 1.0)
         f(self.jnp.arange(8.0)).block_until_ready()
@@ -179,6 +213,11 @@ class JaxAdapter(Adapter):
         if os.environ.get("NVIDIA_TF32_OVERRIDE") == "0":
             return {**info, "matmul": "ieee_fp32", "rule": "NVIDIA_TF32_OVERRIDE=0 turns TF32 off in the libraries"}
         fmt = _GPU_FORMAT.get(str(setting).lower() if setting else "default", "tf32")
+        seen = (self.observed or {}).get("dot_precision")
+        if seen and all(p == "HIGHEST,HIGHEST" for p in seen):
+            fmt = "ieee_fp32"  # the program asks for HIGHEST on every dot, whatever the global default
+        elif seen and fmt == "ieee_fp32":
+            fmt = "tf32"  # a dot at DEFAULT/HIGH despite the setting
         if fmt == "tf32" and (cc is None or float(cc) < 8.0):
             return {**info, "matmul": "ieee_fp32", "rule": "TF32 needs compute capability 8.0 or later"}
         return {**info, "matmul": fmt,

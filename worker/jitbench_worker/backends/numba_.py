@@ -14,11 +14,14 @@ class NumbaAdapter(Adapter):
     package = "numba"
     framework = "numba"
     has_compile_cache = True
-    phase_names = ("typing_lowering", "llvm", "cache_load", "cache_save")
+    phase_names = ("target_init", "typing_lowering", "llvm", "cache_load", "cache_save")
     phase_sources = {
-        "typing_lowering": "framework events: outermost numba:compile minus numba:llvm_lock",
+        "target_init": "wrapped functions: numba's typing and target context refresh() (outermost), which installs "
+                       "the target's registries the first time; it runs inside a compile and inside a cache load alike",
+        "typing_lowering": "framework events: outermost numba:compile minus numba:llvm_lock and target_init",
         "llvm": "framework event numba:llvm_lock (outermost)",
-        "cache_load": "wrapped function: the dispatcher's cache.load_overload",
+        "cache_load": "wrapped function: the dispatcher's cache._load_overload (the load itself, without "
+                      "target_init)",
         "cache_save": "wrapped function: the dispatcher's cache.save_overload",
     }
 
@@ -39,9 +42,12 @@ class NumbaAdapter(Adapter):
     def summarize(self, window):
         p, c = window["phases"], window["counts"]
         # numba:compile covers typing, lowering and LLVM; llvm_lock the LLVM part.
+        # target_init runs nested in a compile or a cache load: taken out of both.
         compile_s, llvm_s = p.get("compile", 0.0), p.get("llvm", 0.0)
-        phases = {"typing_lowering": max(compile_s - llvm_s, 0.0), "llvm": llvm_s,
-                  "cache_load": p.get("cache_load", 0.0), "cache_save": p.get("cache_save", 0.0)}
+        init_compile, init_load = p.get("target_init_in_compile", 0.0), p.get("target_init_in_load", 0.0)
+        phases = {"target_init": init_compile + init_load + p.get("target_init_other", 0.0),
+                  "typing_lowering": max(compile_s - llvm_s - init_compile, 0.0), "llvm": llvm_s,
+                  "cache_load": max(p.get("cache_load", 0.0) - init_load, 0.0), "cache_save": p.get("cache_save", 0.0)}
         cache = {}
         if self._cache.get("persistent"):
             cache = {"hits": c.get("cache_hits", 0), "misses": c.get("cache_misses", 0),
@@ -49,6 +55,14 @@ class NumbaAdapter(Adapter):
                                 "dispatcher.stats.cache_hits)"}
         return {"phases": {k: v for k, v in phases.items() if v > 0}, "compiles": c.get("compiles", 0),
                 "compiled_functions": window["labels"].get("compiled", {}), "cache": cache}
+
+    def cache_readback(self):
+        cfg = self.numba.config
+        cached = bool(self._cache.get("cache"))
+        # With cache=True and no NUMBA_CACHE_DIR, numba writes beside the source (__pycache__).
+        where = cfg.CACHE_DIR or "__pycache__ beside each workload's source file"
+        return {"values": {"numba.config.CACHE_DIR": cfg.CACHE_DIR, "njit cache": cached},
+                "dirs": [where] if cached else []}
 
     def counters(self):
         """numba's own per-dispatcher counters, read after the run."""
@@ -116,8 +130,14 @@ def _wrap_cache(dispatcher, rec):
     name = dispatcher.py_func.__name__
 
     def load_overload(*a, **kw):
+        # load_overload first refreshes the target context (target_init, timed
+        # by the refresh wrapper and taken out of this time), then loads.
+        _STATE["loading"] += 1
         t0 = time.perf_counter()
-        cres = load(*a, **kw)
+        try:
+            cres = load(*a, **kw)
+        finally:
+            _STATE["loading"] -= 1
         rec.add("cache_load", time.perf_counter() - t0)
         rec.count("cache_hits" if cres is not None else "cache_misses")
         if cres is not None:
@@ -134,6 +154,46 @@ def _wrap_cache(dispatcher, rec):
     cache.load_overload, cache.save_overload = load_overload, save_overload
 
 
+# Where numba is, for the refresh timer: inside a compile, inside a cache load.
+_STATE = {"compiling": 0, "loading": 0}
+
+
+def _install_refresh_timer(recorder):
+    """numba's typing and target contexts refresh() before every compile and
+    cache load: the first time it installs the whole target's registries (about
+    a second), later only what is new. Timed outermost (the target refresh
+    calls the typing one), and labelled by where it ran, so that the compile or
+    cache load it is nested in can leave it out."""
+    import time
+
+    from numba.core import base
+    from numba.core.typing import context as typing_context
+
+    depth = [0]
+
+    def wrap(cls):
+        original = cls.refresh
+        if getattr(original, "_jitbench_timed", False):
+            return
+
+        def refresh(self):
+            depth[0] += 1
+            t0 = time.perf_counter()
+            try:
+                return original(self)
+            finally:
+                depth[0] -= 1
+                if depth[0] == 0:
+                    where = ("in_compile" if _STATE["compiling"] else "in_load" if _STATE["loading"] else "other")
+                    recorder.add(f"target_init_{where}", time.perf_counter() - t0)
+
+        refresh._jitbench_timed = True
+        cls.refresh = refresh
+
+    wrap(base.BaseContext)
+    wrap(typing_context.BaseContext)
+
+
 def _install_numba_hooks(recorder):
     """Outermost-only timers for numba's compile and LLVM events (they nest).
     LLVM work counts as the `llvm` phase only inside a compile; outside one (when
@@ -143,6 +203,7 @@ def _install_numba_hooks(recorder):
 
     from numba.core import event
 
+    _install_refresh_timer(recorder)
     compile_depth = [0]
 
     class DepthTimer(event.Listener):
@@ -155,11 +216,13 @@ def _install_numba_hooks(recorder):
             self.depth += 1
             if self.phase == "compile":
                 compile_depth[0] += 1
+                _STATE["compiling"] += 1
 
         def on_end(self, ev):
             self.depth -= 1
             if self.phase == "compile":
                 compile_depth[0] -= 1
+                _STATE["compiling"] -= 1
             if self.depth == 0 and (self.phase == "compile" or compile_depth[0] > 0):
                 recorder.add(self.phase, time.perf_counter() - self.t0)
                 if self.phase == "compile":

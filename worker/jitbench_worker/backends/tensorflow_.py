@@ -4,12 +4,15 @@ Phases of the first call:
 - trace: tf.function's tracing (autograph conversion, running the Python
   body, building the graph), timed by wrapping TensorFlow's own
   tracing_compilation._create_concrete_function, which runs once per new trace;
-- xla_compile, cache_load, cache_write: from TensorFlow's own log, which the
-  worker turns on for three modules (TF_CPP_VMODULE) and reads back from its
-  stderr after the clock: device_compilation_profiler's "compile time" per
-  cluster (a load from the persistent cache when device_executable_persistor
-  says "Loading cached entry"), and the write from its "Serializing and saving"
-  line to the end of that compile, by the log's own timestamps.
+- xla_compile, cache_lookup, cache_load, cache_write: from TensorFlow's own
+  log, which the worker turns on for two modules (TF_CPP_VMODULE) and reads
+  back from its stderr after the clock: device_compilation_profiler's "compile
+  time" per cluster (a load from the persistent cache when
+  device_executable_persistor says "Loading cached entry"); the write and the
+  lookup that missed by device_executable_persistor's own scoped timers, whose
+  lines ("Serializing and saving cache entry: ... time: 970 us (970 us)", "Try
+  loading serialized cache entry: ...") TensorFlow prints when each ends. Both
+  run inside the compile that the profiler times, and are taken out of it.
 Compiles are XLA compiles (cache loads excluded); traces are labelled apart.
 
 Cache settings: cold_cache and warm_process keep TensorFlow's default (no
@@ -22,23 +25,27 @@ import os
 import re
 import time
 
-from .base import Adapter, DeviceUnavailable, import_or_missing
+from .base import Adapter, DeviceUnavailable, flag_value, import_or_missing
 
 _LOG_MODULES = "device_compilation_profiler=1,device_executable_persistor=1"
 _STAMP = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:(\d+\.\d+)\s+\d+\s+(\S+)\] (.*)$")
 _COMPILE = re.compile(r"Compiled (\S+) \d+ times, compile time: (\d+) us")
+# The tail of an XLA scoped-timer line: "time: 970 us (970 us) (cumulative: ...)".
+_TIMER_US = re.compile(r" time: [^()]*\((\d+) us\)")
 
 
 class TensorflowAdapter(Adapter):
     package = "tensorflow"
     framework = "tensorflow"
     has_compile_cache = True
-    phase_names = ("trace", "xla_compile", "cache_load", "cache_write")
+    phase_names = ("trace", "xla_compile", "cache_lookup", "cache_load", "cache_write")
     phase_sources = {
         "trace": "wrapped function tensorflow...tracing_compilation._create_concrete_function",
-        "xla_compile": "framework log: device_compilation_profiler 'compile time' (cache loads and writes excluded)",
+        "xla_compile": "framework log: device_compilation_profiler 'compile time' minus the persistor's lookup "
+                       "and write (cache loads excluded)",
+        "cache_lookup": "framework timer: device_executable_persistor 'Try loading serialized cache entry' on a miss",
         "cache_load": "framework log: a compile that device_executable_persistor served ('Loading cached entry')",
-        "cache_write": "framework log timestamps: 'Serializing and saving cache entry' to the end of that compile",
+        "cache_write": "framework timer: device_executable_persistor 'Serializing and saving cache entry'",
     }
 
     def __init__(self, platform: str):
@@ -77,6 +84,15 @@ class TensorflowAdapter(Adapter):
         tc._create_concrete_function = traced
         self._log = _OwnLog()
 
+    def cache_readback(self):
+        # TensorFlow has no API that reads its XLA flags back: what it parsed is
+        # the environment it was imported with, which this process still holds.
+        directory = flag_value("TF_XLA_FLAGS", "tf_xla_persistent_cache_directory")
+        return {"values": {"TF_XLA_FLAGS": os.environ.get("TF_XLA_FLAGS"),
+                           "tf_xla_persistent_cache_directory": directory,
+                           "source": "the environment TensorFlow was imported with (no API reads the flags back)"},
+                "dirs": [directory]}
+
     def init_device(self):
         tf = self.tf
         if self.wants_gpu and not tf.config.list_physical_devices("GPU"):
@@ -92,9 +108,9 @@ class TensorflowAdapter(Adapter):
 
     def summarize(self, window):
         p, c = window["phases"], window["counts"]
-        write = p.get("cache_write", 0.0)
-        phases = {"trace": p.get("trace", 0.0), "xla_compile": max(p.get("xla_total", 0.0) - write, 0.0),
-                  "cache_load": p.get("cache_load", 0.0), "cache_write": write}
+        write, lookup = p.get("cache_write", 0.0), p.get("cache_lookup", 0.0)
+        phases = {"trace": p.get("trace", 0.0), "xla_compile": max(p.get("xla_total", 0.0) - write - lookup, 0.0),
+                  "cache_lookup": lookup, "cache_load": p.get("cache_load", 0.0), "cache_write": write}
         cache = {}
         if self._cache.get("persistent"):
             cache = {"hits": c.get("cache_hits", 0), "misses": c.get("cache_writes", 0),
@@ -208,19 +224,23 @@ class _OwnLog:
         with open(self.path, "rb") as f:
             f.seek(self.offset)
             text = f.read().decode(errors="replace")
-        out, saving_at, hit = [], None, False
+        # The persistor's lines come before the profiler's line of the same compile.
+        out, write_s, lookup_s, hit = [], 0.0, 0.0, False
         for line in text.splitlines():
             m = _STAMP.match(line)
             if not m:
                 continue
             at = float(m.group(1)) - self.wall_minus_perf
             msg = m.group(3)
+            timer = _TIMER_US.search(msg)
             if "Loading cached entry" in msg:
                 hit = True
                 out.append((at, "count", "cache_hits", 1))
             elif "Serializing and saving cache entry" in msg:
-                saving_at = at
+                write_s += int(timer.group(1)) / 1e6 if timer else 0.0
                 out.append((at, "count", "cache_writes", 1))
+            elif "Try loading serialized cache entry" in msg:
+                lookup_s += int(timer.group(1)) / 1e6 if timer else 0.0
             elif (c := _COMPILE.search(msg)):
                 seconds = int(c.group(2)) / 1e6
                 if hit:
@@ -229,9 +249,9 @@ class _OwnLog:
                     out.append((at, "phase", "xla_total", seconds))
                     out.append((at, "count", "compiles", 1))
                     out.append((at, "label", "compiled", c.group(1)))
-                    if saving_at is not None:
-                        out.append((at, "phase", "cache_write", max(at - saving_at, 0.0)))
-                hit, saving_at = False, None
+                    out.append((at, "phase", "cache_write", write_s))
+                    out.append((at, "phase", "cache_lookup", lookup_s))
+                hit, write_s, lookup_s = False, 0.0, 0.0
         return out
 
 

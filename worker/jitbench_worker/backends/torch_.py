@@ -63,6 +63,7 @@ class TorchAdapter(TorchTensors, Adapter):
                             if self.wants_gpu else Adapter.sync_method)
         if compiled:
             self.has_compile_cache = True
+            self.writes_cache_by_default = True  # FX graph cache, Triton's kernels
             self.phase_names = ("dynamo", "aot_autograd", "inductor", "cache_key", "backend_other")
             src = "framework events (torch's chromium event log), exclusive time under "
             self.phase_sources = {
@@ -89,6 +90,25 @@ class TorchAdapter(TorchTensors, Adapter):
         self.torch = import_or_missing("torch", "torch")
         if self.compiled:
             _hook_compile_events(self.torch, self.recorder)
+
+    def cache_readback(self):
+        if not self.compiled:
+            return {}
+        values, dirs = {}, []
+        try:
+            from torch._inductor import config as inductor_config
+            from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+            values = {"fx_graph_cache": inductor_config.fx_graph_cache,
+                      "force_disable_caches": inductor_config.force_disable_caches,
+                      "inductor cache_dir()": cache_dir()}
+            dirs.append(values["inductor cache_dir()"])
+        except (ImportError, AttributeError) as exc:  # another torch release
+            values["note"] = f"inductor's cache settings could not be read back ({exc})"
+        triton_dir = os.environ.get("TRITON_CACHE_DIR") or os.path.expanduser("~/.triton/cache")
+        values["triton cache dir"] = triton_dir
+        dirs.append(triton_dir)
+        return {"values": values, "dirs": dirs}
 
     def init_device(self):
         torch = self.torch

@@ -21,6 +21,7 @@ class TritonAdapter(TorchTensors, Adapter):
     requires = ("triton", "torch")  # Triton launches kernels on torch tensors
     framework = "triton"
     has_compile_cache = True
+    writes_cache_by_default = True  # Triton always caches its kernels
     phase_names = ("make_ir", "lowering", "store")
     phase_sources = {
         "make_ir": "framework event: triton.knobs.compilation.listener times.ir_initialization",
@@ -64,6 +65,13 @@ class TritonAdapter(TorchTensors, Adapter):
 
         if not self.interpreter_only:
             self.triton.knobs.compilation.listener = listener
+
+    def cache_readback(self):
+        try:
+            directory = self.triton.knobs.cache.dir
+        except AttributeError:  # releases before triton.knobs
+            directory = os.environ.get("TRITON_CACHE_DIR") or os.path.expanduser("~/.triton/cache")
+        return {"values": {"triton cache dir": directory}, "dirs": [directory]}
 
     def init_device(self):
         self.dev = self.torch.device("cpu" if self.interpreter_only else "cuda")

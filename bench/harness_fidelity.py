@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""jitbench against a bare fresh-process script and against the seed harness,
+on the same cases, per phase; and where JAX's one-time set-up lands.
+
+    .venv/bin/python bench/harness_fidelity.py --runs 10 [--seed-harness DIR] [--out DIR]
+
+DIR of --seed-harness is a checkout of NextStat/nextstat-public-benchmarks
+(its suites/ml/suite.py is run as it is, with this interpreter). Fresh
+processes of the three harnesses are interleaved round by round, so that a
+change in the machine's load hits all of them alike. Prints Markdown tables
+(docs/harness-fidelity.md) and writes the raw samples to OUT/samples.json.
+
+Bare-script variants, each a fresh process timing import, setup, first and
+second call of a jitted matmul with perf_counter:
+  device_put  inputs made in NumPy and moved with jax.device_put (jitbench's order)
+  asarray     inputs made with jnp.asarray (a jitted conversion on the way)
+  warmup      jitbench's order, with one trivial jitted call before the setup,
+              timed on its own: where JAX's one-time dispatch set-up goes
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PY = sys.executable
+
+BARE = r"""
+import json, sys, time
+variant, n, dtype = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+t0 = time.perf_counter()
+import jax
+jax.config.update("jax_platforms", "cpu")
+jax.config.update("jax_enable_x64", dtype == "float64")
+import jax.numpy as jnp
+import numpy as np
+jax.device_put(1.0).block_until_ready()        # device initialised, as jitbench's import step
+t_import = time.perf_counter()
+trivial = None
+if variant == "warmup":
+    t = time.perf_counter()
+    jax.jit(lambda x: x + 1.0)(jnp.float32(1.0) if dtype == "float32" else 1.0).block_until_ready()
+    trivial = time.perf_counter() - t
+    t_import = time.perf_counter()
+rng = np.random.default_rng(0)
+host = [rng.standard_normal((n, n)).astype(dtype) for _ in range(2)]
+if variant == "asarray":
+    a, b = (jnp.asarray(x) for x in host)
+else:
+    a, b = (jax.device_put(x) for x in host)
+jax.block_until_ready((a, b))
+f = jax.jit(lambda x, y: x @ y)
+t_setup = time.perf_counter()
+f(a, b).block_until_ready()
+t_first = time.perf_counter()
+f(a, b).block_until_ready()
+t_second = time.perf_counter()
+print(json.dumps({"import_s": t_import - t0, "setup_s": t_setup - t_import, "first_call_s": t_first - t_setup,
+                  "second_call_s": t_second - t_first, "trivial_jit_s": trivial}))
+"""
+
+CASES = [("matmul", 512, "f32"), ("matmul", 1024, "f32")]
+DTYPES = {"f32": "float32", "f64": "float64"}
+
+
+def bare(script, variant, n, dtype):
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    out = subprocess.run([PY, script, variant, str(n), DTYPES[dtype]], capture_output=True, text=True, env=env,
+                         check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def jitbench_round(out, backends, runs_per_round):
+    cases = ",".join(f"{w}_{n}_{d}" for w, n, d in CASES)
+    subprocess.run([str(ROOT / "build" / "jitbench"), "run", "--backends", backends, "--cases", cases,
+                    "--cold-runs", str(runs_per_round), "--warm-iters", "30", "--ceilings", "off", "--quiet",
+                    "--out-dir", str(out)], check=True, stdin=subprocess.DEVNULL)
+    rows = {}
+    for c in json.loads((out / "index.json").read_text())["cases"]:
+        case = json.loads((out / c["path"]).read_text())
+        rows[c["case"]] = [{k: r[k] for k in ("import_s", "setup_s", "first_call_s", "second_call_s", "ttfr_s")}
+                           for r in case["cold"]["runs"] if r["status"] == "ok"]
+    return rows
+
+
+def seed_round(seed_dir, out, backends, runs_per_round):
+    cases = ",".join(f"{w}_{n}_{d}" for w, n, d in CASES)
+    subprocess.run([PY, str(seed_dir / "suites" / "ml" / "suite.py"), "--out-dir", str(out), "--cold-runs",
+                    str(runs_per_round), "--warm-iters", "30", "--cases", cases, "--backends", backends],
+                   check=True, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    rows = {}
+    for path in (out / "cases").glob("*.json"):
+        case = json.loads(path.read_text())
+        rows[case["case"]] = [{"import_s": r["import_s"], "setup_s": 0.0, "first_call_s": r["first_call_s"],
+                               "second_call_s": r["second_call_s"], "ttfr_s": r["import_s"] + r["first_call_s"]}
+                              for r in case["timing"]["cold"]["runs"] if r["status"] == "ok"]
+    return rows
+
+
+def ms(xs):
+    if not xs:
+        return "—"
+    return f"{statistics.median(xs) * 1e3:.1f} [{min(xs) * 1e3:.1f}–{max(xs) * 1e3:.1f}]"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=10, help="fresh processes per harness and case")
+    ap.add_argument("--seed-harness", type=pathlib.Path, help="checkout of NextStat/nextstat-public-benchmarks")
+    ap.add_argument("--out", type=pathlib.Path, default=pathlib.Path(tempfile.mkdtemp(prefix="fidelity-")))
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    script = args.out / "bare.py"
+    script.write_text(BARE)
+
+    samples = {}  # harness -> case -> [run]
+    add = lambda harness, case, runs: samples.setdefault(harness, {}).setdefault(case, []).extend(runs)
+    for i in range(args.runs):
+        # One round: one fresh process of each variant and harness per case.
+        for w, n, d in CASES:
+            for variant in ("device_put", "asarray", "warmup"):
+                add(f"bare:{variant}", f"jax_jit_cpu_{w}_{n}_{d}", [bare(script, variant, n, d)])
+        for case, runs in jitbench_round(args.out / f"jitbench-{i}", "numpy,jax_jit_cpu", 1).items():
+            add("jitbench", case, runs)
+        if args.seed_harness:
+            for case, runs in seed_round(args.seed_harness, args.out / f"seed-{i}", "numpy,jax_jit_cpu", 1).items():
+                add("seed", case, runs)
+        print(f"round {i + 1}/{args.runs} done", file=sys.stderr)
+    (args.out / "samples.json").write_text(json.dumps(samples, indent=1))
+
+    print("| case | harness | import | setup | first call | second call | TTFR | trivial jitted call |")
+    print("|---|---|---|---|---|---|---|---|")
+    for case in sorted({c for h in samples.values() for c in h}):
+        for harness in sorted(samples):
+            runs = samples[harness].get(case)
+            if not runs:
+                continue
+            col = lambda k: ms([r[k] for r in runs if r.get(k) is not None])
+            ttfr = [r.get("ttfr_s") or r["import_s"] + r["setup_s"] + r["first_call_s"] for r in runs]
+            print(f"| `{case}` | {harness} | {col('import_s')} | {col('setup_s')} | {col('first_call_s')} | "
+                  f"{col('second_call_s')} | {ms(ttfr)} | {col('trivial_jit_s')} |")
+    print(f"\nms: median [min–max] over {args.runs} fresh processes each; raw samples in {args.out / 'samples.json'}")
+
+
+if __name__ == "__main__":
+    main()
