@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Regenerates the published results pages (docs/results-*.md) from runs of the
+current code, so that no page is older than the code it describes.
+
+    .venv/bin/python bench/results.py [PAGE ...] [--runs DIR] [--reuse]
+
+For each page (default: all), runs its suite with build/jitbench into
+DIR/<page> (default DIR: /tmp/jitbench-results), validates the run, and writes
+docs/results-<page>.md from bench/results/<page>.md, a template whose
+placeholders are filled from that run:
+
+  {{header}}              the command, the commit (git describe --always --dirty),
+                          the statuses and wall time, validate's verdict, the machine
+                          and the package versions
+  {{summary}}             the run's summary.md, unedited (headings one level down)
+  {{CASE|METRIC}}         a median over the case's ok cold runs (or warm calls):
+                          ttfr, process_ttfr, import, setup, first_call, second_call,
+                          warm, phase:NAME (a phase of the first call), compiles,
+                          unattributed_share, priming:NAME (a phase of the warm_cache
+                          priming run), status
+  {{CASE|METRIC|range}}   the same as min–max
+
+It measures the code of the checkout it lives in: its build/jitbench, its
+worker/ (JITBENCH_WORKER_DIR is set to it) and its suites, and refuses a tree
+whose tracked sources differ from the commit it would name (--allow-dirty
+measures anyway and names the commit "-dirty"). Run it from a clean checkout,
+or a `git worktree` of the commit, after building it.
+
+A placeholder naming a case or a metric the run does not have is an error:
+a page cannot quietly keep a figure its run no longer supports. --reuse renders
+from the runs already in DIR without measuring again (for editing templates).
+torch and Triton rows need them installed (JITBENCH_WITH_TORCH=1 scripts/setup.sh);
+the header lists every package version the run saw.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+JITBENCH = ROOT / "build" / "jitbench"
+
+# page -> extra arguments of `jitbench run` (the suite it documents)
+PAGES = {
+    "default-suite": [],
+    "backends": ["--suite", "suites/backends.toml"],
+    "cache-modes": ["--suite", "suites/cache-modes.toml"],
+    "transforms": ["--suite", "suites/transforms.toml"],
+    "floors": ["--suite", "suites/floors.toml"],
+}
+
+
+def seconds(x):
+    """jitbench's own format (src/report/format.cc): µs, ms or s."""
+    if x is None:
+        return "—"
+    if x < 1e-3:
+        return f"{x * 1e6:.1f} µs"
+    if x < 1:
+        return f"{x * 1e3:.2f} ms"
+    return f"{x:.3f} s"
+
+
+class Run:
+    def __init__(self, out):
+        self.out = out
+        self.index = json.loads((out / "index.json").read_text())
+        self.env = json.loads((out / "environment.json").read_text())
+        self.cases = {c["case"]: json.loads((out / c["path"]).read_text()) for c in self.index["cases"]}
+        self.meta = json.loads((out / "results-meta.json").read_text())
+
+    def values(self, case_id, metric):
+        if case_id not in self.cases:
+            raise KeyError(f"the run has no case {case_id!r}")
+        c = self.cases[case_id]
+        ok = [r for r in c["cold"]["runs"] if r["status"] == "ok"]
+        if metric == "warm":
+            return c["warm"]["calls_s"]
+        if metric in ("ttfr", "process_ttfr", "import", "setup", "first_call", "second_call"):
+            key = metric + "_s"
+            return [r[key] for r in ok if r.get(key) is not None]
+        if metric.startswith("phase:"):
+            name = metric.split(":", 1)[1]
+            return [r["first_call_breakdown"]["phases"].get(name, 0.0) for r in ok if r["first_call_breakdown"]]
+        if metric.startswith("priming:"):
+            name = metric.split(":", 1)[1]
+            p = c.get("priming")
+            if not p or not p.get("first_call_breakdown"):
+                raise KeyError(f"{case_id} has no priming run")
+            return [p["first_call_breakdown"]["phases"].get(name, 0.0)]
+        if metric == "compiles":
+            return [r["worker"]["compiles"]["first_call"] for r in ok
+                    if r["worker"].get("compiles", {}).get("first_call") is not None]
+        if metric == "unattributed_share":
+            return [r["first_call_breakdown"]["unattributed_share"] for r in ok
+                    if r["first_call_breakdown"] and r["first_call_breakdown"]["unattributed_share"] is not None]
+        raise KeyError(f"unknown metric {metric!r}")
+
+    def fill(self, case_id, metric, how=""):
+        if metric == "status":
+            c = self.cases[case_id]
+            return c["status"] + (f" / {c['reason']}" if c["reason"] else "")
+        xs = self.values(case_id, metric)
+        if not xs:
+            raise KeyError(f"{case_id} has no {metric} values")
+        fmt = (lambda v: f"{v:.0f}") if metric == "compiles" else \
+              (lambda v: f"{v * 100:.0f}%") if metric == "unattributed_share" else seconds
+        if how == "range":
+            return f"{fmt(min(xs))}–{fmt(max(xs))}"
+        if how:
+            raise KeyError(f"unknown qualifier {how!r}")
+        return fmt(statistics.median(xs))
+
+    def header(self, page):
+        counts = {}
+        for c in self.index["cases"]:
+            counts[c["status"]] = counts.get(c["status"], 0) + 1
+        statuses = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("ok", "warn", "failed"))
+        host = self.env.get("host", {})
+        cpu = host.get("cpu", {})
+        py = self.env.get("python", {})
+        pkgs = ", ".join(f"{k} {v}" for k, v in sorted(py.get("packages", {}).items()))
+        command = " ".join(["build/jitbench", "run", *PAGES[page], "--out-dir", f"/tmp/jitbench-results/{page}"])
+        return "\n".join([
+            f"Generated by `bench/results.py {page}` at commit `{self.meta['commit']}` on {self.meta['date']}:",
+            "",
+            "```sh",
+            f"{command}   # {len(self.index['cases'])} cases: {statuses} — wall {self.meta['wall_s']:.1f} s",
+            f"build/jitbench validate /tmp/jitbench-results/{page}   # {self.meta['validate']}",
+            "```",
+            "",
+            f"Machine: {cpu.get('model', '?')}, {cpu.get('logical_cores', '?')} logical cores, "
+            f"{host.get('os', '?')}; Python {py.get('version', '?')}; {pkgs}.",
+        ])
+
+
+# What decides the measured code: a change here makes the commit a lie.
+SOURCES = ["src", "worker", "native", "schemas", "suites", "CMakeLists.txt", "requirements"]
+
+
+def commit_of_tree(allow_dirty):
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", *SOURCES], cwd=ROOT, capture_output=True,
+                           text=True).stdout.strip()
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    if dirty:
+        if not allow_dirty:
+            sys.exit("results: the checkout's sources differ from its commit (git status: "
+                     f"{dirty.splitlines()[0]} ...): commit, or measure a clean `git worktree`, or --allow-dirty")
+        return commit.removesuffix("-dirty") + "-dirty"
+    return commit.removesuffix("-dirty")
+
+
+def measure(page, out, commit):
+    if out.exists():
+        subprocess.run(["rm", "-rf", str(out)], check=True)
+    env = dict(os.environ, JITBENCH_WORKER_DIR=str(ROOT / "worker"),
+               JITBENCH_FIGURES_DIR=str(ROOT / "src" / "report" / "figures"))
+    t0 = time.monotonic()
+    proc = subprocess.run([str(JITBENCH), "run", *PAGES[page], "--out-dir", str(out), "--quiet"], cwd=ROOT,
+                          stdin=subprocess.DEVNULL, env=env)
+    wall = time.monotonic() - t0
+    if proc.returncode not in (0, 2):  # 2: a case failed, which the page then shows
+        sys.exit(f"results: {page}: jitbench run exited {proc.returncode}")
+    v = subprocess.run([str(JITBENCH), "validate", str(out)], capture_output=True, text=True)
+    if v.returncode != 0:
+        sys.exit(f"results: {page}: the run does not validate: {v.stdout}{v.stderr}")
+    meta = {"commit": commit, "date": time.strftime("%Y-%m-%d"), "wall_s": wall,
+            "validate": (v.stdout.strip().splitlines() or ["valid"])[-1]}
+    (out / "results-meta.json").write_text(json.dumps(meta))
+
+
+PLACEHOLDER = re.compile(r"\{\{([^}]+)\}\}")
+
+
+def render(page, run):
+    template = (ROOT / "bench" / "results" / f"{page}.md").read_text()
+    summary = (run.out / "summary.md").read_text()
+    summary = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", summary, flags=re.M)
+    summary = re.sub(r"^## .*\n", "", summary, count=1)  # the run's own title
+
+    def one(m):
+        key = m.group(1).strip()
+        if key == "header":
+            return run.header(page)
+        if key == "summary":
+            return summary.strip()
+        parts = key.split("|")
+        if len(parts) not in (2, 3):
+            raise KeyError(f"bad placeholder {{{{{key}}}}}")
+        return run.fill(*parts)
+
+    try:
+        text = PLACEHOLDER.sub(one, template)
+    except KeyError as e:
+        sys.exit(f"results: {page}: {e.args[0]} (bench/results/{page}.md)")
+    (ROOT / "docs" / f"results-{page}.md").write_text(text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("pages", nargs="*", help=f"pages to regenerate (default: all of {', '.join(PAGES)})")
+    ap.add_argument("--runs", type=pathlib.Path, default=pathlib.Path("/tmp/jitbench-results"))
+    ap.add_argument("--reuse", action="store_true", help="render from the runs already in --runs")
+    ap.add_argument("--allow-dirty", action="store_true", help="measure a tree that differs from its commit")
+    args = ap.parse_args()
+    for page in args.pages:
+        if page not in PAGES:
+            sys.exit(f"results: unknown page {page!r} (known: {', '.join(PAGES)})")
+    commit = None if args.reuse else commit_of_tree(args.allow_dirty)
+    for page in args.pages or list(PAGES):
+        out = args.runs / page
+        if not args.reuse:
+            print(f"results: measuring {page} into {out}", file=sys.stderr)
+            measure(page, out, commit)
+        render(page, Run(out))
+        print(f"results: wrote docs/results-{page}.md", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
