@@ -89,7 +89,7 @@ const CaseResult* find_match(const CaseResult& jit, const std::string& backend, 
   const CaseResult* fallback = nullptr;
   for (const auto& c : all) {
     if (c.c.backend != backend || c.c.workload != jit.c.workload || c.c.n != jit.c.n || c.c.dtype != jit.c.dtype ||
-        c.c.precision != jit.c.precision || c.status != Status::Ok)
+        c.c.precision != jit.c.precision || !timings_comparable(c))
       continue;
     if (c.c.cache_policy == jit.c.cache_policy) return &c;
     if (c.c.cache_policy == CachePolicy::ColdCache) fallback = &c;
@@ -198,8 +198,9 @@ namespace {
 std::vector<BreakEvenRow> break_even_rows(const std::vector<CaseResult>& cases) {
   std::vector<BreakEvenRow> out;
   for (const auto& c : cases) {
-    // Only ok cases: a warn case (interpreter_only, cache_not_used, ...) is never compared.
-    if (!c.c.jit || c.status != Status::Ok) continue;
+    // Only comparable cases: a warn case (interpreter_only, cache_not_used, ...) is never compared;
+    // one whose phase split alone is in doubt (crosscheck_*) has its times measured all the same.
+    if (!c.c.jit || !timings_comparable(c)) continue;
     const auto baseline = eager_baseline(c, cases);
     if (!baseline.c) continue;
     const auto tj = cold_values(c, "ttfr_s"), te = cold_values(*baseline.c, "ttfr_s");
@@ -263,7 +264,7 @@ std::vector<PairRow> pair_rows(const std::vector<CaseResult>& cases) {
 std::vector<AccuracyRow> accuracy_rows(const std::vector<CaseResult>& cases) {
   std::vector<AccuracyRow> out;
   for (const auto& c : cases) {
-    if (c.c.workload != "mc_pi" || c.status != Status::Ok) continue;
+    if (c.c.workload != "mc_pi" || !timings_comparable(c)) continue;
     const auto* w = c.first_worker_report();
     if (!w || !w->has_workload_info) continue;
     out.push_back({&c, w->abs_error, median_of(cold_values(c, "ttfr_s")), median_of(warm_values(c))});
@@ -294,7 +295,7 @@ std::string floor_backend(const std::string& device) { return device == "cpu" ? 
 
 namespace {
 std::optional<double> ok_warm_median(const CaseResult& c) {
-  return c.status == Status::Ok ? median_of(warm_values(c)) : std::nullopt;
+  return timings_comparable(c) ? median_of(warm_values(c)) : std::nullopt;
 }
 
 // "cpu" or "gpu" as the worker reported its device; "" when it did not.

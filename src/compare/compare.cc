@@ -78,7 +78,9 @@ void case_membership(const std::vector<CaseResult>& base, const std::vector<Case
     if (a.status == b->status) continue;
     out.changed.push_back(fmt::format("{}: {} -> {}{}", a.c.id, to_string(a.status), to_string(b->status),
                                       b->reason.empty() ? "" : " (" + to_string(b->reason) + ")"));
-    if (severity(b->status) > severity(a.status)) out.worsened.push_back(out.changed.back());
+    // A cross-check warning doubts the phase split, not the times: no worse for a gate.
+    if (severity(b->status) > severity(a.status) && !(timings_comparable(a) && timings_comparable(*b)))
+      out.worsened.push_back(out.changed.back());
   }
 }
 }  // namespace
@@ -88,7 +90,7 @@ Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<C
   case_membership(base, next, out);
   for (const auto& a : base) {
     const auto* b = find(next, a.c.id);
-    if (!b || a.status != Status::Ok || b->status != Status::Ok) continue;
+    if (!b || !timings_comparable(a) || !timings_comparable(*b)) continue;
     const auto sa = metric_samples(a), sb = metric_samples(*b);
     for (const auto& [metric, xa] : sa) {
       auto it = sb.find(metric);

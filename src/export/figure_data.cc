@@ -81,7 +81,7 @@ json pair_points(const Analysis& analysis) {
 json figure_data(const std::vector<CaseResult>& cases, const Analysis& analysis) {
   json warm = json::array(), accuracy = json::array();
   for (const auto& c : cases)
-    if (c.status == Status::Ok)
+    if (timings_comparable(c))
       if (const auto calls = warm_values(c); !calls.empty()) warm.push_back({{"case", c.c.id}, {"calls_s", calls}});
   for (const auto& a : analysis.accuracy)
     accuracy.push_back({{"backend", a.c->c.backend}, {"n", a.c->c.n}, {"abs_error", a.abs_error},

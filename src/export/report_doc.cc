@@ -72,7 +72,7 @@ Table glance_table(const std::vector<CaseResult>& cases, const Analysis& analysi
   struct Entry { std::string backend; std::optional<double> ttfr, warm; };
   std::vector<std::pair<std::string, std::vector<Entry>>> groups;
   for (const auto& c : cases) {
-    if (c.status != Status::Ok) continue;
+    if (!timings_comparable(c)) continue;
     const auto work = work_of(c.c);
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == work; });
     if (it == groups.end()) it = groups.insert(groups.end(), {work, {}});

@@ -75,7 +75,7 @@ std::string notes(const std::vector<CaseResult>& cases) {
   }
   if (!not_clean.empty())
     md += "\n## Cases that did not run cleanly\n\nA warn case's timings, where it has any (interpreter_only), are "
-          "shown above for what they are and left out of every comparison below.\n\n" + not_clean;
+          "shown above for what they are and left out of every comparison below, but for a warning about the phase split alone (crosscheck_*): its times are measured, only their attribution to phases is in doubt.\n\n" + not_clean;
   if (!noisy.empty()) md += "\n## High variance\n\n" + noisy;
   return md;
 }
@@ -175,7 +175,7 @@ std::string cache_mode_cell(const CacheModeRow& row, CachePolicy policy) {
   const auto it = row.by_policy.find(policy);
   if (it == row.by_policy.end()) return "—";
   const auto& e = it->second;
-  if (e.c->status == Status::Ok)
+  if (timings_comparable(*e.c))
     return fmt::format("{} (first call {})", secs(e.ttfr_median_s), secs(e.first_call_median_s));
   return fmt::format("{}: {}", to_string(e.c->status), to_string(e.c->reason));
 }

@@ -25,8 +25,12 @@ std::optional<Crosscheck> crosscheck(const CaseResult& c) {
     const auto aot = x.worker.aot_steps.find(std::string(step) + "_s");
     if (events.empty() || aot == x.worker.aot_steps.end()) continue;
     const double ev = *stats::median(events), t = aot->second;
-    const bool ok = std::abs(ev - t) <= kCrosscheckAbsS ||
-                    (ev > 0 && t > 0 && std::max(ev, t) / std::min(ev, t) <= kCrosscheckFactor);
+    // Within the bound of the median, or of any one cold run: one AOT process
+    // on a shared machine may land anywhere in the spread the cold runs show.
+    const auto within = [&](double e) {
+      return std::abs(e - t) <= kCrosscheckAbsS || (e > 0 && t > 0 && std::max(e, t) / std::min(e, t) <= kCrosscheckFactor);
+    };
+    const bool ok = within(ev) || std::any_of(events.begin(), events.end(), within);
     agrees = agrees && ok;
     out.steps.push_back({step, ev, t, ok});
   }

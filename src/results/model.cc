@@ -55,4 +55,10 @@ void settle_status(CaseResult& r) {
   }
 }
 
+bool timings_comparable(const CaseResult& c) {
+  return c.status == Status::Ok ||
+         (c.status == Status::Warn && (c.reason.code == ReasonCode::CrosscheckDisagrees ||
+                                       c.reason.code == ReasonCode::CrosscheckFailed));
+}
+
 }  // namespace jitbench

@@ -95,7 +95,14 @@ struct CaseResult {
   const WorkerReport* first_worker_report() const;
 };
 
-// Status of a case from its runs: the most severe run, reason from the first such run.
+// Status of a case from its runs: the most severe run, reason from the first
+// such run; an ok case whose ahead-of-time cross-check disagrees or failed is
+// warn / crosscheck_* (results/crosscheck.h).
 void settle_status(CaseResult& r);
+
+// Whether a case's timings (TTFR, warm calls) may be compared with others':
+// ok, or warned about nothing but its phase split (crosscheck_disagrees,
+// crosscheck_failed: the times are measured, their attribution is in doubt).
+bool timings_comparable(const CaseResult& c);
 
 }  // namespace jitbench
