@@ -9,6 +9,7 @@
 #include "cli/options.h"
 #include "commands/commands.h"
 #include "util/fs.h"
+#include "util/json_parse.h"
 #include "util/say.h"
 
 int main(int argc, char** argv) {
@@ -16,6 +17,16 @@ int main(int argc, char** argv) {
   // A closed pipe on stdout/stderr is an output error to ignore (util/say.h),
   // never a reason to lose a run.
   std::signal(SIGPIPE, SIG_IGN);
+  // Arguments (paths among them) are recorded in JSON artifacts, which hold
+  // text: one that is not UTF-8 is refused before anything is written.
+  for (int i = 1; i < argc; ++i)
+    if (!is_valid_utf8(argv[i])) {
+      say(stderr,
+          "jitbench: error: argument {} is not valid UTF-8; jitbench records its command and paths in its JSON "
+          "artifacts as text: rename the file or directory, or pass a path without those bytes\n",
+          i);
+      return 2;
+    }
   try {
     const Command cmd = parse_command_line(argc, argv);
     if (const auto* d = std::get_if<Done>(&cmd)) return d->exit_code;

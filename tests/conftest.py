@@ -63,3 +63,15 @@ def validate(doc, name):
     import jsonschema
 
     jsonschema.Draft202012Validator(schema(name)).validate(doc)
+
+
+# A tiny file system of its own (a tmpfs), to fill or make read-only.
+@pytest.fixture
+def small_fs(tmp_path):
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN)")
+    yield mnt
+    subprocess.run(["umount", "-l", str(mnt)])

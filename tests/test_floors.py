@@ -163,6 +163,25 @@ def test_ceilings_off_and_a_lying_ceilings_worker(jitbench, tmp_path):
     env = json.loads((res.out / "environment.json").read_text())
     validate(env, "jitbench.environment.v1")
     assert env["ceilings"]["cpu"]["measured"] is False
+    assert "dgemm_gflops = -1 is outside what a machine can do" in env["ceilings"]["cpu"]["reason"]
+    # A figure no machine measures (5e-324 GFLOP/s: every fraction of it infinite) is refused where it comes in.
+    liar.write_text("#!/bin/sh\n[ \"$1\" = ceilings ] || exit 3\n"
+                    "echo '{\"type\":\"ceilings\",\"ceilings\":{\"measured\":true,\"device\":\"cpu\","
+                    "\"sgemm_gflops\":5e-324,\"dgemm_gflops\":100,\"copy_gbps\":10,\"method\":{}}}' >&$3\n")
+    res = jitbench("run", "--backends", "numpy", "--cases", "matmul_64_f32", "--ceilings", "on", *QUICK,
+                   env={"JITBENCH_NATIVE_WORKER": str(liar)})
+    assert res.rc == 0, res.stderr
+    cpu = json.loads((res.out / "environment.json").read_text())["ceilings"]["cpu"]
+    assert cpu["measured"] is False and "sgemm_gflops = 4.94066e-324 is outside" in cpu["reason"], cpu
+    assert jitbench("validate", str(res.out)).rc == 0
+    # A figure no schema accepts (a string) is not kept either.
+    liar.write_text("#!/bin/sh\n[ \"$1\" = ceilings ] || exit 3\n"
+                    "echo '{\"type\":\"ceilings\",\"ceilings\":{\"measured\":true,\"device\":\"cpu\","
+                    "\"sgemm_gflops\":\"fast\",\"dgemm_gflops\":1,\"copy_gbps\":1,\"method\":{}}}' >&$3\n")
+    res = jitbench("run", "--backends", "numpy", "--cases", "matmul_64_f32", "--ceilings", "on", *QUICK,
+                   env={"JITBENCH_NATIVE_WORKER": str(liar)})
+    env = json.loads((res.out / "environment.json").read_text())
+    assert env["ceilings"]["cpu"]["measured"] is False
     assert "fails the environment schema" in env["ceilings"]["cpu"]["reason"]
     # And a manifest edited to claim an impossible ceiling fails validation.
     env_file = res.out / "environment.json"

@@ -1,7 +1,8 @@
 """scripts/slurm/ on a real Slurm: a single-node cluster from Debian's
 packages (scripts/slurm/local-cluster.sh: munged, slurmctld, slurmd under a
-temporary directory, stopped by pid afterwards), a 3-task job array of a small
-suite and the merge job that waits for it (afterok). scripts/test.sh installs
+temporary directory, stopped afterwards), a 3-task job array of a small suite
+and the merge job that runs when every task has ended (afterany), and the same
+with a task killed and cases failing. scripts/test.sh installs
 the packages (setup.sh --with-slurm) and sets JITBENCH_REQUIRE_SLURM=1, so in
 CI this test runs rather than skips."""
 
@@ -9,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 import pytest
@@ -87,3 +89,57 @@ def test_a_suite_as_a_job_array_merges_into_one_run(cluster, tmp_path, jitbench)
             assert (merged / c["path"]).read_bytes() == (shard / c["path"]).read_bytes()
     assert sorted(seen) == sorted(planned)
     assert index["complete"] is True and len(index["merged"]["shards"]) == 3
+
+
+def wait_for(env, job, states, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        got = job_state(env, job)
+        if got and all(s in states for s in got):
+            return got
+        time.sleep(1)
+    return job_state(env, job)
+
+
+ENDED = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY")
+
+
+def test_a_killed_task_and_a_failed_case_leave_no_job_pending(cluster, tmp_path, jitbench):
+    """One task killed while it measures, failed cases in the others: the merge
+    job runs anyway (afterany), names the missing shard with the command that
+    resubmits just that task, and that command completes the run."""
+    out_root = tmp_path / "bench"
+    env = dict(cluster, JITBENCH_WORKER_DIR=str(ROOT / "tests" / "fake_worker"), JITBENCH_PYTHON=sys.executable,
+               FAKE_WORKER_MODES="python=wrong_answer,numpy=slow", FAKE_WORKER_SLEEP="6")
+    sub = subprocess.run([str(ROOT / "scripts" / "slurm" / "submit.sh"), str(SMALL), str(out_root), "3",
+                          "--stop-before", "30"], capture_output=True, text=True, env=env, timeout=60)
+    assert sub.returncode == 0, sub.stderr
+    array, merge = sub.stdout.split()
+    assert wait_for(env, f"{array}_0", ("RUNNING",), 120) == ["RUNNING"]
+    time.sleep(3)  # inside its first (slow) case
+    subprocess.run(["scancel", f"{array}_0"], env=env, check=True)
+    assert wait_for(env, merge, ENDED, 400)[0] == "FAILED"  # merge exit 5: incomplete, and it ran
+    logs = {p.name: p.read_text() for p in (out_root / "slurm").glob("*.out")}
+    states = job_state(env, array)
+    assert "PENDING" not in states and "RUNNING" not in states, (states, logs)
+    assert "resubmit the missing shards (array task indices 0)" in logs["merge.out"], logs["merge.out"]
+    # The tasks with failed cases completed their shards.
+    for k in (2, 3):
+        index = json.loads((out_root / f"shard-{k}" / "index.json").read_text())
+        assert index["complete"] is True
+        assert any(c["status"] == "failed" for c in index["cases"]), index["cases"]
+        assert index["slurm"]["SLURM_ARRAY_TASK_ID"] == str(k - 1)
+    # The command merge.out names finishes the run.
+    again = subprocess.run([str(out_root / "slurm" / "resubmit.sh"), "0"], capture_output=True, text=True, env=env,
+                           timeout=60)
+    assert again.returncode == 0, again.stderr
+    array2, merge2 = again.stdout.split()
+    assert wait_for(env, merge2, ENDED, 400) == ["COMPLETED"], (out_root / "slurm" / "merge.out").read_text()
+    merged = sorted(out_root.glob("merged-*"))[-1]
+    index = json.loads((merged / "index.json").read_text())
+    assert index["complete"] is True and len(index["cases"]) == 8
+    shard1 = next(s for s in index["merged"]["shards"] if s["shard"] == "1/3")
+    assert shard1["resumed"] and shard1["slurm"]["SLURM_ARRAY_TASK_ID"] == "0"
+    assert jitbench("validate", str(merged), out=False).rc == 0
+    # Both attempts of task 0 are in its log, each under its own header.
+    assert (out_root / "slurm" / "task-0.out").read_text().count("=== jitbench shard 1/3") == 2

@@ -5,19 +5,26 @@
 # pid lives under DIR, nothing in /etc is changed.
 #
 #   scripts/slurm/local-cluster.sh start DIR   # prints: export SLURM_CONF=DIR/slurm.conf
-#   scripts/slurm/local-cluster.sh stop DIR    # stops the three daemons it started, by pid
+#   scripts/slurm/local-cluster.sh stop DIR    # stops the three daemons it started
 set -euo pipefail
 usage() { echo "usage: $0 start|stop DIR" >&2; exit 2; }
 [ $# -eq 2 ] || usage
 action=$1 dir=$2
 
+# A recorded pid is killed only while it is still the daemon started for DIR
+# (its command line names DIR): a pid file outlives its process, and pids are reused.
+ours() { [ -r "/proc/$1/cmdline" ] && tr '\0' ' ' < "/proc/$1/cmdline" | grep -qF -- "$dir"; }
+
 stop() {
+  dir=$(cd "$dir" 2>/dev/null && pwd) || return 0
   for f in "$dir/run/slurmd.pid" "$dir/run/slurmctld.pid" "$dir/munge/munged.pid"; do
     [ -f "$f" ] || continue
     pid=$(cat "$f")
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
+    if [[ $pid =~ ^[0-9]+$ ]] && ours "$pid"; then
+      kill "$pid" 2>/dev/null || true
+      for _ in $(seq 50); do ours "$pid" || break; sleep 0.1; done
+      ours "$pid" && kill -9 "$pid" 2>/dev/null
+    fi
     rm -f "$f"
   done
 }

@@ -41,8 +41,8 @@ void write_index(const OutDir& out, const RunHeader& h, const std::vector<CaseRe
 }  // namespace
 
 void write_run_artifacts(const OutDir& out, const RunHeader& h, const std::vector<CaseResult>& cases, bool complete,
-                         const Stopped* stopped) {
-  std::vector<FileWrite> files;
+                         const Stopped* stopped, std::vector<FileWrite> extra) {
+  std::vector<FileWrite> files = std::move(extra);
   for (const auto& c : cases)
     files.push_back({"cases/" + c.c.id + ".json", c.recorded_json.empty() ? json_text(case_json(c)) : c.recorded_json});
   const Analysis analysis = analyze(cases, h.info.environment.ceilings());

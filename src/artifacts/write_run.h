@@ -9,11 +9,14 @@
 #include "export/index_json.h"
 #include "results/model.h"
 #include "results/run_info.h"
+#include "util/fs.h"
 
 namespace jitbench {
 // Throws WriteError when the out dir cannot take the files (full, read-only).
+// `extra` files (the environment manifest, the inputs) are written in the same
+// step as the documents, before the index that lists them.
 void write_run_artifacts(const OutDir& out, const RunHeader& h, const std::vector<CaseResult>& cases, bool complete,
-                         const Stopped* stopped = nullptr);
+                         const Stopped* stopped = nullptr, std::vector<FileWrite> extra = {});
 
 // After a failed write: the index alone, listing the cases whose files are on
 // disk and saying why the run stopped. When even that cannot be written, the

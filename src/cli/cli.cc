@@ -30,9 +30,14 @@ CLI::Validator finite_number(double lo, double hi, bool closed = false) {
       "NUMBER");
 }
 
+// A value that must name something: "" is refused, never taken as absent
+// (`--resume ""` once ran the whole default suite instead).
+const CLI::Validator kNonEmpty(
+    [](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); }, "TEXT");
+
 // What selects the cases: shared by `run` and `plan`, so both make the same plan.
 void add_selection(CLI::App* cmd, RunOptions& run) {
-  cmd->add_option("--suite", run.suite_file, "suite file (TOML; see docs/suite-format.md)");
+  cmd->add_option("--suite", run.suite_file, "suite file (TOML; see docs/suite-format.md)")->check(kNonEmpty);
   cmd->add_option("--cases", run.cases, "comma-separated <workload>_<n>_<f32|f64>, e.g. matmul_512_f32")->delimiter(',');
   cmd->add_option("--backends", run.backends, "comma-separated backends (see `jitbench list`)")->delimiter(',');
   cmd->add_option("--cache-policy", run.cache_policies, "comma-separated cache policies")->delimiter(',');
@@ -40,19 +45,25 @@ void add_selection(CLI::App* cmd, RunOptions& run) {
                   "comma-separated matmul precisions: default (each framework's own), highest (IEEE float32)")
       ->delimiter(',');
   cmd->add_option("--workload-path", run.workload_paths,
-                  "a Python file defining a user workload (repeatable; docs/user-workloads.md)");
-  cmd->add_option("--shard", run.shard, "K/N: only the K-th of N disjoint, cost-balanced shards of the plan");
-  cmd->add_option("--costs", run.costs_dir, "an earlier run's out dir: its measured case times balance the shards");
+                  "a Python file defining a user workload (repeatable; docs/user-workloads.md)")
+      ->check(kNonEmpty);
+  cmd->add_option("--shard", run.shard, "K/N: only the K-th of N disjoint, cost-balanced shards of the plan")
+      ->check(kNonEmpty);
+  cmd->add_option("--costs", run.costs_dir, "an earlier run's out dir: its measured case times balance the shards")
+      ->check(kNonEmpty);
 }
 
 CLI::App* add_run(CLI::App& app, RunOptions& run) {
   auto* cmd = app.add_subcommand("run", "run a suite (the embedded default unless --suite)");
-  cmd->add_option("--out-dir", run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)");
+  cmd->add_option("--out-dir", run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)")
+      ->check(kNonEmpty);
   add_selection(cmd, run);
   cmd->add_option("--resume", run.resume_dir,
                   "finish an interrupted run or shard in its own out dir: re-measure only its missing or "
-                  "interrupted cases (the command comes from its index; give no other option but --quiet)");
-  cmd->add_option("--python", run.python, "interpreter whose packages are benchmarked (default: the project's .venv)");
+                  "interrupted cases (the command comes from its index; give no other option but --quiet)")
+      ->check(kNonEmpty);
+  cmd->add_option("--python", run.python, "interpreter whose packages are benchmarked (default: the project's .venv)")
+      ->check(kNonEmpty);
   cmd->add_flag("--deterministic", run.deterministic, "single-threaded math, fixed hash seed, no timestamps");
   using namespace limits;
   cmd->add_option("--cold-runs", run.cold_runs, "fresh-process runs per case (default 5)")

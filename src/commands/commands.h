@@ -14,8 +14,11 @@ namespace jitbench {
 // Exit codes: 0 every case ok or warn; 1 compare found a regression; 2 a case
 // failed, or a usage error; 3 an internal error; 4 the out dir refused a write
 // (full, read-only) and the run stopped, what it recorded still valid; 5 merge
-// wrote an incomplete run (shards or cases missing); 128+N interrupted by signal N.
+// wrote an incomplete run (shards or cases missing); 6 validate found a valid
+// run that is incomplete (stopped, or merged without some shards); 128+N
+// interrupted by signal N. README.md has the same table.
 inline constexpr int kExitWriteFailed = 4;
+inline constexpr int kExitIncomplete = 6;
 
 int cmd_run(const RunOptions& opts, int argc, char** argv);
 int cmd_plan(const PlanOptions& opts);

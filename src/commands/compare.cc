@@ -108,9 +108,14 @@ int gate(const CompareOptions& o, const compare::Comparison& cmp) {
     say(stderr, "regression: {} {} is {:.1f}% worse (ratio 95% CI [{:.3f}–{:.3f}], above {:.3f}; p = {:.3g})\n",
         r->case_id, r->metric, (r->ratio - 1) * 100, r->lo, r->hi, limit, r->p);
   for (const auto& w : cmp.worsened) say(stderr, "regression: status got worse: {}\n", w);
-  if (bad.empty() && cmp.worsened.empty()) return 0;
-  say(stderr, "jitbench compare: {} significant regression(s) above {:g}%, {} case(s) with a worse status\n",
-      bad.size(), *o.fail_on_regression_pct, cmp.worsened.size());
+  // A case NEW lost (a run stopped by a full disk, a shard that never ran) is
+  // a result that got worse, not one that went away quietly.
+  for (const auto& id : cmp.removed) say(stderr, "regression: case missing in NEW: {}\n", id);
+  if (bad.empty() && cmp.worsened.empty() && cmp.removed.empty()) return 0;
+  say(stderr,
+      "jitbench compare: {} significant regression(s) above {:g}%, {} case(s) with a worse status, {} case(s) "
+      "missing in NEW\n",
+      bad.size(), *o.fail_on_regression_pct, cmp.worsened.size(), cmp.removed.size());
   return 1;
 }
 }  // namespace

@@ -55,6 +55,60 @@ Shard load_shard(const std::string& dir) {
   return s;
 }
 
+// What one case's samples are: shards measured with other settings would mix
+// samples of different sizes and kinds in one table.
+std::string settings_of(const CaseResult& c) {
+  return fmt::format("{} cold runs, {} warm processes of {} calls, timeout {:g} s{}, seed {}", c.cold_runs,
+                     c.warm_runs, c.warm_iters, c.timeout_s, c.deterministic ? ", deterministic" : "", c.seed);
+}
+
+void check_same_settings(const std::vector<Shard>& shards) {
+  const CaseResult* first = nullptr;
+  const Shard* first_shard = nullptr;
+  for (const auto& s : shards)
+    for (const auto& c : s.run.cases) {
+      if (!first) {
+        first = &c;
+        first_shard = &s;
+      } else if (settings_of(c) != settings_of(*first)) {
+        throw UserError(fmt::format("shards measured with different settings: '{}' ran {} ({}), '{}' ran {} ({}); run "
+                                    "every shard with the same command",
+                                    first_shard->dir, first->c.id, settings_of(*first), s.dir, c.c.id, settings_of(c)));
+      }
+    }
+}
+
+// OUT must be a directory of its own: written inside a shard, it would add
+// files the shard's index does not list, and the shard would fail validate.
+void check_out_outside_shards(const std::string& out, const std::vector<Shard>& shards) {
+  const auto real_out = fs::weakly_canonical(fs::absolute(out));
+  for (const auto& s : shards) {
+    const auto real_shard = fs::weakly_canonical(fs::absolute(s.dir));
+    const auto rel = real_out.lexically_relative(real_shard);
+    if (!rel.empty() && *rel.begin() != "..")
+      throw UserError(fmt::format("merge: OUT '{}' is inside shard '{}'; a shard must stay as it was: give an OUT "
+                                  "beside the shards", out, s.dir));
+  }
+}
+
+// The command that measures a missing shard: the first shard's own, for shard k.
+std::string command_for_shard(const Shard& like, int k, const std::string& out_dir) {
+  std::string cmd;
+  const auto& argv = like.run.index.command;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    std::string a = argv[i];
+    if ((a == "--shard" || a == "--out-dir") && i + 1 < argv.size()) {
+      cmd += fmt::format(" {} {}", a, a == "--shard" ? fmt::format("{}/{}", k, like.count) : out_dir);
+      ++i;
+      continue;
+    }
+    if (a.rfind("--shard=", 0) == 0) a = fmt::format("--shard={}/{}", k, like.count);
+    if (a.rfind("--out-dir=", 0) == 0) a = "--out-dir=" + out_dir;
+    cmd += (cmd.empty() ? "" : " ") + a;
+  }
+  return cmd;
+}
+
 // Shards that can be one run: same suite, plan and jitbench; no shard or case twice.
 void check_consistent(const std::vector<Shard>& shards) {
   const Shard& a = shards.front();
@@ -80,6 +134,7 @@ void check_consistent(const std::vector<Shard>& shards) {
       if (auto [it, fresh] = case_in.emplace(c.c.id, s.dir); !fresh)
         throw UserError(fmt::format("case '{}' is in two shards: '{}' and '{}'", c.c.id, it->second, s.dir));
   }
+  check_same_settings(shards);
 }
 
 void copy_logs(const OutDir& out, const Shard& s, const std::string& case_id) {
@@ -128,12 +183,21 @@ std::map<std::string, CaseResult> copy_shards(const OutDir& out, const std::vect
     shard_list.push_back({{"dir", fs::absolute(s.dir).lexically_normal().string()}, {"shard", s.label},
                           {"index_sha256", s.index_sha256}, {"cases", s.run.cases.size()},
                           {"environment", env_of[i]}});
+    // Where and how the shard ran: its Slurm job and its own resumptions.
+    if (!s.run.index.slurm.is_null()) shard_list.back()["slurm"] = s.run.index.slurm;
+    if (s.run.index.resumed.is_array()) shard_list.back()["resumed"] = s.run.index.resumed;
   }
   return by_id;
 }
 
-int say_what_is_missing(const nlohmann::json& merged, const std::vector<std::string>& incomplete) {
-  for (const auto& k : merged["missing_shards"]) say(stderr, "jitbench: merge: shard {} is missing\n", k.get<std::string>());
+int say_what_is_missing(const nlohmann::json& merged, const std::vector<std::string>& incomplete,
+                        const std::vector<Shard>& shards) {
+  for (const auto& k : merged["missing_shards"]) {
+    const auto label = k.get<std::string>();
+    const int index = std::stoi(label.substr(0, label.find('/')));
+    say(stderr, "jitbench: merge: shard {} is missing; measure it with: {}\n", label,
+        command_for_shard(shards.front(), index, fmt::format("<new dir for shard {}>", index)));
+  }
   if (const auto& m = merged["missing_cases"]; !m.empty())
     say(stderr, "jitbench: merge: {} planned case{} measured by no shard given: {}\n", m.size(),
         m.size() == 1 ? " was" : "s were", m.dump());
@@ -148,6 +212,7 @@ int cmd_merge(const MergeOptions& o, int argc, char** argv) {
   for (const auto& dir : o.shards) shards.push_back(load_shard(dir));
   std::sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.index < b.index; });
   check_consistent(shards);
+  check_out_outside_shards(o.out, shards);
   std::size_t distinct = 0;
   const auto env_of = group_environments(shards, &distinct);
 
@@ -189,7 +254,7 @@ int cmd_merge(const MergeOptions& o, int argc, char** argv) {
   say(stdout, "merged {} shard{} of {}: {} of {} cases in {} environment{} -> {}\n", shards.size(),
       shards.size() == 1 ? "" : "s", first.count, cases.size(), h.info.n_planned, distinct, distinct == 1 ? "" : "s",
       out.root().string());
-  return complete ? 0 : say_what_is_missing(h.index_extra["merged"], incomplete);
+  return complete ? 0 : say_what_is_missing(h.index_extra["merged"], incomplete, shards);
 }
 
 }  // namespace jitbench

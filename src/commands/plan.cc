@@ -15,18 +15,20 @@ int cmd_plan(const PlanOptions& opts) {
   const int count = p.shard.is_null() ? 1 : p.shard["count"].get<int>();
   const int index = p.shard.is_null() ? 0 : p.shard["index"].get<int>();
   if (opts.json) {
-    say(stdout, "{}", json_text(plan_json(p.suite, p.full, p.costs, p.shard_of, index, count,
-                                          p.shard.is_null() ? "" : p.shard["costs"].get<std::string>())));
+    write_product(json_text(plan_json(p.suite, p.full, p.costs, p.shard_of, index, count,
+                                      p.shard.is_null() ? "" : p.shard["costs"].get<std::string>())),
+                  "the plan");
     return 0;
   }
   double total = 0;
   for (std::size_t i = 0; i < p.full.size(); ++i)
     if (!index || p.shard_of[i] == index - 1) total += p.costs[i];
-  say(stdout, "# suite '{}': {} of {} cases{}, expected ~{:.0f} s (costs: {})\n", p.suite.name, p.cases.size(),
-      p.full.size(), index ? fmt::format(" (shard {}/{})", index, count) : "", total,
-      p.shard.is_null() ? "model (backend and size)" : p.shard["costs"].get<std::string>());
+  std::string text = fmt::format("# suite '{}': {} of {} cases{}, expected ~{:.0f} s (costs: {})\n", p.suite.name,
+                                 p.cases.size(), p.full.size(), index ? fmt::format(" (shard {}/{})", index, count) : "",
+                                 total, p.shard.is_null() ? "model (backend and size)" : p.shard["costs"].get<std::string>());
   for (std::size_t i = 0; i < p.full.size(); ++i)
-    if (!index || p.shard_of[i] == index - 1) say(stdout, "{:<60} ~{:.1f} s\n", p.full[i].id, p.costs[i]);
+    if (!index || p.shard_of[i] == index - 1) text += fmt::format("{:<60} ~{:.1f} s\n", p.full[i].id, p.costs[i]);
+  write_product(text, "the plan");
   return 0;
 }
 

@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <optional>
 
 #include "artifacts/write_run.h"
 #include "commands/commands.h"
 #include "config/catalog.h"
+#include "config/input_copies.h"
 #include "env/ceilings.h"
 #include "plan/shard.h"
 #include "results/read.h"
@@ -28,6 +30,7 @@
 #include "util/fs.h"
 #include "util/interrupt.h"
 #include "util/say.h"
+#include "util/sha256.h"
 
 namespace jitbench {
 namespace {
@@ -66,6 +69,10 @@ std::map<std::string, double> measured_costs(const std::string& dir) {
     for (const auto& r : c.warm) s += r.wall_s;
     if (c.priming) s += c.priming->wall_s;
     if (c.crosscheck) s += c.crosscheck->wall_s;
+    // A wall time no machine measured (1e308 s) would make every expected cost infinite.
+    if (!std::isfinite(s) || s > 1e9)
+      throw UserError(fmt::format("--costs: case '{}' of '{}' records {:g} s of processes, not a time a run took",
+                                  c.c.id, dir, s));
     out[c.c.id] = s;
   }
   return out;
@@ -152,25 +159,90 @@ nlohmann::json run_ceilings(const RunOptions& o, const std::vector<Case>& plan, 
   return all;
 }
 
-// The probe, the environment manifest (written at once) and the run's header.
-RunHeader run_header(const RunOptions& o, const PlannedRun& p, const WorkerSetup& setup, const OutDir& out,
-                     ProcessLauncher& launcher, int argc, char** argv) {
-  const Suite& suite = p.suite;
-  const std::vector<Case>& plan = p.cases;
-  const std::size_t n_planned = plan.size();
-  const std::string& python = setup.python;
-  ProbeRequest req{python, resolve_worker_dir(), out.root() / "logs" / "probe.log"};
-  req.log_root = out.root();
-  auto probe = probe_worker(launcher, req);
-  if (auto* e = std::get_if<std::string>(&probe)) throw UserError(*e);
+// Where Slurm runs this (a job array task, say): its ids, so a shard says which
+// job, task and node made it; {} outside Slurm.
+nlohmann::json slurm_ids() {
+  nlohmann::json ids = nlohmann::json::object();
+  for (const char* k : {"SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_JOB_NODELIST",
+                        "SLURMD_NODENAME", "SLURM_RESTART_COUNT", "SLURM_CLUSTER_NAME"})
+    if (const char* v = std::getenv(k); v && *v) ids[k] = v;
+  return ids;
+}
+
+// The run's inputs, copied into the out dir and listed in the index: --resume
+// measures from these copies, never from whatever the original paths hold later.
+std::vector<FileWrite> input_copies(const RunOptions& o, const Suite& suite, nlohmann::json& listed) {
+  namespace fs = std::filesystem;
+  std::vector<FileWrite> files;
+  listed = nlohmann::json::array();
+  const auto add = [&](const std::string& kind, const fs::path& source, const std::string& rel) {
+    std::string text;
+    try {
+      text = read_file(source, /*follow_link=*/true);
+    } catch (const std::exception& e) {
+      throw UserError(fmt::format("cannot copy the {} into the out dir: {}", kind, e.what()));
+    }
+    listed.push_back({{"kind", kind}, {"source", fs::absolute(source).lexically_normal().string()}, {"path", rel},
+                      {"sha256", sha256_hex(text)}});
+    files.push_back({rel, std::move(text)});
+  };
+  if (!o.suite_file.empty()) add("suite", o.suite_file, "inputs/suite.toml");
+  std::vector<std::string> workloads = suite.workload_paths;
+  workloads.insert(workloads.end(), o.workload_paths.begin(), o.workload_paths.end());
+  for (const auto& w : workloads) {
+    const auto source = fs::absolute(w).lexically_normal().string();
+    if (std::none_of(listed.begin(), listed.end(), [&](const nlohmann::json& x) { return x["source"] == source; }))
+      add("workload", w, "inputs/workloads/" + fs::path(w).filename().string());
+  }
+  return files;
+}
+
+// From its first instant the out dir is a run: the inputs, an environment
+// manifest of the host (the interpreter not yet probed) and an index that says
+// the run is starting, written before any process is started. A signal, a
+// failed probe or a kill during the probe leaves a directory that validate,
+// a new run elsewhere and --resume all understand.
+RunHeader start_run(const RunOptions& o, const PlannedRun& p, const WorkerSetup& setup, const OutDir& out, int argc,
+                    char** argv) {
   RunHeader h;
   h.deterministic = o.deterministic;
   h.started_at = o.deterministic ? "" : utc_now();
   h.argv.assign(argv, argv + argc);
-  h.info.suite_name = suite.name;
-  h.info.suite_source = suite.source;
+  h.info.suite_name = p.suite.name;
+  h.info.suite_source = p.suite.source;
   for (const auto& a : h.argv) h.info.command += (h.info.command.empty() ? "" : " ") + a;
-  h.info.n_planned = n_planned;
+  h.info.n_planned = p.cases.size();
+  if (!p.shard.is_null()) h.index_extra["shard"] = p.shard;
+  h.index_extra["cwd"] = std::filesystem::current_path().string();
+  nlohmann::json listed;
+  auto files = input_copies(o, p.suite, listed);
+  if (!listed.empty()) h.index_extra["inputs"] = listed;
+  if (auto slurm = slurm_ids(); !slurm.empty()) h.index_extra["slurm"] = slurm;
+  const auto manifest = environment_json(read_host_facts(), {{"executable", setup.python}}, compiler_env(),
+                                         o.deterministic ? "" : utc_now());
+  h.info.environment = parse_environment(manifest);
+  files.push_back({"environment.json", json_text(manifest)});
+  const Stopped starting{"starting", "the run stopped while starting: probing the interpreter, measuring ceilings"};
+  try {
+    write_run_artifacts(out, h, {}, false, &starting, files);
+  } catch (const WriteError&) {
+    // Nothing half-written stays: the out dir is left as it was (empty, locked),
+    // so the same command can be run into it again.
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(out.root(), ec))
+      if (e.path().filename() != kLockFile) std::filesystem::remove_all(e.path(), ec);
+    throw;
+  }
+  return h;
+}
+
+// The probe and the ceilings complete the header's environment manifest.
+void probe_environment(RunHeader& h, const RunOptions& o, const std::vector<Case>& plan, const WorkerSetup& setup,
+                       const OutDir& out, ProcessLauncher& launcher) {
+  ProbeRequest req{setup.python, resolve_worker_dir(), out.root() / "logs" / "probe.log"};
+  req.log_root = out.root();
+  auto probe = probe_worker(launcher, req);
+  if (auto* e = std::get_if<std::string>(&probe)) throw UserError(*e);
   auto manifest = environment_json(read_host_facts(), std::get<nlohmann::json>(probe), compiler_env(),
                                    o.deterministic ? "" : utc_now());
   manifest["ceilings"] = run_ceilings(o, plan, setup, out, launcher);
@@ -186,10 +258,26 @@ RunHeader run_header(const RunOptions& o, const PlannedRun& p, const WorkerSetup
     if (const auto problems = problems_of(device); !problems.empty())
       manifest["ceilings"][device] =
           ceilings_not_measured("the ceilings worker's answer fails the environment schema: " + problems.front());
-  out.write_text("environment.json", json_text(manifest));
   h.info.environment = parse_environment(manifest);
-  if (!p.shard.is_null()) h.index_extra["shard"] = p.shard;
-  return h;
+}
+
+// Starting ends in one of three ways: probed (the run goes on), interrupted
+// (128 + signal) or a failed probe (the UserError goes on up); the index says which.
+std::optional<int> finish_starting(RunHeader& h, const RunOptions& o, const PlannedRun& p, const WorkerSetup& setup,
+                                   const OutDir& out, ProcessLauncher& launcher) {
+  try {
+    probe_environment(h, o, p.cases, setup, out, launcher);
+  } catch (const UserError& e) {
+    if (!interrupted()) {
+      write_stop_index(out, h, {}, Stopped{"probe_failed", e.what()});
+      throw;
+    }
+  }
+  if (!interrupted()) return std::nullopt;
+  write_stop_index(out, h, {}, Stopped{"interrupted", fmt::format("signal {}, while starting", interrupt_signal())});
+  say(stderr, "jitbench: interrupted while starting; nothing was measured. `jitbench run --resume {}` starts it "
+              "again\n", out.root().string());
+  return 128 + interrupt_signal();
 }
 
 // What the terminal shows while a suite runs.
@@ -262,7 +350,9 @@ int run_cases(const OutDir& out, RunHeader h, CaseRunner& runner, const std::vec
   std::vector<CaseResult> results;
   results.reserve(plan.size());
   try {
-    write_run_artifacts(out, h, results, plan.empty());  // an index from the start: the out dir is never without one
+    // The environment as probed, with the index that lists it: one step.
+    write_run_artifacts(out, h, results, plan.empty(), nullptr,
+                        {{"environment.json", json_text(h.info.environment.manifest)}});
   } catch (const WriteError& e) {
     return stop_on_write_error(out, h, results, true, e);
   }
@@ -311,6 +401,70 @@ void announce(bool quiet, std::size_t n, const WorkerSetup& setup, const OutDir&
         setup.cold_runs, setup.warm_runs, setup.warm_runs == 1 ? "" : "s", setup.warm_iters, out.root().string());
 }
 
+// The recorded command's paths as the run saw them, wherever --resume is run
+// from: relative ones against the directory it was started in, the suite and
+// the workload files from the copies in the out dir, checked against their
+// recorded sha256. Runs recorded before inputs were copied are resumed from
+// the original paths (relative to the recorded directory when there is one).
+void use_recorded_inputs(const RunIndex& index, const std::filesystem::path& dir, RunOptions& o) {
+  namespace fs = std::filesystem;
+  const fs::path cwd = index.cwd.empty() ? fs::current_path() : fs::path(index.cwd);
+  const auto anchored = [&](std::string& p) {
+    if (!p.empty() && fs::path(p).is_relative()) p = (cwd / p).lexically_normal().string();
+  };
+  anchored(o.python);
+  anchored(o.costs_dir);
+  std::map<std::string, std::string> copies;
+  for (const auto& in : index.inputs) {
+    const fs::path copy = dir / in.path;
+    std::string text;
+    try {
+      text = read_file(copy);
+    } catch (const std::exception& e) {
+      throw UserError(fmt::format("--resume: the copy of {} is unreadable: {}", in.source, e.what()));
+    }
+    if (sha256_hex(text) != in.sha256)
+      throw UserError(fmt::format("--resume: {} (the copy of {}) is not the file the run was started with: its sha256 "
+                                  "differs from the index", copy.string(), in.source));
+    copies[in.source] = copy.string();
+  }
+  if (index.cwd.empty()) {
+    anchored(o.suite_file);
+    for (auto& w : o.workload_paths) anchored(w);
+  }
+  use_input_copies(cwd, std::move(copies));
+}
+
+// The header of a resumed run: the command, suite, environment, shard,
+// inputs and Slurm ids as recorded, and one more resumption.
+RunHeader resumed_header(const LoadedRun& old, const RunOptions& o, const PlannedRun& p, std::size_t kept) {
+  RunHeader h;
+  h.argv = old.index.command;
+  h.deterministic = o.deterministic;
+  h.started_at = old.index.started_at;
+  h.info.suite_name = old.index.suite_name;
+  h.info.suite_source = old.index.suite_source;
+  for (const auto& a : h.argv) h.info.command += (h.info.command.empty() ? "" : " ") + a;
+  h.info.n_planned = p.cases.size();
+  h.info.environment = old.environment;
+  if (!old.index.shard.is_null()) h.index_extra["shard"] = old.index.shard;
+  if (!old.index.cwd.empty()) h.index_extra["cwd"] = old.index.cwd;
+  if (!old.index.inputs.empty()) {
+    h.index_extra["inputs"] = nlohmann::json::array();
+    for (const auto& in : old.index.inputs)
+      h.index_extra["inputs"].push_back(
+          {{"kind", in.kind}, {"source", in.source}, {"path", in.path}, {"sha256", in.sha256}});
+  }
+  if (!old.index.slurm.is_null()) h.index_extra["slurm"] = old.index.slurm;
+  h.index_extra["resumed"] = old.index.resumed.is_array() ? old.index.resumed : nlohmann::json::array();
+  nlohmann::json resumption = {{"at", text_or_null(o.deterministic ? "" : utc_now())},
+                               {"kept", kept},
+                               {"remeasured", nlohmann::json::array()}};
+  if (auto slurm = slurm_ids(); !slurm.empty()) resumption["slurm"] = slurm;  // a requeued task, say
+  h.index_extra["resumed"].push_back(resumption);
+  return h;
+}
+
 // --resume DIR: the command and the environment from DIR's index, the cases
 // it measured kept, those missing or interrupted measured now.
 int cmd_resume(const RunOptions& r) {
@@ -333,8 +487,9 @@ int cmd_resume(const RunOptions& r) {
   }
   if (!old.index.merged.is_null()) throw UserError(fmt::format("--resume: '{}' is a merged run; resume its shards", dir));
   RunOptions o = parse_run_command(old.index.command);
-  o.out_dir = dir;
+  o.out_dir = std::filesystem::absolute(dir).string();
   o.quiet = r.quiet;
+  use_recorded_inputs(old.index, o.out_dir, o);
   const PlannedRun p = make_planned_run(o);
   const std::string digest_then = old.index.shard.is_object() ? old.index.shard.value("plan_digest", "") : "";
   const std::string digest_now = p.shard.is_object() ? p.shard.value("plan_digest", "") : "";
@@ -351,23 +506,15 @@ int cmd_resume(const RunOptions& r) {
   const OutDir& out = std::get<OutDir>(reopened);
   WorkerSetup setup = worker_setup(o, p.suite);
   setup.out_dir = out.root();
-  RunHeader h;
-  h.argv = old.index.command;
-  h.deterministic = o.deterministic;
-  h.started_at = old.index.started_at;
-  h.info.suite_name = old.index.suite_name;
-  h.info.suite_source = old.index.suite_source;
-  for (const auto& a : h.argv) h.info.command += (h.info.command.empty() ? "" : " ") + a;
-  h.info.n_planned = p.cases.size();
-  h.info.environment = old.environment;
-  if (!old.index.shard.is_null()) h.index_extra["shard"] = old.index.shard;
-  h.index_extra["resumed"] = old.index.resumed.is_array() ? old.index.resumed : nlohmann::json::array();
-  h.index_extra["resumed"].push_back({{"at", text_or_null(o.deterministic ? "" : utc_now())},
-                                      {"kept", keep.size()},
-                                      {"remeasured", nlohmann::json::array()}});
-  announce(o.quiet, p.cases.size() - keep.size(), setup, out, fmt::format(" left of {}", p.cases.size()));
+  RunHeader h = resumed_header(old, o, p, keep.size());
   install_interrupt_handlers();
   Launchers launchers;
+  // A run stopped before its probe finished never recorded its interpreter.
+  if (old.environment.python_version.empty()) {
+    const PlannedRun& plan = p;
+    if (auto code = finish_starting(h, o, plan, setup, out, launchers.posix)) return *code;
+  }
+  announce(o.quiet, p.cases.size() - keep.size(), setup, out, fmt::format(" left of {}", p.cases.size()));
   CaseRunner runner(launchers.get(), setup);
   return run_cases(out, std::move(h), runner, p.cases, std::move(keep), o.quiet);
 }
@@ -382,11 +529,12 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
   if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
   const OutDir out = std::get<OutDir>(prepared);
   setup.out_dir = out.root();
+  install_interrupt_handlers();  // the out dir is a run from here on: a signal is recorded, never lost
+  RunHeader h = start_run(o, p, setup, out, argc, argv);
   Launchers launchers;
-  RunHeader h = run_header(o, p, setup, out, launchers.posix, argc, argv);
+  if (auto code = finish_starting(h, o, p, setup, out, launchers.posix)) return *code;
   announce(o.quiet, p.cases.size(), setup, out,
            p.shard.is_null() ? "" : fmt::format(" (shard {} of {})", p.shard["index"].get<int>(), p.shard["count"].get<int>()));
-  install_interrupt_handlers();
   CaseRunner runner(launchers.get(), setup);
   return run_cases(out, std::move(h), runner, p.cases, {}, o.quiet);
 }

@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
+#include "artifacts/out_dir.h"
 #include "commands/commands.h"
+#include "results/read.h"
 #include "util/say.h"
 #include "validate/check_out_dir.h"
 
@@ -14,6 +16,21 @@ int cmd_validate(const ValidateOptions& opts) {
   if (!rep.errors.empty()) {
     say(stderr, "{}: {} problem(s) found\n", opts.dir, rep.errors.size());
     return 1;
+  }
+  const auto index = read_index(std::filesystem::path(opts.dir) / kIndexFile);
+  const auto* i = std::get_if<RunIndex>(&index);
+  if (i && !i->complete) {
+    // Every file is what the index says, but the run is not all its plan: say so with its own exit code.
+    std::string why = "it did not measure its whole plan";
+    if (i->stopped.is_object())
+      why = fmt::format("stopped: {} ({})", i->stopped.value("reason", "?"), i->stopped.value("detail", ""));
+    else if (i->merged.is_object())
+      why = fmt::format("merged without {} shard(s) and {} case(s) of its plan",
+                        i->merged.value("missing_shards", nlohmann::json::array()).size(),
+                        i->merged.value("missing_cases", nlohmann::json::array()).size());
+    say(stdout, "{}: valid but incomplete — {} ({} cases recorded; {} files hashed, {} documents checked)\n", opts.dir,
+        why, i->cases.size(), rep.files_hashed, rep.documents_validated);
+    return kExitIncomplete;
   }
   say(stdout, "{}: valid ({} files hashed, {} documents checked against their schemas)\n", opts.dir, rep.files_hashed,
       rep.documents_validated);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "config/input_copies.h"
 #include "util/resources.h"
 
 namespace jitbench {
@@ -73,9 +74,10 @@ const std::vector<BackendInfo>& backends() {
 
 const std::vector<WorkloadInfo>& workloads() { return workload_table(); }
 
-std::optional<std::string> register_user_workload(const std::string& path) {
+std::optional<std::string> register_user_workload(const std::string& given) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  const std::string path = input_path(given);  // a resumed run's copy
   const fs::path p = fs::absolute(path, ec);
   if (ec || !fs::is_regular_file(p, ec))
     return fmt::format("workload file '{}' does not exist (give the path of a .py file; see docs/user-workloads.md)",

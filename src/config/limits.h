@@ -10,6 +10,10 @@ inline constexpr long kMaxWarmRuns = 100'000;
 inline constexpr long kMaxWarmIters = 100'000'000;
 inline constexpr double kMaxTimeoutS = 7 * 24 * 3600.0;  // a week: far past any case, far inside 64-bit ns
 inline constexpr long kMaxSize = 9'007'199'254'740'991;  // 2^53 - 1: exact in every JSON reader
+// Cases in one plan: far past any suite a machine can measure (a million cases
+// of a second each is eleven days), far below what the plan's own memory and
+// plan.json could hold.
+inline constexpr long kMaxCases = 1'000'000;
 
 // A timeout jitbench can honour: finite, > 0, at most kMaxTimeoutS.
 inline bool valid_timeout(double s) { return std::isfinite(s) && s > 0 && s <= kMaxTimeoutS; }

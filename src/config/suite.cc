@@ -3,18 +3,19 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <toml++/toml.h>
 
 #include "config/catalog.h"
+#include "config/input_copies.h"
 #include "config/limits.h"
+#include "util/fs.h"
 #include "util/resources.h"
 
 namespace jitbench {
 namespace {
+constexpr int kMaxKeyParts = 256;
 
 struct Error {
   std::string message;
@@ -140,11 +141,66 @@ MatrixBlock read_block(std::string_view src, const toml::table& t) {
   return b;
 }
 
+// toml++ builds one nested table per part of a dotted key, recursively: a key
+// of tens of thousands of parts overflows the stack before it can complain.
+// The line (1-based) of the first key or table header with kMaxKeyParts parts
+// or more, scanning outside strings and comments; nullopt when none. A value
+// (after '=') is no key; a ',' in an inline table starts a key again.
+std::optional<std::size_t> overlong_key(std::string_view text) {
+  std::size_t line = 1;
+  int dots = 0;
+  bool key_part = true, comment = false;
+  char quote = 0;          // inside a one-line string: its quote character
+  std::string_view multi;  // inside a multi-line string: its delimiter
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (ch == '\n') {
+      ++line;
+      if (multi.empty()) {
+        dots = 0;
+        key_part = true;
+        comment = false;
+        quote = 0;
+      }
+      continue;
+    }
+    if (!multi.empty()) {
+      if (text.substr(i, 3) == multi) {
+        multi = {};
+        i += 2;
+      }
+      continue;
+    }
+    if (comment) continue;
+    if (quote) {
+      if (ch == '\\' && quote == '"') ++i;
+      else if (ch == quote) quote = 0;
+      continue;
+    }
+    if (text.substr(i, 3) == R"(""")" || text.substr(i, 3) == "'''") {
+      multi = text.substr(i, 3);
+      i += 2;
+    } else if (ch == '"' || ch == '\'') {
+      quote = ch;
+    } else if (ch == '#') {
+      comment = true;
+    } else if (ch == '=' || ch == ',') {
+      key_part = ch == ',';
+      dots = 0;
+    } else if (ch == '.' && key_part && ++dots >= kMaxKeyParts) {
+      return line;
+    }
+  }
+  return std::nullopt;
+}
 }  // namespace
 
 std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_view source_name) {
   Suite s;
   s.source = std::string(source_name);
+  if (auto line = overlong_key(text))
+    return ConfigError{fmt::format("{}:{}: a key of {} or more dotted parts (a suite needs a few); shorten it",
+                                   source_name, *line, kMaxKeyParts)};
   try {
     toml::table root = toml::parse(text, source_name);
     reject_unknown_keys(source_name, root, {"suite", "matrix"}, "the suite file");
@@ -165,11 +221,13 @@ std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_
 }
 
 std::variant<Suite, ConfigError> load_suite_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return ConfigError{fmt::format("cannot read suite file '{}': check the path", path)};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_suite(ss.str(), path);
+  std::string text;
+  try {
+    text = read_file(input_path(path), /*follow_link=*/true);
+  } catch (const std::exception& e) {
+    return ConfigError{fmt::format("cannot read suite file '{}': {}", path, e.what())};
+  }
+  return parse_suite(text, path);  // named as given: its workload_paths resolve as they did
 }
 
 Suite default_suite() {

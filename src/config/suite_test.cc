@@ -1,6 +1,9 @@
 #include "config/suite.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
 
 namespace jitbench {
 namespace {
@@ -92,6 +95,28 @@ TEST(Suite, MissingFileIsOneLine) {
   auto& e = std::get<ConfigError>(r);
   EXPECT_EQ(e.message.find('\n'), std::string::npos);
   EXPECT_NE(e.message.find("/nonexistent/suite.toml"), std::string::npos);
+}
+
+TEST(Suite, AKeyOfTensOfThousandsOfPartsIsRefusedNotACrash) {
+  std::string key = "a";
+  for (int i = 0; i < 60000; ++i) key += ".b";
+  EXPECT_NE(error_of(key + " = 1\n" + kBlock).find("s.toml:1: a key of 256 or more dotted parts"), std::string::npos);
+  EXPECT_NE(error_of(std::string(kBlock) + "[" + key + "]\n").find("s.toml:6:"), std::string::npos);
+  // Dots in values, strings and comments are no key parts.
+  std::string floats = "# ";
+  for (int i = 0; i < 300; ++i) floats += "1.5, ";
+  EXPECT_EQ(error_of(std::string(kBlock) + floats + "\n[suite]\nname = \"" + std::string(300, '.') + "\"\n"), "");
+}
+
+TEST(Suite, AFifoIsNotWaitedFor) {
+  char dir[] = "/tmp/jitbench-suite-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string fifo = std::string(dir) + "/suite.toml";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto r = load_suite_file(fifo);  // would block forever reading a FIFO nobody writes
+  ASSERT_TRUE(std::holds_alternative<ConfigError>(r));
+  EXPECT_NE(std::get<ConfigError>(r).message.find("not a regular file (a FIFO)"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "export/json_util.h"
 
+#include "util/json_parse.h"
+
 #include "stats/stats.h"
 
 namespace jitbench {
@@ -25,5 +27,5 @@ json summary_json(std::span<const double> xs) {
           {"n_outliers", s->n_outliers}};
 }
 
-std::string json_text(const json& j) { return j.dump(2) + "\n"; }
+std::string json_text(const json& j) { return dump_json(j, 2) + "\n"; }
 }  // namespace jitbench

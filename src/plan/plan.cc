@@ -7,6 +7,7 @@
 #include <set>
 
 #include "config/catalog.h"
+#include "config/limits.h"
 
 namespace jitbench {
 
@@ -54,6 +55,52 @@ std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text) {
   return s;
 }
 
+namespace {
+// Distinct backends named anywhere in the suite (an upper bound per --cases entry).
+std::size_t backends_in(const Suite& suite) {
+  std::set<std::string> all;
+  for (const auto& blk : suite.matrix) all.insert(blk.backends.begin(), blk.backends.end());
+  return all.size();
+}
+
+// How many cases make_plan would make (an upper bound with --cases), before it makes any.
+template <typename PoliciesFor, typename Wanted>
+long double planned_count(const Suite& suite, const Selection& sel, std::size_t precisions, PoliciesFor policies_for,
+                          Wanted wanted_backend) {
+  long double planned = 0;
+  if (!sel.cases.empty()) {
+    const long double backends = sel.backends.empty() ? static_cast<long double>(backends_in(suite)) : sel.backends.size();
+    return sel.cases.size() * backends * precisions * policies_for(nullptr).size();
+  }
+  for (const auto& blk : suite.matrix) {
+    long double backends = 0;
+    for (const auto& b : blk.backends) backends += wanted_backend(b) ? 1 : 0;
+    planned += backends * blk.workloads.size() * blk.sizes.size() * blk.dtypes.size() * precisions *
+               policies_for(&blk).size();
+  }
+  return planned;
+}
+// --cases: each named case on --backends if given, else on every backend the
+// suite pairs with that workload (so `--cases matmul_512_f32` never drags plain
+// Python through a 512^3 loop unless asked to). "" or why none runs.
+template <typename Add>
+std::string add_named_cases(const Suite& suite, const Selection& sel, Add add) {
+  for (const auto& spec : sel.cases) {
+    std::vector<std::string> bs = sel.backends;
+    if (bs.empty()) {
+      for (const auto& blk : suite.matrix)
+        if (std::find(blk.workloads.begin(), blk.workloads.end(), spec.workload) != blk.workloads.end())
+          for (const auto& b : blk.backends)
+            if (std::find(bs.begin(), bs.end(), b) == bs.end()) bs.push_back(b);
+    }
+    if (bs.empty())
+      return fmt::format("no backend runs workload '{}' in suite '{}': add --backends", spec.workload, suite.name);
+    for (const auto& b : bs) add(b, spec.workload, spec.n, spec.dtype, nullptr);
+  }
+  return "";
+}
+}  // namespace
+
 std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const Selection& sel) {
   // --cache-policy overrides a block's own cache_policy, which overrides the suite's.
   const auto policies_for = [&](const MatrixBlock* blk) -> const std::vector<CachePolicy>& {
@@ -82,6 +129,13 @@ std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const
       }
   };
 
+  // Counted before anything is expanded: a plan past the limit never takes the memory it would need.
+  if (const long double planned = planned_count(suite, sel, precisions.size(), policies_for, wanted_backend);
+      planned > limits::kMaxCases)
+    return fmt::format("the selection expands to {:.0Lf} cases, more than jitbench plans ({}): split the suite or "
+                       "narrow --backends/--cases",
+                       planned, limits::kMaxCases);
+
   if (sel.cases.empty()) {
     for (const auto& blk : suite.matrix)
       for (const auto& b : blk.backends)
@@ -89,22 +143,8 @@ std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const
           for (const auto& w : blk.workloads)
             for (long n : blk.sizes)
               for (const auto& d : blk.dtypes) add(b, w, n, d, &blk);
-  } else {
-    // Each named case runs on --backends if given, else on every backend the
-    // suite pairs with that workload (so `--cases matmul_512_f32` never drags
-    // plain Python through a 512^3 loop unless asked to).
-    for (const auto& spec : sel.cases) {
-      std::vector<std::string> bs = sel.backends;
-      if (bs.empty()) {
-        for (const auto& blk : suite.matrix)
-          if (std::find(blk.workloads.begin(), blk.workloads.end(), spec.workload) != blk.workloads.end())
-            for (const auto& b : blk.backends)
-              if (std::find(bs.begin(), bs.end(), b) == bs.end()) bs.push_back(b);
-      }
-      if (bs.empty())
-        return fmt::format("no backend runs workload '{}' in suite '{}': add --backends", spec.workload, suite.name);
-      for (const auto& b : bs) add(b, spec.workload, spec.n, spec.dtype, nullptr);
-    }
+  } else if (auto err = add_named_cases(suite, sel, add); !err.empty()) {
+    return err;
   }
   if (!collision.empty()) return collision;
   if (out.empty()) return std::string("the selection matches no case: check --backends and --cases against `jitbench list`");

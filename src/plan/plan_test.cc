@@ -62,6 +62,19 @@ TEST(Plan, CasesUseSuiteBackendsForThatWorkload) {
   EXPECT_EQ(cases[1].id, "jax_jit_cpu_matmul_256_f64");
 }
 
+TEST(Plan, APlanPastTheCaseLimitIsRefusedBeforeItIsExpanded) {
+  Suite s;
+  std::vector<long> sizes(1000);
+  for (long i = 0; i < 1000; ++i) sizes[i] = i + 1;
+  // 6 backends x 1000 sizes x 1000 workload copies: six million cases.
+  s.matrix.push_back({{"numpy", "numba", "python", "jax_jit_cpu", "jax_eager_cpu", "tensorflow"},
+                      std::vector<std::string>(1000, "matmul"), sizes, {"f32"}, {}});
+  auto r = make_plan(s, {});
+  ASSERT_TRUE(std::holds_alternative<std::string>(r));
+  EXPECT_NE(std::get<std::string>(r).find("expands to 6000000 cases, more than jitbench plans (1000000)"),
+            std::string::npos) << std::get<std::string>(r);
+}
+
 TEST(Plan, EmptySelectionIsAnError) {
   auto r = make_plan(two_blocks(), {{"numba"}, {}, {}, {}});
   EXPECT_TRUE(std::holds_alternative<std::string>(r));

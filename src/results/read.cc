@@ -7,6 +7,7 @@
 
 #include "util/fs.h"
 #include "util/json_get.h"
+#include "util/json_parse.h"
 
 namespace jitbench {
 namespace fs = std::filesystem;
@@ -19,8 +20,10 @@ struct BadField : std::runtime_error {
 };
 
 json parse_object(const std::string& text) {
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw BadField("not a JSON object");
+  auto parsed = parse_json(text);
+  if (auto* e = std::get_if<std::string>(&parsed)) throw BadField(*e);
+  json j = std::get<json>(std::move(parsed));
+  if (!j.is_object()) throw BadField("not a JSON object");
   return j;
 }
 
@@ -181,6 +184,10 @@ std::variant<RunIndex, std::string> read_index(const fs::path& file) {
   return guarded<RunIndex>(file, [](const json& j) {
     RunIndex x;
     x.jitbench_version = opt_str(j, "jitbench_version");
+    x.cwd = opt_str(j, "cwd");
+    for (const auto& in : j.value("inputs", json::array()))
+      x.inputs.push_back({in.at("kind").get<std::string>(), in.at("source").get<std::string>(), inside_path(in.at("path")),
+                          in.at("sha256").get<std::string>()});
     x.suite_name = j.at("suite").value("name", "");
     x.suite_source = j.at("suite").value("source", "");
     x.command = j.value("command", std::vector<std::string>{});
@@ -190,7 +197,8 @@ std::variant<RunIndex, std::string> read_index(const fs::path& file) {
     for (const auto& c : j.at("cases"))
       x.cases.push_back({c.at("case").get<std::string>(), inside_path(c.at("path")), status_of(c),
                          c.contains("environment") ? inside_path(c.at("environment")) : std::string()});
-    for (auto [key, field] : {std::pair{"shard", &x.shard}, {"resumed", &x.resumed}, {"merged", &x.merged}})
+    for (auto [key, field] : {std::pair{"shard", &x.shard}, {"resumed", &x.resumed}, {"merged", &x.merged},
+                              {"slurm", &x.slurm}, {"stopped", &x.stopped}})
       if (j.contains(key)) *field = j.at(key);
     for (const auto& f : j.at("files"))
       x.files.push_back({inside_path(f.at("path")), f.at("sha256").get<std::string>(),

@@ -21,11 +21,18 @@ struct IndexedCase {
   std::string environment;  // merged runs: the environment file it ran in ("" otherwise)
 };
 
+// A file the run read and keeps a copy of (index "inputs").
+struct InputCopy {
+  std::string kind, source, path, sha256;  // source: absolute, as read; path: the copy, in the out dir
+};
+
 struct RunIndex {
   std::string jitbench_version, suite_name, suite_source, started_at, finished_at;
+  std::string cwd;  // where the run was started ("" before index v2)
+  std::vector<InputCopy> inputs;
   std::vector<std::string> command;
   bool complete = false;
-  nlohmann::json shard, resumed, merged;  // optional sections (null when absent)
+  nlohmann::json shard, resumed, merged, slurm, stopped;  // optional sections (null when absent)
   std::vector<IndexedCase> cases;
   std::vector<FileEntry> files;
 };

@@ -155,13 +155,13 @@ TEST(Interpret, EveryFieldAChecksNeedsIsRequired) {
       {cold_without("/first_call"), "protocol_violation: missing first_call"},
       {cold_without("/sync/pending_after_last_call"), "protocol_violation: missing sync.pending_after_last_call"},
       {cold_without("/precision/matmul"), "protocol_violation: missing precision.matmul"},
-      {cold_with(R"("import_s":-0.1)"), "protocol_violation: import_s is not a number >= 0"},
+      {cold_with(R"("import_s":-0.1)"), "protocol_violation: import_s is not a duration (0, or >= 1 ns)"},
       {cold_with(R"("verify_first":{"message":"no ok"})"), "protocol_violation: verify_first.ok is not true or false"},
       // A phase outside phase_names, or named twice, would escape "phases <= first call".
       {cold_with(R"("first_call":{"phases":{"warmup":-1.0},"phase_names":["compile"]})"),
        "protocol_violation: phase 'warmup' is not declared in phase_names"},
       {cold_with(R"("first_call":{"phases":{"compile":-1.0},"phase_names":["compile"]})"),
-       "protocol_violation: phase 'compile' is not a number >= 0"},
+       "protocol_violation: phase 'compile' is not a duration (0, or >= 1 ns)"},
       {cold_with(R"("first_call":{"phases":{"compile":0.1},"phase_names":["compile","compile"]})"),
        "protocol_violation: phase 'compile' declared twice"},
   };

@@ -1,5 +1,6 @@
 #include "run/protocol.h"
 #include "util/json_get.h"
+#include "util/json_parse.h"
 
 #include <fmt/format.h>
 
@@ -15,12 +16,20 @@ std::string require_string(const json& j, const char* key) {
   return "";
 }
 
-bool is_seconds(const json& v) { return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= 0; }
+// A measured duration: finite and >= 0, and either 0 or at least one tick of
+// the nanosecond clocks every worker reads (5e-324 s is no measurement; its
+// reciprocal, a throughput, would not even be a number).
+constexpr double kClockTickS = 1e-9;
+bool is_seconds(const json& v) {
+  if (!v.is_number()) return false;
+  const double x = v.get<double>();
+  return std::isfinite(x) && (x == 0 || x >= kClockTickS);
+}
 
 // "" when j[key] is a number of seconds (finite, >= 0).
 std::string seconds_field(const json& j, const char* key, const std::string& prefix = "") {
   if (!j.contains(key) || j[key].is_null()) return fmt::format("missing {}{}", prefix, key);
-  if (!is_seconds(j[key])) return fmt::format("{}{} is not a number >= 0", prefix, key);
+  if (!is_seconds(j[key])) return fmt::format("{}{} is not a duration (0, or >= 1 ns)", prefix, key);
   return "";
 }
 
@@ -43,7 +52,7 @@ std::string times_violation(const json& j, RunMode mode, int warm_iters) {
   }
   if (!j.contains("calls_s") || !j["calls_s"].is_array()) return "missing calls_s";
   for (const auto& x : j["calls_s"])
-    if (!is_seconds(x)) return "calls_s holds something other than numbers >= 0";
+    if (!is_seconds(x)) return "calls_s holds something other than durations (0, or >= 1 ns)";
   if (j["calls_s"].size() != static_cast<std::size_t>(warm_iters))
     return fmt::format("calls_s holds {} calls, {} were asked for", j["calls_s"].size(), warm_iters);
   return "";
@@ -67,7 +76,7 @@ std::string phases_violation(const json& j) {
   for (const auto& [name, v] : fc["phases"].items()) {
     if (std::find(declared.begin(), declared.end(), name) == declared.end())
       return fmt::format("phase '{}' is not declared in phase_names", name);
-    if (!is_seconds(v)) return fmt::format("phase '{}' is not a number >= 0", name);
+    if (!is_seconds(v)) return fmt::format("phase '{}' is not a duration (0, or >= 1 ns)", name);
   }
   return "";
 }
@@ -121,8 +130,9 @@ std::string result_violation(const json& j, RunMode mode, int warm_iters) {
 }
 
 std::variant<Message, std::string> parse_message(std::string_view line) {
-  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return std::string("not valid JSON");
+  auto parsed = parse_json(line);
+  if (auto* e = std::get_if<std::string>(&parsed)) return *e;
+  json j = std::get<json>(std::move(parsed));
   if (!j.is_object()) return std::string("not a JSON object");
   if (!j.contains("type") || !j["type"].is_string()) return std::string("missing 'type'");
   static const std::pair<const char*, MessageType> kTypes[] = {

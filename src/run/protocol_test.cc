@@ -39,16 +39,16 @@ TEST(Protocol, AResultIsCheckedAgainstTheRunAskedFor) {
   EXPECT_EQ(result_violation(cold, RunMode::Cold, 0), "");
   auto bad = cold;
   bad["import_s"] = "1";
-  EXPECT_EQ(result_violation(bad, RunMode::Cold, 0), "import_s is not a number >= 0");
+  EXPECT_EQ(result_violation(bad, RunMode::Cold, 0), "import_s is not a duration (0, or >= 1 ns)");
   auto warm = cold;
   warm["mode"] = "warm";
   warm["calls_s"] = {0.1, "x"};
-  EXPECT_EQ(result_violation(warm, RunMode::Warm, 2), "calls_s holds something other than numbers >= 0");
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, 2), "calls_s holds something other than durations (0, or >= 1 ns)");
   auto aot = cold;
   aot["mode"] = "aot";
   EXPECT_EQ(result_violation(aot, RunMode::Aot, 0), "missing aot");
   aot["aot"] = {{"trace_s", 0}, {"lower_s", 0}, {"compile_s", -1}, {"execute_s", 0}};
-  EXPECT_EQ(result_violation(aot, RunMode::Aot, 0), "aot.compile_s is not a number >= 0");
+  EXPECT_EQ(result_violation(aot, RunMode::Aot, 0), "aot.compile_s is not a duration (0, or >= 1 ns)");
   aot["aot"]["compile_s"] = 0.1;
   EXPECT_EQ(result_violation(aot, RunMode::Aot, 0), "");
 }

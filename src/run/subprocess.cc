@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -57,20 +56,6 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
   return out;
 }
 
-// RAII owner for the spawn attribute objects so every exit path frees them.
-struct SpawnSetup {
-  posix_spawn_file_actions_t actions{};
-  posix_spawnattr_t attr{};
-  SpawnSetup() {
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attr);
-  }
-  ~SpawnSetup() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-  }
-};
-
 std::string errno_text(const char* what, int err) { return std::string(what) + ": " + std::strerror(err); }
 
 void kill_group(pid_t pid, int sig) {
@@ -98,10 +83,40 @@ int open_log(const SpawnSpec& spec) {
   return open_file_in(spec.log_path.parent_path(), spec.log_path.filename());
 }
 
-// posix_spawn in its own process group, stdin from /dev/null, stdout+stderr to
-// the log, the pipe's write end on kResultFd. Returns the pid, or 0 with
-// res.spawn_error set; closes the write end either way.
+// The child's side of spawn(), between fork and exec: async-signal-safe calls
+// only. Its own process group, SIGKILL when jitbench dies (PR_SET_PDEATHSIG,
+// checked against a parent that died before it took effect), stdin from
+// /dev/null, stdout+stderr to the log, the pipe's write end on kResultFd,
+// default signal handling and an empty mask. An exec that fails reports its
+// errno on err_fd (close-on-exec: a successful exec closes it unwritten).
+[[noreturn]] void become_worker(const SpawnSpec& spec, pid_t parent, int log_fd, int result_fd, int err_fd,
+                                char** argv, char** envp) {
+  const auto die = [err_fd](int err) {
+    while (::write(err_fd, &err, sizeof err) < 0 && errno == EINTR) {
+    }
+    ::_exit(127);
+  };
+  if (::setpgid(0, 0) != 0) die(errno);
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die(errno);
+  if (::getppid() != parent) ::_exit(127);  // jitbench is gone already
+  const int devnull = ::open("/dev/null", O_RDONLY);
+  if (devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(log_fd, 1) < 0 || ::dup2(log_fd, 2) < 0 ||
+      ::dup2(result_fd, kResultFd) < 0)
+    die(errno);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP}) ::sigaction(sig, &dfl, nullptr);
+  sigset_t empty;
+  sigemptyset(&empty);
+  ::sigprocmask(SIG_SETMASK, &empty, nullptr);
+  if (spec.argv[0].find('/') != std::string::npos) ::execve(argv[0], argv, envp);
+  else ::execvpe(argv[0], argv, envp);
+  die(errno);
+}
 
+// fork + exec of the worker (become_worker); returns the pid, or 0 with
+// res.spawn_error set; closes the write end either way. Not posix_spawn: it
+// cannot ask the kernel to end the child with jitbench.
 pid_t spawn(const SpawnSpec& spec, int pipefd[2], ProcessResult& res) {
   int log_fd = -1;
   try {
@@ -111,34 +126,41 @@ pid_t spawn(const SpawnSpec& spec, int pipefd[2], ProcessResult& res) {
     res.spawn_error = e.what();
     return 0;
   }
-  SpawnSetup s;
-  // The child must not hold the read end; dup2 onto kResultFd clears CLOEXEC there.
-  posix_spawn_file_actions_addopen(&s.actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&s.actions, log_fd, 1);
-  posix_spawn_file_actions_adddup2(&s.actions, log_fd, 2);
-  posix_spawn_file_actions_adddup2(&s.actions, pipefd[1], kResultFd);
-  sigset_t empty, defaults;
-  sigemptyset(&empty);
-  sigemptyset(&defaults);
-  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP}) sigaddset(&defaults, sig);
-  posix_spawnattr_setsigmask(&s.attr, &empty);
-  posix_spawnattr_setsigdefault(&s.attr, &defaults);
-  posix_spawnattr_setpgroup(&s.attr, 0);
-  posix_spawnattr_setflags(&s.attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
+  int errpipe[2];
+  if (::pipe2(errpipe, O_CLOEXEC) != 0) {
+    res.spawn_error = errno_text("pipe2", errno);
+    ::close(pipefd[1]);
+    ::close(log_fd);
+    return 0;
+  }
+  // Everything the child needs is built before the fork.
   auto argv_s = spec.argv;
   auto env_s = build_env(spec);
   auto argv = c_strings(argv_s);
   auto envp = c_strings(env_s);
-  pid_t pid = 0;
+  const pid_t parent = ::getpid();
   res.spawn_ns = monotonic_ns();
-  const bool has_slash = spec.argv[0].find('/') != std::string::npos;
-  const int rc = has_slash ? ::posix_spawn(&pid, argv[0], &s.actions, &s.attr, argv.data(), envp.data())
-                           : ::posix_spawnp(&pid, argv[0], &s.actions, &s.attr, argv.data(), envp.data());
+  const pid_t pid = ::fork();
+  if (pid == 0) become_worker(spec, parent, log_fd, pipefd[1], errpipe[1], argv.data(), envp.data());
+  const int fork_err = errno;
+  ::close(errpipe[1]);
   ::close(pipefd[1]);
   ::close(log_fd);
-  if (rc != 0) {
-    res.spawn_error = errno_text(spec.argv[0].c_str(), rc);
+  if (pid < 0) {
+    ::close(errpipe[0]);
+    res.spawn_error = errno_text("fork", fork_err);
+    return 0;
+  }
+  int exec_err = 0;
+  ssize_t n;
+  while ((n = ::read(errpipe[0], &exec_err, sizeof exec_err)) < 0 && errno == EINTR) {
+  }
+  ::close(errpipe[0]);
+  if (n == static_cast<ssize_t>(sizeof exec_err)) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    res.spawn_error = errno_text(spec.argv[0].c_str(), exec_err);
     return 0;
   }
   return pid;

@@ -1,5 +1,7 @@
 #pragma once
-// Spawning one worker process: its own process group, stdin from /dev/null,
+// Spawning one worker process: its own process group, killed with jitbench
+// (PR_SET_PDEATHSIG: no worker outlives a `kill -9` of jitbench to write into
+// a log a resumed run reuses), stdin from /dev/null,
 // stdout+stderr to a log file, a result channel on an inherited descriptor,
 // a hard timeout enforced by killing the whole group, rusage from wait4.
 // The worker's end is its exit, not EOF on the channel: a child it leaves

@@ -7,9 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <utility>
 
 namespace jitbench {
@@ -116,10 +114,20 @@ void write_file_in(const fs::path& root, const fs::path& rel, std::string_view c
 }
 
 int open_file_in(const fs::path& root, const fs::path& rel) {
+  // A fresh inode renamed into place: whatever was at rel (a symbolic link, a
+  // hard link to a file outside the out dir, an old log a lingering process
+  // still appends to) is replaced, never written through or truncated.
   const Fd dir = open_dir_below(root, rel.parent_path());
-  const int fd = ::openat(dir.fd, rel.filename().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) fail("open", root / rel, errno);
-  return fd;
+  const std::string name = rel.filename().string(), tmp = "." + name + ".tmp";
+  ::unlinkat(dir.fd, tmp.c_str(), 0);
+  Fd fd(::openat(dir.fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (fd.fd < 0) fail("open", root / rel, errno);
+  if (::renameat(dir.fd, tmp.c_str(), dir.fd, name.c_str()) != 0) {
+    const int err = errno;
+    ::unlinkat(dir.fd, tmp.c_str(), 0);
+    fail("open", root / rel, err);
+  }
+  return fd.release();
 }
 
 void write_file_atomic(const fs::path& path, std::string_view contents) {
@@ -151,12 +159,31 @@ bool crosses_link(const fs::path& root, const fs::path& rel) {
   return false;
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+std::string read_file(const fs::path& path, bool follow_link) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow_link ? 0 : O_NOFOLLOW)));
+  if (fd.fd < 0) {
+    const int err = errno;
+    if (err == ELOOP) throw std::runtime_error("cannot read " + path.string() + ": it is a symbolic link");
+    throw std::runtime_error("cannot read " + path.string() + ": " + std::strerror(err));
+  }
+  struct stat st {};
+  if (::fstat(fd.fd, &st) != 0) throw std::runtime_error("cannot read " + path.string() + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw std::runtime_error("cannot read " + path.string() + ": not a regular file (" +
+                             (S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory"
+                              : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a special file") + ")");
+  std::string out;
+  out.resize(static_cast<std::size_t>(st.st_size));
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = ::read(fd.fd, out.data() + done, out.size() - done);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n < 0) throw std::runtime_error("cannot read " + path.string() + ": " + std::strerror(errno));
+    if (n == 0) break;  // the file shrank while being read
+    done += static_cast<std::size_t>(n);
+  }
+  out.resize(done);
+  return out;
 }
 
 long long monotonic_ns() {

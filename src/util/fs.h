@@ -23,8 +23,10 @@ struct WriteError : std::runtime_error {
 // Writes root/rel atomically; creates the directories of rel below root.
 // Throws WriteError, naming a link when a component of rel is one.
 void write_file_in(const std::filesystem::path& root, const std::filesystem::path& rel, std::string_view contents);
-// Opens root/rel for writing (O_TRUNC) without following links; creates the
-// directories of rel. Returns a descriptor with O_CLOEXEC, or throws WriteError.
+// Opens root/rel for writing as a new, empty file (a fresh inode renamed over
+// whatever was there: a link, hard or symbolic, is replaced, never written
+// through); creates the directories of rel without following links. Returns a
+// descriptor with O_CLOEXEC, or throws WriteError.
 // Several files as one step: every file is written to its temporary first,
 // and only when all are written are they renamed into place. A failure leaves
 // every destination as it was (and no temporary behind).
@@ -44,7 +46,13 @@ bool is_plain_relative(std::string_view rel);
 // True when some component of rel below root is a symbolic link (or missing).
 bool crosses_link(const std::filesystem::path& root, const std::filesystem::path& rel);
 
-std::string read_file(const std::filesystem::path& path);
+// The whole of a regular file: opened without following a final symbolic link
+// and without blocking (a FIFO planted where a file should be never hangs the
+// reader), checked with fstat to be a regular file (never /dev/zero or a
+// device), and read into one string of its size. Throws std::runtime_error
+// naming the path and the problem. A file the user names (a suite) may be
+// reached through a link: follow_link.
+std::string read_file(const std::filesystem::path& path, bool follow_link = false);
 // CLOCK_MONOTONIC in nanoseconds: the clock the worker's hello message uses too.
 long long monotonic_ns();
 }  // namespace jitbench

@@ -1,6 +1,7 @@
 #include "util/fs.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -49,10 +50,43 @@ TEST(SafeWrite, ALinkAtTheDestinationIsReplacedNotFollowed) {
   EXPECT_EQ(read_file(t.root / "outside" / "target.txt"), "precious");
   EXPECT_FALSE(fs::is_symlink(t.root / "in" / "f.txt"));
   EXPECT_EQ(read_file(t.root / "in" / "f.txt"), "new");
-  // a link planted where open_file_in's file goes is refused, not followed
+  // a link planted where open_file_in's file goes is replaced, not followed
   fs::create_symlink(t.root / "outside" / "target.txt", t.root / "in" / "log.txt");
-  EXPECT_THROW(open_file_in(t.root / "in", "log.txt"), WriteError);
+  const int fd = open_file_in(t.root / "in", "log.txt");
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(::write(fd, "log", 3), 3);
+  ::close(fd);
   EXPECT_EQ(read_file(t.root / "outside" / "target.txt"), "precious");
+  EXPECT_EQ(read_file(t.root / "in" / "log.txt"), "log");
+}
+
+TEST(SafeWrite, AHardLinkIsReplacedNeverTruncated) {
+  TempRoot t;
+  write_file_in(t.root / "outside", "target.txt", "precious");
+  fs::create_hard_link(t.root / "outside" / "target.txt", t.root / "in" / "log.txt");
+  fs::create_hard_link(t.root / "outside" / "target.txt", t.root / "in" / "doc.json");
+  const int fd = open_file_in(t.root / "in", "log.txt");
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(::write(fd, "new", 3), 3);
+  ::close(fd);
+  write_file_in(t.root / "in", "doc.json", "{}");
+  EXPECT_EQ(read_file(t.root / "outside" / "target.txt"), "precious");
+  EXPECT_EQ(read_file(t.root / "in" / "log.txt"), "new");
+  EXPECT_EQ(fs::hard_link_count(t.root / "outside" / "target.txt"), 1u);
+}
+
+TEST(ReadFile, OnlyRegularFilesAreRead) {
+  TempRoot t;
+  ASSERT_EQ(::mkfifo((t.root / "in" / "fifo").c_str(), 0600), 0);
+  EXPECT_THROW(read_file(t.root / "in" / "fifo"), std::runtime_error);  // never blocks
+  fs::create_symlink("/dev/zero", t.root / "in" / "zero");
+  EXPECT_THROW(read_file(t.root / "in" / "zero"), std::runtime_error);  // never reads forever
+  EXPECT_THROW(read_file("/dev/zero", /*follow_link=*/true), std::runtime_error);
+  try {
+    read_file(t.root / "in" / "fifo");
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file (a FIFO)"), std::string::npos) << e.what();
+  }
 }
 
 TEST(SafeWrite, ABatchIsAllOrNothing) {

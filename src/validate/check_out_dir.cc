@@ -8,6 +8,7 @@
 #include "export/schema.h"
 #include "results/read.h"
 #include "util/fs.h"
+#include "util/json_parse.h"
 #include "util/sha256.h"
 
 namespace jitbench {
@@ -17,11 +18,20 @@ using nlohmann::json;
 namespace {
 // Parses and schema-checks one JSON file; returns the document (null on error).
 json check_document(const fs::path& file, const std::string& label, ValidationReport& rep) {
-  json doc = json::parse(read_file(file), nullptr, false);
-  if (doc.is_discarded()) {
-    rep.errors.push_back(label + ": not valid JSON");
+  std::string text;
+  try {
+    text = read_file(file);
+  } catch (const std::exception& e) {
+    rep.errors.push_back(label + ": " + e.what());
     return nullptr;
   }
+  auto parsed = parse_json(text);
+  text = std::string();  // the document is what is kept: the text is not needed twice
+  if (auto* e = std::get_if<std::string>(&parsed)) {
+    rep.errors.push_back(label + ": " + *e);
+    return nullptr;
+  }
+  json doc = std::get<json>(std::move(parsed));
   if (!doc.is_object() || !doc.contains("schema_version") || !doc["schema_version"].is_string()) return doc;
   const auto version = doc["schema_version"].get<std::string>();
   if (!has_schema(version)) {

@@ -14,11 +14,15 @@ with the entry never read), hit_without_files (a warm_cache hit with nothing in
 the cache), cold_hit (a cache hit claimed in a cold run), cold_write (a cache
 file written in a cold run), outside_cache (a cache directory outside the
 case's reported by the framework), env_cache (hits from JAX_COMPILATION_CACHE_DIR
-when that variable reaches it), and the hazards of issue 13: slow (sleeps
+when that variable reaches it), deep (a result line nested 70,000 deep),
+tiny_calls (warm calls of 5e-324 s), chatty (writes to its log for
+FAKE_WORKER_SLEEP seconds, its pid to FAKE_WORKER_PIDFILE), and the hazards
+of issue 13: slow (sleeps
 FAKE_WORKER_SLEEP seconds, default 3), fork_linger / fork_setsid (leaves a
 child holding the channel open for 60 s, in its group or in a session of its
 own; its pid goes to FAKE_WORKER_PIDFILE), fill_disk (fills the file system of
-FAKE_WORKER_FILL before reporting).
+FAKE_WORKER_FILL before reporting). FAKE_WORKER_PROBE=slow|fail makes the
+probe sleep FAKE_WORKER_SLEEP seconds or exit 3.
 It speaks the protocol by hand so that the tests do not depend on the real
 worker being right. Its own numbers are small and consistent: it sleeps as long
 as the total it reports. Honest, it uses a compile cache the way a framework
@@ -85,7 +89,7 @@ def use_cache(mode, policy):
 
 
 def main():
-    p = argparse.ArgumentParser()
+    p = argparse.ArgumentParser(allow_abbrev=False)
     p.add_argument("command")
     p.add_argument("--fd", type=int)
     p.add_argument("--mode")
@@ -94,6 +98,8 @@ def main():
     p.add_argument("--cache-policy", default="cold_cache")
     p.add_argument("--warm-iters", type=int, default=3)
     p.add_argument("--dtype", default="f32")
+    p.add_argument("--workload-path", default=None)
+    p.add_argument("--workload", default="")
     args, _ = p.parse_known_args()
     ch = os.fdopen(args.fd, "w", buffering=1)
 
@@ -103,6 +109,12 @@ def main():
 
     send(type="hello", protocol=1, monotonic_ns=time.monotonic_ns())
     if args.command == "probe":
+        probe = os.environ.get("FAKE_WORKER_PROBE", "ok")
+        if probe == "slow":  # a probe that takes its time: a signal arrives while jitbench starts
+            time.sleep(float(os.environ.get("FAKE_WORKER_SLEEP", "3")))
+        if probe == "fail":
+            print("the interpreter could not even be probed")
+            return 3
         names = ["python", "numpy", "numba", "jax_jit_cpu", "jax_jit_gpu"]
         send(type="probe", python="3.fake", platform="fake", executable=sys.executable,
              implementation="CPython", packages={"numpy": "0.fake"},
@@ -112,7 +124,15 @@ def main():
 
     modes = dict(kv.split("=") for kv in os.environ.get("FAKE_WORKER_MODES", "").split(",") if kv)
     mode = modes.get(args.backend, os.environ.get("FAKE_WORKER_MODE", "ok"))
-    print("benchmarked code may print to stdout freely")  # must land in the log, not the channel
+    print("benchmarked code may print to stdout freely", flush=True)  # must land in the log, not the channel
+    pidfile = os.environ.get("FAKE_WORKER_PIDFILE")
+    if pidfile and mode == "chatty":
+        with open(pidfile, "a") as f:
+            f.write(f"{os.getpid()}\n")
+    if mode == "chatty":  # keeps writing to its log for a while: an orphan would go on
+        for i in range(int(float(os.environ.get("FAKE_WORKER_SLEEP", "3")) * 10)):
+            print(f"still here {i}", flush=True)
+            time.sleep(0.1)
     cache_events = use_cache(mode, args.cache_policy)
     result = dict(type="result", mode=args.mode, import_s=0.0001, setup_s=0.0001, first_call_s=0.0002,
                   verify={"ok": True}, verify_first={"ok": True}, device={"platform": "cpu", "kind": "cpu", "count": 1},
@@ -129,7 +149,9 @@ def main():
     if args.mode == "cold":
         result["second_call_s"] = 0.0001
     elif args.mode == "warm":
-        result["calls_s"] = [[0.001, 0.0011, 0.0009][i % 3] for i in range(args.warm_iters)]
+        # Millions of calls (a large case file) in a second, not in an hour.
+        unit = 1.0 if args.warm_iters <= 1000 else 1e-3
+        result["calls_s"] = [[0.001, 0.0011, 0.0009][i % 3] * unit for i in range(args.warm_iters)]
     else:
         # phases_disagree: the ahead-of-time compile takes 50 ms, the events claimed 0.1 ms.
         compile_s = 0.05 if mode == "phases_disagree" else 0.00005
@@ -144,6 +166,10 @@ def main():
         result["total_s"] = 10.0
     if mode == "lie_segments":
         result["total_s"] = segments / 2
+    if args.workload_path:
+        result["workload"] = {"path": args.workload_path}
+    if mode == "tiny_calls":
+        result["calls_s"] = [5e-324] * len(result.get("calls_s", []))
     if mode == "missing_total":
         del result["total_s"]
     if mode == "missing_verify_first":
@@ -184,7 +210,10 @@ def main():
         send(type="skip", status="warn", reason="missing_dependency: numpy")
         send(type="bye")
         return 0
-    if mode != "noresult":
+    if mode == "deep":  # a result nested far deeper than any document needs (Python cannot even build it)
+        ch.write(json.dumps(result)[:-1] + ', "workload": ' + "[" * 70000 + "]" * 70000 + "}\n")
+        ch.flush()
+    elif mode != "noresult":
         send(**result)
     send(type="bye")
     return 0
