@@ -4,6 +4,7 @@ stdout and stderr belong to the benchmarked code (jitbench sends them to a
 log file); nothing the protocol needs is ever written there."""
 
 import json
+import math
 import os
 import time
 
@@ -20,7 +21,10 @@ class Channel:
     def send(self, type_: str, **body) -> None:
         # A string the benchmarked code made may hold a lone surrogate (an
         # exception message): it is replaced, never allowed to lose the message.
-        line = json.dumps({"type": type_, **body}, allow_nan=False, ensure_ascii=False, default=_jsonable)
+        # A number JSON cannot hold (a workload's check that reports NaN) is
+        # sent as its text ("nan"): never a lost verdict; where jitbench needs a
+        # number (a time) the text is a protocol violation it names.
+        line = json.dumps(_finite({"type": type_, **body}), allow_nan=False, ensure_ascii=False, default=_jsonable)
         line = line.encode("utf-8", "replace").decode("utf-8")
         self._file.write(line + "\n")
         self._file.flush()
@@ -33,6 +37,21 @@ class Channel:
     def bye(self) -> None:
         self.send("bye")
         self._file.close()
+
+
+def _finite(x):
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else "inf" if x > 0 else "-inf"
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    if hasattr(x, "tolist") and not isinstance(x, (str, bytes)):  # a numpy scalar or array
+        try:
+            return _finite(x.tolist())
+        except (TypeError, ValueError):
+            return x
+    return x
 
 
 def _jsonable(x):
