@@ -135,7 +135,9 @@ def test_a_users_jax_cache_never_serves_a_cold_run(tmp_path):
                               capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=env)
         assert proc.returncode == 0, proc.stderr
     c = case(out, "jax_jit_cpu_matmul_64_f32")
-    assert c["status"] == "ok", c["detail"]
+    # A crosscheck_* warn doubts the phase split of a few-ms trace (one AOT process on a loaded machine), not
+    # the cache; its own tests are in test_fake_workers.py.
+    assert c["status"] == "ok" or (c["status"] == "warn" and c["reason"].startswith("crosscheck_")), c["detail"]
     for run in c["cold"]["runs"] + c["warm"]["runs"]:
         assert run["worker"]["compiles"]["first_call"] >= 1
         assert run["first_call_breakdown"]["phases"].get("cache_load", 0) == 0
