@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import pathlib
+import shutil
 import statistics
 import subprocess
 import sys
@@ -76,6 +77,7 @@ def bare(script, variant, n, dtype):
 
 
 def jitbench_round(out, backends, runs_per_round):
+    shutil.rmtree(out, ignore_errors=True)
     cases = ",".join(f"{w}_{n}_{d}" for w, n, d in CASES)
     subprocess.run([str(ROOT / "build" / "jitbench"), "run", "--backends", backends, "--cases", cases,
                     "--cold-runs", str(runs_per_round), "--warm-iters", "30", "--ceilings", "off", "--quiet",
@@ -89,12 +91,15 @@ def jitbench_round(out, backends, runs_per_round):
 
 
 def seed_round(seed_dir, out, backends, runs_per_round):
+    shutil.rmtree(out, ignore_errors=True)
     cases = ",".join(f"{w}_{n}_{d}" for w, n, d in CASES)
     subprocess.run([PY, str(seed_dir / "suites" / "ml" / "suite.py"), "--out-dir", str(out), "--cold-runs",
                     str(runs_per_round), "--warm-iters", "30", "--cases", cases, "--backends", backends],
                    check=True, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     rows = {}
     for path in (out / "cases").glob("*.json"):
+        if path.name.startswith("."):
+            continue  # the seed's per-process scratch files
         case = json.loads(path.read_text())
         rows[case["case"]] = [{"import_s": r["import_s"], "setup_s": 0.0, "first_call_s": r["first_call_s"],
                                "second_call_s": r["second_call_s"], "ttfr_s": r["import_s"] + r["first_call_s"]}
