@@ -15,4 +15,9 @@ export JITBENCH_REQUIRE_SLURM=1
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DJITBENCH_SANITIZE=ON -DJITBENCH_FUZZ_SECONDS=45 >/dev/null
 cmake --build build-asan -j"$(nproc)" --target jitbench_tests jitbench_fuzz >/dev/null
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j2)
+# The environments' tests install with --no-index: numpy's wheel (what every
+# environment needs) comes from here, fetched once.
+ls .deps/wheels/numpy-*.whl >/dev/null 2>&1 ||
+  .venv/bin/python -m pip download -q --disable-pip-version-check --only-binary=:all: --no-deps \
+    "$(grep -o '^numpy==[^ ]*' requirements/cpu.txt)" -d .deps/wheels
 .venv/bin/python -m pytest -q tests

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
     if (const auto* c = std::get_if<CompareOptions>(&cmd)) return cmd_compare(*c);
     if (const auto* p = std::get_if<PlanOptions>(&cmd)) return cmd_plan(*p);
     if (const auto* m = std::get_if<MergeOptions>(&cmd)) return cmd_merge(*m, argc, argv);
+    if (const auto* b = std::get_if<BisectOptions>(&cmd)) return cmd_bisect(*b);
     return cmd_validate(std::get<ValidateOptions>(cmd));
   } catch (const UserError& e) {
     say(stderr, "jitbench: error: {}\n", e.what());

@@ -225,7 +225,8 @@ std::optional<Priming> priming(const CaseResult& c) {
 std::vector<CacheModeRow> cache_mode_rows(const std::vector<CaseResult>& cases) {
   std::vector<CacheModeRow> rows;
   for (const auto& c : cases) {
-    const auto key = make_case_id(c.c.backend, c.c.workload, c.c.n, c.c.dtype, CachePolicy::ColdCache, c.c.precision);
+    const auto key =
+        make_case_id(c.c.backend, c.c.workload, c.c.n, c.c.dtype, CachePolicy::ColdCache, c.c.precision, c.c.env);
     auto it = std::find_if(rows.begin(), rows.end(), [&](const CacheModeRow& r) { return r.key == key; });
     if (it == rows.end()) it = rows.insert(rows.end(), {key, {}});
     it->by_policy[c.c.cache_policy] = {&c, median_of(cold_values(c, "ttfr_s")),

@@ -46,8 +46,9 @@ void write_run_artifacts(const OutDir& out, const RunHeader& h, const std::vecto
   for (const auto& c : cases)
     files.push_back({"cases/" + c.c.id + ".json", c.recorded_json.empty() ? json_text(case_json(c)) : c.recorded_json});
   const Analysis analysis = analyze(cases, h.info.environment.ceilings());
-  files.push_back({"analysis.json", json_text(analysis_json(analysis))});
-  files.push_back({"summary.md", summary_md(h.info, cases, analysis)});
+  const auto releases = compare::release_rows(cases);
+  files.push_back({"analysis.json", json_text(analysis_json(analysis, releases))});
+  files.push_back({"summary.md", summary_md(h.info, cases, analysis, releases)});
   add_ml_export(files, h, cases);
   write_files_in(out.root(), files);
   write_index(out, h, cases, complete, stopped);

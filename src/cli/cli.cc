@@ -51,6 +51,25 @@ void add_selection(CLI::App* cmd, RunOptions& run) {
       ->check(kNonEmpty);
   cmd->add_option("--costs", run.costs_dir, "an earlier run's out dir: its measured case times balance the shards")
       ->check(kNonEmpty);
+  cmd->add_option("--env", run.envs,
+                  "measure every case in a pinned environment: [NAME:]REQ;REQ... (repeatable; docs/environments.md)")
+      ->check(kNonEmpty);
+  cmd->add_option("--env-var", run.env_vars, "NAME:VARIABLE=VALUE, set in environment NAME's workers (repeatable)")
+      ->check(kNonEmpty);
+  cmd->add_option("--find-links", run.find_links, "a directory of wheels the environments' installer may use")
+      ->check(kNonEmpty);
+  cmd->add_flag("--no-index", run.no_index, "build environments from --find-links alone, without a package index");
+}
+
+// How often each case is measured, and for how long a worker may take.
+void add_repetitions(CLI::App* cmd, RunOptions& run, const char* cold_help, const char* warm_runs_help) {
+  using namespace limits;
+  cmd->add_option("--cold-runs", run.cold_runs, cold_help)->check(CLI::Range(1L, kMaxColdRuns));
+  cmd->add_option("--warm-iters", run.warm_iters, "timed calls in each warm process (default 30)")
+      ->check(CLI::Range(0L, kMaxWarmIters));
+  cmd->add_option("--warm-runs", run.warm_runs, warm_runs_help)->check(CLI::Range(1L, kMaxWarmRuns));
+  cmd->add_option("--timeout", run.timeout_s, "seconds before a worker is killed (default 300)")
+      ->check(finite_number(0, kMaxTimeoutS));
 }
 
 CLI::App* add_run(CLI::App& app, RunOptions& run) {
@@ -65,15 +84,8 @@ CLI::App* add_run(CLI::App& app, RunOptions& run) {
   cmd->add_option("--python", run.python, "interpreter whose packages are benchmarked (default: the project's .venv)")
       ->check(kNonEmpty);
   cmd->add_flag("--deterministic", run.deterministic, "single-threaded math, fixed hash seed, no timestamps");
-  using namespace limits;
-  cmd->add_option("--cold-runs", run.cold_runs, "fresh-process runs per case (default 5)")
-      ->check(CLI::Range(1L, kMaxColdRuns));
-  cmd->add_option("--warm-iters", run.warm_iters, "timed calls in each warm process (default 30)")
-      ->check(CLI::Range(0L, kMaxWarmIters));
-  cmd->add_option("--warm-runs", run.warm_runs, "warm processes per case (default 1; compare needs 4+ to test warm calls)")
-      ->check(CLI::Range(1L, kMaxWarmRuns));
-  cmd->add_option("--timeout", run.timeout_s, "seconds before a worker is killed (default 300)")
-      ->check(finite_number(0, kMaxTimeoutS));
+  add_repetitions(cmd, run, "fresh-process runs per case (default 5)",
+                  "warm processes per case (default 1; compare needs 4+ to test warm calls)");
   cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
   cmd->add_option("--ceilings", run.ceilings,
                   "measure the machine's peak GEMM GFLOP/s and copy bandwidth (~1-2 s): auto (when a native floor "
@@ -99,12 +111,36 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
 
 void check_command_name(int argc, char** argv) {
   const std::string first = argc > 1 ? argv[1] : "";
-  for (const char* c : {"run", "plan", "merge", "list", "validate", "report", "compare"})
+  for (const char* c : {"run", "plan", "merge", "bisect", "list", "validate", "report", "compare"})
     if (first == c) return;
   if (!first.empty() && first[0] != '-')
     throw UserError(fmt::format(
-        "unknown command '{}' (valid: run, plan, merge, list, validate, report, compare; see jitbench --help)",
+        "unknown command '{}' (valid: run, plan, merge, bisect, list, validate, report, compare; see jitbench --help)",
         argv[1]));
+}
+
+CLI::App* add_bisect(CLI::App& app, BisectOptions& b) {
+  auto* cmd = app.add_subcommand("bisect", "find the release of a package that made a metric worse");
+  cmd->add_option("--package", b.package, "the package whose releases are bisected (e.g. jax)")->required()->check(kNonEmpty);
+  cmd->add_option("--good", b.good, "a release without the regression")->required()->check(kNonEmpty);
+  cmd->add_option("--bad", b.bad, "a later release with it")->required()->check(kNonEmpty);
+  cmd->add_option("--versions", b.versions, "the candidates, oldest first (default: every release between them)")
+      ->delimiter(',');
+  cmd->add_option("--with", b.with, "a further requirement of every step, {} standing for the version (jaxlib=={})");
+  cmd->add_option("--metric", b.metric, "import, first_call, compile, ttfr, process_ttfr or warm (default ttfr)")
+      ->check(CLI::IsMember({"import", "first_call", "compile", "ttfr", "process_ttfr", "warm"}));
+  cmd->add_option("--threshold", b.threshold_pct, "a regression is more than PCT percent, with confidence (default 10)")
+      ->check(finite_number(0, 1e6, true));
+  cmd->add_option("--alpha", b.alpha, "significance level of the Mann-Whitney U test (default 0.05)")
+      ->check(finite_number(1e-6, 0.5, true));
+  cmd->add_option("--out-dir", b.out_dir, "new or empty directory: one run per step, bisect.json")->required()
+      ->check(kNonEmpty);
+  auto& run = b.selection;
+  add_selection(cmd, run);
+  add_repetitions(cmd, run, "fresh-process runs per case and step (default 5)",
+                  "warm processes per case (default 1; --metric warm wants 4+)");
+  cmd->add_flag("--quiet,-q", run.quiet, "print only the conclusion");
+  return cmd;
 }
 }  // namespace
 
@@ -115,6 +151,28 @@ void check_selection(const RunOptions& run) {
   if (!run.costs_dir.empty() && run.shard.empty())
     throw UserError("--costs balances shards: give it with --shard K/N");
 }
+
+namespace {
+void check_run(const RunOptions& run) {
+  check_selection(run);
+  const bool other = !run.suite_file.empty() || !run.cases.empty() || !run.backends.empty() ||
+                     !run.cache_policies.empty() || !run.precisions.empty() || !run.workload_paths.empty() ||
+                     !run.shard.empty() || !run.costs_dir.empty() || !run.out_dir.empty() || run.cold_runs ||
+                     !run.envs.empty() || !run.env_vars.empty() || !run.find_links.empty() || run.no_index ||
+                     run.warm_iters || run.warm_runs || run.timeout_s || run.deterministic || !run.python.empty() ||
+                     run.ceilings != "auto";
+  if (!run.resume_dir.empty() && other)
+    throw UserError("--resume takes the command from the run's own index: give it alone (--quiet excepted)");
+}
+
+void check_bisect(const RunOptions& selection) {
+  check_selection(selection);
+  if (!selection.shard.empty() || !selection.envs.empty() || !selection.env_vars.empty())
+    throw UserError("bisect makes one environment per release and runs whole plans: leave out --shard, --env and "
+                    "--env-var");
+}
+}  // namespace
+
 Command parse_command_line(int argc, char** argv) {
   CLI::App app{"jitbench: what just-in-time compilation really costs, measured in fresh processes"};
   app.set_version_flag("--version", JITBENCH_VERSION);
@@ -139,6 +197,8 @@ Command parse_command_line(int argc, char** argv) {
   auto* plan_cmd = app.add_subcommand("plan", "list the cases `run` would measure, in order, with stable ids");
   add_selection(plan_cmd, plan.selection);
   plan_cmd->add_flag("--json", plan.json, "print the plan as JSON (jitbench.plan.v1)");
+  BisectOptions bisect;
+  auto* bisect_cmd = add_bisect(app, bisect);
   MergeOptions merge;
   auto* merge_cmd = app.add_subcommand("merge", "merge the out dirs of a plan's shards into one verified run");
   merge_cmd->add_option("out", merge.out, "new or empty directory for the merged run")->required();
@@ -151,18 +211,11 @@ Command parse_command_line(int argc, char** argv) {
     return Done{app.exit(e)};
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
-    if (argc < 2) msg = "a command is required: run, plan, merge, list, validate, report or compare";
+    if (argc < 2) msg = "a command is required: run, plan, merge, bisect, list, validate, report or compare";
     throw UserError(msg + " (see jitbench --help)");
   }
   if (*run_cmd) {
-    check_selection(run);
-    const bool other = !run.suite_file.empty() || !run.cases.empty() || !run.backends.empty() ||
-                       !run.cache_policies.empty() || !run.precisions.empty() || !run.workload_paths.empty() ||
-                       !run.shard.empty() || !run.costs_dir.empty() || !run.out_dir.empty() || run.cold_runs ||
-                       run.warm_iters || run.warm_runs || run.timeout_s || run.deterministic || !run.python.empty() ||
-                       run.ceilings != "auto";
-    if (!run.resume_dir.empty() && other)
-      throw UserError("--resume takes the command from the run's own index: give it alone (--quiet excepted)");
+    check_run(run);
     return run;
   }
   if (*plan_cmd) {
@@ -170,6 +223,10 @@ Command parse_command_line(int argc, char** argv) {
     return plan;
   }
   if (*merge_cmd) return merge;
+  if (*bisect_cmd) {
+    check_bisect(bisect.selection);
+    return bisect;
+  }
   if (*list_cmd) return list;
   if (*report_cmd) return report;
   if (*compare_cmd) return compare;

@@ -28,12 +28,28 @@ struct RunOptions {
   std::string shard;       // "K/N": only the K-th of N shards of the plan
   std::string costs_dir;   // an earlier run whose measured case costs balance the shards
   std::string resume_dir;  // finish this interrupted run (its index holds the command)
+  // Environments (config/environments.h): --env [NAME:]REQ;REQ..., --env-var NAME:K=V,
+  // and what the installer is given (air-gapped clusters, tests).
+  std::vector<std::string> envs, env_vars, find_links;
+  bool no_index = false;
 };
 
 // `jitbench plan`: the cases `run` with the same selection would measure.
 struct PlanOptions {
   RunOptions selection;
   bool json = false;
+};
+
+// `jitbench bisect`: the release of a package that made a metric worse.
+struct BisectOptions {
+  RunOptions selection;  // what is measured at every step (--suite, --cases, --backends, counts, --find-links...)
+  std::string package, good, bad;
+  std::vector<std::string> versions;  // the candidates, oldest first; empty: every release between good and bad
+  std::vector<std::string> with;      // further pins every environment gets ("jaxlib==0.4.38" moves with jax)
+  std::string metric = "ttfr";        // import, first_call, compile, ttfr, process_ttfr, warm
+  double threshold_pct = 10;          // a regression is larger than this, with confidence
+  double alpha = 0.05;
+  std::string out_dir;
 };
 
 // `jitbench merge OUT SHARD...`
@@ -69,7 +85,7 @@ struct Done {
 };
 
 using Command = std::variant<RunOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions, PlanOptions,
-                             MergeOptions, Done>;
+                             MergeOptions, BisectOptions, Done>;
 
 // Throws UserError with a one-line message for bad input.
 Command parse_command_line(int argc, char** argv);

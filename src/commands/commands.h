@@ -25,6 +25,7 @@ int cmd_plan(const PlanOptions& opts);
 // Exit code of a merge that wrote the merged run but lacks shards or cases.
 inline constexpr int kExitIncompleteMerge = 5;
 int cmd_merge(const MergeOptions& opts, int argc, char** argv);
+int cmd_bisect(const BisectOptions& opts);
 
 // The cases a run's options select, in order, and the shard it measures.
 struct PlannedRun {
@@ -34,6 +35,7 @@ struct PlannedRun {
   std::vector<double> costs;       // expected seconds per case of `full`
   std::vector<int> shard_of;       // 0-based shard per case of `full` (all 0 unsharded)
   nlohmann::json shard = nullptr;  // the index's "shard" section; null unsharded
+  std::vector<EnvironmentSpec> environments;  // the environments every case runs in (none: the run's own)
 };
 // Throws UserError for a selection that plans nothing or a bad --shard/--costs.
 PlannedRun make_planned_run(const RunOptions& opts);

@@ -3,7 +3,10 @@
 // the exit code.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "commands/commands.h"
 #include "compare/compare.h"
@@ -40,10 +43,32 @@ void print_rows(const compare::Comparison& cmp) {
   }
 }
 
+// The manifest a case ran in: its pinned environment's file, or the run's.
+const nlohmann::json& manifest_of(const LoadedRun& run, const CaseResult& c,
+                                  std::map<std::string, nlohmann::json>& loaded) {
+  if (c.environment.empty()) return run.environment.manifest;
+  const std::string key = (run.dir / c.environment).string();
+  if (!loaded.count(key)) {
+    auto env = read_environment(run.dir / c.environment);
+    if (auto* e = std::get_if<std::string>(&env)) throw UserError(*e);
+    loaded[key] = std::get<EnvironmentInfo>(env).manifest;
+  }
+  return loaded[key];
+}
+
 // Two runs on different machines or packages compare those as much as the
-// code: said before the table, never hidden.
+// code: said before the table, never hidden. Cases measured in pinned
+// environments are compared with the environment each ran in.
 void print_environments(const LoadedRun& base, const LoadedRun& next) {
-  const auto diff = environment_differences(base.environment.manifest, next.environment.manifest);
+  std::map<std::string, nlohmann::json> loaded;
+  std::vector<std::string> diff;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& [a, b] : compare::paired_cases(base.cases, next.cases)) {
+    if (!seen.insert({a->environment, b->environment}).second) continue;
+    for (const auto& d : environment_differences(manifest_of(base, *a, loaded), manifest_of(next, *b, loaded)))
+      if (std::find(diff.begin(), diff.end(), d) == diff.end()) diff.push_back(d);
+  }
+  if (seen.empty()) diff = environment_differences(base.environment.manifest, next.environment.manifest);
   if (!diff.empty()) {
     say(stdout, "BASE and NEW ran in different environments; every ratio below compares those as well:\n");
     for (const auto& d : diff) say(stdout, "  {}\n", d);

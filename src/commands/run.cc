@@ -1,6 +1,7 @@
 // `jitbench run`: suite -> plan -> one CaseRunner per case -> the artifacts,
 // rewritten after every case so that an interrupted run keeps its results.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "config/catalog.h"
 #include "config/input_copies.h"
 #include "env/ceilings.h"
+#include "env/environments.h"
 #include "plan/shard.h"
 #include "results/read.h"
 #include "env/host.h"
@@ -42,8 +44,28 @@ Suite load_suite(const RunOptions& o) {
   return std::get<Suite>(r);
 }
 
-std::vector<Case> plan_cases(const Suite& suite, const RunOptions& o) {
+// --env and --env-var over the suite's [[environments]]: the command line's
+// environments replace the suite's; variables apply to whichever are used.
+std::vector<EnvironmentSpec> selected_environments(const Suite& suite, const RunOptions& o) {
+  std::vector<EnvironmentSpec> envs;
+  for (const auto& text : o.envs) {
+    auto r = parse_environment_spec(text);
+    if (auto* e = std::get_if<std::string>(&r)) throw UserError(*e);
+    envs.push_back(std::get<EnvironmentSpec>(r));
+  }
+  if (envs.empty()) envs = suite.environments;
+  for (const auto& v : o.env_vars)
+    if (auto err = apply_environment_variable(envs, v); !err.empty()) throw UserError(err);
+  if (auto dup = duplicate_environment(envs); !dup.empty())
+    throw UserError(fmt::format("two environments are named '{}': name them (--env NAME:REQ;...)", dup));
+  if ((!o.find_links.empty() || o.no_index) && envs.empty())
+    throw UserError("--find-links and --no-index are for building environments: give --env too");
+  return envs;
+}
+
+std::vector<Case> plan_cases(const Suite& suite, const RunOptions& o, const std::vector<EnvironmentSpec>& envs) {
   Selection sel;
+  sel.environments = envs;
   sel.backends = o.backends;
   for (const auto& p : o.cache_policies) sel.cache_policies.push_back(*parse_cache_policy(p));  // checked by the CLI
   for (const auto& p : o.precisions) sel.precisions.push_back(*parse_precision(p));
@@ -84,7 +106,8 @@ PlannedRun make_planned_run(const RunOptions& o) {
     if (auto err = register_user_workload(p)) throw UserError("--workload-path: " + *err);
   PlannedRun p;
   p.suite = load_suite(o);
-  p.full = plan_cases(p.suite, o);
+  p.environments = selected_environments(p.suite, o);
+  p.full = plan_cases(p.suite, o, p.environments);
   const int processes = o.cold_runs.value_or(p.suite.cold_runs) + o.warm_runs.value_or(p.suite.warm_runs);
   const int calls = o.warm_iters.value_or(p.suite.warm_iters) * o.warm_runs.value_or(p.suite.warm_runs);
   const auto measured = o.costs_dir.empty() ? std::map<std::string, double>{} : measured_costs(o.costs_dir);
@@ -259,6 +282,59 @@ void probe_environment(RunHeader& h, const RunOptions& o, const std::vector<Case
       manifest["ceilings"][device] =
           ceilings_not_measured("the ceilings worker's answer fails the environment schema: " + problems.front());
   h.info.environment = parse_environment(manifest);
+}
+
+// Every environment of the plan built (or found in the cache) and its
+// interpreter probed: environments/env-<name>.json, the index's
+// "environments" (how each was built), the summary's Environments section.
+// One that cannot be built is recorded as such; its cases warn, the others run.
+void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup& setup, RunHeader& h,
+                          const OutDir& out, ProcessLauncher& launcher) {
+  if (p.environments.empty()) return;
+  EnvironmentRequest req{resolve_python(""), resolve_worker_dir(), environment_cache_root(), o.find_links, o.no_index,
+                         {}, out.root()};
+  nlohmann::json listed = nlohmann::json::array();
+  // Only the environments a planned case (of this shard) runs in.
+  std::vector<EnvironmentSpec> used;
+  for (const auto& e : p.environments)
+    if (std::any_of(p.cases.begin(), p.cases.end(), [&](const Case& c) { return c.env == e.name; })) used.push_back(e);
+  for (std::size_t i = 0; i < used.size() && !interrupted(); ++i) {
+    const auto& spec = used[i];
+    if (!o.quiet)
+      say(stderr, "jitbench: environment {} ({} of {}): {}\n", spec.name, i + 1, used.size(),
+          fmt::join(spec.requirements, " "));
+    req.log_path = out.root() / "logs" / "environments" / (spec.name + ".log");
+    const auto b = build_environment(launcher, spec, req);
+    EnvironmentRun run{b.ok, b.reason, b.python, spec.variables, fmt::format("environments/env-{}.json", spec.name)};
+    if (run.ok) {
+      ProbeRequest pr{b.python, resolve_worker_dir(), out.root() / "logs" / "environments" / (spec.name + "-probe.log")};
+      pr.log_root = out.root();
+      auto probe = probe_worker(launcher, pr);
+      if (auto* e = std::get_if<std::string>(&probe)) {
+        run = {false, "environment_unavailable: " + *e, "", spec.variables, run.file};
+      } else {
+        auto vars = compiler_env();
+        for (const auto& [k, v] : spec.variables) vars[k] = v;
+        auto manifest = environment_json(read_host_facts(), std::get<nlohmann::json>(probe), vars,
+                                         o.deterministic ? "" : utc_now());
+        if (!h.info.environment.ceilings().is_null()) manifest["ceilings"] = h.info.environment.ceilings();
+        // Every distribution installed, not only the probe's list of frameworks.
+        auto& pkgs = manifest["python"]["packages"];
+        const auto installed = b.record.value("packages", nlohmann::json::object());
+        for (const auto& [name, version] : installed.items())
+          if (version.is_string() && (!pkgs.contains(name) || pkgs[name].is_null())) pkgs[name] = version;
+        out.write_text(run.file, json_text(manifest));
+        h.info.environments.emplace_back(run.file, parse_environment(manifest));
+      }
+    }
+    if (!o.quiet && !run.ok) say(stderr, "jitbench: environment {}: {}\n", spec.name, run.reason);
+    listed.push_back({{"name", spec.name}, {"requirements", spec.requirements}, {"python_request", spec.python},
+                      {"variables", spec.variables}, {"file", run.ok ? nlohmann::json(run.file) : nlohmann::json()},
+                      {"ok", run.ok}, {"reason", text_or_null(run.reason)}, {"build", b.record}});
+    setup.environments[spec.name] = run;
+  }
+  h.info.pinned_environments = true;
+  h.index_extra["environments"] = listed;
 }
 
 // Starting ends in one of three ways: probed (the run goes on), interrupted
@@ -510,10 +586,9 @@ int cmd_resume(const RunOptions& r) {
   install_interrupt_handlers();
   Launchers launchers;
   // A run stopped before its probe finished never recorded its interpreter.
-  if (old.environment.python_version.empty()) {
-    const PlannedRun& plan = p;
-    if (auto code = finish_starting(h, o, plan, setup, out, launchers.posix)) return *code;
-  }
+  if (old.environment.python_version.empty())
+    if (auto code = finish_starting(h, o, p, setup, out, launchers.posix)) return *code;
+  prepare_environments(p, o, setup, h, out, launchers.posix);  // from the cache: the same hashes
   announce(o.quiet, p.cases.size() - keep.size(), setup, out, fmt::format(" left of {}", p.cases.size()));
   CaseRunner runner(launchers.get(), setup);
   return run_cases(out, std::move(h), runner, p.cases, std::move(keep), o.quiet);
@@ -533,6 +608,7 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
   RunHeader h = start_run(o, p, setup, out, argc, argv);
   Launchers launchers;
   if (auto code = finish_starting(h, o, p, setup, out, launchers.posix)) return *code;
+  prepare_environments(p, o, setup, h, out, launchers.posix);
   announce(o.quiet, p.cases.size(), setup, out,
            p.shard.is_null() ? "" : fmt::format(" (shard {} of {})", p.shard["index"].get<int>(), p.shard["count"].get<int>()));
   CaseRunner runner(launchers.get(), setup);

@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "compare/significance.h"
+#include "plan/plan.h"
 #include "results/views.h"
 #include "stats/stats.h"
 
@@ -34,11 +37,45 @@ Samples metric_samples(const CaseResult& c) {
 }
 
 namespace {
-const CaseResult* find(const std::vector<CaseResult>& cases, const std::string& id) {
+// The id two cases pair by: the id itself, or (two runs of one suite in
+// different environments) the id without its environment part.
+using Key = std::string (*)(const std::string&);
+std::string same(const std::string& id) { return id; }
+
+Key pairing(const std::vector<CaseResult>& base, const std::vector<CaseResult>& next) {
+  std::set<std::string> ids_a, ids_b, keys_a, keys_b;
+  for (const auto& c : base) ids_a.insert(c.c.id), keys_a.insert(without_environment(c.c.id));
+  for (const auto& c : next) ids_b.insert(c.c.id), keys_b.insert(without_environment(c.c.id));
+  const bool shared_id = std::any_of(ids_a.begin(), ids_a.end(), [&](const std::string& id) { return ids_b.count(id); });
+  const bool one_to_one = keys_a.size() == base.size() && keys_b.size() == next.size();
+  return !shared_id && one_to_one ? &without_environment : &same;
+}
+
+const CaseResult* find(const std::vector<CaseResult>& cases, const std::string& key, Key by) {
   for (const auto& c : cases)
-    if (c.c.id == id) return &c;
+    if (by(c.c.id) == key) return &c;
   return nullptr;
 }
+
+void case_membership(const std::vector<CaseResult>& base, const std::vector<CaseResult>& next, Key by,
+                     Comparison& out) {
+  for (const auto& c : next)
+    if (!find(base, by(c.c.id), by)) out.added.push_back(c.c.id);
+  for (const auto& a : base) {
+    const auto* b = find(next, by(a.c.id), by);
+    if (!b) {
+      out.removed.push_back(a.c.id);
+      continue;
+    }
+    if (a.status == b->status) continue;
+    out.changed.push_back(fmt::format("{}: {} -> {}{}", a.c.id, to_string(a.status), to_string(b->status),
+                                      b->reason.empty() ? "" : " (" + to_string(b->reason) + ")"));
+    // A cross-check warning doubts the phase split, not the times: no worse for a gate.
+    if (severity(b->status) > severity(a.status) && !(timings_comparable(a) && timings_comparable(*b)))
+      out.worsened.push_back(out.changed.back());
+  }
+}
+}  // namespace
 
 std::optional<MetricRow> metric_row(const std::string& id, const std::string& metric, const std::vector<double>& xa,
                                     const std::vector<double>& xb, double alpha) {
@@ -66,36 +103,27 @@ std::optional<MetricRow> metric_row(const std::string& id, const std::string& me
   return r;
 }
 
-void case_membership(const std::vector<CaseResult>& base, const std::vector<CaseResult>& next, Comparison& out) {
-  for (const auto& c : next)
-    if (!find(base, c.c.id)) out.added.push_back(c.c.id);
-  for (const auto& a : base) {
-    const auto* b = find(next, a.c.id);
-    if (!b) {
-      out.removed.push_back(a.c.id);
-      continue;
-    }
-    if (a.status == b->status) continue;
-    out.changed.push_back(fmt::format("{}: {} -> {}{}", a.c.id, to_string(a.status), to_string(b->status),
-                                      b->reason.empty() ? "" : " (" + to_string(b->reason) + ")"));
-    // A cross-check warning doubts the phase split, not the times: no worse for a gate.
-    if (severity(b->status) > severity(a.status) && !(timings_comparable(a) && timings_comparable(*b)))
-      out.worsened.push_back(out.changed.back());
-  }
+std::vector<std::pair<const CaseResult*, const CaseResult*>> paired_cases(const std::vector<CaseResult>& base,
+                                                                          const std::vector<CaseResult>& next) {
+  const Key by = pairing(base, next);
+  std::vector<std::pair<const CaseResult*, const CaseResult*>> out;
+  for (const auto& a : base)
+    if (const auto* b = find(next, by(a.c.id), by)) out.emplace_back(&a, b);
+  return out;
 }
-}  // namespace
 
 Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<CaseResult>& next, double alpha) {
   Comparison out;
-  case_membership(base, next, out);
-  for (const auto& a : base) {
-    const auto* b = find(next, a.c.id);
-    if (!b || !timings_comparable(a) || !timings_comparable(*b)) continue;
+  const Key by = pairing(base, next);
+  case_membership(base, next, by, out);
+  for (const auto& [pa, b] : paired_cases(base, next)) {
+    const CaseResult& a = *pa;
+    if (!timings_comparable(a) || !timings_comparable(*b)) continue;
     const auto sa = metric_samples(a), sb = metric_samples(*b);
     for (const auto& [metric, xa] : sa) {
       auto it = sb.find(metric);
       if (it == sb.end() || xa.empty() || it->second.empty()) continue;
-      auto row = metric_row(a.c.id, metric, xa, it->second, alpha);
+      auto row = metric_row(by(a.c.id), metric, xa, it->second, alpha);
       if (!row) continue;
       out.few_runs = out.few_runs || !row->testable;
       out.log_ratios[metric].push_back(std::log(row->ratio));

@@ -4,6 +4,7 @@
 // shift and a verdict; added, removed and status-changed cases. Pure: works
 // on the result model, prints nothing (commands/compare.cc does).
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,18 @@ struct Comparison {
   int tested = 0, differ = 0;
 };
 
+// One metric of one case, BASE against NEW: nullopt when either has no sample.
+std::optional<MetricRow> metric_row(const std::string& id, const std::string& metric, const std::vector<double>& xa,
+                                    const std::vector<double>& xb, double alpha);
+
+// Cases pair by id; when no id is in both runs but the ids without their
+// environment part (`__env-<name>`) pair one to one — two runs of one suite in
+// different environments — they pair by that.
 Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<CaseResult>& next, double alpha);
+
+// The pairs compare_runs compares (BASE's case, NEW's case), in BASE's order.
+std::vector<std::pair<const CaseResult*, const CaseResult*>> paired_cases(const std::vector<CaseResult>& base,
+                                                                          const std::vector<CaseResult>& next);
 
 // Rows that fail --fail-on-regression PCT (exceeds_regression_limit).
 std::vector<const MetricRow*> regressions(const Comparison& c, double pct, double alpha);

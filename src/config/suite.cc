@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -121,7 +122,8 @@ void read_suite_table(std::string_view src, const toml::table& t, Suite& s) {
 }
 
 MatrixBlock read_block(std::string_view src, const toml::table& t) {
-  reject_unknown_keys(src, t, {"backends", "workloads", "sizes", "dtypes", "cache_policy"}, "[[matrix]]");
+  reject_unknown_keys(src, t, {"backends", "workloads", "sizes", "dtypes", "cache_policy", "environments"},
+                      "[[matrix]]");
   MatrixBlock b;
   for (const char* key : {"backends", "workloads", "sizes", "dtypes"}) {
     if (!t.get(key)) fail(src, t, fmt::format("[[matrix]] block is missing '{}'", key));
@@ -138,7 +140,36 @@ MatrixBlock read_block(std::string_view src, const toml::table& t) {
   if (auto* n = t.get("cache_policy"))
     b.cache_policies = enum_list<CachePolicy>(src, *n, "cache_policy", is_cache_policy, "cache policy",
                                               cache_policy_names(), parse_cache_policy);
+  if (auto* n = t.get("environments")) b.environments = string_list(src, *n, "environments");
   return b;
+}
+
+EnvironmentSpec read_environment(std::string_view src, const toml::table& t) {
+  reject_unknown_keys(src, t, {"name", "requirements", "python", "variables"}, "[[environments]]");
+  EnvironmentSpec e;
+  if (!t.get("requirements")) fail(src, t, "[[environments]] block is missing 'requirements'");
+  e.requirements = string_list(src, *t.get("requirements"), "requirements");
+  if (e.requirements.empty()) fail(src, *t.get("requirements"), "'requirements' must name at least one package");
+  if (auto* n = t.get("name")) {
+    if (!n->is_string() || !valid_environment_name(*n->value<std::string>()))
+      fail(src, *n, "'name' must be lower-case letters, digits, '.', '-', '_' (at most 64), starting with a letter "
+                    "or digit");
+    e.name = *n->value<std::string>();
+  } else {
+    e.name = default_environment_name(e.requirements);
+  }
+  if (auto* n = t.get("python")) {
+    if (!n->is_string()) fail(src, *n, "'python' must be a string: a version (\"3.11\") or an interpreter's path");
+    e.python = *n->value<std::string>();
+  }
+  if (auto* n = t.get("variables")) {
+    if (!n->is_table()) fail(src, *n, "'variables' must be a table: variables = {XLA_FLAGS = \"...\"}");
+    for (const auto& [k, v] : *n->as_table()) {
+      if (!v.is_string()) fail(src, v, fmt::format("variable '{}' must be a string", k.str()));
+      e.variables[std::string(k.str())] = *v.value<std::string>();
+    }
+  }
+  return e;
 }
 
 // toml++ builds one nested table per part of a dotted key, recursively: a key
@@ -203,7 +234,7 @@ std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_
                                    source_name, *line, kMaxKeyParts)};
   try {
     toml::table root = toml::parse(text, source_name);
-    reject_unknown_keys(source_name, root, {"suite", "matrix"}, "the suite file");
+    reject_unknown_keys(source_name, root, {"suite", "matrix", "environments"}, "the suite file");
     if (auto* n = root.get("suite")) {
       if (!n->is_table()) fail(source_name, *n, "[suite] must be a table");
       read_suite_table(source_name, *n->as_table(), s);
@@ -212,6 +243,18 @@ std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_
     if (!m) throw Error{fmt::format("{}: no [[matrix]] block: a suite needs at least one", source_name)};
     if (!m->is_array_of_tables()) fail(source_name, *m, "'matrix' must be written as [[matrix]] blocks");
     for (const auto& blk : *m->as_array()) s.matrix.push_back(read_block(source_name, *blk.as_table()));
+    if (auto* e = root.get("environments")) {
+      if (!e->is_array_of_tables()) fail(source_name, *e, "'environments' must be written as [[environments]] blocks");
+      for (const auto& blk : *e->as_array()) s.environments.push_back(read_environment(source_name, *blk.as_table()));
+      if (auto dup = duplicate_environment(s.environments); !dup.empty())
+        fail(source_name, *e, fmt::format("two [[environments]] are named '{}'", dup));
+    }
+    for (std::size_t i = 0; i < s.matrix.size(); ++i)
+      for (const auto& name : s.matrix[i].environments)
+        if (std::none_of(s.environments.begin(), s.environments.end(),
+                         [&](const EnvironmentSpec& e) { return e.name == name; }))
+          fail(source_name, *m->as_array()->get(i),
+               fmt::format("[[matrix]] names environment '{}', which no [[environments]] block defines", name));
   } catch (const toml::parse_error& e) {
     return ConfigError{fmt::format("{}: {}", where(source_name, e.source()), e.description())};
   } catch (const Error& e) {

@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "config/environments.h"
 #include "config/names.h"
 
 namespace jitbench {
@@ -17,6 +18,7 @@ struct MatrixBlock {
   std::vector<long> sizes;
   std::vector<std::string> dtypes;  // "f32" | "f64"
   std::vector<CachePolicy> cache_policies;  // this block's own; empty: the suite's
+  std::vector<std::string> environments;    // the [[environments]] it runs in, by name; empty: all of them
 };
 
 struct Suite {
@@ -30,6 +32,7 @@ struct Suite {
   double timeout_s = 300;
   std::vector<std::string> workload_paths;  // user workloads, registered while parsing
   std::vector<MatrixBlock> matrix;
+  std::vector<EnvironmentSpec> environments;  // [[environments]]: every case in each (none: the current one)
 };
 
 struct ConfigError {

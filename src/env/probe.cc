@@ -6,16 +6,23 @@
 
 namespace jitbench {
 
-std::variant<nlohmann::json, std::string> probe_worker(ProcessLauncher& launcher, const ProbeRequest& req) {
+SpawnSpec worker_module_spawn(std::vector<std::string> argv, const std::filesystem::path& worker_dir,
+                              const std::filesystem::path& log_path, const std::filesystem::path& log_root,
+                              double timeout_s) {
   SpawnSpec spec;
-  spec.argv = {req.python, "-m", "jitbench_worker", "probe", "--fd", std::to_string(kResultFd)};
-  if (req.check_devices) spec.argv.push_back("--check-devices");
-  spec.env_set["PYTHONPATH"] = req.worker_dir.string();
+  spec.argv = std::move(argv);
+  spec.env_set["PYTHONPATH"] = worker_dir.string();
   spec.env_set["PYTHONUNBUFFERED"] = "1";
-  spec.log_path = req.log_path;
-  spec.log_root = req.log_root;
-  spec.timeout = std::chrono::milliseconds(static_cast<long long>(req.timeout_s * 1000));
-  const auto p = launcher.launch(spec);
+  spec.log_path = log_path;
+  spec.log_root = log_root;
+  spec.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000));
+  return spec;
+}
+
+std::variant<nlohmann::json, std::string> probe_worker(ProcessLauncher& launcher, const ProbeRequest& req) {
+  std::vector<std::string> argv = {req.python, "-m", "jitbench_worker", "probe", "--fd", std::to_string(kResultFd)};
+  if (req.check_devices) argv.push_back("--check-devices");
+  const auto p = launcher.launch(worker_module_spawn(argv, req.worker_dir, req.log_path, req.log_root, req.timeout_s));
   if (p.kind == ExitKind::SpawnFailed)
     return fmt::format("cannot start Python '{}': {} (pass --python PATH or run scripts/setup.sh)", req.python,
                        p.spawn_error);

@@ -144,7 +144,26 @@ json throughput_json(const ThroughputRow& r) {
 }
 }  // namespace
 
-json analysis_json(const Analysis& a) {
+json release_json(const compare::ReleaseRow& row) {
+  json entries = json::array();
+  for (const auto& e : row.entries) {
+    json metrics = json::object();
+    for (const auto& m : row.metrics) {
+      const auto v = e.values.find(m);
+      if (v == e.values.end()) continue;
+      json step = nullptr;
+      if (const auto s = e.step.find(m); s != e.step.end())
+        step = {{"ratio", s->second.ratio}, {"ci95", {s->second.lo, s->second.hi}}, {"p", s->second.p},
+                {"testable", s->second.testable}, {"verdict", s->second.verdict}};
+      metrics[m] = {{"median", v->second[0]}, {"median_ci95", {v->second[1], v->second[2]}}, {"step", step}};
+    }
+    entries.push_back({{"environment", e.env}, {"case", e.c->c.id}, {"status", to_string(e.c->status)},
+                       {"metrics", metrics}});
+  }
+  return {{"key", row.key}, {"metrics", row.metrics}, {"environments", entries}};
+}
+
+json analysis_json(const Analysis& a, const std::vector<compare::ReleaseRow>& releases) {
   json cases = json::array(), be = json::array(), modes = json::array(), pairs = json::array(),
        accuracy = json::array(), attribution = json::array(), throughput = json::array();
   for (const auto& r : a.throughput) throughput.push_back(throughput_json(r));
@@ -156,9 +175,14 @@ json analysis_json(const Analysis& a) {
   for (const auto& r : a.attribution)
     attribution.push_back({{"backend", r.backend}, {"cases", r.cases}, {"unattributed_share_median", r.share_median},
                            {"unattributed_share_max", r.share_max}});
-  return {{"schema_version", kAnalysisSchema}, {"attribution", attribution}, {"cases", cases},
-          {"break_even", be}, {"cache_modes", modes}, {"pairs", pairs}, {"accuracy", accuracy},
-          {"throughput", throughput}};
+  json out = {{"schema_version", kAnalysisSchema}, {"attribution", attribution}, {"cases", cases},
+              {"break_even", be}, {"cache_modes", modes}, {"pairs", pairs}, {"accuracy", accuracy},
+              {"throughput", throughput}};
+  if (!releases.empty()) {
+    out["releases"] = json::array();
+    for (const auto& r : releases) out["releases"].push_back(release_json(r));
+  }
+  return out;
 }
 
 }  // namespace jitbench

@@ -3,8 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis.h"
+#include "compare/releases.h"
 
 namespace jitbench {
 inline constexpr const char* kAnalysisSchema = "jitbench.analysis.v2";
-nlohmann::json analysis_json(const Analysis& a);
+nlohmann::json analysis_json(const Analysis& a, const std::vector<compare::ReleaseRow>& releases = {});
 }  // namespace jitbench

@@ -27,7 +27,7 @@ json reported(const WorkerReport* w, const char* key, json absent) {
 }
 
 json config_json(const CaseResult& r) {
-  return {{"backend", r.c.backend},
+  json j = {{"backend", r.c.backend},
           {"workload", r.c.workload},
           {"n", r.c.n},
           {"dtype", dtype_long(r.c.dtype)},
@@ -39,6 +39,8 @@ json config_json(const CaseResult& r) {
           {"timeout_s", r.timeout_s},
           {"deterministic", r.deterministic},
           {"seed", r.seed}};
+  if (!r.c.env.empty()) j["environment"] = r.c.env;
+  return j;
 }
 
 json inherited_json(const std::vector<InheritedSetting>& found) {

@@ -1,5 +1,6 @@
 #include "export/figure_data.h"
 
+#include "compare/releases.h"
 #include "export/json_util.h"
 #include "stats/stats.h"
 
@@ -23,6 +24,10 @@ const std::vector<FigureInfo>& report_figures() {
        "lax.scan compiles one step; the unrolled loop compiles every step."},
       {"remat", "remat: memory and time with and without checkpointing",
        "XLA's temporary buffers, the first call's peak-RSS growth, and the warm call."},
+      {"releases", "Releases: each metric against the environment",
+       "One row per case measured in several environments, in the order given: the median with its 95% CI per "
+       "environment; a red ring marks a step the Mann–Whitney test finds significant against the environment "
+       "before it."},
   };
   return kFigures;
 }
@@ -78,6 +83,30 @@ json pair_points(const Analysis& analysis) {
 }
 }  // namespace
 
+// Per release row: for import, first call, TTFR and warm call, each environment's
+// median and CI and whether the step into it is significant.
+json release_points(const std::vector<CaseResult>& cases) {
+  json out = json::array();
+  for (const auto& row : compare::release_rows(cases)) {
+    json envs = json::array(), metrics = json::object();
+    for (const auto& e : row.entries) envs.push_back(e.env);
+    for (const char* m : {"cold_import_s", "cold_first_call_s", "cold_ttfr_s", "warm_call_s"}) {
+      json points = json::array();
+      for (const auto& e : row.entries) {
+        const auto v = e.values.find(m);
+        const auto s = e.step.find(m);
+        const bool step = s != e.step.end() && s->second.testable && s->second.p < 0.05;
+        points.push_back(v == e.values.end() ? json(nullptr)
+                                             : json({{"median", v->second[0]}, {"lo", v->second[1]},
+                                                     {"hi", v->second[2]}, {"significant_step", step}}));
+      }
+      metrics[m] = points;
+    }
+    out.push_back({{"key", row.key}, {"environments", envs}, {"metrics", metrics}});
+  }
+  return out;
+}
+
 json figure_data(const std::vector<CaseResult>& cases, const Analysis& analysis) {
   json warm = json::array(), accuracy = json::array();
   for (const auto& c : cases)
@@ -88,7 +117,8 @@ json figure_data(const std::vector<CaseResult>& cases, const Analysis& analysis)
                         {"warm_median_s", number_or_null(a.warm_median_s)}});
   const auto pairs = pair_points(analysis);
   return {{"ttfr", ttfr_parts(cases, analysis)}, {"warm", warm}, {"break_even", break_even_rows(analysis)},
-          {"accuracy", accuracy}, {"rnn", pairs["rnn"]}, {"remat", pairs["remat"]}};
+          {"accuracy", accuracy}, {"rnn", pairs["rnn"]}, {"remat", pairs["remat"]},
+          {"releases", release_points(cases)}};
 }
 
 }  // namespace jitbench

@@ -292,11 +292,58 @@ std::string environment_line(const EnvironmentInfo& env) {
 namespace {
 // A merged run whose shards ran on different machines or software: which
 // environment file each shard's cases point to, and what each one is.
+// A metric's short name in a releases table.
+std::string metric_label(const std::string& m) {
+  if (m == "cold_import_s") return "Import";
+  if (m == "cold_first_call_s") return "First call";
+  if (m == "cold_ttfr_s") return "TTFR";
+  if (m == "warm_call_s") return "Warm call";
+  return m.substr(6, m.size() - 8);  // phase_<name>_s
+}
+
+std::string release_cell(const compare::ReleaseEntry& e, const std::string& m) {
+  const auto v = e.values.find(m);
+  if (v == e.values.end()) return "—";
+  std::string cell = format_seconds(v->second[0]);
+  if (const auto s = e.step.find(m); s != e.step.end()) {
+    const auto& r = s->second;
+    const bool step = r.testable && r.p < 0.05;
+    cell += fmt::format(" ({}{:.2f}× [{:.2f}–{:.2f}]{})", step ? "**" : "", r.ratio, r.lo, r.hi,
+                        step ? (r.ratio > 1 ? ", slower**" : ", faster**") : r.testable ? "" : ", too few runs");
+  }
+  return cell;
+}
+
+std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
+  if (rows.empty()) return "";
+  std::string md = "\n## Releases\n\nThe same case in each environment, in the order given: medians over the "
+                   "processes, and in parentheses the ratio to the environment above with its 95% CI — **bold** "
+                   "where the Mann–Whitney test finds the step significant (p < 0.05), as `jitbench compare` "
+                   "computes it.\n";
+  for (const auto& row : rows) {
+    Table t{{"Environment", "Status"}, {}};
+    for (const auto& m : row.metrics) t.columns.push_back(metric_label(m));
+    for (const auto& e : row.entries) {
+      std::vector<std::string> cells{code(e.env), std::string(to_string(e.c->status)) +
+                                                      (e.c->reason.empty() ? "" : ": " + to_string(e.c->reason))};
+      for (const auto& m : row.metrics) cells.push_back(release_cell(e, m));
+      t.add(cells);
+    }
+    md += fmt::format("\n### `{}`\n\n", row.key) + to_markdown(t);
+  }
+  return md;
+}
+
 std::string environments_section(const RunInfo& info) {
   if (info.environments.empty()) return "";
-  std::string md = "\n## Environments\n\nThe shards of this merged run ran in different environments (hardware or "
-                   "packages differ). Each case keeps its own (index.json `environment`); a comparison between cases "
-                   "of different environments is marked ⚠ crosses environments.\n\n";
+  std::string md =
+      info.pinned_environments
+          ? "\n## Environments\n\nEvery case ran in each of these pinned environments, built by jitbench (its id "
+            "ends in `__env-<name>`; index.json `environments` has how each was built). \"Releases\" below sets them "
+            "side by side.\n\n"
+          : "\n## Environments\n\nThe shards of this merged run ran in different environments (hardware or "
+            "packages differ). Each case keeps its own (index.json `environment`); a comparison between cases "
+            "of different environments is marked ⚠ crosses environments.\n\n";
   std::vector<std::string> seen;
   for (const auto& [file, env] : info.environments) {
     if (std::find(seen.begin(), seen.end(), file) != seen.end()) continue;
@@ -307,7 +354,8 @@ std::string environments_section(const RunInfo& info) {
 }
 }  // namespace
 
-std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases, const Analysis& analysis) {
+std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases, const Analysis& analysis,
+                       const std::vector<compare::ReleaseRow>& releases) {
   std::string md = fmt::format("# jitbench: suite `{}`\n\n", info.suite_name);
   md += fmt::format("Command: `{}`  \nSuite: `{}` · {} of {} cases measured  \nMachine: {}\n\n", info.command,
                     info.suite_source, cases.size(), info.n_planned, environment_line(info.environment));
@@ -315,7 +363,7 @@ std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases
         "first synchronized call, in a fresh process with an empty compile cache; **process TTFR** adds the "
         "interpreter's own start-up. **Warm call** = one synchronized call once the function is compiled. "
         "Medians with bootstrap 95% confidence intervals over the cold runs.\n\n";
-  md += environments_section(info) + cases_table(cases) + notes(cases);
+  md += environments_section(info) + cases_table(cases) + notes(cases) + releases_section(releases);
   md += phases_section(analysis) + cache_modes_section(analysis) + break_even_section(analysis) +
         pairs_section(analysis) + accuracy_section(analysis) + throughput_section(analysis, info.environment) +
         memory_variance_section(analysis);

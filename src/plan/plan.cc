@@ -12,17 +12,23 @@
 namespace jitbench {
 
 std::string make_case_id(const std::string& backend, const std::string& workload, long n, const std::string& dtype,
-                         CachePolicy policy, Precision precision) {
+                         CachePolicy policy, Precision precision, const std::string& env) {
   auto id = fmt::format("{}_{}_{}_{}", backend, workload, n, dtype);
   if (policy != CachePolicy::ColdCache) id += fmt::format("__{}", to_string(policy));
   if (precision != Precision::Default) id += fmt::format("__{}", to_string(precision));
+  if (!env.empty()) id += "__env-" + env;
   return id;
 }
 
+std::string without_environment(const std::string& case_id) {
+  const auto at = case_id.rfind("__env-");
+  return at == std::string::npos ? case_id : case_id.substr(0, at);
+}
+
 Case make_case(const std::string& backend, const std::string& workload, long n, const std::string& dtype,
-               CachePolicy policy, Precision precision) {
-  Case c{make_case_id(backend, workload, n, dtype, policy, precision), backend, workload, n, dtype, policy, precision,
-         false, "", "", false, false, false};
+               CachePolicy policy, Precision precision, const std::string& env) {
+  Case c{make_case_id(backend, workload, n, dtype, policy, precision, env), backend, workload, n, dtype, policy,
+         precision, false, "", "", false, false, false, env};
   if (const auto* b = find_backend(backend)) {
     c.jit = b->jit;
     c.baseline = b->baseline;
@@ -80,9 +86,24 @@ long double planned_count(const Suite& suite, const Selection& sel, std::size_t 
   }
   return planned;
 }
+// The environments the suite runs backend b with workload w in: the union of
+// the blocks that pair them; empty when one of them names none (every one).
+std::set<std::string> environments_of(const Suite& suite, const std::string& b, const std::string& w) {
+  std::set<std::string> envs;
+  for (const auto& blk : suite.matrix) {
+    if (std::find(blk.workloads.begin(), blk.workloads.end(), w) == blk.workloads.end() ||
+        std::find(blk.backends.begin(), blk.backends.end(), b) == blk.backends.end())
+      continue;
+    if (blk.environments.empty()) return {};
+    envs.insert(blk.environments.begin(), blk.environments.end());
+  }
+  return envs;
+}
+
 // --cases: each named case on --backends if given, else on every backend the
 // suite pairs with that workload (so `--cases matmul_512_f32` never drags plain
-// Python through a 512^3 loop unless asked to). "" or why none runs.
+// Python through a 512^3 loop unless asked to), in the environments the suite
+// pairs them with. "" or why none runs.
 template <typename Add>
 std::string add_named_cases(const Suite& suite, const Selection& sel, Add add) {
   for (const auto& spec : sel.cases) {
@@ -95,7 +116,7 @@ std::string add_named_cases(const Suite& suite, const Selection& sel, Add add) {
     }
     if (bs.empty())
       return fmt::format("no backend runs workload '{}' in suite '{}': add --backends", spec.workload, suite.name);
-    for (const auto& b : bs) add(b, spec.workload, spec.n, spec.dtype, nullptr);
+    for (const auto& b : bs) add(b, spec.workload, spec.n, spec.dtype, nullptr, environments_of(suite, b, spec.workload));
   }
   return "";
 }
@@ -108,6 +129,10 @@ std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const
     return blk && !blk->cache_policies.empty() ? blk->cache_policies : suite.cache_policies;
   };
   const auto& precisions = sel.precisions.empty() ? suite.precisions : sel.precisions;
+  // One pass over the environments, innermost: the same case in each is adjacent, in the order given.
+  std::vector<std::string> envs;
+  for (const auto& e : sel.environments.empty() ? suite.environments : sel.environments) envs.push_back(e.name);
+  if (envs.empty()) envs.push_back("");
   const auto wanted_backend = [&](const std::string& b) {
     return sel.backends.empty() || std::find(sel.backends.begin(), sel.backends.end(), b) != sel.backends.end();
   };
@@ -115,22 +140,25 @@ std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const
   std::map<std::string, std::pair<std::string, std::string>> seen;  // id -> (backend, workload)
   std::string collision;
   const auto add = [&](const std::string& b, const std::string& w, long n, const std::string& d,
-                       const MatrixBlock* blk) {
+                       const MatrixBlock* blk, const std::set<std::string>& only_envs) {
     for (const auto& prec : precisions)
-      for (const auto policy : policies_for(blk)) {
-        Case c = make_case(b, w, n, d, policy, prec);
-        const auto [it, fresh] = seen.emplace(c.id, std::pair{b, w});
-        if (fresh) out.push_back(std::move(c));
-        else if (it->second != std::pair{b, w} && collision.empty())
-          // torch_compile + "gpu_matmul" and torch_compile_gpu + "matmul" would write one file
-          collision = fmt::format("backend '{}' with workload '{}' and backend '{}' with workload '{}' would share the "
-                                  "case id '{}': rename the workload",
-                                  it->second.first, it->second.second, b, w, c.id);
-      }
+      for (const auto policy : policies_for(blk))
+        for (const auto& env : envs) {
+          // A block that names its environments runs in those (selected ones) alone.
+          if (!env.empty() && !only_envs.empty() && !only_envs.count(env)) continue;
+          Case c = make_case(b, w, n, d, policy, prec, env);
+          const auto [it, fresh] = seen.emplace(c.id, std::pair{b, w});
+          if (fresh) out.push_back(std::move(c));
+          else if (it->second != std::pair{b, w} && collision.empty())
+            // torch_compile + "gpu_matmul" and torch_compile_gpu + "matmul" would write one file
+            collision = fmt::format("backend '{}' with workload '{}' and backend '{}' with workload '{}' would share "
+                                    "the case id '{}': rename the workload",
+                                    it->second.first, it->second.second, b, w, c.id);
+        }
   };
 
   // Counted before anything is expanded: a plan past the limit never takes the memory it would need.
-  if (const long double planned = planned_count(suite, sel, precisions.size(), policies_for, wanted_backend);
+  if (const long double planned = planned_count(suite, sel, precisions.size() * envs.size(), policies_for, wanted_backend);
       planned > limits::kMaxCases)
     return fmt::format("the selection expands to {:.0Lf} cases, more than jitbench plans ({}): split the suite or "
                        "narrow --backends/--cases",
@@ -142,7 +170,8 @@ std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const
         if (wanted_backend(b))
           for (const auto& w : blk.workloads)
             for (long n : blk.sizes)
-              for (const auto& d : blk.dtypes) add(b, w, n, d, &blk);
+              for (const auto& d : blk.dtypes)
+                add(b, w, n, d, &blk, std::set<std::string>(blk.environments.begin(), blk.environments.end()));
   } else if (auto err = add_named_cases(suite, sel, add); !err.empty()) {
     return err;
   }

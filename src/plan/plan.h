@@ -26,17 +26,23 @@ struct Case {
   bool aot_crosscheck = false;
   bool gpu = false;                      // the backend runs on a GPU
   bool writes_cache_by_default = false;  // its framework writes a compile cache even at default settings
+  std::string env;  // the environment it runs in (config/environments.h); "" = the run's own interpreter
 };
 
 // A case with its id and catalog facts.
 Case make_case(const std::string& backend, const std::string& workload, long n, const std::string& dtype,
-               CachePolicy policy = CachePolicy::ColdCache, Precision precision = Precision::Default);
+               CachePolicy policy = CachePolicy::ColdCache, Precision precision = Precision::Default,
+               const std::string& env = "");
 
-// The seed contract's case id; policies other than cold_cache and precisions
-// other than default get a suffix so that ids stay unique when one suite runs
-// several cache modes or precisions.
+// The seed contract's case id; policies other than cold_cache, precisions
+// other than default and environments get a suffix (`__warm_cache`,
+// `__highest`, `__env-<name>`) so that ids stay unique when one suite runs
+// several cache modes, precisions or environments.
 std::string make_case_id(const std::string& backend, const std::string& workload, long n, const std::string& dtype,
-                         CachePolicy policy = CachePolicy::ColdCache, Precision precision = Precision::Default);
+                         CachePolicy policy = CachePolicy::ColdCache, Precision precision = Precision::Default,
+                         const std::string& env = "");
+// The id without its `__env-<name>` part: the same case in another environment has the same one.
+std::string without_environment(const std::string& case_id);
 
 // "<workload>_<n>_<f32|f64>", as --cases takes them ("matmul_512_f32").
 struct CaseSpec {
@@ -51,6 +57,7 @@ struct Selection {
   std::vector<CaseSpec> cases;                // empty: the suite's
   std::vector<CachePolicy> cache_policies;    // empty: the suite's
   std::vector<Precision> precisions;          // empty: the suite's
+  std::vector<EnvironmentSpec> environments;  // empty: the suite's ([[environments]]; none: the run's own)
 };
 
 // Errors (an empty plan, say) come back as a one-line string.

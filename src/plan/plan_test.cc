@@ -7,8 +7,8 @@ namespace {
 
 Suite two_blocks() {
   Suite s;
-  s.matrix.push_back({{"numpy", "jax_jit_cpu"}, {"matmul"}, {512, 1024}, {"f32"}, {}});
-  s.matrix.push_back({{"python", "numpy"}, {"mc_pi"}, {1000}, {"f64"}, {}});
+  s.matrix.push_back({{"numpy", "jax_jit_cpu"}, {"matmul"}, {512, 1024}, {"f32"}, {}, {}});
+  s.matrix.push_back({{"python", "numpy"}, {"mc_pi"}, {1000}, {"f64"}, {}, {}});
   return s;
 }
 
@@ -46,7 +46,7 @@ TEST(Plan, ExpandsUnionOfBlocksInOrder) {
 }
 
 TEST(Plan, BackendFilter) {
-  auto r = make_plan(two_blocks(), {{"python"}, {}, {}, {}});
+  auto r = make_plan(two_blocks(), {{"python"}, {}, {}, {}, {}});
   auto& cases = std::get<std::vector<Case>>(r);
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_EQ(cases[0].id, "python_mc_pi_1000_f64");
@@ -68,7 +68,7 @@ TEST(Plan, APlanPastTheCaseLimitIsRefusedBeforeItIsExpanded) {
   for (long i = 0; i < 1000; ++i) sizes[i] = i + 1;
   // 6 backends x 1000 sizes x 1000 workload copies: six million cases.
   s.matrix.push_back({{"numpy", "numba", "python", "jax_jit_cpu", "jax_eager_cpu", "tensorflow"},
-                      std::vector<std::string>(1000, "matmul"), sizes, {"f32"}, {}});
+                      std::vector<std::string>(1000, "matmul"), sizes, {"f32"}, {}, {}});
   auto r = make_plan(s, {});
   ASSERT_TRUE(std::holds_alternative<std::string>(r));
   EXPECT_NE(std::get<std::string>(r).find("expands to 6000000 cases, more than jitbench plans (1000000)"),
@@ -76,13 +76,13 @@ TEST(Plan, APlanPastTheCaseLimitIsRefusedBeforeItIsExpanded) {
 }
 
 TEST(Plan, EmptySelectionIsAnError) {
-  auto r = make_plan(two_blocks(), {{"numba"}, {}, {}, {}});
+  auto r = make_plan(two_blocks(), {{"numba"}, {}, {}, {}, {}});
   EXPECT_TRUE(std::holds_alternative<std::string>(r));
 }
 
 TEST(Plan, SeveralPoliciesGiveDistinctIds) {
   Suite s;
-  s.matrix.push_back({{"numpy"}, {"matmul"}, {8}, {"f32"}, {}});
+  s.matrix.push_back({{"numpy"}, {"matmul"}, {8}, {"f32"}, {}, {}});
   s.cache_policies = {CachePolicy::ColdCache, CachePolicy::WarmCache};
   auto plan = make_plan(s, {});
   auto& cases = std::get<std::vector<Case>>(plan);
@@ -92,8 +92,8 @@ TEST(Plan, SeveralPoliciesGiveDistinctIds) {
 
 TEST(Plan, ABlocksOwnCachePolicyAndTheCommandLineOverride) {
   Suite s;
-  s.matrix.push_back({{"numpy"}, {"matmul"}, {8}, {"f32"}, {}});
-  s.matrix.push_back({{"numba"}, {"matmul"}, {8}, {"f32"}, {CachePolicy::WarmCache, CachePolicy::WarmProcess}});
+  s.matrix.push_back({{"numpy"}, {"matmul"}, {8}, {"f32"}, {}, {}});
+  s.matrix.push_back({{"numba"}, {"matmul"}, {8}, {"f32"}, {CachePolicy::WarmCache, CachePolicy::WarmProcess}, {}});
   auto ids = [](const std::vector<Case>& cs) {
     std::vector<std::string> out;
     for (const auto& c : cs) out.push_back(c.id);
@@ -106,6 +106,48 @@ TEST(Plan, ABlocksOwnCachePolicyAndTheCommandLineOverride) {
   sel.cache_policies = {CachePolicy::ColdCache};
   EXPECT_EQ(ids(std::get<std::vector<Case>>(make_plan(s, sel))),
             (std::vector<std::string>{"numpy_matmul_8_f32", "numba_matmul_8_f32"}));
+}
+
+}  // namespace
+}  // namespace jitbench
+
+namespace jitbench {
+namespace {
+
+TEST(Plan, EnvironmentsAreTheInnermostDimensionAndABlockMayNameItsOwn) {
+  Suite s;
+  s.environments = {{"old", {"jax==0.4.38"}, "", {}}, {"new", {"jax==0.10.2"}, "", {}}};
+  s.matrix.push_back({{"jax_jit_cpu"}, {"matmul"}, {8, 16}, {"f32"}, {}, {}});
+  s.matrix.push_back({{"numba"}, {"matmul"}, {8}, {"f32"}, {}, {"new"}});
+  auto r = make_plan(s, {});
+  ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(r)) << std::get<std::string>(r);
+  std::vector<std::string> ids;
+  for (const auto& c : std::get<std::vector<Case>>(r)) ids.push_back(c.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"jax_jit_cpu_matmul_8_f32__env-old", "jax_jit_cpu_matmul_8_f32__env-new",
+                                           "jax_jit_cpu_matmul_16_f32__env-old", "jax_jit_cpu_matmul_16_f32__env-new",
+                                           "numba_matmul_8_f32__env-new"}));
+  EXPECT_EQ(std::get<std::vector<Case>>(r)[1].env, "new");
+  EXPECT_EQ(without_environment("jax_jit_cpu_matmul_8_f32__env-old"), "jax_jit_cpu_matmul_8_f32");
+  // The command line's environments replace the suite's.
+  Selection sel;
+  sel.environments = {{"only", {"jax==0.5.0"}, "", {}}};
+  auto r2 = make_plan(s, sel);
+  EXPECT_EQ(std::get<std::vector<Case>>(r2).front().id, "jax_jit_cpu_matmul_8_f32__env-only");
+}
+
+TEST(Plan, NamedCasesKeepTheEnvironmentsTheSuitePairsThemWith) {
+  // releases.toml: JAX blocks in JAX environments, numba blocks in numba ones.
+  Suite s;
+  s.environments = {{"jax-a", {"jax==0.4.38"}, "", {}}, {"numba-a", {"numba==0.61.2"}, "", {}}};
+  s.matrix.push_back({{"jax_jit_cpu"}, {"matmul"}, {8}, {"f32"}, {}, {"jax-a"}});
+  s.matrix.push_back({{"numba"}, {"matmul"}, {8}, {"f32"}, {}, {"numba-a"}});
+  Selection sel;
+  sel.cases = {std::get<CaseSpec>(parse_case_spec("matmul_8_f32"))};
+  auto r = make_plan(s, sel);
+  ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(r)) << std::get<std::string>(r);
+  std::vector<std::string> ids;
+  for (const auto& c : std::get<std::vector<Case>>(r)) ids.push_back(c.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"jax_jit_cpu_matmul_8_f32__env-jax-a", "numba_matmul_8_f32__env-numba-a"}));
 }
 
 }  // namespace

@@ -112,7 +112,7 @@ CaseResult read_case_document(const json& j) {
   CaseResult r;
   r.c = make_case(cfg.at("backend").get<std::string>(), cfg.at("workload").get<std::string>(),
                   cfg.at("n").get<long>(), dtype, parsed(parse_cache_policy(policy_text), "cache policy", policy_text),
-                  parsed(parse_precision(precision_text), "precision", precision_text));
+                  parsed(parse_precision(precision_text), "precision", precision_text), cfg.value("environment", ""));
   r.c.id = j.at("case").get<std::string>();  // as the run named it
   r.cold_runs = cfg.at("cold_runs").get<int>();
   r.warm_iters = cfg.at("warm_iters").get<int>();

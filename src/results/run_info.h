@@ -42,8 +42,10 @@ struct RunInfo {
   std::size_t n_planned = 0;
   EnvironmentInfo environment;
   // A merged run whose shards ran in different environments: each file
-  // (environments/env-K.json) with what it says, one entry per shard.
+  // (environments/env-K.json) with what it says, one entry per shard. Or a
+  // run across pinned environments (--env, [[environments]]): one per environment.
   std::vector<std::pair<std::string, EnvironmentInfo>> environments;
+  bool pinned_environments = false;  // the environments are the run's own dimension, not its shards'
 };
 
 // One file of an out dir, as the index lists it.

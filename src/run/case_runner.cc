@@ -35,6 +35,15 @@ RunRecord not_started(RunMode mode, int index, const std::string& why) {
   return r;
 }
 
+// A case whose environment could not be built: nothing to start.
+RunRecord environment_unavailable(const std::string& reason) {
+  RunRecord r;
+  r.status = Status::Warn;
+  r.reason = parse_reason(reason).value_or(Reason{ReasonCode::EnvironmentUnavailable, reason});
+  r.detail = "the case's environment could not be built; the other environments' cases ran";
+  return r;
+}
+
 // native_cuda where no CUDA toolkit was found at build time: nothing to start.
 RunRecord cuda_worker_not_built(RunMode mode, int index, const fs::path& exe) {
   RunRecord r;
@@ -63,7 +72,7 @@ RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::
   if (kind != WorkerKind::Python) {
     spec.argv = {(kind == WorkerKind::Native ? setup_.native_worker : setup_.native_cuda_worker).string(), "run"};
   } else {
-    spec.argv = {setup_.python, "-m", "jitbench_worker", "run"};
+    spec.argv = {c.env.empty() ? setup_.python : setup_.environments.at(c.env).python, "-m", "jitbench_worker", "run"};
   }
   if (const auto* w = find_workload(c.workload); w && !w->path.empty()) {
     spec.argv.push_back("--workload-path");
@@ -158,7 +167,13 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
   if (!setup_.deterministic) res.started_at = utc_now();
 
   fs::path cache_dir;
-  if (auto err = create_owned_cache_dir(setup_.out_dir, c.id, &cache_dir)) {
+  const auto env = c.env.empty() ? setup_.environments.end() : setup_.environments.find(c.env);
+  if (env != setup_.environments.end()) res.environment = env->second.file;
+  if (!c.env.empty() && env == setup_.environments.end()) {  // never another interpreter in its place
+    res.cold.push_back(environment_unavailable("environment_unavailable: the environment was not prepared"));
+  } else if (env != setup_.environments.end() && !env->second.ok) {
+    res.cold.push_back(environment_unavailable(env->second.reason));
+  } else if (auto err = create_owned_cache_dir(setup_.out_dir, c.id, &cache_dir)) {
     res.cold.push_back(not_started(RunMode::Cold, 0, *err));
   } else {
     res.cache_dir = fs::relative(cache_dir, setup_.out_dir).string();

@@ -16,6 +16,15 @@
 
 namespace jitbench {
 
+// A case's environment as the run prepared it (env/environments.h).
+struct EnvironmentRun {
+  bool ok = false;
+  std::string reason;                            // when !ok: "environment_unavailable: ..."
+  std::string python;                            // its interpreter
+  std::map<std::string, std::string> variables;  // set for its workers (deliberate: recorded, never removed)
+  std::string file;                              // environments/env-<name>.json, relative to the out dir
+};
+
 struct WorkerSetup {
   std::string python;                     // interpreter whose packages are benchmarked
   std::filesystem::path worker_dir;       // directory holding the jitbench_worker package
@@ -29,6 +38,7 @@ struct WorkerSetup {
   double timeout_s = 300;
   bool deterministic = false;
   std::uint64_t seed = 0;
+  std::map<std::string, EnvironmentRun> environments;  // by name, for cases with an environment
 };
 
 class CaseRunner {

@@ -35,7 +35,9 @@ Conversation read_conversation(const ProcessResult& p) {
       case MessageType::Skip: c.skip = msg; break;
       case MessageType::Error: c.error = msg; break;
       case MessageType::Probe:
-      case MessageType::Ceilings: break;
+      case MessageType::Ceilings:
+      case MessageType::Environment:
+      case MessageType::Versions: break;
       case MessageType::Bye: c.bye = true; break;
     }
   }

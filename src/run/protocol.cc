@@ -108,6 +108,14 @@ std::string check(MessageType t, const json& j) {
       if (!j["ceilings"].contains("measured") || !j["ceilings"]["measured"].is_boolean())
         return "'ceilings.measured' must be true or false";
       return "";
+    case MessageType::Environment:
+      if (auto e = require_string(j, "python"); !e.empty()) return e;
+      return require_string(j, "name");
+    case MessageType::Versions:
+      if (!j.contains("versions") || !j["versions"].is_array()) return "'versions' must be a list";
+      for (const auto& v : j["versions"])
+        if (!v.is_string()) return "'versions' must hold strings";
+      return "";
     case MessageType::Bye:
       return "";
   }
@@ -138,7 +146,7 @@ std::variant<Message, std::string> parse_message(std::string_view line) {
   static const std::pair<const char*, MessageType> kTypes[] = {
       {"hello", MessageType::Hello}, {"result", MessageType::Result}, {"skip", MessageType::Skip},
       {"error", MessageType::Error}, {"probe", MessageType::Probe},   {"ceilings", MessageType::Ceilings},
-      {"bye", MessageType::Bye}};
+      {"environment", MessageType::Environment}, {"versions", MessageType::Versions}, {"bye", MessageType::Bye}};
   const auto name = j["type"].get<std::string>();
   for (const auto& [n, t] : kTypes) {
     if (name == n) {

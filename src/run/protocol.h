@@ -15,7 +15,7 @@ namespace jitbench {
 
 inline constexpr int kProtocolVersion = 1;
 
-enum class MessageType { Hello, Result, Skip, Error, Probe, Ceilings, Bye };
+enum class MessageType { Hello, Result, Skip, Error, Probe, Ceilings, Environment, Versions, Bye };
 
 struct Message {
   MessageType type;

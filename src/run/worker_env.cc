@@ -85,6 +85,13 @@ WorkerEnv worker_env(const WorkerSetup& s, const Case& c, const fs::path& cache_
   env["JITBENCH_CACHE_POLICY"] = std::string(to_string(c.cache_policy));
   if (!s.native_blas.empty() && c.backend == "native") env["JITBENCH_NATIVE_BLAS"] = s.native_blas;
   if (!cache_dir.empty()) env["JITBENCH_CACHE_DIR"] = fs::absolute(cache_dir).string();
+  // The case's environment's own variables: deliberate, so kept whatever they
+  // set (a cache flag too), after the scrub, and recorded in worker_env.
+  if (auto it = s.environments.find(c.env); !c.env.empty() && it != s.environments.end())
+    for (const auto& [k, v] : it->second.variables) {
+      env[k] = v;
+      e.unset.erase(std::remove(e.unset.begin(), e.unset.end(), k), e.unset.end());
+    }
   if (s.deterministic) {
     // Single-threaded math and a fixed hash seed: results become bit-reproducible
     // from run to run (timings of course do not).

@@ -195,6 +195,38 @@ def remat_memory(data):
     return _svg(fig)
 
 
+RELEASE_METRICS = (("cold_import_s", "import"), ("cold_first_call_s", "first call"), ("cold_ttfr_s", "TTFR"),
+                   ("warm_call_s", "warm call"))
+
+
+def releases(data):
+    rows = data.get("releases", [])
+    if not rows:
+        return None
+    fig, axes = plt.subplots(len(rows), len(RELEASE_METRICS), figsize=(11, 2.3 * len(rows) + 0.4), squeeze=False)
+    for r, row in enumerate(rows):
+        envs = row["environments"]
+        for c, (key, label) in enumerate(RELEASE_METRICS):
+            ax = axes[r][c]
+            pts = [(i, p) for i, p in enumerate(row["metrics"][key]) if p]
+            if pts:
+                xs = [i for i, _ in pts]
+                med = [p["median"] for _, p in pts]
+                err = [[p["median"] - p["lo"] for _, p in pts], [p["hi"] - p["median"] for _, p in pts]]
+                ax.errorbar(xs, med, yerr=err, fmt="o-", color="#1f77b4", ms=3, lw=1, capsize=2)
+                steps = [(i, p["median"]) for i, p in pts if p["significant_step"]]
+                if steps:
+                    ax.scatter([i for i, _ in steps], [m for _, m in steps], s=80, facecolors="none",
+                               edgecolors="#d62728", linewidths=1.5, zorder=3)
+            ax.set_xticks(range(len(envs)))
+            ax.set_xticklabels(envs, rotation=60, ha="right", fontsize=7)
+            ax.set_title(f"{row['key']}: {label}" if c == 0 else label, fontsize=8, loc="left")
+            ax.set_ylabel("s" if c == 0 else "")
+            ax.set_ylim(bottom=0)
+    fig.tight_layout()
+    return _svg(fig)
+
+
 # Keyed as src/export/figure_data.cc lists them (titles and notes live there).
 FIGURES = {"ttfr": ttfr_by_phase, "warm": warm_distributions, "breakeven": break_even,
-           "mcpi": mc_pi_error_vs_time, "rnn": rnn_compile_curve, "remat": remat_memory}
+           "mcpi": mc_pi_error_vs_time, "rnn": rnn_compile_curve, "remat": remat_memory, "releases": releases}

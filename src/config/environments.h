@@ -1,0 +1,40 @@
+#pragma once
+// Framework environments as a dimension of a suite (docs/environments.md):
+// the same cases measured in several pinned environments, each built with uv
+// from requirement specifiers, optionally on another Python and with variables
+// of its own (XLA_FLAGS=--xla_cpu_use_thunk_runtime=false, say). A suite's
+// [[environments]] blocks or `--env [NAME:]REQ;REQ...` on the command line.
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace jitbench {
+
+struct EnvironmentSpec {
+  std::string name;                              // [a-z0-9][a-z0-9._-]*: the case id's `__env-<name>`
+  std::vector<std::string> requirements;         // as pip and uv take them: "jax==0.4.38", "numba>=0.60,<0.61"
+  std::string python;                            // "" = the interpreter jitbench's own .venv is made from
+  std::map<std::string, std::string> variables;  // set for every worker in the environment
+  bool operator==(const EnvironmentSpec&) const = default;
+};
+
+// A name that can stand in a case id: lower-case letters, digits, '.', '-',
+// '_', starting with a letter or digit, at most 64 characters.
+bool valid_environment_name(std::string_view name);
+
+// The name an environment gets when none is given: its first requirement,
+// made a valid name ("jax==0.4.38" -> "jax-0.4.38").
+std::string default_environment_name(const std::vector<std::string>& requirements);
+
+// `--env [NAME:]REQ;REQ...`: the spec, or a one-line error.
+std::variant<EnvironmentSpec, std::string> parse_environment_spec(const std::string& text);
+
+// `--env-var NAME:K=V` (NAME one of specs): sets the variable, or a one-line error.
+std::string apply_environment_variable(std::vector<EnvironmentSpec>& specs, const std::string& text);
+
+// The environments' names are distinct: "" or which one repeats.
+std::string duplicate_environment(const std::vector<EnvironmentSpec>& specs);
+
+}  // namespace jitbench

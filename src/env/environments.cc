@@ -1,0 +1,73 @@
+#include "env/environments.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "env/probe.h"
+#include "run/protocol.h"
+#include "util/fs.h"
+#include "util/json_get.h"
+#include "util/json_parse.h"
+
+namespace jitbench {
+namespace fs = std::filesystem;
+
+fs::path environment_cache_root() {
+  if (const char* e = std::getenv("JITBENCH_ENV_CACHE"); e && *e) return e;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "jitbench" / "envs";
+  const char* home = std::getenv("HOME");
+  return fs::path(home && *home ? home : "/tmp") / ".cache" / "jitbench" / "envs";
+}
+
+namespace {
+// The spec for the builder, in a file of its own (argv would show it to `ps`, and it may be long).
+std::string write_spec(const EnvironmentSpec& spec, const EnvironmentRequest& req) {
+  nlohmann::json j = {{"name", spec.name},           {"requirements", spec.requirements},
+                      {"python", spec.python},       {"cache_root", req.cache_root.string()},
+                      {"find_links", req.find_links}, {"no_index", req.no_index}};
+  char path[] = "/tmp/jitbench-env-spec-XXXXXX";
+  const int fd = ::mkstemp(path);
+  if (fd < 0) throw std::runtime_error("cannot write a temporary file for the environment's spec");
+  const auto text = dump_json(j);
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ::close(fd);
+  if (!ok) throw std::runtime_error("cannot write the environment's spec");
+  return path;
+}
+}  // namespace
+
+EnvironmentBuild build_environment(ProcessLauncher& launcher, const EnvironmentSpec& spec,
+                                   const EnvironmentRequest& req) {
+  EnvironmentBuild b;
+  b.name = spec.name;
+  b.variables = spec.variables;
+  const auto spec_path = write_spec(spec, req);
+  const auto p = launcher.launch(worker_module_spawn(
+      {req.bootstrap_python, "-m", "jitbench_worker.envs", "build", "--fd", std::to_string(kResultFd), "--spec",
+       spec_path},
+      req.worker_dir, req.log_path, req.log_root, req.timeout_s));
+  ::unlink(spec_path.c_str());
+  for (const auto& line : p.lines) {
+    auto m = parse_message(line);
+    auto* msg = std::get_if<Message>(&m);
+    if (!msg) continue;
+    if (msg->type == MessageType::Environment) {
+      b.record = msg->body;
+      b.record.erase("type");
+      b.python = string_or(msg->body, "python", "");
+      b.ok = !b.python.empty();
+      if (!b.ok) b.reason = "environment_unavailable: the builder named no interpreter";
+      return b;
+    }
+    if (msg->type == MessageType::Skip) {
+      b.reason = string_or(msg->body, "reason", "environment_unavailable: the builder gave no reason");
+      return b;
+    }
+  }
+  b.reason = fmt::format("environment_unavailable: the environment builder gave no answer ({}, exit code {}; see {})",
+                         to_string(p.kind), p.exit_code, req.log_path.string());
+  return b;
+}
+
+}  // namespace jitbench

@@ -1,0 +1,22 @@
+#include "export/bisect_json.h"
+
+#include "export/json_util.h"
+#include "util/clock.h"
+
+namespace jitbench {
+std::string bisect_json(const BisectDocument& d) {
+  const nlohmann::json doc = {{"schema_version", kBisectSchema},
+                              {"package", d.package},
+                              {"good", d.good},
+                              {"bad", d.bad},
+                              {"with", d.with},
+                              {"metric", d.metric},
+                              {"threshold_pct", d.threshold_pct},
+                              {"alpha", d.alpha},
+                              {"candidates", d.candidates},
+                              {"steps", d.steps},
+                              {"result", d.result},
+                              {"finished_at", utc_now()}};
+  return json_text(doc);
+}
+}  // namespace jitbench

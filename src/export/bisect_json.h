@@ -1,0 +1,20 @@
+#pragma once
+// OUT/bisect.json of `jitbench bisect` (schemas/jitbench.bisect.v1.schema.json).
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace jitbench {
+inline constexpr const char* kBisectSchema = "jitbench.bisect.v1";
+
+struct BisectDocument {
+  std::string package, good, bad, metric;
+  std::vector<std::string> with, candidates;
+  double threshold_pct = 0, alpha = 0;
+  nlohmann::json steps, result;  // as the bisection recorded them
+};
+
+// The document's text, stamped with the time it was written.
+std::string bisect_json(const BisectDocument& d);
+}  // namespace jitbench

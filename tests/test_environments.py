@@ -1,0 +1,235 @@
+"""Runs across pinned environments and `jitbench bisect`, with no network: tiny
+wheels made here (a package `slowimp` whose import sleeps 0, 0, 0.5, 0.5 s in
+versions 1.0-1.3), served with --find-links --no-index beside the numpy wheel
+scripts/test.sh downloads, and a user workload that imports it while it sets
+up. The step is at 1.2: the run across the four releases must show it there,
+and bisect must name 1.2."""
+
+import base64
+import hashlib
+import json
+import os
+import pathlib
+import zipfile
+
+import pytest
+
+from conftest import ROOT, validate
+
+NUMPY_WHEELS = ROOT / ".deps" / "wheels"
+SLEEP = {"1.0": 0.0, "1.1": 0.0, "1.2": 0.5, "1.3": 0.5}
+
+WORKLOAD = '''"""Imports slowimp while it sets up: its import time is the release's."""
+import numpy as np
+
+
+def make_inputs(n, dtype, seed):
+    return (np.arange(n, dtype="float64"),)
+
+
+def check(out, inputs, n, dtype, seed):
+    ok = bool(np.allclose(out, inputs[0] * 2))
+    return {"ok": ok, "metric": "allclose", "error": 0.0, "tolerance": 0.0}, {}
+
+
+def _build(adapter, n, dtype):
+    import slowimp  # noqa: F401  (the measured import)
+    return lambda x: x * 2
+
+
+IMPLEMENTATIONS = {"numpy": _build}
+'''
+
+
+def wheel(where, name, version, files):
+    """A py3-none-any wheel, zipped by hand, with a RECORD uv accepts."""
+    dist = f"{name}-{version}.dist-info"
+    files = dict(files)
+    files[f"{dist}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    files[f"{dist}/WHEEL"] = "Wheel-Version: 1.0\nGenerator: jitbench-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    record = []
+    for path, text in files.items():
+        data = text.encode()
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(data)}")
+    record.append(f"{dist}/RECORD,,")
+    files[f"{dist}/RECORD"] = "\n".join(record) + "\n"
+    out = where / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(out, "w") as z:
+        for path, text in files.items():
+            z.writestr(path, text)
+    return out
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(tmp_path_factory):
+    numpy = sorted(NUMPY_WHEELS.glob("numpy-*.whl"))
+    if not numpy:
+        pytest.fail(f"no numpy wheel in {NUMPY_WHEELS}: scripts/test.sh downloads it before the tests")
+    d = tmp_path_factory.mktemp("wheels")
+    for v, s in SLEEP.items():
+        wheel(d, "slowimp", v, {"slowimp/__init__.py": f"import time\ntime.sleep({s})\n__version__ = '{v}'\n"})
+    for w in numpy:
+        (d / w.name).symlink_to(w)
+    workload = d.parent / "slow_import.py"
+    workload.write_text(WORKLOAD)
+    return d, workload
+
+
+@pytest.fixture(scope="module")
+def env_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("env-cache")
+
+
+def run_env(jitbench, wheelhouse, env_cache, *args, **kw):
+    wheels, workload = wheelhouse
+    return jitbench(*args, "--workload-path", str(workload), "--find-links", str(wheels), "--no-index",
+                    env={"JITBENCH_ENV_CACHE": str(env_cache)}, **kw)
+
+
+ENVS = [a for v in SLEEP for a in ("--env", f"v{v.replace('.', '')}:slowimp=={v}")]
+CASE = ["--cases", "slow_import_8_f64", "--backends", "numpy", "--cold-runs", "5", "--warm-iters", "2"]
+
+
+@pytest.fixture(scope="module")
+def across(tmp_path_factory, wheelhouse, env_cache):
+    from conftest import JITBENCH
+    import subprocess
+    out = tmp_path_factory.mktemp("across") / "out"
+    wheels, workload = wheelhouse
+    proc = subprocess.run([str(JITBENCH), "run", *CASE, *ENVS, "--workload-path", str(workload), "--find-links",
+                           str(wheels), "--no-index", "--out-dir", str(out)], capture_output=True, text=True,
+                          env=dict(os.environ, JITBENCH_ENV_CACHE=str(env_cache)), timeout=900,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_every_case_runs_in_every_environment_recorded_exactly(across):
+    index = json.loads((across / "index.json").read_text())
+    validate(index, "jitbench.index.v2")
+    assert [c["case"] for c in index["cases"]] == [f"numpy_slow_import_8_f64__env-v{v}" for v in ("10", "11", "12", "13")]
+    assert all(c["status"] == "ok" for c in index["cases"])
+    envs = {e["name"]: e for e in index["environments"]}
+    for v in SLEEP:
+        name = f"v{v.replace('.', '')}"
+        e = envs[name]
+        assert e["ok"] and e["requirements"] == [f"slowimp=={v}"]
+        assert e["build"]["packages"]["slowimp"] == v and "numpy" in e["build"]["packages"]
+        assert e["build"]["exclude_newer"] is None and "--no-index" in e["build"]["exclude_newer_why"]
+        manifest = json.loads((across / e["file"]).read_text())
+        validate(manifest, "jitbench.environment.v1")
+        assert manifest["python"]["executable"].startswith(e["build"]["dir"])
+        assert manifest["python"]["packages"]["slowimp"] == v  # every distribution, as the workers saw them
+        case = json.loads((across / "cases" / f"numpy_slow_import_8_f64__env-{name}.json").read_text())
+        validate(case, "jitbench.case.v3")
+        assert case["config"]["environment"] == name
+        entry = next(c for c in index["cases"] if c["case"].endswith(name))
+        assert entry["environment"] == e["file"]
+    assert (across / "environments").is_dir()
+    assert "## Environments" in (across / "summary.md").read_text()
+
+
+def test_the_releases_table_shows_the_step_where_it_is(across):
+    analysis = json.loads((across / "analysis.json").read_text())
+    validate(analysis, "jitbench.analysis.v2")
+    (row,) = analysis["releases"]
+    assert row["key"] == "numpy_slow_import_8_f64"
+    steps = {e["environment"]: e["metrics"]["cold_ttfr_s"]["step"] for e in row["environments"]}
+    assert steps["v10"] is None
+    assert steps["v12"]["verdict"] == "slower" and steps["v12"]["ratio"] > 1.5, steps
+    assert steps["v11"]["ratio"] < 1.5 and steps["v13"]["ratio"] < 1.5, steps
+    md = (across / "summary.md").read_text()
+    assert "## Releases" in md and "slower**" in md
+
+
+def test_environments_are_built_once_and_reused(jitbench, wheelhouse, env_cache, across):
+    built = sorted(p for p in env_cache.iterdir() if p.is_dir())
+    assert len(built) == 4  # one per release, content-addressed
+    stamps = {p: (p / ".jitbench-env.json").stat().st_mtime_ns for p in built}
+    res = run_env(jitbench, wheelhouse, env_cache, "run", *CASE, *ENVS[:4])
+    assert res.rc == 0, res.stderr
+    for e in res.index()["environments"]:
+        assert e["build"]["reused"] is True
+    assert {p: (p / ".jitbench-env.json").stat().st_mtime_ns for p in built} == stamps
+
+
+def test_an_environment_that_cannot_be_built_warns_and_the_others_run(jitbench, wheelhouse, env_cache):
+    res = run_env(jitbench, wheelhouse, env_cache, "run", *CASE, "--env", "v10:slowimp==1.0",
+                  "--env", "nope:slowimp==9.9")
+    assert res.rc == 0, res.stderr
+    st = {c["case"]: (c["status"], c["reason"]) for c in res.index()["cases"]}
+    assert st["numpy_slow_import_8_f64__env-v10"] == ("ok", None)
+    status, reason = st["numpy_slow_import_8_f64__env-nope"]
+    assert status == "warn" and reason.startswith("environment_unavailable: ") and "slowimp" in reason, reason
+    assert jitbench("validate", str(res.out)).rc == 0
+
+
+def test_compare_pairs_two_runs_that_differ_only_in_environment(jitbench, wheelhouse, env_cache, tmp_path):
+    # slowimp 1.1 then 1.2, one environment each: the case ids differ only in __env-, and compare must pair
+    # them, name the package that differs, and see the 0.5 s import as a slowdown of TTFR.
+    runs = []
+    for v in ("1.1", "1.2"):
+        res = run_env(jitbench, wheelhouse, env_cache, "run", *CASE, "--env", f"slowimp=={v}")
+        assert res.rc == 0, res.stderr
+        runs.append(res.out)
+    csv = tmp_path / "rows.csv"
+    res = jitbench("compare", str(runs[0]), str(runs[1]), "--csv", str(csv), out=False)
+    assert res.rc == 0, res.stderr
+    assert "slowimp" in res.stdout and "1.1" in res.stdout and "1.2" in res.stdout, res.stdout
+    import csv as csvmod
+    rows = list(csvmod.DictReader(csv.open()))
+    ttfr = [r for r in rows if r["case"] == "numpy_slow_import_8_f64" and r["metric"] == "cold_ttfr_s"]
+    assert len(ttfr) == 1, [(r["case"], r["metric"]) for r in rows]
+    assert float(ttfr[0]["ratio"]) > 1.5, ttfr[0]
+
+
+def test_bisect_refuses_to_decide_on_an_end_it_cannot_measure(jitbench, wheelhouse, env_cache, tmp_path):
+    out = tmp_path / "bisect"
+    wheels, workload = wheelhouse
+    res = jitbench("bisect", "--package", "slowimp", "--good", "1.0", "--bad", "9.9", "--versions", "1.0,1.2,9.9",
+                   *CASE, "--workload-path", str(workload), "--find-links", str(wheels), "--no-index",
+                   "--out-dir", str(out), env={"JITBENCH_ENV_CACHE": str(env_cache)}, out=False, timeout=600)
+    assert res.rc == 2, res.stderr
+    assert "slowimp 9.9 gave no comparable measurement" in res.stderr, res.stderr
+    doc = json.loads((out / "bisect.json").read_text())
+    validate(doc, "jitbench.bisect.v1")
+    assert doc["result"]["status"] == "unmeasurable" and doc["result"]["unmeasurable"] == "9.9"
+    assert [s["verdict"] for s in doc["steps"]] == ["measured", "unmeasurable"]
+
+
+@pytest.mark.parametrize("good,bad,expect", [("1.0", "1.3", "found"), ("1.2", "1.3", "no_regression")])
+def test_bisect_names_the_release_that_made_it_slower(jitbench, wheelhouse, env_cache, tmp_path, good, bad, expect):
+    out = tmp_path / "bisect"
+    wheels, workload = wheelhouse
+    res = jitbench("bisect", "--package", "slowimp", "--good", good, "--bad", bad, "--metric", "ttfr",
+                   "--threshold", "20", *CASE, "--workload-path", str(workload), "--find-links", str(wheels),
+                   "--no-index", "--out-dir", str(out), env={"JITBENCH_ENV_CACHE": str(env_cache)}, out=False,
+                   timeout=1200)
+    assert res.rc == 0, res.stderr
+    doc = json.loads((out / "bisect.json").read_text())
+    validate(doc, "jitbench.bisect.v1")
+    assert doc["result"]["status"] == expect, doc["result"]
+    if expect == "found":
+        assert doc["candidates"] == ["1.0", "1.1", "1.2", "1.3"]
+        assert (doc["result"]["first_bad"], doc["result"]["last_good"]) == ("1.2", "1.1")
+        assert "slowimp 1.2 is the first release with the regression of ttfr" in res.stdout
+        assert all(r["regression"] for r in doc["result"]["confirmation"])
+    else:
+        assert "no regression of ttfr from slowimp 1.2 to 1.3" in res.stdout
+    for step in doc["steps"]:
+        assert jitbench("validate", str(out / step["dir"]), out=False).rc == 0
+
+
+def test_an_environment_cache_jitbench_did_not_make_is_left_alone(jitbench, wheelhouse, tmp_path):
+    # jitbench removes half-built environments in its cache; in a directory holding someone else's files it
+    # must build nothing and remove nothing.
+    cache = tmp_path / "not-a-cache"
+    (cache / "0123abcd").mkdir(parents=True)
+    (cache / "0123abcd" / "notes.txt").write_text("mine")
+    res = run_env(jitbench, wheelhouse, cache, "run", *CASE, "--env", "v10:slowimp==1.0")
+    assert res.rc == 0, res.stderr
+    (case,) = res.index()["cases"]
+    assert case["status"] == "warn" and "holds files jitbench did not put there" in case["reason"], case
+    assert (cache / "0123abcd" / "notes.txt").read_text() == "mine"
+    assert sorted(p.name for p in cache.iterdir()) == ["0123abcd"]

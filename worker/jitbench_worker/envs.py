@@ -1,0 +1,273 @@
+"""Pinned framework environments, built with uv and kept in a content-addressed
+cache, for runs across releases (jitbench run --env, [[environments]], bisect).
+
+    python -m jitbench_worker.envs build --fd 3 --spec SPEC.json
+    python -m jitbench_worker.envs versions --fd 3 --package NAME [--find-links DIR]... [--no-index]
+
+SPEC: {"name", "requirements": [...], "python": "" | version | path,
+"cache_root", "find_links": [...], "no_index": bool, "uv": path}. Answers on
+the descriptor, as workers do: an `environment` message {name, hash, dir,
+python, python_version, packages, exclude_newer, reused, build_s, bytes, uv}
+or a `skip` {reason: "environment_unavailable: <the installer's one line>"}.
+
+- What every worker needs is added to the pins: numpy (verification); the
+  worker package itself stays on PYTHONPATH.
+- Exact pins (name==version) hold every other dependency to the newest
+  release date among them (uv's --exclude-newer, one day after): an old
+  jaxlib is not paired with a numpy it predates, and a bisection blames the
+  package it names. The date comes from PyPI's JSON API; with --no-index, or
+  when a pin is not exact, nothing is held and the record says why.
+- Byte-compiled at install (--compile-bytecode): without .pyc files an import
+  measures Python's own compiler (PYTHONDONTWRITEBYTECODE is set on many
+  machines).
+- The directory is <cache_root>/<hash of the spec>; it is used only once its
+  record (.jitbench-env.json) is written, last; a half-built one is removed and
+  built again; a lock keeps two builders of the same hash apart.
+"""
+
+import argparse
+import datetime
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+
+from .protocol import Channel
+
+RECORD = ".jitbench-env.json"
+# Written into a cache root jitbench made (or found empty): only in such a root
+# does it remove a half-built environment.
+ROOT_MARK = ".jitbench-env-cache"
+WORKER_NEEDS = ("numpy",)
+_PIN = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*==\s*([A-Za-z0-9._+!-]+)\s*$")
+
+
+class Unbuildable(Exception):
+    """The environment cannot be built; the message is the installer's one line."""
+
+
+def one_line(text):
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    # uv's first "error:" line says what failed; the line after it, when
+    # there is one, says why (which package could not be found).
+    for i, ln in enumerate(lines):
+        if ln.lower().startswith(("error:", "×", "x ")):
+            reason = ln.lstrip("×x ").strip()
+            if i + 1 < len(lines):
+                why = re.sub(r"^(cause:|╰─▶|\|)\s*", "", lines[i + 1])
+                reason = f"{reason}: {why}"
+            return reason
+    return lines[-1] if lines else "the installer failed without a message"
+
+
+def exact_pins(requirements):
+    pins = []
+    for r in requirements:
+        m = _PIN.match(r)
+        if not m:
+            return None
+        pins.append((m.group(1), m.group(3)))
+    return pins
+
+
+def release_date(name, version, timeout=20):
+    """The upload time of a release's newest file on PyPI (UTC). From the
+    project's JSON (every release's files), which every PyPI mirror serves;
+    some lack the per-version endpoint."""
+    with urllib.request.urlopen(f"https://pypi.org/pypi/{name}/json", timeout=timeout) as r:
+        data = json.load(r)
+    files = data.get("releases", {}).get(version)
+    if files is None:
+        raise Unbuildable(f"PyPI has no release {name}=={version}; check the version (pip index versions {name})")
+    times = [u["upload_time_iso_8601"] for u in files if u.get("upload_time_iso_8601")]
+    if not times:
+        raise Unbuildable(f"PyPI lists no files for {name}=={version}")
+    return max(datetime.datetime.fromisoformat(t.replace("Z", "+00:00")) for t in times)
+
+
+def hold_date(spec):
+    """(--exclude-newer value or None, why) for the spec."""
+    if spec.get("no_index"):
+        return None, "none: --no-index (only the wheels of --find-links)"
+    pins = exact_pins(spec["requirements"])
+    if not pins:
+        return None, "none: not every requirement is an exact pin (name==version)"
+    try:
+        newest = max(release_date(n, v) for n, v in pins)
+    except Unbuildable:
+        raise
+    except Exception as exc:  # offline, or PyPI does not know the pin
+        raise Unbuildable(f"cannot read the release date of {', '.join(f'{n}=={v}' for n, v in pins)} from PyPI: "
+                          f"{exc}") from None
+    held = (newest + datetime.timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return held, f"one day after the newest pinned release ({newest:%Y-%m-%d})"
+
+
+def spec_hash(spec, held, uv_version):
+    key = {"requirements": sorted(spec["requirements"]), "python": spec.get("python", ""), "exclude_newer": held,
+           "find_links": sorted(spec.get("find_links", [])), "no_index": bool(spec.get("no_index")),
+           "worker_needs": list(WORKER_NEEDS), "uv": uv_version}
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def run(cmd, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        raise Unbuildable(one_line(p.stderr or p.stdout))
+    return p.stdout
+
+
+def du(path):
+    total = 0
+    for root, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(root, f)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def build_into(d, spec, held, uv):
+    """uv venv + uv pip install, byte-compiled; returns the interpreter."""
+    python = spec.get("python") or sys._base_executable
+    run([uv, "venv", "--quiet", "--python", python, d])
+    py = os.path.join(d, "bin", "python")
+    reqs = list(spec["requirements"])
+    named = {re.split(r"[\[<>=!~ ;]", r.strip(), 1)[0].lower() for r in reqs}
+    reqs += [w for w in WORKER_NEEDS if w not in named]
+    cmd = [uv, "pip", "install", "--quiet", "--python", py, "--compile-bytecode"]
+    if held:
+        cmd += ["--exclude-newer", held]
+    for f in spec.get("find_links", []):
+        cmd += ["--find-links", f]
+    if spec.get("no_index"):
+        cmd.append("--no-index")
+    # uv's own cache stays in its default place (or UV_CACHE_DIR): wheels are shared between environments.
+    run(cmd + reqs)
+    return py
+
+
+def describe(py):
+    code = ("import json, re, sys, importlib.metadata as m; print(json.dumps({'python_version': sys.version.split()[0], "
+            "'packages': {re.sub(r'[-_.]+', '-', d.metadata['Name']).lower(): d.version "
+            "for d in m.distributions()}}))")
+    return json.loads(run([py, "-c", code], env={**os.environ, "PYTHONPATH": ""}).strip().splitlines()[-1])
+
+
+def own_cache_root(root):
+    """Creates the cache root, or takes an empty one; refuses a directory with
+    other contents, since it removes half-built environments inside it."""
+    os.makedirs(root, exist_ok=True)
+    mark = os.path.join(root, ROOT_MARK)
+    if os.path.exists(mark):
+        return
+    if os.listdir(root):
+        raise Unbuildable(f"{root} holds files jitbench did not put there; point JITBENCH_ENV_CACHE at a new "
+                          "or empty directory")
+    with open(mark, "w") as f:
+        f.write("jitbench's environment cache: one directory per environment, named by its hash\n")
+
+
+def build(spec):
+    uv = spec.get("uv") or shutil.which("uv") or os.path.join(os.path.dirname(sys.executable), "uv")
+    if not os.path.exists(uv):
+        raise Unbuildable("uv is not installed (scripts/setup.sh installs it into .venv)")
+    uv_version = run([uv, "--version"]).strip()
+    held, why = hold_date(spec)
+    h = spec_hash(spec, held, uv_version)
+    root = spec["cache_root"]
+    own_cache_root(root)
+    d = os.path.join(root, h)
+    with open(os.path.join(root, h + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another builder of the same environment waits here
+        record_path = os.path.join(d, RECORD)
+        if os.path.exists(record_path):
+            with open(record_path) as f:
+                record = json.load(f)
+            return {**record, "reused": True}
+        shutil.rmtree(d, ignore_errors=True)  # half-built by a builder that died
+        t0 = time.monotonic()
+        try:
+            py = build_into(d, spec, held, uv)
+            info = describe(py)
+        except Unbuildable:
+            shutil.rmtree(d, ignore_errors=True)
+            raise
+        record = {"name": spec["name"], "hash": h, "dir": d, "python": py, "requirements": spec["requirements"],
+                  "python_version": info["python_version"], "packages": info["packages"],
+                  "exclude_newer": held, "exclude_newer_why": why, "uv": uv_version,
+                  "find_links": spec.get("find_links", []), "no_index": bool(spec.get("no_index")),
+                  "build_s": time.monotonic() - t0, "bytes": du(d)}
+        tmp = record_path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(record, f, indent=1)
+        os.replace(tmp, record_path)  # from here on the environment exists
+        return {**record, "reused": False}
+
+
+def released_versions(package, find_links=(), no_index=False):
+    """Every released version of a package, oldest first: from the wheels and
+    sdists in find_links, and (unless no_index) PyPI's JSON API. Pre-releases
+    and yanked releases are left out."""
+    from packaging.version import InvalidVersion, Version
+
+    norm = re.sub(r"[-_.]+", "_", package).lower()
+    found = set()
+    for d in find_links:
+        for f in os.listdir(d):
+            m = re.match(r"^([A-Za-z0-9_.]+?)-([0-9][^-]*?)(-|\.tar\.gz$|\.zip$)", f)
+            if m and re.sub(r"[-_.]+", "_", m.group(1)).lower() == norm:
+                found.add(m.group(2))
+    if not no_index:
+        with urllib.request.urlopen(f"https://pypi.org/pypi/{package}/json", timeout=30) as r:
+            data = json.load(r)
+        for v, files in data.get("releases", {}).items():
+            if files and not all(f.get("yanked") for f in files):
+                found.add(v)
+    out = []
+    for v in found:
+        try:
+            parsed = Version(v)
+        except InvalidVersion:
+            continue
+        if not parsed.is_prerelease:
+            out.append((parsed, v))
+    return [v for _, v in sorted(out)]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m jitbench_worker.envs")
+    p.add_argument("command", choices=["build", "versions"])
+    p.add_argument("--fd", type=int, required=True)
+    p.add_argument("--spec")
+    p.add_argument("--package")
+    p.add_argument("--find-links", action="append", default=[])
+    p.add_argument("--no-index", action="store_true")
+    args = p.parse_args(argv)
+    channel = Channel(args.fd)
+    channel.hello()
+    try:
+        if args.command == "versions":
+            channel.send("versions", package=args.package,
+                         versions=released_versions(args.package, args.find_links, args.no_index))
+        else:
+            with open(args.spec) as f:
+                spec = json.load(f)
+            channel.send("environment", **build(spec))
+    except Unbuildable as exc:
+        channel.send("skip", status="warn", reason=f"environment_unavailable: {exc}")
+    except Exception as exc:  # the versions of a package PyPI does not know, say
+        channel.send("error", reason="environment_error", message=f"{type(exc).__name__}: {exc}")
+    channel.bye()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
