@@ -46,9 +46,13 @@ class Recorder:
     def stop(self):
         self.active = False
 
-    def add(self, phase, seconds, at=None):
+    def add(self, phase, seconds, at=None, disjoint=False):
+        """`seconds` of `phase` ending now (or at `at`). disjoint=True: a time
+        the hook has already made exclusive of nested events (torch's
+        self-times) or that is not positioned in time (Triton's per-stage
+        times): summed as is."""
         if self.active:
-            self.events.append((time.perf_counter() if at is None else at, "phase", phase, seconds))
+            self.events.append((time.perf_counter() if at is None else at, "phase", phase, (seconds, disjoint)))
 
     def count(self, name, k=1, at=None):
         if self.active:
@@ -60,19 +64,42 @@ class Recorder:
             self.events.append((time.perf_counter(), "label", name, value))
 
     def window(self, t0, t1):
-        """{"phases": {name: s}, "counts": {name: k}, "labels": {name: {value: k}}} for t0 < t <= t1."""
+        """{"phases": {name: s}, "counts": {name: k}, "labels": {name: {value: k}}} for t0 < t <= t1.
+
+        A phase is the time covered by its events, each the interval that ends
+        when its hook ran: an event nested in another of the same phase (JAX
+        traces an inner jit while tracing the outer one and reports both;
+        numba compiles a callee inside its caller's compile) counts once."""
         out = {"phases": {}, "counts": {}, "labels": {}}
+        spans = {}
         for t, kind, name, value in self.events:
             if not (t0 < t <= t1):
                 continue
             if kind == "phase":
-                out["phases"][name] = out["phases"].get(name, 0.0) + value
+                seconds, disjoint = value
+                if disjoint:
+                    out["phases"][name] = out["phases"].get(name, 0.0) + seconds
+                else:
+                    spans.setdefault(name, []).append((t - seconds, t))
             elif kind == "count":
                 out["counts"][name] = out["counts"].get(name, 0) + value
             else:
                 per = out["labels"].setdefault(name, {})
                 per[value] = per.get(value, 0) + 1
+        for name, ivs in spans.items():
+            out["phases"][name] = out["phases"].get(name, 0.0) + covered(ivs)
         return out
+
+
+def covered(intervals):
+    """Total length of the union of (start, end) intervals."""
+    total, end = 0.0, None
+    for a, b in sorted(intervals):
+        if end is None or a > end:
+            total, end = total + (b - a), b
+        elif b > end:
+            total, end = total + (b - end), b
+    return total
 
 
 def _inside(path, directory):

@@ -201,7 +201,8 @@ class TensorflowAdapter(Adapter):
 class _OwnLog:
     """The worker's own stderr (jitbench sends it to the run's log file), read
     back after the measured calls. Each parsed line becomes a recorder event at
-    the perf_counter time its wall-clock timestamp corresponds to."""
+    the perf_counter time its wall-clock timestamp corresponds to (a phase's
+    value is (seconds, disjoint), as Recorder.add stores it)."""
 
     def __init__(self):
         self.path, self.offset, self.available = None, 0, False
@@ -244,13 +245,14 @@ class _OwnLog:
             elif (c := _COMPILE.search(msg)):
                 seconds = int(c.group(2)) / 1e6
                 if hit:
-                    out.append((at, "phase", "cache_load", seconds))
+                    out.append((at, "phase", "cache_load", (seconds, False)))
                 else:
-                    out.append((at, "phase", "xla_total", seconds))
+                    out.append((at, "phase", "xla_total", (seconds, False)))
                     out.append((at, "count", "compiles", 1))
                     out.append((at, "label", "compiled", c.group(1)))
-                    out.append((at, "phase", "cache_write", write_s))
-                    out.append((at, "phase", "cache_lookup", lookup_s))
+                    # Sums of this compile's lines, not positioned: summed as they are.
+                    out.append((at, "phase", "cache_write", (write_s, True)))
+                    out.append((at, "phase", "cache_lookup", (lookup_s, True)))
                 hit, write_s, lookup_s = False, 0.0, 0.0
         return out
 

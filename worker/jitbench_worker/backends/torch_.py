@@ -222,7 +222,7 @@ def _hook_compile_events(torch, rec):
             if stack:
                 stack[-1][2] += dt
             if root:
-                rec.add(root, dt - children)
+                rec.add(root, dt - children, disjoint=True)
             if name == event_name:
                 break
         return end(event_name, *a, **kw)

@@ -59,9 +59,9 @@ class TritonAdapter(TorchTensors, Adapter):
             rec.label("compiled", getattr(src, "name", "?"))
             if not cache_hit:
                 rec.count("compiles")
-                rec.add("make_ir", times.ir_initialization / 1e6)
-                rec.add("lowering", times.total_lowering / 1e6)
-                rec.add("store", times.store_results / 1e6)
+                rec.add("make_ir", times.ir_initialization / 1e6, disjoint=True)
+                rec.add("lowering", times.total_lowering / 1e6, disjoint=True)
+                rec.add("store", times.store_results / 1e6, disjoint=True)
 
         if not self.interpreter_only:
             self.triton.knobs.compilation.listener = listener

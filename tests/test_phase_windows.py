@@ -1,0 +1,78 @@
+"""How the worker turns the frameworks' phase events into a call's phases
+(jitbench_worker.backends.base.Recorder): an event nested in another of the
+same phase counts once. JAX reports a trace event for every inner jit it traces
+while tracing the outer one (jnp functions are jitted), so summing them made the
+phases of mc_pi's first call add up to more than the call (inconsistent_timings
+with jax 0.8.0 and 0.9.0, docs/results-releases.md)."""
+
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "worker"))
+
+from jitbench_worker.backends.base import Recorder, covered  # noqa: E402
+
+
+def test_a_nested_event_of_the_same_phase_counts_once():
+    r = Recorder()
+    r.start()
+    r.add("trace", 0.2, at=0.9)   # the inner jit, traced inside ...
+    r.add("trace", 0.5, at=1.0)   # ... the outer one: 0.5 s in all, not 0.7
+    r.add("trace", 0.1, at=2.0)   # a later trace of its own
+    r.add("lower", 0.3, at=1.3)   # another phase is never merged with trace
+    phases = r.window(0.0, 3.0)["phases"]
+    assert phases["trace"] == pytest.approx(0.6)
+    assert phases["lower"] == pytest.approx(0.3)
+
+
+def test_self_times_and_unpositioned_times_are_summed_as_they_are():
+    # torch's exclusive times of a parent and its child, stamped at nearly the same moment.
+    r = Recorder()
+    r.start()
+    r.add("dynamo", 0.4, at=1.0, disjoint=True)
+    r.add("dynamo", 0.3, at=1.0, disjoint=True)
+    assert r.window(0.0, 2.0)["phases"]["dynamo"] == pytest.approx(0.7)
+
+
+def test_an_event_belongs_to_the_window_it_ends_in():
+    r = Recorder()
+    r.start()
+    r.add("compile", 0.5, at=1.0)
+    r.add("compile", 0.5, at=2.0)
+    assert r.window(0.0, 1.0)["phases"] == {"compile": pytest.approx(0.5)}
+    assert r.window(1.0, 2.0)["phases"] == {"compile": pytest.approx(0.5)}
+
+
+def test_covered_is_the_length_of_the_union():
+    assert covered([]) == 0.0
+    assert covered([(0, 1), (2, 3)]) == pytest.approx(2.0)
+    assert covered([(0, 2), (1, 3)]) == pytest.approx(3.0)
+    assert covered([(0, 3), (1, 2)]) == pytest.approx(3.0)
+
+
+# JAX 0.8.0's duration events for mc_pi's first call (n=1e5, f64), as its
+# monitoring listener saw them: (seconds after the call began when the event
+# fired, event, duration). The jnp functions' own traces (eight of their nine
+# shown) fire inside the outer <lambda>'s trace. The call took 0.4295 s.
+JAX_080_MC_PI = [
+    (0.0077, "trace", 0.0005), (0.0091, "trace", 0.0010), (0.0146, "trace", 0.0049),
+    (0.0170, "trace", 0.0003), (0.0237, "trace", 0.0004), (0.0244, "trace", 0.0003),
+    (0.0252, "trace", 0.0004), (0.0629, "trace", 0.0372),  # _reduce_sum
+    (0.0632, "trace", 0.0628),  # <lambda>, the function jitbench times
+    (0.1413, "lower", 0.0504), (0.4271, "compile", 0.2850),
+]
+
+
+def test_jax_inner_traces_are_inside_the_outer_one_and_the_phases_inside_the_call():
+    r = Recorder()
+    r.start()
+    for at, phase, seconds in JAX_080_MC_PI:
+        r.add(phase, seconds, at=at)
+    phases = r.window(0.0, 0.4295)["phases"]
+    assert phases["trace"] == pytest.approx(0.0628)
+    assert sum(phases.values()) <= 0.4295
+    # Summed, the same events made the phases longer than the call.
+    assert sum(s for _, _, s in JAX_080_MC_PI) > 0.4295
