@@ -233,3 +233,25 @@ def test_an_environment_cache_jitbench_did_not_make_is_left_alone(jitbench, whee
     assert case["status"] == "warn" and "holds files jitbench did not put there" in case["reason"], case
     assert (cache / "0123abcd" / "notes.txt").read_text() == "mine"
     assert sorted(p.name for p in cache.iterdir()) == ["0123abcd"]
+
+
+def test_an_exact_pin_holds_its_unpinned_companions_to_its_date(monkeypatch):
+    """numba==0.57.1 beside a bare "scipy" (numba's np.dot needs it): scipy is
+    the release of numba's day, not today's; without an exact pin nothing is
+    held, and the record says why."""
+    import datetime
+    import sys
+
+    sys.path.insert(0, str(ROOT / "worker"))
+    from jitbench_worker import envs
+
+    day = datetime.datetime(2023, 6, 22, 17, 42, tzinfo=datetime.timezone.utc)
+    asked = []
+    monkeypatch.setattr(envs, "release_date", lambda n, v: asked.append((n, v)) or day)
+    held, why = envs.hold_date({"requirements": ["numba==0.57.1", "scipy"]})
+    assert asked == [("numba", "0.57.1")]
+    assert held == "2023-06-23T17:42:00Z" and "2023-06-22" in why
+    held, why = envs.hold_date({"requirements": ["numba>=0.57", "scipy"]})
+    assert held is None and "no requirement is an exact pin" in why
+    held, why = envs.hold_date({"requirements": ["numba==0.57.1"], "no_index": True})
+    assert held is None and "--no-index" in why

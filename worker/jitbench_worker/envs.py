@@ -12,11 +12,12 @@ or a `skip` {reason: "environment_unavailable: <the installer's one line>"}.
 
 - What every worker needs is added to the pins: numpy (verification); the
   worker package itself stays on PYTHONPATH.
-- Exact pins (name==version) hold every other dependency to the newest
-  release date among them (uv's --exclude-newer, one day after): an old
-  jaxlib is not paired with a numpy it predates, and a bisection blames the
+- Exact pins (name==version) hold everything else to the newest release
+  date among them (uv's --exclude-newer, one day after): an old jaxlib is not
+  paired with a numpy it predates, an unpinned companion ("scipy" beside
+  numba==0.57.1) is the release of that day, and a bisection blames the
   package it names. The date comes from PyPI's JSON API; with --no-index, or
-  when a pin is not exact, nothing is held and the record says why.
+  without an exact pin, nothing is held and the record says why.
 - Byte-compiled at install (--compile-bytecode): without .pyc files an import
   measures Python's own compiler (PYTHONDONTWRITEBYTECODE is set on many
   machines).
@@ -67,13 +68,8 @@ def one_line(text):
 
 
 def exact_pins(requirements):
-    pins = []
-    for r in requirements:
-        m = _PIN.match(r)
-        if not m:
-            return None
-        pins.append((m.group(1), m.group(3)))
-    return pins
+    """(name, version) of each requirement that is an exact pin."""
+    return [(m.group(1), m.group(3)) for m in map(_PIN.match, requirements) if m]
 
 
 def release_date(name, version, timeout=20):
@@ -97,7 +93,7 @@ def hold_date(spec):
         return None, "none: --no-index (only the wheels of --find-links)"
     pins = exact_pins(spec["requirements"])
     if not pins:
-        return None, "none: not every requirement is an exact pin (name==version)"
+        return None, "none: no requirement is an exact pin (name==version)"
     try:
         newest = max(release_date(n, v) for n, v in pins)
     except Unbuildable:
