@@ -15,6 +15,10 @@ placeholders are filled from that run:
   {{summary}}             the run's summary.md, unedited (headings one level down)
   {{phase_timers}}        (cache-modes) bench/phase_timers.py's table: the cache phases
                           against timers jitbench does not own, run after the suite
+  {{environments}}        (releases) how each pinned environment was built: its
+                          requirements, variables, held date, build time and size
+                          (from the index's `environments`; an environment the
+                          cache already held shows its first build)
   {{CASE|METRIC}}         a median over the case's ok cold runs (or warm calls):
                           ttfr, process_ttfr, import, setup, first_call, second_call,
                           warm, phase:NAME (a phase of the first call), compiles,
@@ -56,6 +60,7 @@ PAGES = {
     "cache-modes": ["--suite", "suites/cache-modes.toml"],
     "transforms": ["--suite", "suites/transforms.toml"],
     "floors": ["--suite", "suites/floors.toml"],
+    "releases": ["--suite", "suites/releases.toml"],
 }
 
 
@@ -125,6 +130,28 @@ class Run:
         if how:
             raise KeyError(f"unknown qualifier {how!r}")
         return fmt(statistics.median(xs))
+
+    def environments_table(self):
+        envs = self.index.get("environments")
+        if not envs:
+            raise KeyError("the run has no pinned environments")
+        rows = ["| environment | requirements | variables | others held to | built in | on disk | this run |",
+                "|---|---|---|---|---|---|---|"]
+        seen, total_s, total_b = set(), 0.0, 0
+        for e in envs:
+            b = e.get("build") or {}
+            if not e["ok"]:
+                rows.append(f"| {e['name']} | {' '.join(e['requirements'])} | | | | | {e['reason']} |")
+                continue
+            if b["hash"] not in seen:  # two names for one build (a variables-only environment) count once
+                seen.add(b["hash"])
+                total_s, total_b = total_s + b["build_s"], total_b + b["bytes"]
+            variables = " ".join(f"{k}={v}" for k, v in e["variables"].items()) or "—"
+            rows.append(f"| {e['name']} | {' '.join(e['requirements'])} | {variables} | "
+                        f"{(b.get('exclude_newer') or 'not held')[:10]} | {b['build_s']:.1f} s | "
+                        f"{b['bytes'] / 2**20:.0f} MiB | {'reused' if b.get('reused') else 'built'} |")
+        rows.append(f"| **{len(seen)} builds** | | | | **{total_s:.0f} s** | **{total_b / 2**30:.1f} GiB** | |")
+        return "\n".join(rows)
 
     def header(self, page):
         counts = {}
@@ -208,6 +235,8 @@ def render(page, run):
             return run.header(page)
         if key == "summary":
             return summary.strip()
+        if key == "environments":
+            return run.environments_table()
         if key == "phase_timers":
             return (run.out.parent / f"{page}-phase-timers" / "table.md").read_text().strip()
         parts = key.split("|")
