@@ -64,7 +64,8 @@ class Recorder:
             self.events.append((time.perf_counter(), "label", name, value))
 
     def window(self, t0, t1):
-        """{"phases": {name: s}, "counts": {name: k}, "labels": {name: {value: k}}} for t0 < t <= t1.
+        """{"phases": {name: s}, "counts": {name: k}, "labels": {name: {value: k}},
+        "spans": {name: [(start, end)]}} for t0 < t <= t1.
 
         A phase is the time covered by its events, each the interval that ends
         when its hook ran: an event nested in another of the same phase (JAX
@@ -88,6 +89,7 @@ class Recorder:
                 per[value] = per.get(value, 0) + 1
         for name, ivs in spans.items():
             out["phases"][name] = out["phases"].get(name, 0.0) + covered(ivs)
+        out["spans"] = spans  # each positioned phase's intervals, for an adapter whose phases nest in each other
         return out
 
 

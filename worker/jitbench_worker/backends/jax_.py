@@ -14,11 +14,13 @@ function's name): trace, lower, compile (backend compiles that were not served
 by the persistent cache), cache_load (backend compiles that were: fetch and
 deserialise) and cache_write (serialising and writing a new entry, timed by
 wrapping jax._src.compiler._cache_write, nested in a compile and subtracted
-from it so that no time counts twice)."""
+from it so that no time counts twice). A function traced inside a lowering or
+a compile (scan's and jnp's helpers; an inner jit traced inside the outer
+trace counts once) is that step's time, as JAX's own durations count it."""
 
 import re
 
-from .base import Adapter, DeviceUnavailable, flag_value, import_or_missing, timed
+from .base import Adapter, DeviceUnavailable, covered, flag_value, import_or_missing, timed
 
 _TRACE = "/jax/core/compile/jaxpr_trace_duration"
 _LOWER = "/jax/core/compile/jaxpr_to_mlir_module_duration"
@@ -115,7 +117,13 @@ class JaxAdapter(Adapter):
     def summarize(self, window):
         p, c = window["phases"], window["counts"]
         write = p.get("cache_write_nested", 0.0)
-        phases = {"trace": p.get("trace", 0.0), "lower": p.get("lower", 0.0),
+        # Lowering (scan, jnp helpers) and compiling trace functions of their
+        # own: those trace events lie inside the lower or compile event, and
+        # are its time, as JAX's own durations and .lower() count them.
+        spans = window.get("spans", {})
+        outer = spans.get("lower", []) + spans.get("compile_total", []) + spans.get("cache_load", [])
+        trace = max(covered(spans.get("trace", []) + outer) - covered(outer), 0.0)
+        phases = {"trace": trace, "lower": p.get("lower", 0.0),
                   "compile": max(p.get("compile_total", 0.0) - write, 0.0),
                   "cache_load": p.get("cache_load", 0.0), "cache_write": write}
         requests, hits = c.get("cache_requests", 0), c.get("cache_hits", 0)
