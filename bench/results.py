@@ -221,6 +221,7 @@ def measure(page, out, commit, note):
 
 
 PLACEHOLDER = re.compile(r"\{\{([^}]+)\}\}")
+RUN_LINE = re.compile(r"^\d+ cases: .* Summary: ")
 
 
 def render(page, run):
@@ -238,7 +239,9 @@ def render(page, run):
         if key == "environments":
             return run.environments_table()
         if key == "phase_timers":
-            return (run.out.parent / f"{page}-phase-timers" / "table.md").read_text().strip()
+            # Only the table, not the line of the jitbench run phase_timers.py makes.
+            table = (run.out.parent / f"{page}-phase-timers" / "table.md").read_text()
+            return "".join(ln for ln in table.splitlines(keepends=True) if not RUN_LINE.match(ln)).strip()
         parts = key.split("|")
         if len(parts) not in (2, 3):
             raise KeyError(f"bad placeholder {{{{{key}}}}}")
