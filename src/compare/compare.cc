@@ -57,6 +57,14 @@ const CaseResult* find(const std::vector<CaseResult>& cases, const std::string& 
   return nullptr;
 }
 
+std::vector<std::pair<const CaseResult*, const CaseResult*>> pairs(const std::vector<CaseResult>& base,
+                                                                   const std::vector<CaseResult>& next, Key by) {
+  std::vector<std::pair<const CaseResult*, const CaseResult*>> out;
+  for (const auto& a : base)
+    if (const auto* b = find(next, by(a.c.id), by)) out.emplace_back(&a, b);
+  return out;
+}
+
 void case_membership(const std::vector<CaseResult>& base, const std::vector<CaseResult>& next, Key by,
                      Comparison& out) {
   for (const auto& c : next)
@@ -95,6 +103,7 @@ std::optional<MetricRow> metric_row(const std::string& id, const std::string& me
   r.p = mw->p_value;
   r.hl = hodges_lehmann(xa, xb).value_or(0);
   r.testable = min_possible_p(xa.size(), xb.size()) <= alpha;
+  r.significant = r.testable && r.p < alpha;
   if (!r.testable) r.verdict = "too few runs";
   else if (r.p >= alpha) r.verdict = "no significant change";
   else r.verdict = r.ratio > 1 ? "slower" : "faster";
@@ -105,18 +114,14 @@ std::optional<MetricRow> metric_row(const std::string& id, const std::string& me
 
 std::vector<std::pair<const CaseResult*, const CaseResult*>> paired_cases(const std::vector<CaseResult>& base,
                                                                           const std::vector<CaseResult>& next) {
-  const Key by = pairing(base, next);
-  std::vector<std::pair<const CaseResult*, const CaseResult*>> out;
-  for (const auto& a : base)
-    if (const auto* b = find(next, by(a.c.id), by)) out.emplace_back(&a, b);
-  return out;
+  return pairs(base, next, pairing(base, next));
 }
 
 Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<CaseResult>& next, double alpha) {
   Comparison out;
   const Key by = pairing(base, next);
   case_membership(base, next, by, out);
-  for (const auto& [pa, b] : paired_cases(base, next)) {
+  for (const auto& [pa, b] : pairs(base, next, by)) {
     const CaseResult& a = *pa;
     if (!timings_comparable(a) || !timings_comparable(*b)) continue;
     const auto sa = metric_samples(a), sb = metric_samples(*b);
@@ -129,7 +134,7 @@ Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<C
       out.log_ratios[metric].push_back(std::log(row->ratio));
       if (row->testable) {
         ++out.tested;
-        out.differ += row->p < alpha;
+        out.differ += row->significant;
       }
       out.rows.push_back(*row);
     }

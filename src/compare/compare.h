@@ -28,6 +28,7 @@ struct MetricRow {
   std::size_t n_base = 0, n_new = 0;
   double base_median = 0, new_median = 0, ratio = 0, lo = 0, hi = 0, p = 1, hl = 0;
   bool testable = true;  // enough runs for the test to reach alpha
+  bool significant = false;  // testable and p < alpha: the verdict is a change
 };
 
 struct Comparison {

@@ -95,7 +95,7 @@ json release_points(const std::vector<CaseResult>& cases) {
       for (const auto& e : row.entries) {
         const auto v = e.values.find(m);
         const auto s = e.step.find(m);
-        const bool step = s != e.step.end() && s->second.testable && s->second.p < 0.05;
+        const bool step = s != e.step.end() && s->second.significant;
         points.push_back(v == e.values.end() ? json(nullptr)
                                              : json({{"median", v->second[0]}, {"lo", v->second[1]},
                                                      {"hi", v->second[2]}, {"significant_step", step}}));

@@ -307,9 +307,8 @@ std::string release_cell(const compare::ReleaseEntry& e, const std::string& m) {
   std::string cell = format_seconds(v->second[0]);
   if (const auto s = e.step.find(m); s != e.step.end()) {
     const auto& r = s->second;
-    const bool step = r.testable && r.p < 0.05;
-    cell += fmt::format(" ({}{:.2f}× [{:.2f}–{:.2f}]{})", step ? "**" : "", r.ratio, r.lo, r.hi,
-                        step ? (r.ratio > 1 ? ", slower**" : ", faster**") : r.testable ? "" : ", too few runs");
+    cell += fmt::format(" ({}{:.2f}× [{:.2f}–{:.2f}]{})", r.significant ? "**" : "", r.ratio, r.lo, r.hi,
+                        r.significant ? (r.ratio > 1 ? ", slower**" : ", faster**") : r.testable ? "" : ", too few runs");
   }
   return cell;
 }
