@@ -25,7 +25,6 @@
 #include "results/views.h"
 #include "run/protocol.h"
 #include "run/subprocess.h"
-#include "stats/stats.h"
 #include "util/clock.h"
 #include "util/interrupt.h"
 #include "util/say.h"
@@ -39,21 +38,21 @@ namespace {
 // Per case (id without its environment), one sample per process of the metric.
 using StepSamples = std::map<std::string, std::vector<double>>;
 
+// import, first_call, ttfr and warm are compare's samples (compare::metric_samples);
+// process_ttfr and compile (every measured phase of the first call) are bisect's own.
 std::vector<double> samples_of(const CaseResult& c, const std::string& metric) {
-  std::vector<double> out;
-  if (metric == "warm") {
-    for (const auto& calls : compare::warm_processes(c))
-      if (auto m = stats::median(calls)) out.push_back(*m);
-    return out;
+  static const std::map<std::string, std::string> kCompared = {
+      {"import", "cold_import_s"}, {"first_call", "cold_first_call_s"}, {"ttfr", "cold_ttfr_s"}, {"warm", "warm_call_s"}};
+  if (const auto it = kCompared.find(metric); it != kCompared.end()) {
+    auto samples = compare::metric_samples(c);
+    return std::move(samples[it->second]);
   }
+  std::vector<double> out;
   for (const auto& r : c.cold) {
     if (r.status != Status::Ok) continue;
     std::optional<double> v;
-    if (metric == "import") v = r.import_s;
-    else if (metric == "first_call") v = r.first_call_s;
-    else if (metric == "ttfr") v = r.ttfr_s();
-    else if (metric == "process_ttfr") v = r.process_ttfr_s();
-    else if (auto b = phase_breakdown(r)) v = b->sum_phases;  // compile: every measured phase of the first call
+    if (metric == "process_ttfr") v = r.process_ttfr_s();
+    else if (auto b = phase_breakdown(r)) v = b->sum_phases;
     if (v) out.push_back(*v);
   }
   return out;
