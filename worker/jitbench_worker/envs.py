@@ -72,13 +72,16 @@ def exact_pins(requirements):
     return [(m.group(1), m.group(3)) for m in map(_PIN.match, requirements) if m]
 
 
-def release_date(name, version, timeout=20):
-    """The upload time of a release's newest file on PyPI (UTC). From the
-    project's JSON (every release's files), which every PyPI mirror serves;
-    some lack the per-version endpoint."""
+def pypi_releases(name, timeout):
+    """{version: [file, ...]} from PyPI's project JSON, which every PyPI mirror
+    serves (some lack the per-version endpoint)."""
     with urllib.request.urlopen(f"https://pypi.org/pypi/{name}/json", timeout=timeout) as r:
-        data = json.load(r)
-    files = data.get("releases", {}).get(version)
+        return json.load(r).get("releases", {})
+
+
+def release_date(name, version, timeout=20):
+    """The upload time of a release's newest file on PyPI (UTC)."""
+    files = pypi_releases(name, timeout).get(version)
     if files is None:
         raise Unbuildable(f"PyPI has no release {name}=={version}; check the version (pip index versions {name})")
     times = [u["upload_time_iso_8601"] for u in files if u.get("upload_time_iso_8601")]
@@ -222,9 +225,7 @@ def released_versions(package, find_links=(), no_index=False):
             if m and re.sub(r"[-_.]+", "_", m.group(1)).lower() == norm:
                 found.add(m.group(2))
     if not no_index:
-        with urllib.request.urlopen(f"https://pypi.org/pypi/{package}/json", timeout=30) as r:
-            data = json.load(r)
-        for v, files in data.get("releases", {}).items():
+        for v, files in pypi_releases(package, timeout=30).items():
             if files and not all(f.get("yanked") for f in files):
                 found.add(v)
     out = []
