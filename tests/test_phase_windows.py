@@ -16,13 +16,22 @@ sys.path.insert(0, str(ROOT / "worker"))
 from jitbench_worker.backends.base import Recorder, covered  # noqa: E402
 
 
-def test_a_nested_event_of_the_same_phase_counts_once():
+def replayed(events):
+    """A recording recorder fed (ends at, phase, seconds) events, as the hooks add them."""
     r = Recorder()
     r.start()
-    r.add("trace", 0.2, at=0.9)   # the inner jit, traced inside ...
-    r.add("trace", 0.5, at=1.0)   # ... the outer one: 0.5 s in all, not 0.7
-    r.add("trace", 0.1, at=2.0)   # a later trace of its own
-    r.add("lower", 0.3, at=1.3)   # another phase is never merged with trace
+    for at, phase, seconds in events:
+        r.add(phase, seconds, at=at)
+    return r
+
+
+def test_a_nested_event_of_the_same_phase_counts_once():
+    r = replayed([
+        (0.9, "trace", 0.2),  # the inner jit, traced inside ...
+        (1.0, "trace", 0.5),  # ... the outer one: 0.5 s in all, not 0.7
+        (2.0, "trace", 0.1),  # a later trace of its own
+        (1.3, "lower", 0.3),  # another phase is never merged with trace
+    ])
     phases = r.window(0.0, 3.0)["phases"]
     assert phases["trace"] == pytest.approx(0.6)
     assert phases["lower"] == pytest.approx(0.3)
@@ -38,10 +47,7 @@ def test_self_times_and_unpositioned_times_are_summed_as_they_are():
 
 
 def test_an_event_belongs_to_the_window_it_ends_in():
-    r = Recorder()
-    r.start()
-    r.add("compile", 0.5, at=1.0)
-    r.add("compile", 0.5, at=2.0)
+    r = replayed([(1.0, "compile", 0.5), (2.0, "compile", 0.5)])
     assert r.window(0.0, 1.0)["phases"] == {"compile": pytest.approx(0.5)}
     assert r.window(1.0, 2.0)["phases"] == {"compile": pytest.approx(0.5)}
 
@@ -67,10 +73,7 @@ JAX_080_MC_PI = [
 
 
 def test_jax_inner_traces_are_inside_the_outer_one_and_the_phases_inside_the_call():
-    r = Recorder()
-    r.start()
-    for at, phase, seconds in JAX_080_MC_PI:
-        r.add(phase, seconds, at=at)
+    r = replayed(JAX_080_MC_PI)
     phases = r.window(0.0, 0.4295)["phases"]
     assert phases["trace"] == pytest.approx(0.0628)
     assert sum(phases.values()) <= 0.4295
@@ -93,10 +96,7 @@ JAX_070_RNN_SCAN = [
 def test_jax_traces_inside_a_lowering_are_the_lowerings_time():
     from jitbench_worker.backends.jax_ import JaxAdapter
 
-    r = Recorder()
-    r.start()
-    for at, phase, seconds in JAX_070_RNN_SCAN:
-        r.add(phase, seconds, at=at)
+    r = replayed(JAX_070_RNN_SCAN)
     adapter = object.__new__(JaxAdapter)  # summarize reads only the window and the cache settings
     adapter._cache = {}
     phases = adapter.summarize(r.window(0.0, 0.2466))["phases"]
