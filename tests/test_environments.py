@@ -132,7 +132,7 @@ def test_every_case_runs_in_every_environment_recorded_exactly(across):
 
 def test_the_releases_table_shows_the_step_where_it_is(across):
     analysis = json.loads((across / "analysis.json").read_text())
-    validate(analysis, "jitbench.analysis.v2")
+    validate(analysis, "jitbench.analysis.v3")
     (row,) = analysis["releases"]
     assert row["key"] == "numpy_slow_import_8_f64"
     steps = {e["environment"]: e["metrics"]["cold_ttfr_s"]["step"] for e in row["environments"]}

@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 
+#include "config/catalog.h"
 #include "stats/stats.h"
 #include "util/json_get.h"
 
@@ -99,10 +100,13 @@ const CaseResult* find_match(const CaseResult& jit, const std::string& backend, 
 }  // namespace
 
 Baseline eager_baseline(const CaseResult& jit, const std::vector<CaseResult>& all) {
+  // The catalog's default baseline (NumPy): its name is the kind of a baseline that is it.
+  const auto* fallback = default_baseline();
+  const std::string fallback_name = fallback ? fallback->name : "";
   const std::string& own = jit.c.baseline;
   if (!own.empty())
-    if (const auto* c = find_match(jit, own, all)) return {c, "same_framework", ""};
-  Baseline b{find_match(jit, "numpy", all), "numpy", ""};
+    if (const auto* c = find_match(jit, own, all)) return {c, own == fallback_name ? own : "same_framework", ""};
+  Baseline b{fallback ? find_match(jit, fallback_name, all) : nullptr, fallback_name, ""};
   if (!own.empty() && b.c)
     b.note = fmt::format("no ok {} case of this workload, size, dtype and precision in the run", own);
   return b;
@@ -265,10 +269,14 @@ std::vector<PairRow> pair_rows(const std::vector<CaseResult>& cases) {
 std::vector<AccuracyRow> accuracy_rows(const std::vector<CaseResult>& cases) {
   std::vector<AccuracyRow> out;
   for (const auto& c : cases) {
-    if (c.c.workload != "mc_pi" || !timings_comparable(c)) continue;
+    if (!timings_comparable(c)) continue;
     const auto* w = c.first_worker_report();
     if (!w || !w->has_workload_info) continue;
-    out.push_back({&c, w->abs_error, median_of(cold_values(c, "ttfr_s")), median_of(warm_values(c))});
+    const auto record = workload_record(c.c.workload, w->workload_record);
+    if (!record || record->accuracy.empty()) continue;
+    const auto& info = w->workload_info;
+    const auto err = info.is_object() && info.contains(record->accuracy) ? info[record->accuracy] : nlohmann::json();
+    out.push_back({&c, err, median_of(cold_values(c, "ttfr_s")), median_of(warm_values(c))});
   }
   return out;
 }
@@ -292,7 +300,10 @@ std::vector<AttributionRow> attribution_rows(const std::vector<CaseResult>& case
 }
 }  // namespace
 
-std::string floor_backend(const std::string& device) { return device == "cpu" ? "native" : "native_cuda"; }
+std::string floor_backend(const std::string& device) {
+  const auto* b = floor_of(device);
+  return b ? b->name : "";
+}
 
 namespace {
 std::optional<double> ok_warm_median(const CaseResult& c) {
@@ -320,11 +331,26 @@ const CaseResult* find_floor(const CaseResult& c, const std::string& device, con
   return floor;
 }
 
+// One call's work and its unit: check()'s info field that the workload's
+// record names, scaled; none for a workload without a work count.
+std::optional<std::pair<double, std::string>> work_count(const CaseResult& c) {
+  const auto* w = c.first_worker_report();
+  if (!w) return std::nullopt;
+  const auto record = workload_record(c.c.workload, w->workload_record);
+  if (!record || !record->work) return std::nullopt;
+  const auto& info = w->workload_info;
+  if (!info.is_object() || !info.contains(record->work->field) || !info[record->work->field].is_number())
+    return std::nullopt;
+  const double count = info[record->work->field].get<double>() * record->work->scale;
+  if (!std::isfinite(count) || count <= 0) return std::nullopt;
+  return std::make_pair(count, record->work->unit);
+}
+
 // The GEMM ceiling in the format the case actually multiplied in, or why there is none.
-void set_ceiling(ThroughputRow& row, const nlohmann::json& ceilings) {
+void set_ceiling(ThroughputRow& row, const WorkloadInfo& record, const nlohmann::json& ceilings) {
   const CaseResult& c = *row.c;
-  if (c.c.workload != "matmul") {
-    row.ceiling_note = "none applies to mc_pi (integer hashing, not FLOP or bandwidth bound)";
+  if (record.ceiling != "gemm") {
+    row.ceiling_note = record.ceiling_note.empty() ? "no device ceiling applies to this workload" : record.ceiling_note;
     return;
   }
   const auto* w = c.first_worker_report();
@@ -357,28 +383,69 @@ void set_ceiling(ThroughputRow& row, const nlohmann::json& ceilings) {
 std::vector<ThroughputRow> throughput_rows(const std::vector<CaseResult>& cases, const nlohmann::json& ceilings) {
   std::vector<ThroughputRow> out;
   for (const auto& c : cases) {
-    const bool matmul = c.c.workload == "matmul";
     const auto t = ok_warm_median(c);
     const std::string device = device_of(c);
-    if ((!matmul && c.c.workload != "mc_pi") || !t || *t <= 0 || device.empty()) continue;
-    const double n = static_cast<double>(c.c.n);
-    const auto rate = [&](double seconds) { return matmul ? 2 * n * n * n / seconds / 1e9 : n / seconds; };
+    const auto count = work_count(c);
+    if (!count || !t || *t <= 0 || device.empty()) continue;
     ThroughputRow row;
     row.c = &c;
     row.device = device;
-    row.unit = matmul ? "GFLOP/s" : "samples/s";
+    row.unit = count->second + "/s";
     row.warm_median_s = *t;
-    row.achieved = rate(*t);
+    row.achieved = count->first / *t;
     if (const CaseResult* floor = find_floor(c, device, cases)) {
-      row.floor = floor;
-      row.floor_achieved = rate(*ok_warm_median(*floor));
+      const auto floor_count = work_count(*floor);
+      if (floor_count && floor_count->second == count->second) {
+        row.floor = floor;
+        row.floor_achieved = floor_count->first / *ok_warm_median(*floor);
+      }
+    }
+    if (row.floor_achieved) {
       row.fraction_of_floor = row.achieved / *row.floor_achieved;
-      row.crosses_environments = floor->environment != c.environment;
+      row.crosses_environments = row.floor->environment != c.environment;
     } else {
       row.floor_note = fmt::format("no ok {} case of {}_{}_{} at {} precision in this run", floor_backend(device),
                                    c.c.workload, c.c.n, c.c.dtype, to_string(c.c.precision));
     }
-    set_ceiling(row, ceilings);
+    set_ceiling(row, *workload_record(c.c.workload, c.first_worker_report()->workload_record), ceilings);
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+std::vector<LoopRow> loop_rows(const std::vector<CaseResult>& cases) {
+  std::vector<LoopRow> out;
+  for (const auto& c : cases) {
+    if (c.c.cache_policy != CachePolicy::ColdCache || !timings_comparable(c)) continue;
+    const auto* w = c.first_worker_report();
+    const auto record = workload_record(c.c.workload, w ? w->workload_record : nlohmann::json());
+    if (!record || record->loop_step.empty() || record->loop_steps < 1) continue;
+    std::vector<double> startup, compile;
+    for (const auto& r : c.cold) {
+      if (r.status != Status::Ok) continue;
+      const auto process = r.process_ttfr_s(), ttfr = r.ttfr_s();
+      const auto first = metric(r, "first_call_s");
+      if (!process || !ttfr || !first) continue;
+      startup.push_back(*process - *first);  // interpreter start, import, setup
+      compile.push_back(sum_phases(r));
+    }
+    const auto s = median_of(startup), k = median_of(compile), f = median_of(cold_values(c, "first_call_s"));
+    const auto warm = median_of(warm_values(c));
+    if (!s || !k || !f || !warm) continue;
+    LoopRow row{&c, record->loop_step, record->loop_steps, *s, std::min(*k, *f), *f, *warm, {}};
+    for (const long steps : {10L, 100L, 1000L}) {
+      LoopCost cost;
+      cost.steps = steps;
+      cost.calls = (steps + row.steps_per_call - 1) / row.steps_per_call;
+      cost.startup_s = row.startup_s;
+      cost.compile_s = row.compile_s;
+      cost.execute_s = (row.first_call_s - row.compile_s) + static_cast<double>(cost.calls - 1) * row.warm_call_s;
+      cost.total_s = cost.startup_s + cost.compile_s + cost.execute_s;
+      cost.dominant = cost.startup_s >= cost.compile_s && cost.startup_s >= cost.execute_s ? "start-up"
+                      : cost.compile_s >= cost.execute_s                                   ? "compile"
+                                                                                           : "execution";
+      row.costs.push_back(cost);
+    }
     out.push_back(std::move(row));
   }
   return out;
@@ -386,6 +453,7 @@ std::vector<ThroughputRow> throughput_rows(const std::vector<CaseResult>& cases,
 
 Analysis analyze(const std::vector<CaseResult>& cases, const nlohmann::json& ceilings) {
   Analysis a;
+  a.loops = loop_rows(cases);
   for (const auto& c : cases) a.cases.push_back(analyze_case(c));
   a.throughput = throughput_rows(cases, ceilings);
   a.break_even = break_even_rows(cases);

@@ -107,7 +107,8 @@ struct PairRow {
   std::vector<PairVariant> variants;
 };
 
-// mc_pi: |pi - estimate| against TTFR and warm time.
+// A workload that reports an accuracy (its record's `accuracy` field, e.g.
+// mc_pi's |pi - estimate|) against TTFR and warm time.
 struct AccuracyRow {
   const CaseResult* c = nullptr;
   nlohmann::json abs_error;
@@ -129,7 +130,7 @@ struct AttributionRow {
 struct ThroughputRow {
   const CaseResult* c = nullptr;
   std::string device;  // "cpu" | "gpu"
-  std::string unit;    // "GFLOP/s" | "samples/s"
+  std::string unit;    // the workload's work unit per second ("GFLOP/s", "samples/s", "steps/s")
   double warm_median_s = 0, achieved = 0;
   const CaseResult* floor = nullptr;
   std::optional<double> floor_achieved, fraction_of_floor;
@@ -143,8 +144,31 @@ struct ThroughputRow {
 std::string floor_backend(const std::string& device);
 std::vector<ThroughputRow> throughput_rows(const std::vector<CaseResult>& cases, const nlohmann::json& ceilings);
 
+// A short loop of N steps in a fresh process (a workload whose record has a
+// `loop`): start-up (interpreter, import, setup), the first call's compile
+// phases, and execution (the rest of the first call, then ceil(N / steps per
+// call) - 1 warm calls), from the medians of the case's cold and warm runs.
+struct LoopCost {
+  long steps = 0;
+  long calls = 0;
+  double total_s = 0, startup_s = 0, compile_s = 0, execute_s = 0;
+  std::string dominant;  // "start-up" | "compile" | "execution"
+};
+struct LoopRow {
+  const CaseResult* c = nullptr;
+  std::string step;          // what one step is ("Adam step", "fit", ...)
+  long steps_per_call = 1;
+  double startup_s = 0;      // process start + import + setup (medians)
+  double compile_s = 0;      // the first call's phases (median of their sums; 0 for an eager backend)
+  double first_call_s = 0;
+  double warm_call_s = 0;    // a warm call (steps_per_call steps)
+  std::vector<LoopCost> costs;  // 10, 100, 1000 steps
+};
+std::vector<LoopRow> loop_rows(const std::vector<CaseResult>& cases);
+
 struct Analysis {
   std::vector<CaseAnalysis> cases;
+  std::vector<LoopRow> loops;
   std::vector<ThroughputRow> throughput;
   std::vector<BreakEvenRow> break_even;
   std::vector<CacheModeRow> cache_modes;

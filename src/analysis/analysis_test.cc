@@ -125,9 +125,37 @@ CaseResult timed_case(const std::string& backend, const std::string& workload, l
   r.status = Status::Ok;
   r.mode = RunMode::Warm;
   r.calls_s = {warm_s, warm_s, warm_s};
-  r.worker = parse_worker_report({{"device", {{"platform", platform}}}, {"precision", {{"matmul", format}}}});
+  // What the workers report of each call's work (check()'s info), as the catalog's records name it.
+  const double nd = static_cast<double>(n);
+  nlohmann::json info = nlohmann::json::object();
+  if (workload == "matmul") info["flops"] = 2 * nd * nd * nd;
+  if (workload == "mc_pi") info["n"] = nd;
+  r.worker = parse_worker_report(
+      {{"device", {{"platform", platform}}}, {"precision", {{"matmul", format}}}, {"workload", info}});
   c.warm.push_back(r);
   return c;
+}
+
+TEST(Throughput, TheWorkCountAndUnitComeFromTheReportedRecord) {
+  // A user workload the catalog does not know: its worker sent its record.
+  CaseResult c = timed_case("numba", "matmul", 10, 0.5);
+  c.c.workload = "my_loop";
+  auto raw = c.warm[0].worker.raw;
+  raw["workload"] = {{"steps_done", 100}};
+  raw["workload_record"] = {{"name", "my_loop"},
+                            {"summary", "x"},
+                            {"work", {{"field", "steps_done"}, {"scale", 1.0}, {"unit", "steps"}}},
+                            {"ceiling_note", "none for a loop"}};
+  c.warm[0].worker = parse_worker_report(raw);
+  const auto rows = throughput_rows({c}, nullptr);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].unit, "steps/s");
+  EXPECT_NEAR(rows[0].achieved, 200.0, 1e-9);
+  EXPECT_EQ(rows[0].ceiling_note, "none for a loop");
+  // Without a work count in the info, or without a record, no row.
+  raw["workload"] = nlohmann::json::object();
+  c.warm[0].worker = parse_worker_report(raw);
+  EXPECT_TRUE(throughput_rows({c}, nullptr).empty());
 }
 
 const ThroughputRow& row_of(const std::vector<ThroughputRow>& rows, const std::string& id) {

@@ -106,6 +106,7 @@ PlannedRun make_planned_run(const RunOptions& o) {
     if (auto err = register_user_workload(p)) throw UserError("--workload-path: " + *err);
   PlannedRun p;
   p.suite = load_suite(o);
+  load_user_workload_records(resolve_python(o.python));
   p.environments = selected_environments(p.suite, o);
   p.full = plan_cases(p.suite, o, p.environments);
   const int processes = o.cold_runs.value_or(p.suite.cold_runs) + o.warm_runs.value_or(p.suite.warm_runs);
@@ -167,9 +168,10 @@ nlohmann::json run_ceilings(const RunOptions& o, const std::vector<Case>& plan, 
       return b && b->worker == kind;
     });
     if (o.ceilings == "off" || (o.ceilings == "auto" && !planned)) {
+      const auto* floor = floor_of(device);
       all[device] = ceilings_not_measured(o.ceilings == "off" ? "--ceilings off"
                                                                : fmt::format("no {} case planned (--ceilings on measures "
-                                                                             "anyway)", cuda ? "native_cuda" : "native"));
+                                                                             "anyway)", floor ? floor->name : device));
       continue;
     }
     CeilingsRequest req;

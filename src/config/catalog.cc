@@ -26,9 +26,7 @@ const nlohmann::json& embedded_catalog() {
 std::vector<WorkloadInfo>& workload_table() {
   static std::vector<WorkloadInfo> table = [] {
     std::vector<WorkloadInfo> out;
-    for (const auto& w : embedded_catalog().at("workloads"))
-      out.push_back({w.at("name").get<std::string>(), w.at("summary").get<std::string>(),
-                     w.at("pair").get<std::string>(), ""});
+    for (const auto& w : embedded_catalog().at("workloads")) out.push_back(workload_from_json(w));
     return out;
   }();
   return table;
@@ -51,25 +49,80 @@ bool is_identifier(const std::string& name) {
          std::all_of(name.begin(), name.end(),
                      [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
 }
+// The worker kinds of the catalog's "worker" field (names of worker programs,
+// not of backends).
 WorkerKind worker_kind(const std::string& name) {
   if (name == "native") return WorkerKind::Native;
   if (name == "native_cuda") return WorkerKind::NativeCuda;
-  return WorkerKind::Python;
+  if (name == "python") return WorkerKind::Python;
+  throw std::logic_error("the embedded catalog names an unknown worker kind: " + name);
 }
 }  // namespace
+
+WorkloadInfo workload_from_json(const nlohmann::json& w) {
+  WorkloadInfo out;
+  out.name = w.at("name").get<std::string>();
+  out.summary = w.at("summary").get<std::string>();
+  out.pair = w.value("pair", "");
+  out.path = w.value("path", "");
+  if (const auto it = w.find("work"); it != w.end() && it->is_object())
+    out.work = WorkCount{it->at("field").get<std::string>(), it->at("scale").get<double>(),
+                         it->at("unit").get<std::string>()};
+  out.ceiling = w.value("ceiling", "");
+  out.ceiling_note = w.value("ceiling_note", "");
+  out.accuracy = w.value("accuracy", "");
+  if (const auto it = w.find("cost"); it != w.end() && it->is_object()) {
+    out.cost_coefficient = it->at("coefficient").get<double>();
+    out.cost_exponent = it->at("exponent").get<double>();
+  }
+  if (const auto it = w.find("loop"); it != w.end() && it->is_object()) {
+    out.loop_step = it->at("step").get<std::string>();
+    out.loop_steps = it->at("steps").get<long>();
+  }
+  return out;
+}
+
+std::optional<WorkloadInfo> workload_record(const std::string& name, const nlohmann::json& reported) {
+  if (reported.is_object()) try {
+      return workload_from_json(reported);
+    } catch (const nlohmann::json::exception&) {
+      // A malformed record from the worker: the catalog's, where it has one.
+    }
+  if (const auto* w = find_workload(name)) return *w;
+  return std::nullopt;
+}
 
 const std::vector<BackendInfo>& backends() {
   static const std::vector<BackendInfo> table = [] {
     std::vector<BackendInfo> out;
-    for (const auto& b : embedded_catalog().at("backends"))
-      out.push_back({b.at("name").get<std::string>(), b.at("package").get<std::string>(),
-                     b.at("wants_gpu").get<bool>(), b.at("summary").get<std::string>(),
-                     worker_kind(b.at("worker").get<std::string>()), b.at("jit").get<bool>(),
-                     b.at("baseline").get<std::string>(), b.at("aot_crosscheck").get<bool>(),
-                     b.at("writes_cache_by_default").get<bool>()});
+    for (const auto& b : embedded_catalog().at("backends")) {
+      BackendInfo i{b.at("name").get<std::string>(), b.at("package").get<std::string>(),
+                    b.at("wants_gpu").get<bool>(), b.at("summary").get<std::string>(),
+                    worker_kind(b.at("worker").get<std::string>()), b.at("jit").get<bool>(),
+                    b.at("baseline").get<std::string>(), b.at("aot_crosscheck").get<bool>(),
+                    b.at("writes_cache_by_default").get<bool>()};
+      i.device = b.at("device").get<std::string>();
+      i.default_baseline = b.at("default_baseline").get<bool>();
+      i.floor = b.at("floor").get<bool>();
+      i.startup_s = b.at("startup_s").get<double>();
+      i.cost_factor = b.at("cost_factor").get<double>();
+      out.push_back(std::move(i));
+    }
     return out;
   }();
   return table;
+}
+
+const BackendInfo* floor_of(const std::string& device) {
+  for (const auto& b : backends())
+    if (b.floor && b.device == device) return &b;
+  return nullptr;
+}
+
+const BackendInfo* default_baseline() {
+  for (const auto& b : backends())
+    if (b.default_baseline) return &b;
+  return nullptr;
 }
 
 const std::vector<WorkloadInfo>& workloads() { return workload_table(); }
@@ -96,8 +149,23 @@ std::optional<std::string> register_user_workload(const std::string& given) {
                              name)
                : fmt::format("two workload files are named '{}': {} and {}; rename one", name, w.path, p.string());
   }
-  table.push_back({name, "user workload from " + p.string(), "", p.string()});
+  WorkloadInfo w;
+  w.name = name;
+  w.summary = "user workload from " + p.string();
+  w.path = p.string();
+  w.record_loaded = false;
+  table.push_back(std::move(w));
   return std::nullopt;
+}
+
+void set_user_workload_record(WorkloadInfo record) {
+  for (auto& w : workload_table()) {
+    if (w.name != record.name || w.path.empty()) continue;
+    record.path = w.path;
+    record.record_loaded = true;
+    w = std::move(record);
+    return;
+  }
 }
 
 const std::vector<NameInfo>& cache_policies() {

@@ -8,12 +8,15 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "config/names.h"
 
 namespace jitbench {
 
 enum class WorkerKind { Python, Native, NativeCuda };
 
+// A backend's record (worker/jitbench_worker/backends/__init__.py, Backend).
 struct BackendInfo {
   std::string name;
   std::string package;   // the import that must succeed (missing_dependency: <package>)
@@ -21,13 +24,26 @@ struct BackendInfo {
   std::string summary;
   WorkerKind worker = WorkerKind::Python;
   bool jit = false;             // compiles at run time: gets a break-even against its baseline
-  std::string baseline;         // the same framework without its JIT, on the same device ("" -> NumPy)
+  std::string baseline;         // the same framework without its JIT, on the same device ("" -> the default)
   bool aot_crosscheck = false;  // its phases are cross-checked by an ahead-of-time compile
   // Its framework writes a compile cache at default settings (torch.compile,
   // Triton): in a cold run, files written to the case's cache are expected.
   bool writes_cache_by_default = false;
+  std::string device = "cpu";     // cpu | gpu: the device it is meant for
+  bool default_baseline = false;  // the baseline of a JIT whose own has no ok case (NumPy)
+  bool floor = false;             // the no-JIT floor of its device
+  double startup_s = 2.0;         // a worker process's start-up (the shard planner's model)
+  double cost_factor = 1.0;       // its calls' work relative to a compiled backend
 };
 
+// How a workload's throughput is counted: check()'s info[field] * scale, in unit.
+struct WorkCount {
+  std::string field;
+  double scale = 1.0;
+  std::string unit;
+};
+
+// A workload's record (worker/jitbench_worker/workloads/__init__.py, Workload).
 struct WorkloadInfo {
   std::string name;
   std::string summary;
@@ -35,7 +51,22 @@ struct WorkloadInfo {
   std::string pair = "";
   // Set for a user workload: the Python file that defines it.
   std::string path = "";
+  std::optional<WorkCount> work;  // none: no throughput row
+  std::string ceiling;            // the device ceiling that applies ("gemm"), "" for none
+  std::string ceiling_note;       // why none applies
+  std::string accuracy;           // the info field holding an absolute error, "" for none
+  double cost_coefficient = 1e-8, cost_exponent = 1.0;  // one call on a compiled backend: coef * n^exp s
+  std::string loop_step;          // a short loop: its step's name ("" for none)
+  long loop_steps = 0;            // and the steps one call runs
+  bool record_loaded = true;      // false for a user workload until its worker has described it
 };
+
+// A record as the worker prints it (catalog.json, `catalog --workload-file`,
+// a result's workload_record). Throws nlohmann::json::exception when malformed.
+WorkloadInfo workload_from_json(const nlohmann::json& j);
+// The record of a case's workload as its run reported it, else the catalog's;
+// nullptr when neither knows it (a user workload of an earlier version).
+std::optional<WorkloadInfo> workload_record(const std::string& name, const nlohmann::json& reported);
 
 struct NameInfo {
   std::string name;
@@ -52,6 +83,13 @@ const WorkloadInfo* find_workload(std::string_view name);
 // file, has a stem that is not an identifier, or shadows a built-in workload.
 // Registering the same file twice is allowed.
 std::optional<std::string> register_user_workload(const std::string& path);
+// Replaces a registered user workload's record with the one its worker
+// printed (commands/user_workloads.cc asks it), keeping its name and path.
+void set_user_workload_record(WorkloadInfo record);
+// The floor backend of a device ("cpu", "gpu"); nullptr when the catalog has none.
+const BackendInfo* floor_of(const std::string& device);
+// The backend a JIT is weighed against when its own baseline has no ok case.
+const BackendInfo* default_baseline();
 const std::vector<NameInfo>& cache_policies();
 const std::vector<NameInfo>& precisions();
 bool is_backend(std::string_view name);

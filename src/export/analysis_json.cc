@@ -142,6 +142,17 @@ json throughput_json(const ThroughputRow& r) {
           {"floor", floor}, {"floor_note", r.floor_note}, {"ceiling", ceiling}, {"ceiling_note", r.ceiling_note},
           {"crosses_environments", r.crosses_environments}};
 }
+json loop_json(const LoopRow& r) {
+  const auto& c = r.c->c;
+  json costs = json::array();
+  for (const auto& k : r.costs)
+    costs.push_back({{"steps", k.steps}, {"calls", k.calls}, {"total_s", k.total_s}, {"startup_s", k.startup_s},
+                     {"compile_s", k.compile_s}, {"execute_s", k.execute_s}, {"dominant", k.dominant}});
+  return {{"case", c.id},           {"backend", c.backend},          {"workload", c.workload},
+          {"step", r.step},         {"steps_per_call", r.steps_per_call}, {"startup_s", r.startup_s},
+          {"compile_s", r.compile_s}, {"first_call_s", r.first_call_s}, {"warm_call_s", r.warm_call_s},
+          {"costs", costs}};
+}
 }  // namespace
 
 json release_json(const compare::ReleaseRow& row) {
@@ -178,6 +189,10 @@ json analysis_json(const Analysis& a, const std::vector<compare::ReleaseRow>& re
   json out = {{"schema_version", kAnalysisSchema}, {"attribution", attribution}, {"cases", cases},
               {"break_even", be}, {"cache_modes", modes}, {"pairs", pairs}, {"accuracy", accuracy},
               {"throughput", throughput}};
+  if (!a.loops.empty()) {
+    out["loops"] = json::array();
+    for (const auto& r : a.loops) out["loops"].push_back(loop_json(r));
+  }
   if (!releases.empty()) {
     out["releases"] = json::array();
     for (const auto& r : releases) out["releases"].push_back(release_json(r));

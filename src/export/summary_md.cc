@@ -215,7 +215,7 @@ std::string break_even_section(const Analysis& analysis) {
   for (const auto& r : analysis.break_even) {
     std::string kind = r.baseline.kind == "same_framework"
                            ? "same framework, same device"
-                           : "NumPy" + (r.baseline.note.empty() ? std::string() : " (" + md_cell(r.baseline.note) + ")");
+                           : r.baseline.kind + (r.baseline.note.empty() ? std::string() : " (" + md_cell(r.baseline.note) + ")");
     if (r.jit->environment != r.baseline.c->environment)
       kind += fmt::format(" ⚠ crosses environments ({} vs {})", r.jit->environment, r.baseline.c->environment);
     t.add({code(r.jit->c.id), code(r.baseline.c->c.id), kind, format_seconds(r.be.ttfr_jit),
@@ -225,7 +225,7 @@ std::string break_even_section(const Analysis& analysis) {
   return section("\n## Break-even against the eager baseline\n\nN* = (TTFR_jit − TTFR_eager) / (warm_eager − warm_jit): "
                  "the number of further calls after which the JIT has paid for itself (bootstrap 95% CI). The baseline "
                  "is the same framework without its JIT on the same device when the run has it (jax_eager_*, "
-                 "torch_eager*), else NumPy, and the table says which.\n\n",
+                 "torch_eager*, tensorflow_eager*; numba's is NumPy), else NumPy, and the table says which.\n\n",
                  t);
 }
 
@@ -253,8 +253,45 @@ std::string accuracy_section(const Analysis& analysis) {
     t.add({code(a.c->c.id), a.c->c.backend, std::to_string(a.c->c.n),
            a.abs_error.is_number() ? fmt::format("{:.2e}", a.abs_error.get<double>()) : "—", secs(a.ttfr_median_s),
            secs(a.warm_median_s)});
-  return section("\n## mc_pi: error against time\n\n|π − estimate| for n samples (the same points in every "
-                 "backend) against the cold time to first result and the warm call.\n\n",
+  return section("\n## Accuracy against time\n\nThe absolute error a workload reports of its own answer (mc_pi: "
+                 "|π − estimate| for n samples, the same points in every backend) against the cold time to first "
+                 "result and the warm call.\n\n",
+                 t);
+}
+
+// N* of a JIT case in steps: calls after the first, times the steps a call runs.
+std::string steps_cell(const LoopRow& row, const Analysis& analysis) {
+  for (const auto& r : analysis.break_even) {
+    if (r.jit != row.c) continue;
+    const auto& be = r.be;
+    if (be.verdict == "never") return "never (not faster warm)";
+    if (be.verdict == "immediately") return "immediately";
+    const double k = static_cast<double>(row.steps_per_call);
+    return fmt::format("{:.0f} [{} – {}] vs `{}`", *be.calls * k,
+                       be.ci_low ? fmt::format("{:.0f}", *be.ci_low * k) : "—",
+                       be.ci_high ? fmt::format("{:.0f}", *be.ci_high * k) : "never", r.baseline.c->c.backend);
+  }
+  return row.c->c.jit ? "— (no baseline in the run)" : "— (not a JIT)";
+}
+
+std::string loops_section(const Analysis& analysis) {
+  Table t{{"Case", "Step", "Start-up", "Compile", "First call", "Warm step", "N* steps [95% CI]", "10 steps",
+           "100 steps", "1000 steps"},
+          {}};
+  for (const auto& row : analysis.loops) {
+    std::vector<std::string> cells{code(row.c->c.id), row.step, format_seconds(row.startup_s),
+                                   format_seconds(row.compile_s), format_seconds(row.first_call_s),
+                                   format_seconds(row.warm_call_s / static_cast<double>(row.steps_per_call)),
+                                   steps_cell(row, analysis)};
+    for (const auto& k : row.costs) cells.push_back(format_seconds(k.total_s) + " · " + k.dominant);
+    t.add(std::move(cells));
+  }
+  return section("\n## Short loops: what a loop of N steps costs in a fresh process\n\nStart-up = the interpreter, "
+                 "the imports and building the inputs (process TTFR − first call); compile = the framework's own "
+                 "phases of the first call; a loop of N steps = start-up + first call + (⌈N / steps per call⌉ − 1) "
+                 "warm calls, from medians; the word after each total names the largest of start-up, compile and "
+                 "execution. N* = the steps after which the JIT has paid for itself against its eager baseline "
+                 "(break-even, bootstrap 95% CI).\n\n",
                  t);
 }
 
@@ -364,6 +401,7 @@ std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases
         "Medians with bootstrap 95% confidence intervals over the cold runs.\n\n";
   md += environments_section(info) + cases_table(cases) + notes(cases) + releases_section(releases);
   md += phases_section(analysis) + cache_modes_section(analysis) + break_even_section(analysis) +
+        loops_section(analysis) +
         pairs_section(analysis) + accuracy_section(analysis) + throughput_section(analysis, info.environment) +
         memory_variance_section(analysis);
   return md;

@@ -7,17 +7,19 @@
 namespace jitbench {
 
 const char* const kThroughputIntro =
-    "What a warm call achieves (matmul: 2n³ FLOP per call; mc_pi: n samples per call) against the no-JIT floor on "
-    "the same device — `native` on the CPU, `native_cuda` on a GPU, same workload, size, dtype and precision — and, "
-    "for matmul, against the machine's GEMM ceiling measured at the start of the run (environment.json "
+    "What a warm call achieves, counted as each workload's catalog record says (matmul: 2n³ FLOP per call; mc_pi: "
+    "n samples per call; a short loop: its steps per call), against the no-JIT floor on the same device — `native` "
+    "on the CPU, `native_cuda` on a GPU, same workload, size, dtype and precision — and, where the record names a "
+    "ceiling (matmul: GEMM), against the machine's ceiling measured at the start of the run (environment.json "
     "`ceilings`). A fraction of the floor above 1× means the case is faster than the floor.";
 
 namespace {
 std::string rate(double v, const std::string& unit) {
-  if (unit == "GFLOP/s") return fmt::format("{:.1f} GFLOP/s", v);
-  if (v >= 1e9) return fmt::format("{:.2f} G samples/s", v / 1e9);
-  if (v >= 1e6) return fmt::format("{:.2f} M samples/s", v / 1e6);
-  return fmt::format("{:.3g} samples/s", v);
+  if (unit.rfind("G", 0) == 0) return fmt::format("{:.1f} {}", v, unit);  // already scaled (GFLOP/s)
+  const std::string plain = unit.size() > 2 ? unit : "/s";
+  if (v >= 1e9) return fmt::format("{:.2f} G {}", v / 1e9, plain);
+  if (v >= 1e6) return fmt::format("{:.2f} M {}", v / 1e6, plain);
+  return fmt::format("{:.3g} {}", v, plain);
 }
 std::string seconds(double s) {
   if (s >= 1) return fmt::format("{:.3g} s", s);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "config/catalog.h"
 #include "util/sha256.h"
 
 namespace jitbench {
@@ -28,20 +29,17 @@ std::variant<ShardSpec, std::string> parse_shard_spec(const std::string& text) {
 }
 
 double modelled_cost_s(const Case& c, int processes, int calls) {
-  // Start-up of one worker process: interpreter + imports + device (docs/scale-out.md).
-  static const std::map<std::string, double> kStart = {
-      {"native", 0.01},       {"native_cuda", 0.5},     {"python", 0.05},       {"numpy", 0.2},
-      {"numba", 1.0},         {"numba_parallel", 1.5},  {"jax_jit_cpu", 1.5},   {"jax_eager_cpu", 1.2},
-      {"jax_jit_gpu", 3.0},   {"jax_eager_gpu", 2.5},   {"tensorflow", 5.0},    {"tensorflow_gpu", 7.0},
-      {"torch_eager", 2.0},   {"torch_compile", 10.0},  {"torch_eager_gpu", 4.0}, {"torch_compile_gpu", 12.0},
-      {"triton", 6.0}};
-  const auto it = kStart.find(c.backend);
-  const double start = it == kStart.end() ? 2.0 : it->second;
+  // Start-up of one worker process (interpreter + imports + device) and the
+  // work of one call, both from the catalog's records (docs/scale-out.md).
+  const BackendInfo fallback_backend;
+  const WorkloadInfo fallback_workload;
+  const auto* b = find_backend(c.backend);
+  const auto* w = find_workload(c.workload);
+  if (!b) b = &fallback_backend;
+  if (!w) w = &fallback_workload;
   const double n = static_cast<double>(std::max(c.n, 1L));
-  double work = n * 1e-8;  // element-wise workloads: ~1e8 elements a second
-  if (c.workload == "matmul") work = 2 * n * n * n / 1e10;
-  if (c.backend == "python") work *= 100;  // plain loops
-  return processes * start + (processes + calls) * work;
+  const double work = w->cost_coefficient * std::pow(n, w->cost_exponent) * b->cost_factor;
+  return processes * b->startup_s + (processes + calls) * work;
 }
 
 std::vector<double> expected_costs(const std::vector<Case>& plan, const std::map<std::string, double>& measured,

@@ -105,8 +105,8 @@ WorkerReport parse_worker_report(json raw) {
   w.verify = verification(raw, "verify");
   w.verify_first = verification(raw, "verify_first");
   w.has_workload_info = raw.contains("workload");
-  const auto err = "/workload/abs_error"_json_pointer;
-  w.abs_error = raw.contains(err) ? raw.at(err) : json(nullptr);
+  w.workload_info = raw.contains("workload") && raw["workload"].is_object() ? raw["workload"] : json(nullptr);
+  w.workload_record = raw.contains("workload_record") ? raw["workload_record"] : json(nullptr);
   w.device_kind = string_at(raw, "/device/kind").value_or("");
   w.device_platform = string_at(raw, "/device/platform").value_or("");
   w.raw = std::move(raw);

@@ -50,7 +50,8 @@ struct WorkerReport {
   std::map<std::string, double> aot_steps;    // mode aot: trace_s, lower_s, compile_s, execute_s
   Verification verify, verify_first;
   bool has_workload_info = false;             // the worker described the workload's result
-  nlohmann::json abs_error;                   // mc_pi: |pi - estimate| as reported; or null
+  nlohmann::json workload_info;               // check()'s info about the result (an object), or null
+  nlohmann::json workload_record;             // the workload's catalog record as the worker sent it, or null
   std::string device_kind;                    // device.kind, "" when not reported
   std::string device_platform;                // device.platform ("cpu", "gpu", ...), "" when not reported
 

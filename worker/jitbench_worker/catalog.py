@@ -1,6 +1,8 @@
 """Prints jitbench's catalog of backends and workloads as JSON: the build
 embeds it in the binary (CMakeLists.txt), so the worker's registries are the
-only place a backend or workload is named. Imports no framework."""
+only place a backend or workload is named. With --workload-file NAME PATH it
+prints the record of a user workload instead (jitbench asks at run time).
+Imports no framework."""
 
 import json
 import sys
@@ -9,7 +11,14 @@ from . import backends, workloads
 
 
 def main(argv):
-    """python -m jitbench_worker.catalog [--out FILE]"""
+    """python -m jitbench_worker.catalog [--out FILE] | --workload-file NAME PATH"""
+    if len(argv) == 3 and argv[0] == "--workload-file":
+        try:
+            sys.stdout.write(json.dumps(workloads.record(argv[1], argv[2])) + "\n")
+        except Exception as exc:  # the file breaks the contract: one line saying how
+            sys.stderr.write(f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}\n")
+            sys.exit(2)
+        return
     text = json.dumps({"backends": backends.catalog(), "workloads": workloads.catalog()}, indent=1) + "\n"
     if len(argv) == 2 and argv[0] == "--out":
         with open(argv[1], "w") as f:

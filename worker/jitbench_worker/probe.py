@@ -7,10 +7,6 @@ import sys
 
 from . import backends, workloads
 
-_PACKAGES = ["numpy", "scipy", "numba", "llvmlite", "jax", "jaxlib", "jax-cuda12-plugin",
-             "jax-cuda13-plugin", "tensorflow", "tensorflow-cpu", "triton", "torch"]
-
-
 def _version(dist: str):
     try:
         return importlib.metadata.version(dist)
@@ -38,7 +34,7 @@ def probe(check_devices: bool = False) -> dict:
         "implementation": platform.python_implementation(),
         "executable": sys.executable,
         "platform": platform.platform(),
-        "packages": {p: _version(p) for p in _PACKAGES},
+        "packages": {p: _version(p) for p in backends.packages()},  # what the backends' records name
         "backends": out_backends,
         "workloads": workloads.names(),
     }

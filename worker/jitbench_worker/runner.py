@@ -201,6 +201,9 @@ def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
         "verify": verdicts[1],
         "verify_first": verdicts[0],
         "workload": info,
+        # What the core reads off the workload (throughput, ceiling, accuracy): a
+        # user workload's record is known only to the worker that loaded it.
+        "workload_record": workloads.record(args.workload, args.workload_path),
         "backend": adapter.info(),
         "device": adapter.device(),
         "cache": adapter.cache_report(os.environ.get("JITBENCH_CACHE_DIR") or None),

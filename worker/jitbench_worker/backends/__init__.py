@@ -1,77 +1,135 @@
-"""Backend registry: one file per adapter, one line per backend here. This is
-jitbench's one catalog of backends: `python -m jitbench_worker.catalog` prints
-it and the C++ side embeds that output at build time (src/config/catalog.cc).
+"""Backend registry: one file per adapter, one record per backend here. This
+is jitbench's one catalog of backends: `python -m jitbench_worker.catalog`
+prints it and the C++ side embeds that output at build time
+(src/config/catalog.cc), so adding a backend is a change to Python files only.
 
-Each entry: the adapter's factory (None for a backend another worker runs),
-a one-line summary, whether it compiles at run time (a JIT, weighed against a
-baseline), and its baseline: the same framework without the JIT on the same
-device ("" for NumPy)."""
+A record says everything the core needs to know about a backend: how to make
+its adapter (None for a backend another worker runs), what runs it, on which
+device, whether it compiles at run time and against which baseline that
+compile is weighed, whether it is its device's no-JIT floor, and what a worker
+process of it costs to start (the shard planner's model)."""
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Tuple
 
 from . import jax_, numba_, numpy_, python_, tensorflow_, torch_, triton_
 
+
+@dataclass(frozen=True)
+class Backend:
+    summary: str
+    factory: Optional[Callable] = None  # None: run by a native worker (native/)
+    worker: str = "python"              # python | native | native_cuda
+    device: str = "cpu"                 # cpu | gpu
+    jit: bool = False                   # compiles at run time: gets a break-even against its baseline
+    # The same framework without its JIT on the same device (numba's is NumPy);
+    # "" for a backend that is not a JIT.
+    baseline: str = ""
+    # The baseline of a JIT whose own baseline has no ok case in the run (NumPy).
+    default_baseline: bool = False
+    floor: bool = False                 # the no-JIT floor of its device (throughput fractions)
+    startup_s: float = 2.0              # a worker process's start-up: interpreter, imports, device
+    cost_factor: float = 1.0            # the calls' work relative to a compiled backend (plain loops: 100)
+    aot_crosscheck: bool = False        # its phases are cross-checked by an ahead-of-time compile
+    # Distributions whose versions every run records (probe), beyond NumPy.
+    packages: Tuple[str, ...] = field(default_factory=tuple)
+    needs: str = ""                     # what a native worker needs ("" for nothing)
+
+
+_JAX = ("jax", "jaxlib")
+_JAX_GPU = ("jax", "jaxlib", "jax-cuda12-plugin", "jax-cuda13-plugin")
+_TF = ("tensorflow", "tensorflow-cpu")
+_NUMBA = ("numba", "llvmlite", "scipy")
+
 _REGISTRY = {
-    "python": (python_.PythonAdapter, "plain Python loops (no JIT, no vectorisation)", False, ""),
-    "numpy": (numpy_.NumpyAdapter, "NumPy, eager (the seed's baseline)", False, ""),
-    "numba": (numba_.NumbaAdapter, "numba.njit (cache=True under warm_cache)", True, ""),
-    "jax_jit_cpu": (lambda: jax_.JaxAdapter("cpu"), "jax.jit on the CPU backend", True, "jax_eager_cpu"),
-    "jax_jit_gpu": (lambda: jax_.JaxAdapter("gpu"), "jax.jit on a CUDA GPU", True, "jax_eager_gpu"),
-    "jax_eager_cpu": (lambda: jax_.JaxAdapter("cpu", jit=False),
-                      "JAX op by op without jax.jit on the CPU (jax.jit's baseline)", False, ""),
-    "jax_eager_gpu": (lambda: jax_.JaxAdapter("gpu", jit=False),
-                      "JAX op by op without jax.jit on a CUDA GPU (jax_jit_gpu's baseline)", False, ""),
-    "numba_parallel": (numba_.NumbaParallelAdapter, "numba.njit(parallel=True): prange loops over threads", True,
-                       ""),
-    "tensorflow": (lambda: tensorflow_.TensorflowAdapter("cpu"), "tf.function(jit_compile=True) (XLA) on the CPU",
-                   True, ""),
-    "tensorflow_gpu": (lambda: tensorflow_.TensorflowAdapter("gpu"), "tf.function(jit_compile=True) (XLA) on a GPU",
-                       True, ""),
-    "torch_eager": (lambda: torch_.TorchAdapter(compiled=False, platform="cpu"),
-                    "eager PyTorch on the CPU (torch.compile's baseline)", False, ""),
-    "torch_compile": (lambda: torch_.TorchAdapter(compiled=True, platform="cpu"),
-                      "torch.compile (dynamo + inductor) on the CPU", True, "torch_eager"),
-    "torch_eager_gpu": (lambda: torch_.TorchAdapter(compiled=False, platform="gpu"),
-                        "eager PyTorch on a CUDA GPU (torch_compile_gpu's baseline)", False, ""),
-    "torch_compile_gpu": (lambda: torch_.TorchAdapter(compiled=True, platform="gpu"),
-                          "torch.compile (dynamo + inductor, Triton kernels) on a CUDA GPU", True, "torch_eager_gpu"),
-    "triton": (triton_.TritonAdapter, "Triton kernels on a GPU; interpreter only (warn) without one", True,
-               "torch_eager_gpu"),
+    "python": Backend("plain Python loops (no JIT, no vectorisation)", python_.PythonAdapter,
+                      startup_s=0.05, cost_factor=100.0),
+    "numpy": Backend("NumPy, eager (the seed's baseline)", numpy_.NumpyAdapter, default_baseline=True,
+                     startup_s=0.2, packages=("numpy", "scipy")),
+    "numba": Backend("numba.njit (cache=True under warm_cache)", numba_.NumbaAdapter, jit=True, baseline="numpy",
+                     startup_s=1.0, packages=_NUMBA),
+    "jax_jit_cpu": Backend("jax.jit on the CPU backend", lambda: jax_.JaxAdapter("cpu"), jit=True,
+                           baseline="jax_eager_cpu", startup_s=1.5, aot_crosscheck=True, packages=_JAX),
+    "jax_jit_gpu": Backend("jax.jit on a CUDA GPU", lambda: jax_.JaxAdapter("gpu"), device="gpu", jit=True,
+                           baseline="jax_eager_gpu", startup_s=3.0, aot_crosscheck=True, packages=_JAX_GPU),
+    "jax_eager_cpu": Backend("JAX op by op without jax.jit on the CPU (jax.jit's baseline)",
+                             lambda: jax_.JaxAdapter("cpu", jit=False), startup_s=1.2, packages=_JAX),
+    "jax_eager_gpu": Backend("JAX op by op without jax.jit on a CUDA GPU (jax_jit_gpu's baseline)",
+                             lambda: jax_.JaxAdapter("gpu", jit=False), device="gpu", startup_s=2.5,
+                             packages=_JAX_GPU),
+    "numba_parallel": Backend("numba.njit(parallel=True): prange loops over threads", numba_.NumbaParallelAdapter,
+                              jit=True, baseline="numpy", startup_s=1.5, packages=_NUMBA),
+    "tensorflow": Backend("tf.function(jit_compile=True) (XLA) on the CPU",
+                          lambda: tensorflow_.TensorflowAdapter("cpu"), jit=True, baseline="tensorflow_eager",
+                          startup_s=5.0, packages=_TF),
+    "tensorflow_gpu": Backend("tf.function(jit_compile=True) (XLA) on a GPU",
+                              lambda: tensorflow_.TensorflowAdapter("gpu"), device="gpu", jit=True,
+                              baseline="tensorflow_eager_gpu", startup_s=7.0, packages=_TF),
+    "tensorflow_eager": Backend("TensorFlow eager, op by op without tf.function on the CPU (tensorflow's baseline)",
+                                lambda: tensorflow_.TensorflowAdapter("cpu", jit=False), startup_s=4.5,
+                                packages=_TF),
+    "tensorflow_eager_gpu": Backend("TensorFlow eager, op by op without tf.function on a GPU "
+                                    "(tensorflow_gpu's baseline)",
+                                    lambda: tensorflow_.TensorflowAdapter("gpu", jit=False), device="gpu",
+                                    startup_s=6.5, packages=_TF),
+    "torch_eager": Backend("eager PyTorch on the CPU (torch.compile's baseline)",
+                           lambda: torch_.TorchAdapter(compiled=False, platform="cpu"), startup_s=2.0,
+                           packages=("torch",)),
+    "torch_compile": Backend("torch.compile (dynamo + inductor) on the CPU",
+                             lambda: torch_.TorchAdapter(compiled=True, platform="cpu"), jit=True,
+                             baseline="torch_eager", startup_s=10.0, packages=("torch",)),
+    "torch_eager_gpu": Backend("eager PyTorch on a CUDA GPU (torch_compile_gpu's baseline)",
+                               lambda: torch_.TorchAdapter(compiled=False, platform="gpu"), device="gpu",
+                               startup_s=4.0, packages=("torch",)),
+    "torch_compile_gpu": Backend("torch.compile (dynamo + inductor, Triton kernels) on a CUDA GPU",
+                                 lambda: torch_.TorchAdapter(compiled=True, platform="gpu"), device="gpu", jit=True,
+                                 baseline="torch_eager_gpu", startup_s=12.0, packages=("torch",)),
+    "triton": Backend("Triton kernels on a GPU; interpreter only (warn) without one", triton_.TritonAdapter,
+                      device="gpu", jit=True, baseline="torch_eager_gpu", startup_s=6.0,
+                      packages=("triton", "torch")),
     # Run by the native workers (native/), not by this package.
-    "native": (None, "C++ compiled ahead of time (-O3, OpenMP), NumPy's BLAS: the no-JIT floor on the CPU", False,
-               ""),
-    "native_cuda": (None, "CUDA C++ compiled ahead of time (nvcc), cuBLAS: the no-JIT floor on a CUDA GPU", False,
-                    ""),
+    "native": Backend("C++ compiled ahead of time (-O3, OpenMP), NumPy's BLAS: the no-JIT floor on the CPU",
+                      worker="native", floor=True, startup_s=0.01),
+    "native_cuda": Backend("CUDA C++ compiled ahead of time (nvcc), cuBLAS: the no-JIT floor on a CUDA GPU",
+                           worker="native_cuda", device="gpu", floor=True, startup_s=0.5, needs="cuda toolkit"),
 }
-# The worker that runs each backend not run here, what it needs ("" for
-# nothing), and whether it wants a GPU.
-_OTHER_WORKERS = {"native": ("native", "", False), "native_cuda": ("native_cuda", "cuda toolkit", True)}
 
 
 def names():
     """The backends this package runs."""
-    return [n for n, entry in _REGISTRY.items() if entry[0] is not None]
+    return [n for n, b in _REGISTRY.items() if b.factory is not None]
 
 
 def create(name: str):
-    entry = _REGISTRY.get(name)
-    if entry is None or entry[0] is None:
+    b = _REGISTRY.get(name)
+    if b is None or b.factory is None:
         raise ValueError(f"unknown backend {name!r}; valid: {', '.join(names())}")
-    return entry[0]()
+    return b.factory()
+
+
+def packages():
+    """Every distribution a backend records the version of, in catalog order."""
+    out = []
+    for b in _REGISTRY.values():
+        out += [p for p in b.packages if p not in out]
+    return out
 
 
 def catalog():
     out = []
-    for name, (factory, summary, jit, baseline) in _REGISTRY.items():
-        if factory is None:
-            worker, package, wants_gpu = _OTHER_WORKERS[name]
-            writes = False  # compiled ahead of time: no compile cache
+    for name, b in _REGISTRY.items():
+        if b.factory is None:
+            package, writes, wants_gpu = b.needs, False, b.device == "gpu"  # compiled ahead of time: no cache
         else:
-            adapter = factory()
-            worker, package, wants_gpu = "python", adapter.package, adapter.wants_gpu
-            writes = adapter.writes_cache_by_default
-        out.append({"name": name, "package": package, "wants_gpu": wants_gpu, "summary": summary,
-                    "worker": worker, "jit": jit, "baseline": baseline,
-                    # The ahead-of-time cross-check of the phases (runner.aot_step).
-                    "aot_crosscheck": name.startswith("jax_jit_"),
+            # Triton runs in its interpreter without a GPU: it is a GPU backend that does not insist on one.
+            adapter = b.factory()
+            package, writes, wants_gpu = adapter.package, adapter.writes_cache_by_default, adapter.wants_gpu
+        if b.jit and b.baseline and b.baseline not in _REGISTRY:
+            raise ValueError(f"backend {name}: baseline {b.baseline!r} is not a backend")
+        out.append({"name": name, "package": package, "wants_gpu": wants_gpu, "device": b.device,
+                    "summary": b.summary, "worker": b.worker, "jit": b.jit, "baseline": b.baseline,
+                    "default_baseline": b.default_baseline, "floor": b.floor, "startup_s": b.startup_s,
+                    "cost_factor": b.cost_factor, "aot_crosscheck": b.aot_crosscheck,
                     # Whether a cold run may write to the case's cache (jitbench checks it may not otherwise).
-                    "writes_cache_by_default": writes})
+                    "writes_cache_by_default": writes, "packages": list(b.packages)})
     return out

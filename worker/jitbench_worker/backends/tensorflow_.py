@@ -48,22 +48,32 @@ class TensorflowAdapter(Adapter):
         "cache_write": "framework timer: device_executable_persistor 'Serializing and saving cache entry'",
     }
 
-    def __init__(self, platform: str):
+    def __init__(self, platform: str, jit: bool = True):
         super().__init__()
         self.platform = platform
-        self.name = "tensorflow" if platform == "cpu" else "tensorflow_gpu"
+        self.use_jit = jit
+        self.name = ("tensorflow" if jit else "tensorflow_eager") + ("" if platform == "cpu" else "_gpu")
         self.wants_gpu = platform == "gpu"
+        if not jit:
+            # Eager TensorFlow runs each op's kernel as it is called: nothing is
+            # traced or compiled, and there is no compile cache.
+            self.has_compile_cache, self.phase_names, self.phase_sources = False, (), {}
         self.sync_method = ("tf.test.experimental.sync_devices() after the call (TensorFlow offers no way to "
                             "check for pending work)")
         self._cache = {"kind": "tf_xla_persistent", "persistent": False,
                        "note": "TensorFlow's default: no persistent XLA cache"}
 
     def import_framework(self, dtype, cache_dir, cache_policy="cold_cache"):
+        if self.platform == "cpu":
+            self.set_env("CUDA_VISIBLE_DEVICES", "-1")
+        if not self.use_jit:
+            self._cache = {"kind": "none", "persistent": False, "note": "eager TensorFlow compiles nothing"}
+            self.tf = import_or_missing("tensorflow", "tensorflow")
+            self._log = _OwnLog()
+            return
         # INFO level is needed for the compile log lines (only three modules log verbosely).
         self.set_env("TF_CPP_MIN_LOG_LEVEL", "0")
         self.set_env("TF_CPP_VMODULE", _LOG_MODULES)
-        if self.platform == "cpu":
-            self.set_env("CUDA_VISIBLE_DEVICES", "-1")
         if cache_dir and cache_policy == "warm_cache":
             self.set_env("TF_XLA_FLAGS", f"--tf_xla_persistent_cache_directory={cache_dir}")
             self._cache = {"kind": "tf_xla_persistent", "persistent": True, "dir": cache_dir,
@@ -85,6 +95,8 @@ class TensorflowAdapter(Adapter):
         self._log = _OwnLog()
 
     def cache_readback(self):
+        if not self.use_jit:
+            return {}
         # TensorFlow has no API that reads its XLA flags back: what it parsed is
         # the environment it was imported with, which this process still holds.
         directory = flag_value("TF_XLA_FLAGS", "tf_xla_persistent_cache_directory")
@@ -104,9 +116,12 @@ class TensorflowAdapter(Adapter):
         self._log.mark()  # log lines from here on are the measured calls'
 
     def collect_events(self):
-        self.recorder.events.extend(self._log.events())
+        if self.use_jit:
+            self.recorder.events.extend(self._log.events())
 
     def summarize(self, window):
+        if not self.use_jit:
+            return super().summarize(window)
         p, c = window["phases"], window["counts"]
         write, lookup = p.get("cache_write", 0.0), p.get("cache_lookup", 0.0)
         phases = {"trace": p.get("trace", 0.0), "xla_compile": max(p.get("xla_total", 0.0) - write - lookup, 0.0),
@@ -141,7 +156,8 @@ class TensorflowAdapter(Adapter):
         return np.asarray(x.numpy() if hasattr(x, "numpy") else x)
 
     def jit(self, fn):
-        f = self.tf.function(fn, jit_compile=True)
+        # Eager: op-by-op dispatch, what a user gets without tf.function.
+        f = self.tf.function(fn, jit_compile=True) if self.use_jit else fn
 
         def call(*args):
             with self.tf.device(self._device):
@@ -188,7 +204,7 @@ class TensorflowAdapter(Adapter):
 
     def info(self):
         return {"name": self.name, "version": self.tf.__version__,
-                "xla_jit": True, "built_with_cuda": bool(self.tf.test.is_built_with_cuda())}
+                "xla_jit": self.use_jit, "built_with_cuda": bool(self.tf.test.is_built_with_cuda())}
 
     def device(self):
         gpus = self.tf.config.list_physical_devices("GPU")

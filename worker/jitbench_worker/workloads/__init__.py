@@ -1,4 +1,4 @@
-"""Workload registry: one file per workload, one line per workload here.
+"""Workload registry: one file per workload, one record per workload here.
 
 A workload provides:
   make_inputs(n, dtype, seed) -> tuple of host inputs
@@ -14,42 +14,67 @@ import importlib
 import importlib.util
 import os
 import types
+from dataclasses import dataclass
+from typing import Optional, Tuple
 
-# name -> (module, variant arguments for its make() or None for a plain module,
-#          one-line summary, the pair it is measured side by side in or "").
-# This is jitbench's one catalog of workloads (see backends/__init__.py).
+# This is jitbench's one catalog of workloads (see backends/__init__.py): a
+# record per workload, with everything the core needs to know about it.
+
+
+@dataclass(frozen=True)
+class Workload:
+    module: str                       # the file under workloads/
+    summary: str
+    variant: Optional[dict] = None    # arguments of the module's make(), None for a plain module
+    pair: str = ""                    # variants measured side by side share a pair name
+    # Throughput: the field of check()'s info that counts one call's work, the
+    # factor that turns it into `unit`, and the unit (the table shows unit/s).
+    work: Optional[Tuple[str, float, str]] = None
+    ceiling: str = ""                 # the device ceiling that applies ("gemm"), "" for none
+    ceiling_note: str = "no device ceiling applies to this workload"
+    accuracy: str = ""                # the field of check()'s info holding an absolute error ("" for none)
+    # The shard planner's model of one call on a compiled backend: coef * n^exp seconds.
+    cost: Tuple[float, float] = (1e-8, 1.0)
+    loop: Optional[Tuple[str, int]] = None  # a short loop: (its step's name, steps per call)
+
+
 _REGISTRY = {
-    "matmul": ("matmul", None, "N x N matrix product (library matmul in every backend)", ""),
-    "mc_pi": ("mc_pi", None, "Monte Carlo pi from n samples, counter-based hash RNG", ""),
-    "retrace_raw": ("retrace", {"bucketed": False},
-                    "sum(tanh(x)^2) over 24 inputs of varying length up to n: one compile per new length", ""),
-    "retrace_bucketed": ("retrace", {"bucketed": True},
-                         "the same stream padded to power-of-two buckets with a mask: one compile per bucket", ""),
-    "null": ("null", None, "returns a constant: measures the harness's own overhead", ""),
-    "small_fits": ("small_fits", None, "a sweep of n small logistic-regression fits (16 learning rates x L2), "
-                   "end to end", ""),
-    "sgd_step": ("sgd_step", {"donate": False}, "jitted MLP training step, n hidden units, 20 steps", "sgd_step"),
-    "sgd_step_donate": ("sgd_step", {"donate": True}, "the same step with donate_argnums on the parameters",
-                        "sgd_step"),
-    "per_example_vmap": ("per_example", {"vectorised": True},
-                         "per-example losses of an MLP over a batch of n with vmap", "per_example_loss"),
-    "per_example_loop": ("per_example", {"vectorised": False},
-                         "the same losses from a Python loop over the n examples", "per_example_loss"),
-    "rnn_scan": ("rnn", {"unrolled": False}, "tanh RNN over a sequence of length n with lax.scan", "rnn"),
-    "rnn_unrolled": ("rnn", {"unrolled": True}, "the same RNN as a Python loop unrolled under jit", "rnn"),
-    "remat_none": ("remat", {"checkpoint": False}, "gradient of a stack of n residual MLP blocks", "remat"),
-    "remat_checkpoint": ("remat", {"checkpoint": True}, "the same with jax.checkpoint on every block", "remat"),
-    "data_parallel_pmap": ("data_parallel", {"style": "pmap"},
-                           "training step over n forced host devices, pmap + psum", "data_parallel"),
-    "data_parallel_shard_map": ("data_parallel", {"style": "shard_map"}, "the same step with shard_map + psum",
-                                "data_parallel"),
-    "sharded_mlp": ("sharded_mlp", {"sharded": True},
-                    "MLP of width n, jit + NamedSharding over a 2 x 4 (data x model) mesh", "sharded_mlp"),
-    "sharded_mlp_single": ("sharded_mlp", {"sharded": False}, "the same MLP on one device", "sharded_mlp"),
-    "value_and_grad_aux": ("value_and_grad", {"aux": True},
-                           "value_and_grad(has_aux=True): loss, grads and metrics in one pass", "value_and_grad_aux"),
-    "value_and_grad_twice": ("value_and_grad", {"aux": False}, "grad, then a second forward pass for the metrics",
-                             "value_and_grad_aux"),
+    "matmul": Workload("matmul", "N x N matrix product (library matmul in every backend)",
+                       work=("flops", 1e-9, "GFLOP"), ceiling="gemm", cost=(2e-10, 3.0)),
+    "mc_pi": Workload("mc_pi", "Monte Carlo pi from n samples, counter-based hash RNG", work=("n", 1.0, "samples"),
+                      ceiling_note="none applies to mc_pi (integer hashing, not FLOP or bandwidth bound)",
+                      accuracy="abs_error"),
+    "retrace_raw": Workload("retrace", "sum(tanh(x)^2) over 24 inputs of varying length up to n: one compile per "
+                            "new length", {"bucketed": False}),
+    "retrace_bucketed": Workload("retrace", "the same stream padded to power-of-two buckets with a mask: one "
+                                 "compile per bucket", {"bucketed": True}),
+    "null": Workload("null", "returns a constant: measures the harness's own overhead"),
+    "small_fits": Workload("small_fits", "a sweep of n small logistic-regression fits (16 learning rates x L2), "
+                           "end to end"),
+    "sgd_step": Workload("sgd_step", "jitted MLP training step, n hidden units, 20 steps", {"donate": False},
+                         "sgd_step"),
+    "sgd_step_donate": Workload("sgd_step", "the same step with donate_argnums on the parameters", {"donate": True},
+                                "sgd_step"),
+    "per_example_vmap": Workload("per_example", "per-example losses of an MLP over a batch of n with vmap",
+                                 {"vectorised": True}, "per_example_loss"),
+    "per_example_loop": Workload("per_example", "the same losses from a Python loop over the n examples",
+                                 {"vectorised": False}, "per_example_loss"),
+    "rnn_scan": Workload("rnn", "tanh RNN over a sequence of length n with lax.scan", {"unrolled": False}, "rnn"),
+    "rnn_unrolled": Workload("rnn", "the same RNN as a Python loop unrolled under jit", {"unrolled": True}, "rnn"),
+    "remat_none": Workload("remat", "gradient of a stack of n residual MLP blocks", {"checkpoint": False}, "remat"),
+    "remat_checkpoint": Workload("remat", "the same with jax.checkpoint on every block", {"checkpoint": True},
+                                 "remat"),
+    "data_parallel_pmap": Workload("data_parallel", "training step over n forced host devices, pmap + psum",
+                                   {"style": "pmap"}, "data_parallel"),
+    "data_parallel_shard_map": Workload("data_parallel", "the same step with shard_map + psum",
+                                        {"style": "shard_map"}, "data_parallel"),
+    "sharded_mlp": Workload("sharded_mlp", "MLP of width n, jit + NamedSharding over a 2 x 4 (data x model) mesh",
+                            {"sharded": True}, "sharded_mlp"),
+    "sharded_mlp_single": Workload("sharded_mlp", "the same MLP on one device", {"sharded": False}, "sharded_mlp"),
+    "value_and_grad_aux": Workload("value_and_grad", "value_and_grad(has_aux=True): loss, grads and metrics in one "
+                                   "pass", {"aux": True}, "value_and_grad_aux"),
+    "value_and_grad_twice": Workload("value_and_grad", "grad, then a second forward pass for the metrics",
+                                     {"aux": False}, "value_and_grad_aux"),
 }
 
 _REQUIRED = ("make_inputs", "check", "IMPLEMENTATIONS")
@@ -59,8 +84,38 @@ def names():
     return list(_REGISTRY)
 
 
+def record_json(name: str, w: Workload, path: str = ""):
+    """A workload's catalog record as the C++ side reads it."""
+    work = None if w.work is None else {"field": w.work[0], "scale": w.work[1], "unit": w.work[2]}
+    loop = None if w.loop is None else {"step": w.loop[0], "steps": w.loop[1]}
+    return {"name": name, "summary": w.summary, "pair": w.pair, "work": work, "ceiling": w.ceiling,
+            "ceiling_note": w.ceiling_note, "accuracy": w.accuracy,
+            "cost": {"coefficient": w.cost[0], "exponent": w.cost[1]}, "loop": loop, "path": path}
+
+
 def catalog():
-    return [{"name": n, "summary": summary, "pair": pair} for n, (_, _, summary, pair) in _REGISTRY.items()]
+    return [record_json(n, w) for n, w in _REGISTRY.items()]
+
+
+def record(name: str, path: str = None):
+    """The catalog record of a built-in workload, or of a user workload's file
+    (its optional CATALOG dict holds the same fields as Workload, bar module
+    and variant)."""
+    if not path:
+        if name not in _REGISTRY:
+            raise ValueError(f"unknown workload {name!r}; valid: {', '.join(_REGISTRY)}")
+        return record_json(name, _REGISTRY[name])
+    module = _from_file(name, path)
+    fields = dict(getattr(module, "CATALOG", {}) or {})
+    fields.setdefault("summary", f"user workload from {path}")
+    unknown = set(fields) - set(Workload.__dataclass_fields__) | ({"module", "variant"} & set(fields))
+    if unknown:
+        raise ValueError(f"workload file {path}: CATALOG has unknown fields {', '.join(sorted(unknown))} "
+                         "(see docs/user-workloads.md)")
+    for key in ("work", "cost", "loop"):
+        if fields.get(key) is not None:
+            fields[key] = tuple(fields[key])
+    return record_json(name, Workload(module="", **fields), path)
 
 
 def _from_file(name: str, path: str):
@@ -84,11 +139,11 @@ def get(name: str, path: str = None):
         return _from_file(name, path)
     if name not in _REGISTRY:
         raise ValueError(f"unknown workload {name!r}; valid: {', '.join(_REGISTRY)}")
-    module_name, variant, _, _ = _REGISTRY[name]
-    module = importlib.import_module(f"{__name__}.{module_name}")
-    if variant is None:
+    w = _REGISTRY[name]
+    module = importlib.import_module(f"{__name__}.{w.module}")
+    if w.variant is None:
         return module
-    return types.SimpleNamespace(**module.make(**variant))
+    return types.SimpleNamespace(**module.make(**w.variant))
 
 
 def env_for(workload, n: int) -> dict:

@@ -1,0 +1,74 @@
+// A user workload's record (throughput, ceiling, accuracy, cost) is known only
+// to the Python file that defines it: before planning, jitbench asks the
+// worker package to load each registered file and print its record.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "commands/commands.h"
+#include "env/probe.h"
+#include "run/subprocess.h"
+#include "util/json_parse.h"
+#include "util/say.h"
+
+namespace jitbench {
+namespace fs = std::filesystem;
+
+namespace {
+std::string last_line(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  return last;
+}
+}  // namespace
+
+void load_user_workload_records(const std::string& python) {
+  std::vector<WorkloadInfo> pending;
+  for (const auto& w : workloads())
+    if (!w.record_loaded) pending.push_back(w);
+  if (pending.empty()) return;
+  std::error_code ec;
+  const fs::path dir = fs::temp_directory_path(ec) / fmt::format("jitbench-records-{}", ::getpid());
+  fs::create_directories(dir, ec);
+  PosixLauncher launcher;
+  for (const auto& w : pending) {
+    const fs::path log = dir / (w.name + ".log");
+    const auto p = launcher.launch(worker_module_spawn(
+        {python, "-m", "jitbench_worker.catalog", "--workload-file", w.name, w.path}, resolve_worker_dir(), log, {},
+        120));
+    std::ifstream in(log);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string line = last_line(text.str());
+    if (p.kind == ExitKind::SpawnFailed)
+      throw UserError(fmt::format("cannot start Python '{}' to read workload file {}: {} (pass --python PATH)", python,
+                                  w.path, p.spawn_error));
+    // A file that breaks the contract keeps the placeholder record: its cases
+    // run and fail with the worker's own message (docs/user-workloads.md).
+    std::string problem;
+    if (p.kind != ExitKind::Exited || p.exit_code != 0) {
+      problem = line.empty() ? "the worker could not load it" : line;
+    } else {
+      auto parsed = parse_json(line);
+      try {
+        if (auto* e = std::get_if<std::string>(&parsed)) throw std::runtime_error(*e);
+        auto record = workload_from_json(std::get<nlohmann::json>(parsed));
+        if (record.name != w.name) throw std::runtime_error("the record names another workload");
+        set_user_workload_record(std::move(record));
+      } catch (const std::exception& e) {
+        problem = fmt::format("the worker printed no record it can read ({})", e.what());
+      }
+    }
+    if (!problem.empty())
+      say(stderr, "jitbench: workload file {}: {}; its cases will fail with the worker's reason\n", w.path, problem);
+  }
+  fs::remove_all(dir, ec);
+}
+
+}  // namespace jitbench
