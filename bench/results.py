@@ -61,6 +61,7 @@ PAGES = {
     "transforms": ["--suite", "suites/transforms.toml"],
     "floors": ["--suite", "suites/floors.toml"],
     "releases": ["--suite", "suites/releases.toml"],
+    "loops": ["--suite", "suites/loops.toml"],
 }
 
 

@@ -75,6 +75,18 @@ _REGISTRY = {
                                    "pass", {"aux": True}, "value_and_grad_aux"),
     "value_and_grad_twice": Workload("value_and_grad", "grad, then a second forward pass for the metrics",
                                      {"aux": False}, "value_and_grad_aux"),
+    # The short loops (suites/loops.toml): one call is a whole short training, fit or solve.
+    "mlp_train": Workload("mlp_train", "10 Adam steps of a 2-layer tanh MLP (n hidden) on a fixed batch, loss curve "
+                          "verified", work=("steps", 1.0, "steps"), cost=(2e-6, 1.0), loop=("Adam step", 10)),
+    "likelihood_fit": Workload("likelihood_fit", "binned Poisson likelihood, signal strength + n Gaussian-"
+                               "constrained bin modifiers: 8 Newton steps with autodiff gradients",
+                               work=("fits", 1.0, "fits"), cost=(1e-5, 1.0), loop=("fit", 1)),
+    "ode_rk4": Workload("ode_rk4", "RK4, 64 fixed steps of n Lotka-Volterra systems, the loop inside the compiled "
+                        "function", work=("system_steps", 1.0, "system-steps"), cost=(1e-7, 1.0),
+                        loop=("solve", 1)),
+    "transformer_block": Workload("transformer_block", "forward + backward of one pre-norm attention + MLP block, "
+                                  "sequence length n, width 64", work=("steps", 1.0, "steps"), cost=(1e-5, 1.0),
+                                  loop=("fwd+bwd step", 1)),
 }
 
 _REQUIRED = ("make_inputs", "check", "IMPLEMENTATIONS")
