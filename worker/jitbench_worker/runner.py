@@ -203,7 +203,7 @@ def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
         "workload": info,
         # What the core reads off the workload (throughput, ceiling, accuracy): a
         # user workload's record is known only to the worker that loaded it.
-        "workload_record": workloads.record(args.workload, args.workload_path),
+        "workload_record": args.workload_record,
         "backend": adapter.info(),
         "device": adapter.device(),
         "cache": adapter.cache_report(os.environ.get("JITBENCH_CACHE_DIR") or None),
@@ -224,6 +224,8 @@ def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
 def run(channel, args) -> int:
     adapter = backends.create(args.backend)
     workload = workloads.get(args.workload, args.workload_path)
+    # A user file's CATALOG is read from the module already loaded; a bad one fails the case here.
+    args.workload_record = workloads.record(args.workload, args.workload_path, workload)
     build = workload.IMPLEMENTATIONS.get(adapter.framework)
     try:
         if build is None:

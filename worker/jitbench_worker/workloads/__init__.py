@@ -109,15 +109,15 @@ def catalog():
     return [record_json(n, w) for n, w in _REGISTRY.items()]
 
 
-def record(name: str, path: str = None):
+def record(name: str, path: str = None, module=None):
     """The catalog record of a built-in workload, or of a user workload's file
     (its optional CATALOG dict holds the same fields as Workload, bar module
-    and variant)."""
+    and variant); `module`: the file already loaded, not executed again."""
     if not path:
         if name not in _REGISTRY:
             raise ValueError(f"unknown workload {name!r}; valid: {', '.join(_REGISTRY)}")
         return record_json(name, _REGISTRY[name])
-    module = _from_file(name, path)
+    module = module or _from_file(name, path)
     fields = dict(getattr(module, "CATALOG", {}) or {})
     fields.setdefault("summary", f"user workload from {path}")
     unknown = set(fields) - set(Workload.__dataclass_fields__) | ({"module", "variant"} & set(fields))
