@@ -1,6 +1,6 @@
 """The layout docs/architecture.md describes, checked: the folders of src/ depend
-on each other in one direction (config -> plan -> run -> results -> analysis ->
-export -> artifacts -> commands), artifact documents are built only in export/
+on each other in one direction, exactly as its layers table says (util, config,
+plan, results, run, ... commands), artifact documents are built only in export/
 and read back only in results/read.cc, and no function is longer than a screen."""
 
 import ast
@@ -25,6 +25,23 @@ def include_graph():
             if inc != here:
                 edges.setdefault(here, set()).add(inc)
     return edges
+
+
+def test_the_layers_table_of_architecture_md_is_the_include_graph():
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    table = text.split("<!-- layers-table -->")[1].split("<!-- /layers-table -->")[0]
+    said = {}
+    for line in table.strip().splitlines()[2:]:
+        folder, includes = (c.strip() for c in line.strip("|").split("|"))
+        said[folder] = set() if includes == "—" else {x.strip() for x in includes.split(",")}
+    folders = {p.name for p in SRC.iterdir() if p.is_dir()}
+    assert set(said) == folders, sorted(folders ^ set(said))
+    edges = include_graph()
+    assert {f: edges.get(f, set()) for f in folders} == said
+    # Each folder includes only folders above it in the table.
+    order = list(said)
+    for f, deps in said.items():
+        assert all(order.index(d) < order.index(f) for d in deps), f
 
 
 def test_results_never_depends_on_analysis_and_nothing_goes_round():

@@ -39,7 +39,7 @@ int cmd_list(const ListOptions& opts) {
     const bool ok = info.value("available", false);
     std::string why = info.value("reason", "");
     if (b.wants_gpu && ok && !opts.check_devices) why = "package present; GPU not checked (use --check-devices)";
-    say(stdout, "  {:<18} {:<10} {}{}\n", b.name, ok ? "available" : "missing", b.summary,
+    say(stdout, "  {:<20} {:<10} {}{}\n", b.name, ok ? "available" : "missing", b.summary,
         why.empty() ? "" : fmt::format("  [{}]", why));
   }
   say(stdout, "\nWorkloads:\n");
