@@ -179,4 +179,4 @@ def test_a_missing_own_baseline_is_named_when_numpy_stands_in(jitbench):
     b = analysis["break_even"][0]
     assert b["eager_case"] == "numpy_matmul_64_f32"
     assert b["baseline"]["kind"] == "numpy" and "jax_eager_cpu" in b["baseline"]["note"]
-    assert "NumPy (no ok jax_eager_cpu case" in (res.out / "summary.md").read_text()
+    assert "`numpy` (no ok jax_eager_cpu case" in (res.out / "summary.md").read_text()

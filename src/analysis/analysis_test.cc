@@ -158,6 +158,23 @@ TEST(Throughput, TheWorkCountAndUnitComeFromTheReportedRecord) {
   EXPECT_TRUE(throughput_rows({c}, nullptr).empty());
 }
 
+TEST(Throughput, ABuiltInWorkloadsRecordIsTheCatalogsNotTheWorkers) {
+  // A worker claiming mc_pi counts GFLOP against a GEMM ceiling is not believed.
+  CaseResult c = timed_case("numba", "mc_pi", 1000000, 0.001);
+  auto raw = c.warm[0].worker.raw;
+  raw["workload"]["flops"] = 1e12;
+  raw["workload_record"] = {{"name", "mc_pi"},
+                            {"summary", "x"},
+                            {"work", {{"field", "flops"}, {"scale", 1e-9}, {"unit", "GFLOP"}}},
+                            {"ceiling", "gemm"}};
+  c.warm[0].worker = parse_worker_report(raw);
+  const auto rows = throughput_rows({c}, nullptr);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].unit, "samples/s");
+  EXPECT_NEAR(rows[0].achieved, 1e9, 1e-3);
+  EXPECT_TRUE(rows[0].ceiling_name.empty());
+}
+
 const ThroughputRow& row_of(const std::vector<ThroughputRow>& rows, const std::string& id) {
   for (const auto& r : rows)
     if (r.c->c.id == id) return r;

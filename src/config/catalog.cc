@@ -83,10 +83,13 @@ WorkloadInfo workload_from_json(const nlohmann::json& w) {
 }
 
 std::optional<WorkloadInfo> workload_record(const std::string& name, const nlohmann::json& reported) {
+  // What the catalog knows is not taken on a worker's word: a built-in
+  // workload's record, or a user workload's as its file gave it at plan time.
+  if (const auto* w = find_workload(name); w && w->record_loaded) return *w;
   if (reported.is_object()) try {
       return workload_from_json(reported);
     } catch (const nlohmann::json::exception&) {
-      // A malformed record from the worker: the catalog's, where it has one.
+      // A malformed record from the worker: the catalog's placeholder, where it has one.
     }
   if (const auto* w = find_workload(name)) return *w;
   return std::nullopt;

@@ -64,8 +64,9 @@ struct WorkloadInfo {
 // A record as the worker prints it (catalog.json, `catalog --workload-file`,
 // a result's workload_record). Throws nlohmann::json::exception when malformed.
 WorkloadInfo workload_from_json(const nlohmann::json& j);
-// The record of a case's workload as its run reported it, else the catalog's;
-// nullptr when neither knows it (a user workload of an earlier version).
+// The record of a case's workload: the catalog's when it knows the workload
+// (built-in, or a user file read at plan time), else the one its worker
+// reported (a user workload read back by `report`); none when neither has one.
 std::optional<WorkloadInfo> workload_record(const std::string& name, const nlohmann::json& reported);
 
 struct NameInfo {

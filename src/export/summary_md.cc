@@ -215,7 +215,7 @@ std::string break_even_section(const Analysis& analysis) {
   for (const auto& r : analysis.break_even) {
     std::string kind = r.baseline.kind == "same_framework"
                            ? "same framework, same device"
-                           : r.baseline.kind + (r.baseline.note.empty() ? std::string() : " (" + md_cell(r.baseline.note) + ")");
+                           : code(r.baseline.kind) + (r.baseline.note.empty() ? std::string() : " (" + md_cell(r.baseline.note) + ")");
     if (r.jit->environment != r.baseline.c->environment)
       kind += fmt::format(" ⚠ crosses environments ({} vs {})", r.jit->environment, r.baseline.c->environment);
     t.add({code(r.jit->c.id), code(r.baseline.c->c.id), kind, format_seconds(r.be.ttfr_jit),
