@@ -136,17 +136,25 @@ CaseResult timed_case(const std::string& backend, const std::string& workload, l
   return c;
 }
 
+// The case's warm run as a worker reports it with this info and this workload record; returns the raw report.
+nlohmann::json with_record(CaseResult& c, const nlohmann::json& info, const std::string& name,
+                           const std::string& field, double scale, const std::string& unit, nlohmann::json extra) {
+  auto raw = c.warm[0].worker.raw;
+  raw["workload"] = info;
+  extra["name"] = name;
+  extra["summary"] = "x";
+  extra["work"] = {{"field", field}, {"scale", scale}, {"unit", unit}};
+  raw["workload_record"] = extra;
+  c.warm[0].worker = parse_worker_report(raw);
+  return raw;
+}
+
 TEST(Throughput, TheWorkCountAndUnitComeFromTheReportedRecord) {
   // A user workload the catalog does not know: its worker sent its record.
   CaseResult c = timed_case("numba", "matmul", 10, 0.5);
   c.c.workload = "my_loop";
-  auto raw = c.warm[0].worker.raw;
-  raw["workload"] = {{"steps_done", 100}};
-  raw["workload_record"] = {{"name", "my_loop"},
-                            {"summary", "x"},
-                            {"work", {{"field", "steps_done"}, {"scale", 1.0}, {"unit", "steps"}}},
-                            {"ceiling_note", "none for a loop"}};
-  c.warm[0].worker = parse_worker_report(raw);
+  auto raw = with_record(c, {{"steps_done", 100}}, "my_loop", "steps_done", 1.0, "steps",
+                         {{"ceiling_note", "none for a loop"}});
   const auto rows = throughput_rows({c}, nullptr);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].unit, "steps/s");
@@ -161,13 +169,7 @@ TEST(Throughput, TheWorkCountAndUnitComeFromTheReportedRecord) {
 TEST(Throughput, ABuiltInWorkloadsRecordIsTheCatalogsNotTheWorkers) {
   // A worker claiming mc_pi counts GFLOP against a GEMM ceiling is not believed.
   CaseResult c = timed_case("numba", "mc_pi", 1000000, 0.001);
-  auto raw = c.warm[0].worker.raw;
-  raw["workload"]["flops"] = 1e12;
-  raw["workload_record"] = {{"name", "mc_pi"},
-                            {"summary", "x"},
-                            {"work", {{"field", "flops"}, {"scale", 1e-9}, {"unit", "GFLOP"}}},
-                            {"ceiling", "gemm"}};
-  c.warm[0].worker = parse_worker_report(raw);
+  with_record(c, {{"n", 1000000}, {"flops", 1e12}}, "mc_pi", "flops", 1e-9, "GFLOP", {{"ceiling", "gemm"}});
   const auto rows = throughput_rows({c}, nullptr);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].unit, "samples/s");
