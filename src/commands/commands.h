@@ -50,8 +50,10 @@ void require_valid_run(const std::string& dir, const std::string& label);
 void require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases);
 int cmd_compare(const CompareOptions& opts);
 
-// Asks the worker for the record of every user workload registered so far;
-// throws UserError naming the file that breaks the contract.
+// Asks the worker for the record of every user workload registered so far.
+// A file it cannot read keeps a placeholder record (one line on stderr; its
+// cases then fail with the worker's reason); throws UserError only when
+// Python cannot be started.
 void load_user_workload_records(const std::string& python);
 // --python, else $JITBENCH_PYTHON, else the project's .venv, else python3.
 std::string resolve_python(const std::string& flag);

@@ -46,9 +46,11 @@ void load_user_workload_records(const std::string& python) {
     std::stringstream text;
     text << in.rdbuf();
     const std::string line = last_line(text.str());
-    if (p.kind == ExitKind::SpawnFailed)
+    if (p.kind == ExitKind::SpawnFailed) {
+      fs::remove_all(dir, ec);
       throw UserError(fmt::format("cannot start Python '{}' to read workload file {}: {} (pass --python PATH)", python,
                                   w.path, p.spawn_error));
+    }
     // A file that breaks the contract keeps the placeholder record: its cases
     // run and fail with the worker's own message (docs/user-workloads.md).
     std::string problem;
