@@ -21,14 +21,6 @@ namespace jitbench {
 namespace fs = std::filesystem;
 
 namespace {
-std::string last_line(const fs::path& p) {
-  std::ifstream in(p);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty()) last = line;
-  return last;
-}
-
 // A private directory for the figure script's files, outside the out dir,
 // removed with everything in it when done.
 struct TempDir {

@@ -6,27 +6,16 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "commands/commands.h"
 #include "env/probe.h"
 #include "run/subprocess.h"
+#include "util/fs.h"
 #include "util/json_parse.h"
 #include "util/say.h"
 
 namespace jitbench {
 namespace fs = std::filesystem;
-
-namespace {
-std::string last_line(const std::string& text) {
-  std::istringstream in(text);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty()) last = line;
-  return last;
-}
-}  // namespace
 
 void load_user_workload_records(const std::string& python) {
   std::vector<WorkloadInfo> pending;
@@ -42,10 +31,7 @@ void load_user_workload_records(const std::string& python) {
     const auto p = launcher.launch(worker_module_spawn(
         {python, "-m", "jitbench_worker.catalog", "--workload-file", w.name, w.path}, resolve_worker_dir(), log, {},
         120));
-    std::ifstream in(log);
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string line = last_line(text.str());
+    const std::string line = last_line(log);
     if (p.kind == ExitKind::SpawnFailed) {
       fs::remove_all(dir, ec);
       throw UserError(fmt::format("cannot start Python '{}' to read workload file {}: {} (pass --python PATH)", python,

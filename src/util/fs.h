@@ -53,6 +53,8 @@ bool crosses_link(const std::filesystem::path& root, const std::filesystem::path
 // naming the path and the problem. A file the user names (a suite) may be
 // reached through a link: follow_link.
 std::string read_file(const std::filesystem::path& path, bool follow_link = false);
+// The last non-empty line of a text file ("" when it has none or cannot be read).
+std::string last_line(const std::filesystem::path& path);
 // CLOCK_MONOTONIC in nanoseconds: the clock the worker's hello message uses too.
 long long monotonic_ns();
 }  // namespace jitbench

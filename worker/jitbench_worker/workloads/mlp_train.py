@@ -71,6 +71,19 @@ def check(out, inputs, n, dtype, seed, ctx=None):
     return v, {"steps": STEPS, "loss_first": float(curve[0]), "loss_last": float(curve[-1])}
 
 
+def _train_loop(step, zeros_like, stack, p, corr):
+    """STEPS calls of step(p, m, v, corrections) -> (p, m, v, loss) from zero
+    Adam moments: the Python loop of a training script, shared by the
+    frameworks whose step is compiled."""
+    m = [zeros_like(q) for q in p]
+    v = [zeros_like(q) for q in p]
+    losses = []
+    for k in range(STEPS):
+        p, m, v, value = step(p, m, v, corr[k])
+        losses.append(value)
+    return (*p, stack(losses))
+
+
 def _build_numpy(adapter, n, dtype):
     import numpy as np
 
@@ -95,14 +108,8 @@ def _build_jax(adapter, n, dtype):
     step_j = adapter.jit(step)
 
     def train(w1, b1, w2, b2, x, y, corr):
-        p = [w1, b1, w2, b2]
-        m = [jnp.zeros_like(q) for q in p]
-        v = [jnp.zeros_like(q) for q in p]
-        losses = []
-        for k in range(STEPS):
-            p, m, v, value = step_j(p, m, v, x, y, corr[k])
-            losses.append(value)
-        return (*p, jnp.stack(losses))
+        return _train_loop(lambda p, m, v, c: step_j(p, m, v, x, y, c), jnp.zeros_like, jnp.stack,
+                           [w1, b1, w2, b2], corr)
 
     return train
 
@@ -122,14 +129,8 @@ def _build_tensorflow(adapter, n, dtype):
     step_f = adapter.jit(step)
 
     def train(w1, b1, w2, b2, x, y, corr):
-        p = [w1, b1, w2, b2]
-        m = [tf.zeros_like(q) for q in p]
-        v = [tf.zeros_like(q) for q in p]
-        losses = []
-        for k in range(STEPS):
-            p, m, v, value = step_f(*p, m, v, x, y, corr[k])
-            losses.append(value)
-        return (*p, tf.stack(losses))
+        return _train_loop(lambda p, m, v, c: step_f(*p, m, v, x, y, c), tf.zeros_like, tf.stack,
+                           [w1, b1, w2, b2], corr)
 
     return train
 
@@ -143,20 +144,18 @@ def _build_torch(adapter, n, dtype):
     loss_c = adapter.jit(loss)
     update_c = adapter.jit(lambda p, g, m, v, c: _adam(torch.sqrt, p, g, m, v, c[0], c[1]))
 
+    def step(p, m, v, c, x, y):
+        with torch.enable_grad():
+            leaves = [q.detach().requires_grad_() for q in p]
+            value = loss_c(*leaves, x, y)
+            g = torch.autograd.grad(value, leaves)
+        with torch.no_grad():
+            p, m, v = update_c(p, list(g), m, v, c)
+        return p, m, v, value.detach()
+
     def train(w1, b1, w2, b2, x, y, corr):
-        p = [w1, b1, w2, b2]
-        m = [torch.zeros_like(q) for q in p]
-        v = [torch.zeros_like(q) for q in p]
-        losses = []
-        for k in range(STEPS):
-            with torch.enable_grad():
-                leaves = [q.detach().requires_grad_() for q in p]
-                value = loss_c(*leaves, x, y)
-                g = torch.autograd.grad(value, leaves)
-            with torch.no_grad():
-                p, m, v = update_c(p, list(g), m, v, corr[k])
-            losses.append(value.detach())
-        return (*p, torch.stack(losses))
+        return _train_loop(lambda p, m, v, c: step(p, m, v, c, x, y), torch.zeros_like, torch.stack,
+                           [w1, b1, w2, b2], corr)
 
     return train
 
