@@ -37,6 +37,10 @@ int main(int argc, char** argv) {
     if (const auto* p = std::get_if<PlanOptions>(&cmd)) return cmd_plan(*p);
     if (const auto* m = std::get_if<MergeOptions>(&cmd)) return cmd_merge(*m, argc, argv);
     if (const auto* b = std::get_if<BisectOptions>(&cmd)) return cmd_bisect(*b);
+    if (const auto* p = std::get_if<PublishOptions>(&cmd)) return cmd_publish(*p);
+    if (const auto* r = std::get_if<ReplicateOptions>(&cmd)) return cmd_replicate(*r);
+    if (const auto* s = std::get_if<SignOptions>(&cmd)) return cmd_sign(*s);
+    if (const auto* v = std::get_if<VerifyOptions>(&cmd)) return cmd_verify(*v);
     return cmd_validate(std::get<ValidateOptions>(cmd));
   } catch (const UserError& e) {
     say(stderr, "jitbench: error: {}\n", e.what());

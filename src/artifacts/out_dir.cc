@@ -18,6 +18,8 @@ namespace fs = std::filesystem;
 
 bool excluded_from_index(const fs::path& rel) {
   if (rel == kIndexFile || rel == kLockFile) return true;
+  // Signatures over the index (and a replication report) sign what the index lists: never in it.
+  if (rel == kIndexSignatureFile || rel == kReplicationSignatureFile) return true;
   // cache/: compile caches; report/: views `jitbench report` derives from the indexed files.
   if (!rel.empty() && (*rel.begin() == "cache" || *rel.begin() == "report")) return true;
   const auto name = rel.filename().string();

@@ -57,8 +57,11 @@ class OutDir {
 
 inline constexpr const char* kIndexFile = "index.json";
 inline constexpr const char* kLockFile = ".jitbench.lock";
-// Paths the index never lists: itself, the lock, the compile caches, the
-// report's derived views and temp files.
+// `jitbench sign`: the index's signature, and a replica's report's (ssh-keygen -Y sign).
+inline constexpr const char* kIndexSignatureFile = "index.json.sig";
+inline constexpr const char* kReplicationSignatureFile = "replication/replication.json.sig";
+// Paths the index never lists: itself, the lock, the signatures, the compile
+// caches, the report's derived views and temp files.
 bool excluded_from_index(const std::filesystem::path& rel);
 
 }  // namespace jitbench

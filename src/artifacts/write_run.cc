@@ -15,6 +15,7 @@
 #include "results/read.h"
 #include "util/clock.h"
 #include "util/fs.h"
+#include "util/json_parse.h"
 #include "util/sha256.h"
 
 namespace jitbench {
@@ -52,6 +53,16 @@ void write_run_artifacts(const OutDir& out, const RunHeader& h, const std::vecto
   add_ml_export(files, h, cases);
   write_files_in(out.root(), files);
   write_index(out, h, cases, complete, stopped);
+}
+
+void relist_files(const OutDir& out) {
+  auto parsed = parse_json(read_file(out.root() / kIndexFile));
+  if (auto* e = std::get_if<std::string>(&parsed)) throw std::runtime_error("index.json: " + *e);
+  auto index = std::get<nlohmann::json>(std::move(parsed));
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : out.file_list()) files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"bytes", f.bytes}});
+  index["files"] = files;
+  out.write_text(kIndexFile, json_text(index));
 }
 
 bool write_stop_index(const OutDir& out, const RunHeader& h, const std::vector<CaseResult>& recorded,

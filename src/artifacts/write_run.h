@@ -25,6 +25,11 @@ void write_run_artifacts(const OutDir& out, const RunHeader& h, const std::vecto
 bool write_stop_index(const OutDir& out, const RunHeader& h, const std::vector<CaseResult>& recorded,
                       const Stopped& stopped);
 
+// Adds files written into a finished run afterwards (a replica's
+// replication/) to its index: the index is rewritten with the same content
+// and the file list of what the out dir now holds.
+void relist_files(const OutDir& out);
+
 // A case whose artifact its own schema would reject (a worker that reported
 // 1e308 s, or a value no field can hold) becomes failed/worker_failed and
 // keeps only what jitbench measured itself. Returns the first schema problem

@@ -87,6 +87,13 @@ CLI::App* add_run(CLI::App& app, RunOptions& run) {
   add_repetitions(cmd, run, "fresh-process runs per case (default 5)",
                   "warm processes per case (default 1; compare needs 4+ to test warm calls)");
   cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
+  cmd->add_option("--machine", run.machine,
+                  "a label for this machine (e.g. ci-x86-2core): published snapshots are grouped by it instead of "
+                  "the hardware jitbench reads")
+      ->check(kNonEmpty)
+      ->check(CLI::Validator(
+          [](std::string& v) { return v.size() > 200 ? std::string("must be at most 200 characters") : std::string(); },
+          "LABEL"));
   cmd->add_option("--ceilings", run.ceilings,
                   "measure the machine's peak GEMM GFLOP/s and copy bandwidth (~1-2 s): auto (when a native floor "
                   "case is planned), on, off")
@@ -109,14 +116,91 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
   return cmd;
 }
 
+constexpr const char* kCommands = "run, plan, merge, bisect, list, validate, report, compare, publish, replicate, "
+                                  "sign, verify";
+
 void check_command_name(int argc, char** argv) {
   const std::string first = argc > 1 ? argv[1] : "";
-  for (const char* c : {"run", "plan", "merge", "bisect", "list", "validate", "report", "compare"})
+  for (const char* c : {"run", "plan", "merge", "bisect", "list", "validate", "report", "compare", "publish",
+                        "replicate", "sign", "verify"})
     if (first == c) return;
   if (!first.empty() && first[0] != '-')
-    throw UserError(fmt::format(
-        "unknown command '{}' (valid: run, plan, merge, bisect, list, validate, report, compare; see jitbench --help)",
-        argv[1]));
+    throw UserError(fmt::format("unknown command '{}' (valid: {}; see jitbench --help)", argv[1], kCommands));
+}
+
+// Reading what is here: list, validate, report.
+struct Inspecting {
+  ListOptions list;
+  ValidateOptions validate;
+  ReportOptions report;
+  CLI::App *list_cmd = nullptr, *report_cmd = nullptr;
+};
+
+void add_inspection(CLI::App& app, Inspecting& i) {
+  i.list_cmd = app.add_subcommand("list", "show every backend and workload, and whether it can run here");
+  i.list_cmd->add_option("--python", i.list.python, "interpreter to probe");
+  i.list_cmd->add_flag("--json", i.list.json, "print the probe as JSON");
+  i.list_cmd->add_flag("--check-devices", i.list.check_devices, "also initialise GPU backends to see a GPU (slower)");
+  app.add_subcommand("validate", "check an out dir's artifacts against their schemas and sha256")
+      ->add_option("dir", i.validate.dir, "the out dir of a jitbench run")->required();
+  i.report_cmd = app.add_subcommand("report", "write a self-contained HTML report (and Markdown) of a run");
+  i.report_cmd->add_option("dir", i.report.dir, "the out dir of a jitbench run")->required();
+  i.report_cmd->add_option("--python", i.report.python, "interpreter with matplotlib (default: the project's .venv)");
+}
+
+// Publishing: snapshots into a site, replication, signatures (docs/publishing.md).
+struct PublishingCommands {
+  PublishOptions publish;
+  ReplicateOptions replicate;
+  SignOptions sign;
+  VerifyOptions verify;
+  CLI::App *publish_cmd = nullptr, *replicate_cmd = nullptr, *sign_cmd = nullptr, *verify_cmd = nullptr;
+};
+
+void add_publish(CLI::App& app, PublishingCommands& p) {
+  auto* cmd = p.publish_cmd = app.add_subcommand("publish", "publish a run into a site: registry, snapshot, history page");
+  cmd->add_option("run", p.publish.run, "the out dir of a complete jitbench run")->required()->check(kNonEmpty);
+  cmd->add_option("--to", p.publish.site, "the site directory (created when absent)")->required()->check(kNonEmpty);
+  cmd->add_option("--id", p.publish.id, "the snapshot's id (default: <run start>-<index sha256 prefix>)")
+      ->check(kNonEmpty);
+  cmd->add_option("--allowed-signers", p.publish.allowed_signers,
+                  "OpenSSH allowed-signers file: a signed run's signer is checked and named on the site");
+  cmd->add_option("--python", p.publish.python, "interpreter with matplotlib (default: the project's .venv)");
+  cmd->add_option("--gate", p.publish.gate_pct, "flag steps significantly worse by more than PCT percent (default 10)")
+      ->check(finite_number(0, 1e6, true));
+  cmd->add_option("--alpha", p.publish.alpha, "significance level of the gate's test (default 0.05)")
+      ->check(finite_number(1e-6, 0.5, true));
+}
+
+void add_replicate(CLI::App& app, PublishingCommands& p) {
+  auto* cmd = p.replicate_cmd =
+      app.add_subcommand("replicate", "measure a snapshot's plan again and compare it with the original");
+  cmd->add_option("snapshot", p.replicate.snapshot, "a published snapshot (SITE/snapshots/ID) or a run's out dir")
+      ->required()->check(kNonEmpty);
+  cmd->add_option("--out-dir", p.replicate.out_dir, "new or empty directory for the replica")->required()
+      ->check(kNonEmpty);
+  cmd->add_option("--python", p.replicate.python,
+                  "interpreter for the replica when the original used no pinned environment (default: .venv)")
+      ->check(kNonEmpty);
+  cmd->add_option("--allowed-signers", p.replicate.allowed_signers,
+                  "check the original's signature against these signers first");
+  cmd->add_option("--tolerance", p.replicate.tolerance_pct,
+                  "a metric differs when significantly different by more than PCT percent (default 10)")
+      ->check(finite_number(0, 1e6, true));
+  cmd->add_option("--alpha", p.replicate.alpha, "significance level (default 0.05)")
+      ->check(finite_number(1e-6, 0.5, true));
+  cmd->add_flag("--quiet,-q", p.replicate.quiet, "print only the verdict");
+}
+
+void add_signing(CLI::App& app, PublishingCommands& p) {
+  p.sign_cmd = app.add_subcommand("sign", "sign a run's index (and its replication report) with ssh-keygen -Y sign");
+  p.sign_cmd->add_option("dir", p.sign.dir, "the out dir of a jitbench run")->required()->check(kNonEmpty);
+  p.sign_cmd->add_option("--key", p.sign.key, "an OpenSSH private key (or a public key whose private half is in "
+                                              "ssh-agent)")->required()->check(kNonEmpty);
+  p.verify_cmd = app.add_subcommand("verify", "the signature, then everything validate checks, then cross-references");
+  p.verify_cmd->add_option("dir", p.verify.dir, "the out dir of a signed jitbench run")->required()->check(kNonEmpty);
+  p.verify_cmd->add_option("--allowed-signers", p.verify.allowed_signers, "OpenSSH allowed-signers file")
+      ->required()->check(kNonEmpty);
 }
 
 CLI::App* add_bisect(CLI::App& app, BisectOptions& b) {
@@ -160,7 +244,7 @@ void check_run(const RunOptions& run) {
                      !run.shard.empty() || !run.costs_dir.empty() || !run.out_dir.empty() || run.cold_runs ||
                      !run.envs.empty() || !run.env_vars.empty() || !run.find_links.empty() || run.no_index ||
                      run.warm_iters || run.warm_runs || run.timeout_s || run.deterministic || !run.python.empty() ||
-                     run.ceilings != "auto";
+                     run.ceilings != "auto" || !run.machine.empty();
   if (!run.resume_dir.empty() && other)
     throw UserError("--resume takes the command from the run's own index: give it alone (--quiet excepted)");
 }
@@ -178,20 +262,10 @@ Command parse_command_line(int argc, char** argv) {
   app.set_version_flag("--version", JITBENCH_VERSION);
   app.require_subcommand(1);
   RunOptions run;
-  ListOptions list;
-  ValidateOptions validate;
-  ReportOptions report;
   CompareOptions compare;
   auto* run_cmd = add_run(app, run);
-  auto* list_cmd = app.add_subcommand("list", "show every backend and workload, and whether it can run here");
-  list_cmd->add_option("--python", list.python, "interpreter to probe");
-  list_cmd->add_flag("--json", list.json, "print the probe as JSON");
-  list_cmd->add_flag("--check-devices", list.check_devices, "also initialise GPU backends to see a GPU (slower)");
-  app.add_subcommand("validate", "check an out dir's artifacts against their schemas and sha256")
-      ->add_option("dir", validate.dir, "the out dir of a jitbench run")->required();
-  auto* report_cmd = app.add_subcommand("report", "write a self-contained HTML report (and Markdown) of a run");
-  report_cmd->add_option("dir", report.dir, "the out dir of a jitbench run")->required();
-  report_cmd->add_option("--python", report.python, "interpreter with matplotlib (default: the project's .venv)");
+  Inspecting inspecting;
+  add_inspection(app, inspecting);
   auto* compare_cmd = add_compare(app, compare);
   PlanOptions plan;
   auto* plan_cmd = app.add_subcommand("plan", "list the cases `run` would measure, in order, with stable ids");
@@ -203,6 +277,10 @@ Command parse_command_line(int argc, char** argv) {
   auto* merge_cmd = app.add_subcommand("merge", "merge the out dirs of a plan's shards into one verified run");
   merge_cmd->add_option("out", merge.out, "new or empty directory for the merged run")->required();
   merge_cmd->add_option("shards", merge.shards, "the shards' out dirs (jitbench run --shard K/N)")->required();
+  PublishingCommands publishing;
+  add_publish(app, publishing);
+  add_replicate(app, publishing);
+  add_signing(app, publishing);
 
   check_command_name(argc, argv);
   try {
@@ -211,7 +289,7 @@ Command parse_command_line(int argc, char** argv) {
     return Done{app.exit(e)};
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
-    if (argc < 2) msg = "a command is required: run, plan, merge, bisect, list, validate, report or compare";
+    if (argc < 2) msg = fmt::format("a command is required: {}", kCommands);
     throw UserError(msg + " (see jitbench --help)");
   }
   if (*run_cmd) {
@@ -227,10 +305,14 @@ Command parse_command_line(int argc, char** argv) {
     check_bisect(bisect.selection);
     return bisect;
   }
-  if (*list_cmd) return list;
-  if (*report_cmd) return report;
+  if (*inspecting.list_cmd) return inspecting.list;
+  if (*inspecting.report_cmd) return inspecting.report;
   if (*compare_cmd) return compare;
-  return validate;
+  if (*publishing.publish_cmd) return publishing.publish;
+  if (*publishing.replicate_cmd) return publishing.replicate;
+  if (*publishing.sign_cmd) return publishing.sign;
+  if (*publishing.verify_cmd) return publishing.verify;
+  return inspecting.validate;
 }
 
 RunOptions parse_run_command(const std::vector<std::string>& argv) {

@@ -28,6 +28,7 @@ struct RunOptions {
   std::string shard;       // "K/N": only the K-th of N shards of the plan
   std::string costs_dir;   // an earlier run whose measured case costs balance the shards
   std::string resume_dir;  // finish this interrupted run (its index holds the command)
+  std::string machine;     // --machine LABEL: what publish groups this run's snapshots by (not the host name)
   // Environments (config/environments.h): --env [NAME:]REQ;REQ..., --env-var NAME:K=V,
   // and what the installer is given (air-gapped clusters, tests).
   std::vector<std::string> envs, env_vars, find_links;
@@ -80,12 +81,36 @@ struct CompareOptions {
   double alpha = 0.05;
 };
 
+// `jitbench publish RUN --to SITE`: a run into a site's registry and history page.
+struct PublishOptions {
+  std::string run, site, id;
+  std::string allowed_signers;  // names who signed the run's index on the site
+  std::string python;           // draws the site's figures and the snapshot's report
+  double gate_pct = 10, alpha = 0.05;  // compare's gate between consecutive snapshots
+};
+
+// `jitbench replicate SNAPSHOT --out-dir DIR`: the same plan measured again, compared.
+struct ReplicateOptions {
+  std::string snapshot, out_dir, python, allowed_signers;
+  double tolerance_pct = 10, alpha = 0.05;
+  bool quiet = false;
+};
+
+// `jitbench sign DIR --key KEY` and `jitbench verify DIR --allowed-signers FILE`.
+struct SignOptions {
+  std::string dir, key;
+};
+struct VerifyOptions {
+  std::string dir, allowed_signers;
+};
+
 struct Done {
   int exit_code = 0;  // --help, --version
 };
 
 using Command = std::variant<RunOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions, PlanOptions,
-                             MergeOptions, BisectOptions, Done>;
+                             MergeOptions, BisectOptions, PublishOptions, ReplicateOptions, SignOptions, VerifyOptions,
+                             Done>;
 
 // Throws UserError with a one-line message for bad input.
 Command parse_command_line(int argc, char** argv);

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,12 @@ inline constexpr int kExitWriteFailed = 4;
 inline constexpr int kExitIncomplete = 6;
 
 int cmd_run(const RunOptions& opts, int argc, char** argv);
+// A recorded run's command made runnable here (for --resume and replicate):
+// relative paths anchored at the directory it was started from, the suite
+// and workload files read from the copies in its out dir (checked against
+// their sha256). Throws UserError when a copy is missing or altered.
+struct RunIndex;
+void use_recorded_inputs(const RunIndex& index, const std::filesystem::path& dir, RunOptions& o);
 int cmd_plan(const PlanOptions& opts);
 // Exit code of a merge that wrote the merged run but lacks shards or cases.
 inline constexpr int kExitIncompleteMerge = 5;
@@ -42,6 +49,8 @@ PlannedRun make_planned_run(const RunOptions& opts);
 int cmd_list(const ListOptions& opts);
 int cmd_validate(const ValidateOptions& opts);
 int cmd_report(const ReportOptions& opts);
+// DIR/report/report.html and report.md of a valid run (cmd_report without its checks and output).
+void write_report(const std::string& dir, const std::string& python);
 // Throws UserError unless dir is an out dir `jitbench validate` accepts; label
 // ("BASE", "NEW" or "") starts the message.
 void require_valid_run(const std::string& dir, const std::string& label);
@@ -49,6 +58,14 @@ void require_valid_run(const std::string& dir, const std::string& label);
 // does not record (the case a killed run was measuring).
 void require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases);
 int cmd_compare(const CompareOptions& opts);
+// Exit codes of the publishing commands (README's table).
+inline constexpr int kExitSignature = 7;        // verify: no signature, a bad one, or no allowed signer's
+inline constexpr int kExitReplicaDiffers = 8;   // replicate: every gate held; timing metrics differ
+inline constexpr int kExitReplicaFailed = 9;    // replicate: a correctness gate failed
+int cmd_publish(const PublishOptions& opts);
+int cmd_replicate(const ReplicateOptions& opts);
+int cmd_sign(const SignOptions& opts);
+int cmd_verify(const VerifyOptions& opts);
 
 // Asks the worker for the record of every user workload registered so far.
 // A file it cannot read keeps a placeholder record (one line on stderr; its
@@ -59,6 +76,12 @@ void load_user_workload_records(const std::string& python);
 std::string resolve_python(const std::string& flag);
 // $JITBENCH_WORKER_DIR, else <source>/worker.
 std::filesystem::path resolve_worker_dir();
+// Runs the figure script (matplotlib) on data; returns file stem -> SVG for
+// every figure it drew. Its output goes to log_path (inside log_root).
+// Throws UserError when Python cannot start or the script fails.
+std::map<std::string, std::string> draw_figures(const std::string& python, const nlohmann::json& data,
+                                                const std::filesystem::path& log_root,
+                                                const std::filesystem::path& log_path);
 // The report's figure script (jitbench_figures): $JITBENCH_FIGURES_DIR, else <source>/src/report/figures.
 std::filesystem::path resolve_figures_dir();
 // build/jitbench-native-worker beside this executable ($JITBENCH_NATIVE_WORKER overrides).

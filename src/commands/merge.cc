@@ -247,6 +247,7 @@ int cmd_merge(const MergeOptions& o, int argc, char** argv) {
   const std::set<std::string> envs(env_of.begin(), env_of.end());
   for (std::size_t i = 0; i < shards.size() && distinct > 1; ++i)
     h.info.environments.emplace_back(env_of[i], shards[i].run.environment);
+  h.index_extra["jitbench_git"] = build_git_json();
   h.index_extra["merged"] = {{"shards", shard_list}, {"missing_shards", missing_shards},
                              {"missing_cases", missing_cases}, {"environments", envs}};
   const bool complete = missing_cases.empty() && missing_shards.empty() && incomplete.empty();

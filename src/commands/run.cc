@@ -32,6 +32,7 @@
 #include "util/fs.h"
 #include "util/interrupt.h"
 #include "util/say.h"
+#include "util/build_info.h"
 #include "util/sha256.h"
 
 namespace jitbench {
@@ -203,7 +204,7 @@ std::vector<FileWrite> input_copies(const RunOptions& o, const Suite& suite, nlo
   const auto add = [&](const std::string& kind, const fs::path& source, const std::string& rel) {
     std::string text;
     try {
-      text = read_file(source, /*follow_link=*/true);
+      text = read_file(input_path(source.string()), /*follow_link=*/true);  // a replica reads the original's copy
     } catch (const std::exception& e) {
       throw UserError(fmt::format("cannot copy the {} into the out dir: {}", kind, e.what()));
     }
@@ -243,6 +244,8 @@ RunHeader start_run(const RunOptions& o, const PlannedRun& p, const WorkerSetup&
   auto files = input_copies(o, p.suite, listed);
   if (!listed.empty()) h.index_extra["inputs"] = listed;
   if (auto slurm = slurm_ids(); !slurm.empty()) h.index_extra["slurm"] = slurm;
+  h.index_extra["jitbench_git"] = build_git_json();
+  if (!o.machine.empty()) h.index_extra["machine"] = {{"label", o.machine}};
   const auto manifest = environment_json(read_host_facts(), {{"executable", setup.python}}, compiler_env(),
                                          o.deterministic ? "" : utc_now());
   h.info.environment = parse_environment(manifest);
@@ -479,40 +482,6 @@ void announce(bool quiet, std::size_t n, const WorkerSetup& setup, const OutDir&
         setup.cold_runs, setup.warm_runs, setup.warm_runs == 1 ? "" : "s", setup.warm_iters, out.root().string());
 }
 
-// The recorded command's paths as the run saw them, wherever --resume is run
-// from: relative ones against the directory it was started in, the suite and
-// the workload files from the copies in the out dir, checked against their
-// recorded sha256. Runs recorded before inputs were copied are resumed from
-// the original paths (relative to the recorded directory when there is one).
-void use_recorded_inputs(const RunIndex& index, const std::filesystem::path& dir, RunOptions& o) {
-  namespace fs = std::filesystem;
-  const fs::path cwd = index.cwd.empty() ? fs::current_path() : fs::path(index.cwd);
-  const auto anchored = [&](std::string& p) {
-    if (!p.empty() && fs::path(p).is_relative()) p = (cwd / p).lexically_normal().string();
-  };
-  anchored(o.python);
-  anchored(o.costs_dir);
-  std::map<std::string, std::string> copies;
-  for (const auto& in : index.inputs) {
-    const fs::path copy = dir / in.path;
-    std::string text;
-    try {
-      text = read_file(copy);
-    } catch (const std::exception& e) {
-      throw UserError(fmt::format("--resume: the copy of {} is unreadable: {}", in.source, e.what()));
-    }
-    if (sha256_hex(text) != in.sha256)
-      throw UserError(fmt::format("--resume: {} (the copy of {}) is not the file the run was started with: its sha256 "
-                                  "differs from the index", copy.string(), in.source));
-    copies[in.source] = copy.string();
-  }
-  if (index.cwd.empty()) {
-    anchored(o.suite_file);
-    for (auto& w : o.workload_paths) anchored(w);
-  }
-  use_input_copies(cwd, std::move(copies));
-}
-
 // The header of a resumed run: the command, suite, environment, shard,
 // inputs and Slurm ids as recorded, and one more resumption.
 RunHeader resumed_header(const LoadedRun& old, const RunOptions& o, const PlannedRun& p, std::size_t kept) {
@@ -534,11 +503,16 @@ RunHeader resumed_header(const LoadedRun& old, const RunOptions& o, const Planne
           {{"kind", in.kind}, {"source", in.source}, {"path", in.path}, {"sha256", in.sha256}});
   }
   if (!old.index.slurm.is_null()) h.index_extra["slurm"] = old.index.slurm;
+  // The build that started the run; a resumption by another build says so in its own entry.
+  for (auto [key, field] : {std::pair{"jitbench_git", &old.index.jitbench_git}, {"machine", &old.index.machine}})
+    if (!field->is_null()) h.index_extra[key] = *field;
   h.index_extra["resumed"] = old.index.resumed.is_array() ? old.index.resumed : nlohmann::json::array();
   nlohmann::json resumption = {{"at", text_or_null(o.deterministic ? "" : utc_now())},
                                {"kept", kept},
                                {"remeasured", nlohmann::json::array()}};
   if (auto slurm = slurm_ids(); !slurm.empty()) resumption["slurm"] = slurm;  // a requeued task, say
+  if (build_info().sha != old.index.jitbench_git.value("sha", build_info().sha))
+    resumption["jitbench_git"] = build_git_json();
   h.index_extra["resumed"].push_back(resumption);
   return h;
 }
@@ -596,6 +570,40 @@ int cmd_resume(const RunOptions& r) {
   return run_cases(out, std::move(h), runner, p.cases, std::move(keep), o.quiet);
 }
 }  // namespace
+
+// The recorded command's paths as the run saw them, wherever --resume is run
+// from: relative ones against the directory it was started in, the suite and
+// the workload files from the copies in the out dir, checked against their
+// recorded sha256. Runs recorded before inputs were copied are resumed from
+// the original paths (relative to the recorded directory when there is one).
+void use_recorded_inputs(const RunIndex& index, const std::filesystem::path& dir, RunOptions& o) {
+  namespace fs = std::filesystem;
+  const fs::path cwd = index.cwd.empty() ? fs::current_path() : fs::path(index.cwd);
+  const auto anchored = [&](std::string& p) {
+    if (!p.empty() && fs::path(p).is_relative()) p = (cwd / p).lexically_normal().string();
+  };
+  anchored(o.python);
+  anchored(o.costs_dir);
+  std::map<std::string, std::string> copies;
+  for (const auto& in : index.inputs) {
+    const fs::path copy = dir / in.path;
+    std::string text;
+    try {
+      text = read_file(copy);
+    } catch (const std::exception& e) {
+      throw UserError(fmt::format("--resume: the copy of {} is unreadable: {}", in.source, e.what()));
+    }
+    if (sha256_hex(text) != in.sha256)
+      throw UserError(fmt::format("--resume: {} (the copy of {}) is not the file the run was started with: its sha256 "
+                                  "differs from the index", copy.string(), in.source));
+    copies[in.source] = copy.string();
+  }
+  if (index.cwd.empty()) {
+    anchored(o.suite_file);
+    for (auto& w : o.workload_paths) anchored(w);
+  }
+  use_input_copies(cwd, std::move(copies));
+}
 
 int cmd_run(const RunOptions& o, int argc, char** argv) {
   if (!o.resume_dir.empty()) return cmd_resume(o);

@@ -10,7 +10,7 @@
 #include "results/run_info.h"
 
 namespace jitbench {
-inline constexpr const char* kIndexSchema = "jitbench.index.v2";
+inline constexpr const char* kIndexSchema = "jitbench.index.v3";
 // Why a run ended before its plan did: reason "interrupted" or "write_failed".
 struct Stopped {
   std::string reason, detail;

@@ -1,8 +1,8 @@
 #include "export/json_util.h"
 
-#include "util/json_parse.h"
-
 #include "stats/stats.h"
+#include "util/build_info.h"
+#include "util/json_parse.h"
 
 namespace jitbench {
 using nlohmann::json;
@@ -28,4 +28,9 @@ json summary_json(std::span<const double> xs) {
 }
 
 std::string json_text(const json& j) { return dump_json(j, 2) + "\n"; }
+json build_git_json() {
+  const auto& b = build_info();
+  return {{"describe", b.describe}, {"sha", b.sha}, {"ref", b.ref}, {"repository", b.repository}, {"dirty", b.dirty}};
+}
+
 }  // namespace jitbench

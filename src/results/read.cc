@@ -198,7 +198,8 @@ std::variant<RunIndex, std::string> read_index(const fs::path& file) {
       x.cases.push_back({c.at("case").get<std::string>(), inside_path(c.at("path")), status_of(c),
                          c.contains("environment") ? inside_path(c.at("environment")) : std::string()});
     for (auto [key, field] : {std::pair{"shard", &x.shard}, {"resumed", &x.resumed}, {"merged", &x.merged},
-                              {"slurm", &x.slurm}, {"stopped", &x.stopped}})
+                              {"slurm", &x.slurm}, {"stopped", &x.stopped},
+                              {"jitbench_git", &x.jitbench_git}, {"machine", &x.machine}})
       if (j.contains(key)) *field = j.at(key);
     for (const auto& f : j.at("files"))
       x.files.push_back({inside_path(f.at("path")), f.at("sha256").get<std::string>(),
@@ -211,6 +212,26 @@ std::variant<std::vector<MlIndexEntry>, std::string> read_ml_index(const fs::pat
   return guarded<std::vector<MlIndexEntry>>(file, [](const json& j) {
     std::vector<MlIndexEntry> out;
     for (const auto& c : j.at("cases")) out.push_back({inside_path(c.at("path")), c.value("sha256", "")});
+    return out;
+  });
+}
+
+std::variant<std::vector<RegistryEntry>, std::string> read_registry(const fs::path& file) {
+  return guarded<std::vector<RegistryEntry>>(file, [](const json& j) {
+    std::vector<RegistryEntry> out;
+    for (const auto& s : j.at("snapshots")) {
+      RegistryEntry e;
+      e.id = s.at("id").get<std::string>();
+      e.published_at = s.at("published_at").get<std::string>();
+      e.started_at = s.at("run").value("started_at", "");
+      e.suite = s.at("suite").get<std::string>();
+      e.path = inside_path(s.at("path"));
+      e.machine = s.at("machine").at("key").get<std::string>();
+      e.environment_digest = s.at("environment_digest").get<std::string>();
+      e.index_sha256 = s.at("index_sha256").get<std::string>();
+      e.raw = s;
+      out.push_back(std::move(e));
+    }
     return out;
   });
 }

@@ -33,12 +33,19 @@ struct RunIndex {
   std::vector<std::string> command;
   bool complete = false;
   nlohmann::json shard, resumed, merged, slurm, stopped;  // optional sections (null when absent)
+  nlohmann::json jitbench_git, machine;  // index v3: the build that measured it, the --machine label
   std::vector<IndexedCase> cases;
   std::vector<FileEntry> files;
 };
 
 struct MlIndexEntry {
   std::string path, sha256;
+};
+
+// One published snapshot, as SITE/registry.json (jitbench.registry.v1) lists it.
+struct RegistryEntry {
+  std::string id, published_at, started_at, suite, path, machine, environment_digest, index_sha256;
+  nlohmann::json raw;  // the entry as written, re-written unchanged when the registry grows
 };
 
 struct LoadedRun {
@@ -58,6 +65,8 @@ std::variant<RunIndex, std::string> read_index(const std::filesystem::path& file
 std::variant<CaseResult, std::string> read_case(const std::filesystem::path& file);
 std::variant<EnvironmentInfo, std::string> read_environment(const std::filesystem::path& file);
 std::variant<std::vector<MlIndexEntry>, std::string> read_ml_index(const std::filesystem::path& file);
+// A site's registry.json, oldest snapshot first (as published).
+std::variant<std::vector<RegistryEntry>, std::string> read_registry(const std::filesystem::path& file);
 // index.json, environment.json and every case file of an out dir.
 std::variant<LoadedRun, std::string> read_run(const std::filesystem::path& dir);
 

@@ -1,6 +1,7 @@
 #include "results/run_info.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace jitbench {
 namespace {
@@ -50,6 +51,26 @@ std::vector<std::string> environment_differences(const json& a, const json& b) {
     if (version(pa) != version(pb)) out.push_back(n + ": " + version(pa) + " vs " + version(pb));
   }
   return out;
+}
+
+std::string machine_key(const EnvironmentInfo& e, const std::string& label) {
+  if (!label.empty()) return label;
+  std::string gpus = "no GPU";
+  if (!e.gpus.empty()) gpus = std::to_string(e.gpus.size()) + " × " + e.gpus.front();
+  char mem[32];
+  std::snprintf(mem, sizeof mem, "%.0f GiB", e.memory_total_gib);
+  return e.cpu_model + " · " + e.logical_cores + " cores · " + mem + " · " + gpus;
+}
+
+json environment_pins(const json& m) {
+  json pins = {{"python", str_at(m, "/python/version", "?")},
+               {"implementation", str_at(m, "/python/implementation", "?")},
+               {"packages", json::object()}};
+  const auto pkgs = "/python/packages"_json_pointer;
+  if (m.contains(pkgs) && m.at(pkgs).is_object())
+    for (const auto& [k, v] : m.at(pkgs).items())
+      if (v.is_string()) pins["packages"][k] = v;
+  return pins;
 }
 
 EnvironmentInfo parse_environment(const json& m) {

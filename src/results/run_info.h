@@ -35,6 +35,15 @@ EnvironmentInfo parse_environment(const nlohmann::json& manifest);
 // two would measure alike.
 std::vector<std::string> environment_differences(const nlohmann::json& a, const nlohmann::json& b);
 
+// What published snapshots are grouped by: the --machine label when the run
+// was given one, else the hardware (CPU model, logical cores, memory in GiB,
+// GPU models and count) — never the host name, which CI runners change.
+std::string machine_key(const EnvironmentInfo& e, const std::string& label);
+// The software a run measured with, as pins: the Python (version,
+// implementation) and every installed package's version; not paths, not the
+// hardware. Two runs with equal pins ran the same software.
+nlohmann::json environment_pins(const nlohmann::json& manifest);
+
 struct RunInfo {
   std::string suite_name;
   std::string suite_source;

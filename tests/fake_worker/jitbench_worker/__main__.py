@@ -157,7 +157,15 @@ def main():
         compile_s = 0.05 if mode == "phases_disagree" else 0.00005
         result["aot"] = {"trace_s": 0.00002, "lower_s": 0.00002, "compile_s": compile_s, "execute_s": 0.00001}
         result["first_call_s"] = 0.0001 + compile_s
-    segments = 0.0002 + result["first_call_s"] + sum(result.get("calls_s", [result.get("second_call_s", 0.0)]))
+    scale = float(os.environ.get("FAKE_WORKER_SCALE", "1"))  # a slower (or faster) release of the same code
+    if scale != 1:
+        for k in ("import_s", "setup_s", "first_call_s"):
+            result[k] *= scale
+        result["first_call"]["phases"] = {k: v * scale for k, v in result["first_call"]["phases"].items()}
+        if "calls_s" in result:
+            result["calls_s"] = [c * scale for c in result["calls_s"]]
+    segments = (result["import_s"] + result["setup_s"] + result["first_call_s"] +
+                sum(result.get("calls_s", [result.get("second_call_s", 0.0)])))
     result["total_s"] = segments + 0.0001
     time.sleep(result["total_s"])  # the process lives at least as long as the total it reports
     if mode == "lie_phases":

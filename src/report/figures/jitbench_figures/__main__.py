@@ -14,8 +14,11 @@ def main(argv):
         return 2
     data = json.loads(pathlib.Path(argv[0]).read_text())
     out = pathlib.Path(argv[1])
-    for key, draw in figures.FIGURES.items():
-        svg = draw(data)
+    if "site_history" in data:  # a publish site's per-case history (jitbench publish)
+        drawn = figures.site_history(data)
+    else:  # a run's report (jitbench report)
+        drawn = {key: draw(data) for key, draw in figures.FIGURES.items()}
+    for key, svg in drawn.items():
         if svg:
             (out / f"{key}.svg").write_text(svg, encoding="utf-8")
     return 0

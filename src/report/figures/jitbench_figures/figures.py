@@ -230,3 +230,45 @@ def releases(data):
 # Keyed as src/export/figure_data.cc lists them (titles and notes live there).
 FIGURES = {"ttfr": ttfr_by_phase, "warm": warm_distributions, "breakeven": break_even,
            "mcpi": mc_pi_error_vs_time, "rnn": rnn_compile_curve, "remat": remat_memory, "releases": releases}
+
+
+def _history_case(snapshots, case):
+    """One case of a publish site: a panel per metric, a line per machine and
+    software environment, each point with its 95% CI, flagged steps ringed."""
+    panels = case["panels"]
+    cols = min(3, len(panels))
+    rows = math.ceil(len(panels) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.3 * rows + 0.5), squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, panel in zip(axes.flat, panels):
+        rss = panel["metric"] == "peak_rss_kib"
+        scale = 1 / 1024 if rss else 1
+        for k, line in enumerate(panel["lines"]):
+            med = [m * scale for m in line["median"]]
+            err = [[(m - lo) * scale for m, lo in zip(line["median"], line["lo"])],
+                   [(hi - m) * scale for m, hi in zip(line["median"], line["hi"])]]
+            color = COMPILE_COLORS[k % len(COMPILE_COLORS)]
+            ax.errorbar(line["x"], med, yerr=err, fmt="o-", color=color, ms=3, lw=1, capsize=2, label=line["label"])
+            flagged = [(x, m) for x, m, f in zip(line["x"], med, line["flagged"]) if f]
+            if flagged:
+                ax.scatter([x for x, _ in flagged], [m for _, m in flagged], s=90, facecolors="none",
+                           edgecolors="#d62728", linewidths=1.5, zorder=3)
+        ax.set_xticks(range(len(snapshots)))
+        ax.set_xticklabels(snapshots, fontsize=7)  # "#k": the snapshot's number in the table below
+        ax.set_xlim(-0.5, len(snapshots) - 0.5)
+        ax.set_title(panel["metric"], fontsize=8, loc="left")
+        ax.set_ylabel("MiB" if rss else "s")
+        ax.set_ylim(bottom=0)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", fontsize=7, ncol=1, bbox_to_anchor=(0.5, 1.0))
+    fig.tight_layout()
+    return _svg(fig)
+
+
+def site_history(data):
+    """{key: svg} for every case of a publish site (src/export/site_html.cc)."""
+    site = data.get("site_history")
+    if not site:
+        return {}
+    return {c["key"]: _history_case(site["snapshots"], c) for c in site["cases"] if c["panels"]}

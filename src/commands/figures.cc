@@ -1,0 +1,59 @@
+// The figure script (src/report/figures, matplotlib) run on a figure-data
+// document: shared by `report` (a run's figures) and `publish` (a site's
+// per-case history).
+#include <fmt/format.h>
+
+#include <stdlib.h>
+
+#include "commands/commands.h"
+#include "export/json_util.h"
+#include "run/subprocess.h"
+#include "util/fs.h"
+
+namespace jitbench {
+namespace fs = std::filesystem;
+
+namespace {
+// A private directory for the figure script's files, outside the out dir,
+// removed with everything in it when done.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string templ = (fs::temp_directory_path() / "jitbench-figures-XXXXXX").string();
+    if (!::mkdtemp(templ.data())) throw UserError(fmt::format("cannot create a temporary directory: {}", templ));
+    path = templ;
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+}  // namespace
+
+std::map<std::string, std::string> draw_figures(const std::string& python, const nlohmann::json& data,
+                                                const fs::path& log_root, const fs::path& log_path) {
+  const TempDir work;
+  write_file_in(work.path, "data.json", json_text(data));
+  SpawnSpec spec;
+  spec.argv = {python, "-m", "jitbench_figures", (work.path / "data.json").string(), work.path.string()};
+  spec.env_set["PYTHONPATH"] = resolve_figures_dir().string();
+  spec.log_root = log_root;
+  spec.log_path = log_path;
+  spec.timeout = std::chrono::milliseconds(300000);
+  PosixLauncher launcher;
+  const auto p = launcher.launch(spec);
+  if (p.kind == ExitKind::SpawnFailed)
+    throw UserError(fmt::format("cannot start Python '{}': {} (pass --python PATH or run scripts/setup.sh)", python,
+                                p.spawn_error));
+  if (p.kind != ExitKind::Exited || p.exit_code != 0)
+    throw UserError(fmt::format("the figures could not be drawn: {} (log: {})", last_line(spec.log_path),
+                                spec.log_path.string()));
+  std::map<std::string, std::string> svgs;
+  for (const auto& e : fs::directory_iterator(work.path))
+    if (e.path().extension() == ".svg") svgs[e.path().stem().string()] = read_file(e.path());
+  return svgs;
+}
+
+}  // namespace jitbench

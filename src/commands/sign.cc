@@ -1,0 +1,85 @@
+// `jitbench sign DIR --key KEY` and `jitbench verify DIR --allowed-signers FILE`:
+// the index signed with ssh-keygen -Y (it holds the sha256 of every other
+// file, so one signature covers the run), and verified in three steps — the
+// signature, everything `validate` checks, then the cross-references between
+// the documents.
+#include <fmt/format.h>
+
+#include "artifacts/out_dir.h"
+#include "commands/commands.h"
+#include "commands/signature.h"
+#include "results/read.h"
+#include "util/say.h"
+#include "validate/check_out_dir.h"
+#include "validate/cross_references.h"
+
+namespace jitbench {
+namespace fs = std::filesystem;
+
+int cmd_sign(const SignOptions& o) {
+  require_valid_run(o.dir, "");
+  auto reopened = OutDir::reopen(o.dir);  // never beside a run still writing here
+  if (auto* e = std::get_if<std::string>(&reopened)) throw UserError(*e);
+  const fs::path dir = o.dir;
+  ssh_sign(dir / kIndexFile, o.key);
+  const auto check = ssh_check_key(dir / kIndexFile, dir / kIndexSignatureFile);
+  say(stdout, "{} ({})\n", (dir / kIndexSignatureFile).string(), check.key);
+  if (fs::is_regular_file(dir / "replication" / "replication.json")) {
+    ssh_sign(dir / "replication" / "replication.json", o.key);
+    say(stdout, "{}\n", (dir / kReplicationSignatureFile).string());
+  }
+  return 0;
+}
+
+namespace {
+// The signatures: the index's (required) and a replication report's (when there).
+std::optional<std::string> check_signatures(const fs::path& dir, const std::string& allowed, SignatureCheck& index) {
+  if (!fs::is_regular_file(dir / kIndexSignatureFile))
+    return fmt::format("{}: no {} here: sign the run with `jitbench sign {} --key KEY`", dir.string(),
+                       kIndexSignatureFile, dir.string());
+  index = ssh_verify(dir / kIndexFile, dir / kIndexSignatureFile, allowed);
+  if (!index.ok) return fmt::format("{}: the signature of index.json does not verify: {}", dir.string(), index.message);
+  if (fs::is_regular_file(dir / kReplicationSignatureFile)) {
+    const auto r = ssh_verify(dir / "replication" / "replication.json", dir / kReplicationSignatureFile, allowed);
+    if (!r.ok)
+      return fmt::format("{}: the signature of replication/replication.json does not verify: {}", dir.string(),
+                         r.message);
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+int cmd_verify(const VerifyOptions& o) {
+  if (!fs::is_directory(o.dir))
+    throw UserError(fmt::format("'{}' is not a directory: pass the out dir of a signed jitbench run", o.dir));
+  if (!fs::is_regular_file(o.allowed_signers))
+    throw UserError(fmt::format("--allowed-signers '{}' is not a file: give an OpenSSH allowed-signers file "
+                                "(one line per signer: PRINCIPAL KEYTYPE KEY)", o.allowed_signers));
+  const fs::path dir = o.dir;
+  SignatureCheck sig;
+  if (auto bad = check_signatures(dir, o.allowed_signers, sig)) {
+    say(stderr, "not verified: {}\n", *bad);
+    return kExitSignature;
+  }
+  const auto rep = check_out_dir(dir);
+  for (const auto& e : rep.errors) say(stderr, "invalid: {}\n", e);
+  if (!rep.errors.empty()) {
+    say(stderr, "{}: signed by {}, but {} problem(s) found\n", o.dir, sig.principal, rep.errors.size());
+    return 1;
+  }
+  const auto refs = check_cross_references(dir);
+  for (const auto& e : refs.errors) say(stderr, "invalid: {}\n", e);
+  if (!refs.errors.empty()) {
+    say(stderr, "{}: signed by {}, but {} cross-reference(s) disagree\n", o.dir, sig.principal, refs.errors.size());
+    return 1;
+  }
+  if (!refs.analysis_note.empty()) say(stderr, "note: {}\n", refs.analysis_note);
+  const auto index = read_index(dir / kIndexFile);
+  const bool complete = std::holds_alternative<RunIndex>(index) && std::get<RunIndex>(index).complete;
+  say(stdout, "{}: verified{} — signed by {} ({}); {} files hashed, {} documents checked, {} cross-references\n",
+      o.dir, complete ? "" : " but incomplete", sig.principal, sig.key, rep.files_hashed, rep.documents_validated,
+      refs.checked);
+  return complete ? 0 : kExitIncomplete;
+}
+
+}  // namespace jitbench

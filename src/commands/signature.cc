@@ -1,0 +1,101 @@
+#include "commands/signature.h"
+
+#include <fmt/format.h>
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <regex>
+
+#include "cli/options.h"
+#include "run/subprocess.h"
+#include "util/fs.h"
+
+namespace jitbench {
+namespace fs = std::filesystem;
+
+namespace {
+struct ToolResult {
+  bool started = false;
+  int rc = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs ssh-keygen with argv, stdin from stdin_file when given ("-" reads it).
+ToolResult ssh_keygen(const std::vector<std::string>& args, const fs::path& stdin_file = {}) {
+  std::string templ = (fs::temp_directory_path() / "jitbench-ssh-XXXXXX").string();
+  const int fd = ::mkstemp(templ.data());
+  if (fd < 0) throw UserError("cannot create a temporary file for ssh-keygen's output");
+  ::close(fd);
+  SpawnSpec spec;
+  spec.argv = {"/bin/sh", "-c", stdin_file.empty() ? "exec ssh-keygen \"$@\" </dev/null" : "f=$1; shift; exec ssh-keygen \"$@\" <\"$f\"",
+               "ssh-keygen"};
+  if (!stdin_file.empty()) spec.argv.push_back(stdin_file.string());
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.log_path = templ;
+  spec.timeout = std::chrono::seconds(60);
+  PosixLauncher launcher;
+  const auto p = launcher.launch(spec);
+  ToolResult r;
+  r.started = p.kind != ExitKind::SpawnFailed;
+  r.rc = p.kind == ExitKind::Exited ? p.exit_code : -1;
+  r.output = read_file(templ);
+  fs::remove(templ);
+  if (r.rc == 127) throw UserError("ssh-keygen was not found: install OpenSSH (Debian: openssh-client)");
+  return r;
+}
+
+std::string last_nonempty_line(const std::string& text) {
+  std::string last, line;
+  for (char ch : text + "\n") {
+    if (ch != '\n') { line += ch; continue; }
+    if (!line.empty()) last = line;
+    line.clear();
+  }
+  return last;
+}
+
+std::string fingerprint_in(const std::string& text) {
+  std::smatch m;
+  static const std::regex re("(SHA256:[A-Za-z0-9+/=]+)");
+  return std::regex_search(text, m, re) ? m[1].str() : "";
+}
+}  // namespace
+
+void ssh_sign(const fs::path& file, const std::string& key) {
+  const fs::path sig = file.string() + ".sig";
+  std::error_code ec;
+  fs::remove(sig, ec);  // ssh-keygen would refuse to replace it
+  const auto r = ssh_keygen({"-q", "-Y", "sign", "-n", kSignatureNamespace, "-f", key, file.string()});
+  if (r.rc != 0 || !fs::is_regular_file(sig))
+    throw UserError(fmt::format("ssh-keygen could not sign {} with '{}': {}", file.string(), key,
+                                last_nonempty_line(r.output)));
+}
+
+SignatureCheck ssh_verify(const fs::path& file, const fs::path& sig, const std::string& allowed_signers) {
+  SignatureCheck c;
+  const auto who = ssh_keygen({"-Y", "find-principals", "-s", sig.string(), "-f", allowed_signers});
+  if (who.rc != 0) {
+    c.message = "no allowed signer made this signature: " + last_nonempty_line(who.output);
+    return c;
+  }
+  c.principal = who.output.substr(0, who.output.find('\n'));
+  const auto v = ssh_keygen({"-Y", "verify", "-f", allowed_signers, "-I", c.principal, "-n", kSignatureNamespace, "-s",
+                             sig.string()},
+                            file);
+  c.ok = v.rc == 0;
+  c.key = fingerprint_in(v.output);
+  if (!c.ok) c.message = last_nonempty_line(v.output);
+  return c;
+}
+
+SignatureCheck ssh_check_key(const fs::path& file, const fs::path& sig) {
+  SignatureCheck c;
+  const auto v = ssh_keygen({"-Y", "check-novalidate", "-n", kSignatureNamespace, "-s", sig.string()}, file);
+  c.ok = v.rc == 0;
+  c.key = fingerprint_in(v.output);
+  if (!c.ok) c.message = last_nonempty_line(v.output);
+  return c;
+}
+
+}  // namespace jitbench
