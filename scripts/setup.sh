@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-APT_PACKAGES=(cmake g++ make pkg-config python3 python3-venv chromium
+APT_PACKAGES=(cmake g++ make pkg-config python3 python3-venv chromium openssh-client
   nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libfmt-dev libssl-dev libgtest-dev)
 # --with-slurm (scripts/test.sh passes it): a single-node Slurm cluster for the
 # test of scripts/slurm/ (scripts/slurm/local-cluster.sh starts it).

@@ -255,3 +255,24 @@ def test_an_exact_pin_holds_its_unpinned_companions_to_its_date(monkeypatch):
     assert held is None and "no requirement is an exact pin" in why
     held, why = envs.hold_date({"requirements": ["numba==0.57.1"], "no_index": True})
     assert held is None and "--no-index" in why
+
+
+def test_replicate_rebuilds_the_pinned_environments_and_reads_the_input_copies(jitbench, wheelhouse, env_cache,
+                                                                               across, tmp_path):
+    # The workload file is gone from where it was: the replica measures the copy the run kept.
+    moved = tmp_path / "elsewhere.py"
+    wheelhouse[1].rename(moved)
+    try:
+        res = jitbench("replicate", str(across), "--out-dir", str(tmp_path / "replica"), "-q",
+                       env={"JITBENCH_ENV_CACHE": str(env_cache)}, out=False)
+    finally:
+        moved.rename(wheelhouse[1])
+    assert res.rc in (0, 8), res.stderr  # 8: a timing differs; the gates are what this test is about
+    rep = json.loads((tmp_path / "replica" / "replication" / "replication.json").read_text())
+    assert all(g["passed"] for g in rep["gates"]), rep["gates"]
+    assert "pinned environments rebuilt" in rep["environment"]["recreated"]
+    assert "1 input file(s)" in [g for g in rep["gates"] if g["name"] == "same_inputs"][0]["detail"]
+    index = json.loads((tmp_path / "replica" / "index.json").read_text())
+    assert sorted(e["name"] for e in index["environments"]) == sorted(
+        e["name"] for e in json.loads((across / "index.json").read_text())["environments"])
+    assert all(e["build"]["reused"] for e in index["environments"])  # the same hashes: the cache's environments

@@ -242,6 +242,7 @@ def test_replicate_a_published_snapshot_writes_reports_valid_in_both_schemas(jit
     listed = {f["path"] for f in json.loads((out / "index.json").read_text())["files"]}
     assert "replication/replication.json" in listed and "replication/replication.md" in listed
     assert jitbench("validate", str(out), out=False).rc == 0
+    assert "machine" not in json.loads((out / "index.json").read_text())  # the original's label is not the replica's
 
 
 def test_replicate_fails_its_gates_when_the_replica_gives_a_wrong_answer(jitbench, fake_env, published, tmp_path):
@@ -279,3 +280,36 @@ def test_replicate_fails_its_gates_when_the_original_claims_an_unverified_ok(jit
     assert res.rc == 9, res.stderr
     rep = json.loads((tmp_path / "replica" / "replication" / "replication.json").read_text())
     assert "ok_means_verified" in [g["name"] for g in rep["gates"] if not g["passed"]]
+
+
+def test_verify_recomputes_analysis_when_the_same_build_wrote_the_run(jitbench, fake_env, keys, tmp_path):
+    run = fake_run(jitbench, fake_env, tmp_path / "r")
+    git = json.loads((run / "index.json").read_text())["jitbench_git"]
+    if git["dirty"] or not git["sha"]:
+        pytest.skip("a build with uncommitted changes (or outside git) cannot vouch for its own analysis; CI's is clean")
+    analysis = json.loads((run / "analysis.json").read_text())
+    analysis["cases"][0]["status"] = "failed" if analysis["cases"][0]["status"] == "ok" else "ok"
+    (run / "analysis.json").write_text(json.dumps(analysis, indent=2) + "\n")
+    rehash(run, "analysis.json")
+    assert jitbench("sign", str(run), "--key", str(keys["alice"]), out=False).rc == 0
+    res = jitbench("verify", str(run), "--allowed-signers", str(keys["allowed"]), out=False)
+    assert res.rc == 1 and "analysis.json: is not what the case files give" in res.stderr, res.stderr
+
+
+def test_a_run_recorded_before_the_commit_was_kept_still_resumes(jitbench, fake_env, tmp_path):
+    out = tmp_path / "old"
+    res = jitbench("run", "--backends", "numpy,python", "--cases", "matmul_64_f64", "--cold-runs", "2",
+                   "--warm-iters", "3", "--out-dir", str(out), "-q", env=fake_env())
+    assert res.rc == 0, res.stderr
+    index = json.loads((out / "index.json").read_text())
+    del index["jitbench_git"]  # as an index v2 run recorded it
+    index["schema_version"], index["complete"], index["finished_at"] = "jitbench.index.v2", False, None
+    dropped = index["cases"].pop()
+    (out / dropped["path"]).unlink()
+    index["files"] = [f for f in index["files"] if f["path"] != dropped["path"]]
+    (out / "index.json").write_text(json.dumps(index, indent=2) + "\n")
+    res = jitbench("run", "--resume", str(out), "-q", env=fake_env(), out=False)
+    assert res.rc == 0, res.stderr
+    resumed = json.loads((out / "index.json").read_text())
+    assert resumed["complete"] and "jitbench_git" not in resumed  # the build that started it is unknown
+    assert resumed["resumed"][-1]["jitbench_git"]["sha"] is not None  # the one that finished it is named

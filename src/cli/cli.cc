@@ -184,6 +184,7 @@ void add_replicate(CLI::App& app, PublishingCommands& p) {
       ->check(kNonEmpty);
   cmd->add_option("--allowed-signers", p.replicate.allowed_signers,
                   "check the original's signature against these signers first");
+  cmd->add_option("--machine", p.replicate.machine, "a label for the machine the replica runs on")->check(kNonEmpty);
   cmd->add_option("--tolerance", p.replicate.tolerance_pct,
                   "a metric differs when significantly different by more than PCT percent (default 10)")
       ->check(finite_number(0, 1e6, true));

@@ -92,6 +92,7 @@ struct PublishOptions {
 // `jitbench replicate SNAPSHOT --out-dir DIR`: the same plan measured again, compared.
 struct ReplicateOptions {
   std::string snapshot, out_dir, python, allowed_signers;
+  std::string machine;  // the replica's --machine label (the original's is not carried over: another machine)
   double tolerance_pct = 10, alpha = 0.05;
   bool quiet = false;
 };

@@ -63,11 +63,17 @@ std::vector<std::string> replica_argv(const std::vector<std::string>& recorded, 
   std::vector<std::string> argv;
   for (std::size_t i = 0; i < recorded.size(); ++i) {
     const auto& a = recorded[i];
-    if (a == "--out-dir" || a == "--python") { ++i; continue; }
-    if (a.rfind("--out-dir=", 0) == 0 || a.rfind("--python=", 0) == 0 || a == "--quiet" || a == "-q") continue;
+    if (a == "--out-dir" || a == "--python" || a == "--machine") {  // this replica's own, not the original's
+      ++i;
+      continue;
+    }
+    if (a.rfind("--out-dir=", 0) == 0 || a.rfind("--python=", 0) == 0 || a.rfind("--machine=", 0) == 0 ||
+        a == "--quiet" || a == "-q")
+      continue;
     argv.push_back(a);
   }
   argv.insert(argv.end(), {"--out-dir", o.out_dir});
+  if (!o.machine.empty()) argv.insert(argv.end(), {"--machine", o.machine});
   if (!o.python.empty()) argv.insert(argv.end(), {"--python", o.python});
   if (o.quiet) argv.push_back("--quiet");
   return argv;

@@ -511,8 +511,8 @@ RunHeader resumed_header(const LoadedRun& old, const RunOptions& o, const Planne
                                {"kept", kept},
                                {"remeasured", nlohmann::json::array()}};
   if (auto slurm = slurm_ids(); !slurm.empty()) resumption["slurm"] = slurm;  // a requeued task, say
-  if (build_info().sha != old.index.jitbench_git.value("sha", build_info().sha))
-    resumption["jitbench_git"] = build_git_json();
+  const auto& then = old.index.jitbench_git;  // null in runs recorded before index v3
+  if (!then.is_object() || then.value("sha", "") != build_info().sha) resumption["jitbench_git"] = build_git_json();
   h.index_extra["resumed"].push_back(resumption);
   return h;
 }
