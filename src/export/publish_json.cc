@@ -59,7 +59,7 @@ json registry_entry(const SnapshotFacts& f) {
                        {"memory_gib", e.memory_total_gib},
                        {"gpus", e.gpus}}},
           {"environment_digest", f.environment_digest},
-          {"python", e.python_version},
+          {"python_version", e.python_version},
           {"index_sha256", f.index_sha256},
           {"snapshot_index_sha256", f.snapshot_index_sha256},
           {"cases", {{"n", r.cases.size()}, {"ok", ok}, {"warn", warn}, {"failed", failed}}},

@@ -63,7 +63,7 @@ std::string machine_key(const EnvironmentInfo& e, const std::string& label) {
 }
 
 json environment_pins(const json& m) {
-  json pins = {{"python", str_at(m, "/python/version", "?")},
+  json pins = {{"python_version", str_at(m, "/python/version", "?")},
                {"implementation", str_at(m, "/python/implementation", "?")},
                {"packages", json::object()}};
   const auto pkgs = "/python/packages"_json_pointer;
