@@ -18,7 +18,8 @@ namespace {
 struct ToolResult {
   bool started = false;
   int rc = -1;
-  std::string output;  // stdout and stderr together
+  std::string output;     // stdout and stderr together
+  std::string last_line;  // its last non-empty line (util/fs.h last_line)
 };
 
 // Runs ssh-keygen with argv, stdin from stdin_file when given ("-" reads it).
@@ -40,19 +41,10 @@ ToolResult ssh_keygen(const std::vector<std::string>& args, const fs::path& stdi
   r.started = p.kind != ExitKind::SpawnFailed;
   r.rc = p.kind == ExitKind::Exited ? p.exit_code : -1;
   r.output = read_file(templ);
+  r.last_line = last_line(templ);
   fs::remove(templ);
   if (r.rc == 127) throw UserError("ssh-keygen was not found: install OpenSSH (Debian: openssh-client)");
   return r;
-}
-
-std::string last_nonempty_line(const std::string& text) {
-  std::string last, line;
-  for (char ch : text + "\n") {
-    if (ch != '\n') { line += ch; continue; }
-    if (!line.empty()) last = line;
-    line.clear();
-  }
-  return last;
 }
 
 std::string fingerprint_in(const std::string& text) {
@@ -69,14 +61,14 @@ void ssh_sign(const fs::path& file, const std::string& key) {
   const auto r = ssh_keygen({"-q", "-Y", "sign", "-n", kSignatureNamespace, "-f", key, file.string()});
   if (r.rc != 0 || !fs::is_regular_file(sig))
     throw UserError(fmt::format("ssh-keygen could not sign {} with '{}': {}", file.string(), key,
-                                last_nonempty_line(r.output)));
+                                r.last_line));
 }
 
 SignatureCheck ssh_verify(const fs::path& file, const fs::path& sig, const std::string& allowed_signers) {
   SignatureCheck c;
   const auto who = ssh_keygen({"-Y", "find-principals", "-s", sig.string(), "-f", allowed_signers});
   if (who.rc != 0) {
-    c.message = "no allowed signer made this signature: " + last_nonempty_line(who.output);
+    c.message = "no allowed signer made this signature: " + who.last_line;
     return c;
   }
   c.principal = who.output.substr(0, who.output.find('\n'));
@@ -85,7 +77,7 @@ SignatureCheck ssh_verify(const fs::path& file, const fs::path& sig, const std::
                             file);
   c.ok = v.rc == 0;
   c.key = fingerprint_in(v.output);
-  if (!c.ok) c.message = last_nonempty_line(v.output);
+  if (!c.ok) c.message = v.last_line;
   return c;
 }
 
@@ -94,7 +86,7 @@ SignatureCheck ssh_check_key(const fs::path& file, const fs::path& sig) {
   const auto v = ssh_keygen({"-Y", "check-novalidate", "-n", kSignatureNamespace, "-s", sig.string()}, file);
   c.ok = v.rc == 0;
   c.key = fingerprint_in(v.output);
-  if (!c.ok) c.message = last_nonempty_line(v.output);
+  if (!c.ok) c.message = v.last_line;
   return c;
 }
 

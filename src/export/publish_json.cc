@@ -8,15 +8,17 @@
 namespace jitbench {
 using nlohmann::json;
 
-std::string environment_digest(const LoadedRun& run) {
+json software_pins(const LoadedRun& run) {
   json pins = {{"run", environment_pins(run.environment.manifest)}, {"environments", json::object()}};
   for (const auto& f : run.index.files) {
     if (f.path.rfind("environments/", 0) != 0) continue;
     auto env = read_environment(run.dir / f.path);
     if (auto* e = std::get_if<EnvironmentInfo>(&env)) pins["environments"][f.path] = environment_pins(e->manifest);
   }
-  return sha256_hex(pins.dump());
+  return pins;
 }
+
+std::string environment_digest(const LoadedRun& run) { return sha256_hex(software_pins(run).dump()); }
 
 std::string machine_label(const LoadedRun& run) {
   const auto& m = run.index.machine;

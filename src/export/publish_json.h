@@ -27,6 +27,8 @@ struct SnapshotFacts {
 // pinned environment it ran in (environments/*.json), as results/run_info.h
 // environment_pins defines them. Equal digests: the same software.
 std::string environment_digest(const LoadedRun& run);
+// The pins themselves: {"run": ..., "environments": {file: ...}}.
+nlohmann::json software_pins(const LoadedRun& run);
 // The --machine label the run was given ("" when none).
 std::string machine_label(const LoadedRun& run);
 

@@ -36,12 +36,7 @@ std::vector<FileWrite> experiment_files(const LoadedRun& run) {
                                          {"jitbench_version", run.index.jitbench_version},
                                          {"cases", cases}})});
   for (const auto& in : run.index.inputs) out.push_back({in.path, read_file(run.dir / in.path)});
-  json pins = {{"run", environment_pins(run.environment.manifest)}, {"environments", json::object()}};
-  for (const auto& f : run.index.files)
-    if (f.path.rfind("environments/", 0) == 0)
-      if (auto env = read_environment(run.dir / f.path); std::holds_alternative<EnvironmentInfo>(env))
-        pins["environments"][f.path] = environment_pins(std::get<EnvironmentInfo>(env).manifest);
-  out.push_back({"environment_pins.json", json_text(pins)});
+  out.push_back({"environment_pins.json", json_text(software_pins(run))});
   for (const auto& c : run.cases)
     out.push_back({"answers/" + c.c.id + ".json", json_text(answer_json(compare::case_answer(c)))});
   return out;
