@@ -70,6 +70,16 @@ void add_repetitions(CLI::App* cmd, RunOptions& run, const char* cold_help, cons
   cmd->add_option("--warm-runs", run.warm_runs, warm_runs_help)->check(CLI::Range(1L, kMaxWarmRuns));
   cmd->add_option("--timeout", run.timeout_s, "seconds before a worker is killed (default 300)")
       ->check(finite_number(0, kMaxTimeoutS));
+  cmd->add_option("--target-ci", run.target_ci_pct,
+                  "add processes per case until the 95% interval of the median is within +-PCT % (cold TTFR, warm "
+                  "per-process medians; warm calls likewise)")
+      ->check(finite_number(0, kMaxTargetCiPct));
+  cmd->add_option("--min-runs", run.min_runs, "--target-ci: processes per side at least (default 5)")
+      ->check(CLI::Range(kMinTargetRuns, kMaxColdRuns));
+  cmd->add_option("--max-runs", run.max_runs, "--target-ci: processes per side at most (default 30)")
+      ->check(CLI::Range(1L, kMaxColdRuns));
+  cmd->add_option("--max-time", run.max_time_s, "--target-ci: seconds of sampling per case and side, at most")
+      ->check(finite_number(0, kMaxTimeoutS));
 }
 
 CLI::App* add_run(CLI::App& app, RunOptions& run) {
@@ -238,20 +248,40 @@ void check_selection(const RunOptions& run) {
 }
 
 namespace {
+// --target-ci picks the counts: a fixed count beside it, or a bound without
+// it, would be silently ignored.
+void check_sampling(const RunOptions& run) {
+  if (run.target_ci_pct) {
+    if (run.cold_runs || run.warm_runs)
+      throw UserError("--target-ci picks the number of runs: leave out --cold-runs and --warm-runs (bound it with "
+                      "--min-runs and --max-runs)");
+    if (run.deterministic)
+      throw UserError("--deterministic keeps fixed counts (its artifacts must not depend on timings): leave out "
+                      "--target-ci");
+  } else if (run.min_runs || run.max_runs || run.max_time_s) {
+    throw UserError("--min-runs, --max-runs and --max-time bound --target-ci: add --target-ci PCT");
+  }
+  if (run.min_runs && run.max_runs && *run.max_runs < *run.min_runs)
+    throw UserError(fmt::format("--max-runs {} is below --min-runs {}", *run.max_runs, *run.min_runs));
+}
+
 void check_run(const RunOptions& run) {
   check_selection(run);
+  check_sampling(run);
   const bool other = !run.suite_file.empty() || !run.cases.empty() || !run.backends.empty() ||
                      !run.cache_policies.empty() || !run.precisions.empty() || !run.workload_paths.empty() ||
                      !run.shard.empty() || !run.costs_dir.empty() || !run.out_dir.empty() || run.cold_runs ||
                      !run.envs.empty() || !run.env_vars.empty() || !run.find_links.empty() || run.no_index ||
                      run.warm_iters || run.warm_runs || run.timeout_s || run.deterministic || !run.python.empty() ||
-                     run.ceilings != "auto" || !run.machine.empty();
+                     run.ceilings != "auto" || !run.machine.empty() || run.target_ci_pct || run.min_runs ||
+                     run.max_runs || run.max_time_s;
   if (!run.resume_dir.empty() && other)
     throw UserError("--resume takes the command from the run's own index: give it alone (--quiet excepted)");
 }
 
 void check_bisect(const RunOptions& selection) {
   check_selection(selection);
+  check_sampling(selection);
   if (!selection.shard.empty() || !selection.envs.empty() || !selection.env_vars.empty())
     throw UserError("bisect makes one environment per release and runs whole plans: leave out --shard, --env and "
                     "--env-var");

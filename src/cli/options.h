@@ -20,6 +20,9 @@ struct RunOptions {
   bool deterministic = false;
   std::optional<int> cold_runs, warm_iters, warm_runs;
   std::optional<double> timeout_s;
+  // --target-ci PCT [--min-runs] [--max-runs] [--max-time] (stats/sequential.h)
+  std::optional<double> target_ci_pct, max_time_s;
+  std::optional<int> min_runs, max_runs;
   std::vector<std::string> cases, backends, cache_policies, precisions;
   std::vector<std::string> workload_paths;
   bool quiet = false;

@@ -74,6 +74,10 @@ std::vector<std::string> run_args(const RunOptions& o) {
   if (o.warm_iters) a.insert(a.end(), {"--warm-iters", std::to_string(*o.warm_iters)});
   if (o.warm_runs) a.insert(a.end(), {"--warm-runs", std::to_string(*o.warm_runs)});
   if (o.timeout_s) a.insert(a.end(), {"--timeout", fmt::format("{}", *o.timeout_s)});
+  if (o.target_ci_pct) a.insert(a.end(), {"--target-ci", fmt::format("{}", *o.target_ci_pct)});
+  if (o.min_runs) a.insert(a.end(), {"--min-runs", std::to_string(*o.min_runs)});
+  if (o.max_runs) a.insert(a.end(), {"--max-runs", std::to_string(*o.max_runs)});
+  if (o.max_time_s) a.insert(a.end(), {"--max-time", fmt::format("{}", *o.max_time_s)});
   for (const auto& f : o.find_links) a.insert(a.end(), {"--find-links", fs::absolute(f).string()});
   if (o.no_index) a.push_back("--no-index");
   return a;

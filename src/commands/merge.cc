@@ -58,8 +58,15 @@ Shard load_shard(const std::string& dir) {
 // What one case's samples are: shards measured with other settings would mix
 // samples of different sizes and kinds in one table.
 std::string settings_of(const CaseResult& c) {
-  return fmt::format("{} cold runs, {} warm processes of {} calls, timeout {:g} s{}, seed {}", c.cold_runs,
-                     c.warm_runs, c.warm_iters, c.timeout_s, c.deterministic ? ", deterministic" : "", c.seed);
+  const auto& rule = c.sampling.rule;
+  const std::string counts =
+      rule ? fmt::format("runs until +-{:g}% ({} to {}{}), warm processes of {} to {} calls", rule->target_pct,
+                         rule->min_runs, rule->max_runs,
+                         rule->max_time_s ? fmt::format(", {:g} s at most", *rule->max_time_s) : "",
+                         c.sampling.warm_min_calls, c.warm_iters)
+           : fmt::format("{} cold runs, {} warm processes of {} calls", c.cold_runs, c.warm_runs, c.warm_iters);
+  return fmt::format("{}, timeout {:g} s{}, seed {}", counts, c.timeout_s, c.deterministic ? ", deterministic" : "",
+                     c.seed);
 }
 
 void check_same_settings(const std::vector<Shard>& shards) {

@@ -141,6 +141,20 @@ PlannedRun make_planned_run(const RunOptions& o) {
 }
 
 namespace {
+// --target-ci, or the suite's target_ci unless a fixed count on the command
+// line (or --deterministic) overrides it; nullopt: fixed counts.
+std::optional<stats::StoppingRule> sampling_rule(const RunOptions& o, const Suite& suite) {
+  const bool fixed_asked = o.cold_runs || o.warm_runs || o.deterministic;
+  const auto pct = o.target_ci_pct ? o.target_ci_pct : fixed_asked ? std::nullopt : suite.target_ci_pct;
+  if (!pct) return std::nullopt;
+  stats::StoppingRule rule{*pct, o.min_runs.value_or(suite.min_runs), o.max_runs.value_or(suite.max_runs),
+                           o.max_time_s ? o.max_time_s : suite.max_time_s};
+  if (rule.max_runs < rule.min_runs)
+    throw UserError(fmt::format("--max-runs {} is below the {} runs at least (--min-runs or the suite's min_runs)",
+                                rule.max_runs, rule.min_runs));
+  return rule;
+}
+
 WorkerSetup worker_setup(const RunOptions& o, const Suite& suite) {
   WorkerSetup setup;
   setup.python = resolve_python(o.python);
@@ -153,6 +167,7 @@ WorkerSetup worker_setup(const RunOptions& o, const Suite& suite) {
   setup.warm_runs = o.warm_runs.value_or(suite.warm_runs);
   setup.timeout_s = o.timeout_s.value_or(suite.timeout_s);
   setup.deterministic = o.deterministic;
+  setup.target = sampling_rule(o, suite);
   return setup;
 }
 
@@ -477,9 +492,16 @@ struct Launchers {
 };
 
 void announce(bool quiet, std::size_t n, const WorkerSetup& setup, const OutDir& out, const std::string& what) {
-  if (!quiet)
-    say(stderr, "jitbench: {} cases{}, {} cold runs + {} warm run{} of {} calls each -> {}\n", n, what,
-        setup.cold_runs, setup.warm_runs, setup.warm_runs == 1 ? "" : "s", setup.warm_iters, out.root().string());
+  if (quiet) return;
+  if (const auto& t = setup.target) {
+    say(stderr, "jitbench: {} cases{}, cold and warm processes until the 95% interval of each median is within "
+                "+-{:g}% ({} to {} each{}), {} to {} calls per warm process -> {}\n", n, what, t->target_pct,
+        t->min_runs, t->max_runs, t->max_time_s ? fmt::format(", {:g} s at most", *t->max_time_s) : "",
+        std::min(setup.warm_min_calls, setup.warm_iters), setup.warm_iters, out.root().string());
+    return;
+  }
+  say(stderr, "jitbench: {} cases{}, {} cold runs + {} warm run{} of {} calls each -> {}\n", n, what,
+      setup.cold_runs, setup.warm_runs, setup.warm_runs == 1 ? "" : "s", setup.warm_iters, out.root().string());
 }
 
 // The header of a resumed run: the command, suite, environment, shard,

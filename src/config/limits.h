@@ -8,6 +8,10 @@ namespace jitbench::limits {
 inline constexpr long kMaxColdRuns = 100'000;
 inline constexpr long kMaxWarmRuns = 100'000;
 inline constexpr long kMaxWarmIters = 100'000'000;
+// --target-ci: an interval of fewer samples means nothing; the target is a
+// percentage of the median, more than 0 and at most 100.
+inline constexpr long kMinTargetRuns = 5;
+inline constexpr double kMaxTargetCiPct = 100;
 inline constexpr double kMaxTimeoutS = 7 * 24 * 3600.0;  // a week: far past any case, far inside 64-bit ns
 inline constexpr long kMaxSize = 9'007'199'254'740'991;  // 2^53 - 1: exact in every JSON reader
 // Cases in one plan: far past any suite a machine can measure (a million cases

@@ -83,9 +83,37 @@ long int_in_range(std::string_view src, const toml::node& n, std::string_view ke
   return static_cast<long>(*v);
 }
 
+double number_in_range(std::string_view src, const toml::node& n, const char* key, double above, double at_most) {
+  auto v = n.value<double>();
+  if (!v || (!n.is_integer() && !n.is_floating_point())) fail(src, n, fmt::format("'{}' must be a number", key));
+  if (!std::isfinite(*v) || *v <= above || *v > at_most)
+    fail(src, n, fmt::format("'{}' must be more than {:g} and at most {:g} (got {:g})", key, above, at_most, *v));
+  return *v;
+}
+
+// target_ci and its bounds; a fixed count beside them would be ignored, so it is refused.
+void read_sampling_keys(std::string_view src, const toml::table& t, Suite& s) {
+  using namespace limits;
+  auto* target = t.get("target_ci");
+  if (target) s.target_ci_pct = number_in_range(src, *target, "target_ci", 0, kMaxTargetCiPct);
+  for (const char* fixed : {"cold_runs", "warm_runs"})
+    if (target && t.get(fixed))
+      fail(src, *t.get(fixed), fmt::format("'{}' and 'target_ci' exclude each other: target_ci picks the number of "
+                                           "runs (bound it with min_runs and max_runs)", fixed));
+  for (const char* bound : {"min_runs", "max_runs", "max_time_s"})
+    if (!target && t.get(bound))
+      fail(src, *t.get(bound), fmt::format("'{}' bounds 'target_ci'; add target_ci = PCT or remove it", bound));
+  if (auto* n = t.get("min_runs"))
+    s.min_runs = static_cast<int>(int_in_range(src, *n, "min_runs", kMinTargetRuns, kMaxColdRuns));
+  if (auto* n = t.get("max_runs")) s.max_runs = static_cast<int>(int_in_range(src, *n, "max_runs", 1, kMaxColdRuns));
+  if (target && s.max_runs < s.min_runs)
+    fail(src, *target, fmt::format("max_runs ({}) is below min_runs ({})", s.max_runs, s.min_runs));
+  if (auto* n = t.get("max_time_s")) s.max_time_s = number_in_range(src, *n, "max_time_s", 0, kMaxTimeoutS);
+}
+
 void read_suite_table(std::string_view src, const toml::table& t, Suite& s) {
   reject_unknown_keys(src, t, {"name", "cold_runs", "warm_iters", "warm_runs", "cache_policy", "precision", "timeout_s",
-                                "workload_paths"},
+                                "workload_paths", "target_ci", "min_runs", "max_runs", "max_time_s"},
                       "[suite]");
   if (auto* n = t.get("workload_paths")) {
     // Relative to the suite file, so a suite and its workloads travel together.
@@ -112,6 +140,7 @@ void read_suite_table(std::string_view src, const toml::table& t, Suite& s) {
       fail(src, *n, fmt::format("'timeout_s' must be a finite number of seconds > 0 and <= {:g}", kMaxTimeoutS));
     s.timeout_s = *v;
   }
+  read_sampling_keys(src, t, s);
   if (auto* n = t.get("cache_policy"))
     s.cache_policies = enum_list<CachePolicy>(src, *n, "cache_policy", is_cache_policy, "cache policy",
                                               cache_policy_names(), parse_cache_policy);

@@ -2,6 +2,7 @@
 // A suite: run settings plus a matrix of cases, read from TOML
 // (docs/suite-format.md). Errors are values carrying file:line:col.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -27,6 +28,13 @@ struct Suite {
   int cold_runs = 5;
   int warm_iters = 30;
   int warm_runs = 1;  // warm processes, each timing warm_iters calls
+  // target_ci (docs/suite-format.md): processes until the 95% interval of the
+  // median is within +-target_ci_pct %, from min_runs to max_runs (cold_runs
+  // and warm_runs unused), max_time_s per case and side at most.
+  std::optional<double> target_ci_pct;
+  int min_runs = 5;
+  int max_runs = 30;
+  std::optional<double> max_time_s;
   std::vector<CachePolicy> cache_policies{CachePolicy::ColdCache};
   std::vector<Precision> precisions{Precision::Default};
   double timeout_s = 300;

@@ -5,6 +5,7 @@
 #include "results/crosscheck.h"
 #include "export/schema.h"
 #include "results/views.h"
+#include "stats/sequential.h"
 #include "util/json_get.h"
 
 namespace jitbench {
@@ -58,6 +59,31 @@ json crosscheck_json(const CaseResult& r) {
   return {{"bound", {{"factor", kCrosscheckFactor}, {"abs_s", kCrosscheckAbsS}}},
           {"agrees", x->agrees ? json(*x->agrees) : json(nullptr)},
           {"steps", steps}};
+}
+
+// One side's sampling: how many runs, why no more, and the interval reached
+// (order statistics, stats/sequential.h), recomputed from the runs.
+json sampling_side(const std::vector<double>& values, const std::string& stopped) {
+  const auto ci = stats::order_statistic_median_ci(values, stats::kReportConfidence);
+  return {{"samples", values.size()},
+          {"stopped", text_or_null(stopped)},
+          {"interval", ci ? json{{"low", ci->low}, {"high", ci->high}} : json(nullptr)},
+          {"half_width_pct", number_or_null(stats::half_width_pct(values, stats::kReportConfidence))}};
+}
+
+json sampling_json(const CaseResult& r) {
+  const auto& s = r.sampling;
+  const auto& rule = s.rule;
+  return {{"rule", rule ? "target_ci" : "fixed"},
+          {"target_ci_pct", rule ? json(rule->target_pct) : json(nullptr)},
+          {"min_runs", rule ? json(rule->min_runs) : json(nullptr)},
+          {"max_runs", rule ? json(rule->max_runs) : json(nullptr)},
+          {"max_time_s", rule && rule->max_time_s ? json(*rule->max_time_s) : json(nullptr)},
+          {"warm_calls", rule ? json{{"min", s.warm_min_calls}, {"max", r.warm_iters}} : json(nullptr)},
+          {"stop_confidence", stats::kStopConfidence},
+          {"report_confidence", stats::kReportConfidence},
+          {"cold", sampling_side(cold_values(r, "ttfr_s"), s.cold_stopped)},
+          {"warm", sampling_side(warm_process_medians(r), s.warm_stopped)}};
 }
 
 json warm_json(const CaseResult& r) {
@@ -140,7 +166,8 @@ json case_json(const CaseResult& r) {
           {"crosscheck", r.crosscheck ? run_json(*r.crosscheck) : json(nullptr)},
           {"crosscheck_verdict", crosscheck_json(r)},
           {"cold", {{"runs", cold_runs}, {"summary", cold_summary}}},
-          {"warm", warm_json(r)}};
+          {"warm", warm_json(r)},
+          {"sampling", sampling_json(r)}};
 }
 
 std::vector<std::string> case_json_problems(const CaseResult& r) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "export/figure_data.h"
+#include "export/sampling_table.h"
 #include "export/throughput_table.h"
 #include "report/format.h"
 #include "report/table.h"
@@ -212,8 +213,10 @@ std::string report_html(const LoadedRun& run, const Analysis& analysis, const st
                           html_escape(f.title), html_escape(f.note), it->second);
   page += fmt::format("<section id='cases'><h2>Cases ({})</h2>{}<p class='note'>A warn case's timings "
                       "(interpreter_only) are shown for what they are and left out of every figure and comparison."
-                      "</p></section>\n</body></html>\n",
+                      "</p></section>\n",
                       run.cases.size(), to_html(cases_table(run.cases)));
+  page += "<section id='sampling'><h2>Sampling</h2><p class='note'>" + inline_html(kSamplingIntro) + "</p>" +
+          to_html(sampling_table(run.cases)) + "</section>\n</body></html>\n";
   return page;
 }
 
@@ -230,6 +233,7 @@ std::string report_md(const LoadedRun& run, const Analysis& analysis, const std:
     md += fmt::format("\n## Throughput against the floor and the ceiling\n\n{}\n\n", kThroughputIntro) +
           to_markdown(t);
   md += fmt::format("\n## Cases ({})\n\n", run.cases.size()) + to_markdown(cases_table(run.cases));
+  md += fmt::format("\n## Sampling\n\n{}\n\n", kSamplingIntro) + to_markdown(sampling_table(run.cases));
   std::string titles;
   for (const auto& f : report_figures())
     if (svgs.count(f.key)) titles += (titles.empty() ? "" : ", ") + f.title;

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "export/sampling_table.h"
 #include "export/throughput_table.h"
 #include "report/format.h"
 #include "report/table.h"
@@ -399,7 +400,9 @@ std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases
         "first synchronized call, in a fresh process with an empty compile cache; **process TTFR** adds the "
         "interpreter's own start-up. **Warm call** = one synchronized call once the function is compiled. "
         "Medians with bootstrap 95% confidence intervals over the cold runs.\n\n";
-  md += environments_section(info) + cases_table(cases) + notes(cases) + releases_section(releases);
+  md += environments_section(info) + cases_table(cases) + notes(cases) +
+        section(std::string("\n## Sampling\n\n") + kSamplingIntro + "\n\n", sampling_table(cases)) +
+        releases_section(releases);
   md += phases_section(analysis) + cache_modes_section(analysis) + break_even_section(analysis) +
         loops_section(analysis) +
         pairs_section(analysis) + accuracy_section(analysis) + throughput_section(analysis, info.environment) +

@@ -10,6 +10,7 @@
 #include "config/names.h"
 #include "plan/plan.h"
 #include "results/worker_report.h"
+#include "stats/sequential.h"
 
 namespace jitbench {
 
@@ -63,6 +64,18 @@ struct InheritedSetting {
   bool operator==(const InheritedSetting&) const = default;
 };
 
+// How many runs a case got and why each side stopped there (case file
+// "sampling", jitbench.case.v4). The intervals reached are recomputed from the
+// runs, never stored apart from them.
+struct SamplingRecord {
+  bool recorded = false;  // false in case files older than jitbench.case.v4
+  // --target-ci: the rule; nullopt: the fixed counts of cold_runs / warm_runs.
+  std::optional<stats::StoppingRule> rule;
+  int warm_min_calls = 0;  // --target-ci: calls per warm process at least (at most warm_iters)
+  // fixed_count, target_reached, max_runs, max_time, run_not_ok, interrupted, not_started
+  std::string cold_stopped, warm_stopped;
+};
+
 struct CaseResult {
   Case c;
   int cold_runs = 0;   // requested
@@ -80,6 +93,7 @@ struct CaseResult {
   // JAX: a separate process that compiled the function through the
   // ahead-of-time path, timed by jitbench (mode aot); never part of the status.
   std::optional<RunRecord> crosscheck;
+  SamplingRecord sampling;
   std::string cache_dir;  // relative to the out dir; "" when none
   std::map<std::string, std::string> worker_env;  // what jitbench set for the worker
   std::vector<InheritedSetting> inherited_cache_settings;  // what jitbench kept from it

@@ -104,6 +104,26 @@ std::optional<RunRecord> optional_run(const json& j, const char* key) {
   return read_run_record(j[key]);
 }
 
+// v4's "sampling": the rule and why each side stopped (the intervals are recomputed from the runs).
+SamplingRecord read_sampling(const json& j) {
+  SamplingRecord s;
+  if (!j.contains("sampling") || !j["sampling"].is_object()) return s;
+  const auto& sj = j["sampling"];
+  s.recorded = true;
+  if (sj.value("rule", "") == "target_ci") {
+    stats::StoppingRule rule;
+    rule.target_pct = sj.at("target_ci_pct").get<double>();
+    rule.min_runs = sj.at("min_runs").get<int>();
+    rule.max_runs = sj.at("max_runs").get<int>();
+    if (sj.contains("max_time_s") && sj["max_time_s"].is_number()) rule.max_time_s = sj["max_time_s"].get<double>();
+    s.rule = rule;
+    if (sj.contains("warm_calls") && sj["warm_calls"].is_object()) s.warm_min_calls = sj["warm_calls"].value("min", 0);
+  }
+  s.cold_stopped = opt_str(sj.at("cold"), "stopped");
+  s.warm_stopped = opt_str(sj.at("warm"), "stopped");
+  return s;
+}
+
 CaseResult read_case_document(const json& j) {
   const auto& cfg = j.at("config");
   const auto dtype = cfg.at("dtype").get<std::string>() == "float32" ? "f32" : "f64";
@@ -132,6 +152,7 @@ CaseResult read_case_document(const json& j) {
   }
   r.priming = optional_run(j, "priming");
   r.crosscheck = optional_run(j, "crosscheck");
+  r.sampling = read_sampling(j);
   r.cache_dir = opt_str(j.at("cache"), "dir");
   r.worker_env = j.value("worker_env", std::map<std::string, std::string>{});
   for (const auto& f : j.value("inherited_cache_settings", json::array()))

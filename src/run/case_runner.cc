@@ -12,6 +12,8 @@
 #include "run/cache_watch.h"
 #include "run/classify.h"
 #include "run/worker_env.h"
+#include "results/views.h"
+#include "stats/sequential.h"
 #include "util/clock.h"
 #include "util/interrupt.h"
 
@@ -84,6 +86,14 @@ RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::
                                      "--seed", std::to_string(setup_.seed),
                                      "--cache-policy", std::string(to_string(c.cache_policy)),
                                      "--precision", std::string(to_string(c.precision))});
+  // --target-ci: the Python worker ends its warm calls by the same rule (the
+  // native floors always make warm_iters calls, which the check accepts).
+  WarmCallsAsked warm{setup_.warm_iters, 0, std::nullopt};
+  if (setup_.target && kind == WorkerKind::Python) {
+    warm = {setup_.warm_iters, std::min(setup_.warm_min_calls, setup_.warm_iters), setup_.target->target_pct};
+    spec.argv.insert(spec.argv.end(), {"--warm-min-iters", std::to_string(warm.min), "--warm-target-ci",
+                                       fmt::format("{:g}", *warm.target_pct)});
+  }
   auto env = worker_env(setup_, c, cache_dir);
   spec.env_set = std::move(env.set);
   spec.env_unset = std::move(env.unset);
@@ -91,7 +101,7 @@ RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::
   spec.log_path = setup_.out_dir / log_rel;
   spec.log_root = setup_.out_dir;
   spec.timeout = std::chrono::milliseconds(static_cast<long long>(setup_.timeout_s * 1000));
-  RunRequest req{mode, std::max(index, 0), setup_.timeout_s, setup_.warm_iters, c.dtype, c.precision, c.gpu};
+  RunRequest req{mode, std::max(index, 0), setup_.timeout_s, warm, c.dtype, c.precision, c.gpu};
   CacheWatch watch(cache_dir);  // before the spawn: the kernel queues what the worker does
   RunRecord r = classify_run(launcher_.launch(spec), req);
   r.cache_seen = watch.finish();
@@ -124,15 +134,46 @@ RunRecord CaseRunner::measured_run(const Case& c, RunMode mode, int index, const
   return r;
 }
 
+std::string CaseRunner::stop_before(int i, int fixed, const std::vector<double>& values, double spent_s) const {
+  if (interrupted()) return "interrupted";
+  if (!setup_.target) return i >= fixed ? "fixed_count" : "";
+  const auto why = stats::should_stop(*setup_.target, values, spent_s);
+  return why == stats::StopReason::Continue ? "" : std::string(stats::to_string(why));
+}
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// "cold run 3/5", or under --target-ci the interval so far and how many runs are left at most.
+std::string run_label(const char* what, int i, int fixed, const std::optional<stats::StoppingRule>& target,
+                      const std::vector<double>& values) {
+  if (!target) return fmt::format("{} {}/{}", what, i + 1, fixed);
+  const auto width = stats::half_width_pct(values, stats::kReportConfidence);
+  return fmt::format("{} {} · interval {} (target ±{:g}%) · at most {} more", what, i + 1,
+                     width ? fmt::format("±{:.1f}%", *width) : std::string("not yet"), target->target_pct,
+                     target->max_runs - i);
+}
+}  // namespace
+
 bool CaseRunner::cold_runs(const Case& c, CaseResult& res, const fs::path& cache_dir, const Progress& progress) {
-  for (int i = 0; i < setup_.cold_runs && !interrupted(); ++i) {
-    if (progress) progress(fmt::format("cold run {}/{}", i + 1, setup_.cold_runs));
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0;; ++i) {
+    const auto ttfr = cold_values(res, "ttfr_s");
+    if (auto why = stop_before(i, setup_.cold_runs, ttfr, seconds_since(t0)); !why.empty()) {
+      res.sampling.cold_stopped = why;
+      return why != "interrupted";
+    }
+    if (progress) progress(run_label("cold run", i, setup_.cold_runs, setup_.target, ttfr));
     RunRecord r = measured_run(c, RunMode::Cold, i, cache_dir);
     const bool go_on = worth_continuing(r);
     res.cold.push_back(std::move(r));
-    if (!go_on) return false;
+    if (!go_on) {
+      res.sampling.cold_stopped = "run_not_ok";
+      return false;
+    }
   }
-  return true;
 }
 
 // The JIT's event-based phases, checked against its ahead-of-time path in a
@@ -144,14 +185,27 @@ void CaseRunner::crosscheck(const Case& c, CaseResult& res, const fs::path& cach
 }
 
 void CaseRunner::warm_runs(const Case& c, CaseResult& res, const fs::path& cache_dir, const Progress& progress) {
-  for (int i = 0; i < res.warm_runs && !interrupted(); ++i) {
+  if (res.warm_runs == 0) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string calls = setup_.target ? fmt::format("{} to {} calls", res.sampling.warm_min_calls, setup_.warm_iters)
+                                          : fmt::format("{} calls", setup_.warm_iters);
+  for (int i = 0;; ++i) {
+    const auto medians = warm_process_medians(res);
+    if (auto why = stop_before(i, res.warm_runs, medians, seconds_since(t0)); !why.empty()) {
+      res.sampling.warm_stopped = why;
+      return;
+    }
     if (progress)
-      progress(res.warm_runs == 1 ? fmt::format("warm run ({} calls)", setup_.warm_iters)
-                                  : fmt::format("warm run {}/{} ({} calls)", i + 1, res.warm_runs, setup_.warm_iters));
+      progress(!setup_.target && res.warm_runs == 1
+                   ? fmt::format("warm run ({})", calls)
+                   : fmt::format("{} ({})", run_label("warm run", i, res.warm_runs, setup_.target, medians), calls));
     RunRecord r = measured_run(c, RunMode::Warm, i, cache_dir);
     const bool go_on = worth_continuing(r);
     res.warm.push_back(std::move(r));
-    if (!go_on) return;
+    if (!go_on) {
+      res.sampling.warm_stopped = "run_not_ok";
+      return;
+    }
   }
 }
 
@@ -164,6 +218,14 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
   res.timeout_s = setup_.timeout_s;
   res.deterministic = setup_.deterministic;
   res.seed = setup_.seed;
+  res.sampling.recorded = true;
+  res.sampling.rule = setup_.target;
+  if (setup_.target) {  // the most each side may get: what the rule was allowed
+    res.sampling.warm_min_calls = std::min(setup_.warm_min_calls, setup_.warm_iters);
+    res.cold_runs = setup_.target->max_runs;
+    if (res.warm_runs > 0) res.warm_runs = setup_.target->max_runs;
+  }
+  res.sampling.cold_stopped = res.sampling.warm_stopped = "not_started";
   if (!setup_.deterministic) res.started_at = utc_now();
 
   fs::path cache_dir;

@@ -2,7 +2,9 @@
 // Runs one case: cold runs, each a fresh worker with an emptied compile cache,
 // then warm_runs warm workers that each time warm_iters calls (several warm
 // processes sample the process-to-process variation that one process cannot
-// show, which `jitbench compare` needs). A case stops at its first
+// show, which `jitbench compare` needs). Under --target-ci the counts are not
+// fixed: processes are added until the median's interval is tight
+// (stats/sequential.h), cold TTFR and warm per-process medians each. A case stops at its first
 // run that is not ok (a missing package will not appear on the next try); the
 // runs made before it are kept. Nothing here times anything: the worker does.
 #include <filesystem>
@@ -36,6 +38,10 @@ struct WorkerSetup {
   int warm_iters = 30;
   int warm_runs = 1;
   double timeout_s = 300;
+  // --target-ci: cold and warm processes until the rule stops them (cold_runs
+  // and warm_runs unused), warm calls from warm_min_calls to warm_iters likewise.
+  std::optional<stats::StoppingRule> target;
+  int warm_min_calls = 10;
   bool deterministic = false;
   std::uint64_t seed = 0;
   std::map<std::string, EnvironmentRun> environments;  // by name, for cases with an environment
@@ -53,6 +59,8 @@ class CaseRunner {
   // Each returns false when the case should stop.
   bool prime(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
   bool cold_runs(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
+  // Fixed count or the rule: "" to go on with run i, else why the side stops.
+  std::string stop_before(int i, int fixed, const std::vector<double>& values, double spent_s) const;
   void crosscheck(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
   void warm_runs(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
   ProcessLauncher& launcher_;

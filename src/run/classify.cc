@@ -109,7 +109,7 @@ void judge_skip(RunRecord& r, const Message& skip) {
 // outputs verified, the arithmetic possible, the device idle, the numbers possible.
 void judge_result(RunRecord& r, const Message& result, const RunRequest& req) {
   const auto& w = r.worker;
-  if (auto v = result_violation(result.body, req.mode, req.warm_iters); !v.empty()) {
+  if (auto v = result_violation(result.body, req.mode, req.warm); !v.empty()) {
     r.status = Status::Failed;
     r.reason = {ReasonCode::ProtocolViolation, v};
     r.detail = "the result lacks a field one of jitbench's checks needs, or holds one it cannot take: " + v +
@@ -259,7 +259,7 @@ RunRecord classify_run(const ProcessResult& p, const RunRequest& req) {
   }
   const auto c = read_conversation(p);
   // Times are believed only from a result that has every field its checks need.
-  take_result(r, c, p, c.result && result_violation(c.result->body, req.mode, req.warm_iters).empty());
+  take_result(r, c, p, c.result && result_violation(c.result->body, req.mode, req.warm).empty());
   if (judge_exit(r, p, c, req.timeout_s)) return r;
   if (c.skip) judge_skip(r, *c.skip);
   else if (!c.hello || !c.result || !c.bye)

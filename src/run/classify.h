@@ -7,6 +7,7 @@
 
 #include "config/names.h"
 #include "results/model.h"
+#include "run/protocol.h"
 #include "run/subprocess.h"
 
 namespace jitbench {
@@ -15,7 +16,7 @@ struct RunRequest {
   RunMode mode = RunMode::Cold;
   int index = 0;
   double timeout_s = 300;
-  int warm_iters = 0;  // the calls a warm run must report
+  WarmCallsAsked warm;  // the calls a warm run must report
   std::string dtype = "f32";
   Precision precision = Precision::Default;
   bool gpu = false;  // the backend's device, from the catalog

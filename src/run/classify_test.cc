@@ -46,7 +46,7 @@ RunRequest ask(RunMode mode, double timeout_s = 10) {
   RunRequest req;
   req.mode = mode;
   req.timeout_s = timeout_s;
-  req.warm_iters = 3;
+  req.warm.max = 3;
   return req;
 }
 

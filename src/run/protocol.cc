@@ -1,4 +1,5 @@
 #include "run/protocol.h"
+#include "stats/sequential.h"
 #include "util/json_get.h"
 #include "util/json_parse.h"
 
@@ -40,7 +41,23 @@ std::string verdict_field(const json& j, const char* key) {
   return "";
 }
 
-std::string times_violation(const json& j, RunMode mode, int warm_iters) {
+// As many calls as asked for; fewer than the most only where the rule stops them.
+std::string warm_calls_violation(const std::vector<double>& calls, const WarmCallsAsked& warm) {
+  const auto n = static_cast<int>(calls.size());
+  if (!warm.target_pct) {
+    if (n != warm.max) return fmt::format("calls_s holds {} calls, {} were asked for", n, warm.max);
+    return "";
+  }
+  if (n < warm.min || n > warm.max)
+    return fmt::format("calls_s holds {} calls, {} to {} were asked for", n, warm.min, warm.max);
+  const auto width = stats::half_width_pct(calls, stats::kStopConfidence);
+  if (n < warm.max && !(width && *width <= *warm.target_pct))
+    return fmt::format("the warm calls stopped at {} of {} before their 99% interval was within +-{:g}% (it is {})",
+                       n, warm.max, *warm.target_pct, width ? fmt::format("+-{:.3g}%", *width) : "undefined");
+  return "";
+}
+
+std::string times_violation(const json& j, RunMode mode, const WarmCallsAsked& warm) {
   for (const char* k : {"import_s", "setup_s", "first_call_s", "total_s"})
     if (auto e = seconds_field(j, k); !e.empty()) return e;
   if (mode == RunMode::Cold) return seconds_field(j, "second_call_s");
@@ -53,9 +70,7 @@ std::string times_violation(const json& j, RunMode mode, int warm_iters) {
   if (!j.contains("calls_s") || !j["calls_s"].is_array()) return "missing calls_s";
   for (const auto& x : j["calls_s"])
     if (!is_seconds(x)) return "calls_s holds something other than durations (0, or >= 1 ns)";
-  if (j["calls_s"].size() != static_cast<std::size_t>(warm_iters))
-    return fmt::format("calls_s holds {} calls, {} were asked for", j["calls_s"].size(), warm_iters);
-  return "";
+  return warm_calls_violation(j["calls_s"].get<std::vector<double>>(), warm);
 }
 
 // Every phase declared once and measured as seconds: a phase left out of
@@ -123,10 +138,10 @@ std::string check(MessageType t, const json& j) {
 }
 }  // namespace
 
-std::string result_violation(const json& j, RunMode mode, int warm_iters) {
+std::string result_violation(const json& j, RunMode mode, const WarmCallsAsked& warm) {
   const auto got = string_or(j, "mode", "");
   if (got != to_string(mode)) return fmt::format("a {} run answered as mode '{}'", to_string(mode), got);
-  if (auto e = times_violation(j, mode, warm_iters); !e.empty()) return e;
+  if (auto e = times_violation(j, mode, warm); !e.empty()) return e;
   for (const char* k : {"verify_first", "verify"})
     if (auto e = verdict_field(j, k); !e.empty()) return e;
   if (auto e = phases_violation(j); !e.empty()) return e;

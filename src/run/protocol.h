@@ -4,6 +4,7 @@
 // checks messages; it does not decide what a run's outcome is.
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -25,13 +26,23 @@ struct Message {
 // One line -> a checked message, or a one-line description of what is wrong.
 std::variant<Message, std::string> parse_message(std::string_view line);
 
+// The warm calls asked of a worker: exactly `max`, or under --target-ci from
+// `min` to `max`, ending before `max` only once their 99% interval is within
+// +-target_pct % of their median (stats/sequential.h): jitbench checks that on
+// the calls reported, never on the worker's word.
+struct WarmCallsAsked {
+  int max = 0;
+  int min = 0;
+  std::optional<double> target_pct;
+};
+
 // The fields of a result message that jitbench's checks need, for the run it
-// asked for: the times of that mode (warm: exactly warm_iters calls), both
+// asked for: the times of that mode (warm: the calls asked for), both
 // verifications, the first call's phases (declared once each in phase_names,
 // every one a number >= 0), the sync check and the precision claimed. "" when
 // all are there, else what is wrong in a few words ("missing total_s"): a
 // protocol violation, never a check skipped for want of its field.
-std::string result_violation(const nlohmann::json& result, RunMode mode, int warm_iters);
+std::string result_violation(const nlohmann::json& result, RunMode mode, const WarmCallsAsked& warm = {});
 
 // Splits a byte stream into lines. A line longer than max_line is an error
 // (a worker flooding the channel), reported once and then discarded.

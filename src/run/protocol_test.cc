@@ -36,21 +36,44 @@ TEST(Protocol, AResultIsCheckedAgainstTheRunAskedFor) {
       R"({"mode":"cold","import_s":0.1,"setup_s":0.01,"first_call_s":0.2,"second_call_s":0.01,"total_s":0.4,)"
       R"("verify":{"ok":true},"verify_first":{"ok":true},"first_call":{"phases":{},"phase_names":[]},)"
       R"("sync":{"pending_after_last_call":null},"precision":{"matmul":"ieee_fp32"}})");
-  EXPECT_EQ(result_violation(cold, RunMode::Cold, 0), "");
+  EXPECT_EQ(result_violation(cold, RunMode::Cold), "");
   auto bad = cold;
   bad["import_s"] = "1";
-  EXPECT_EQ(result_violation(bad, RunMode::Cold, 0), "import_s is not a duration (0, or >= 1 ns)");
+  EXPECT_EQ(result_violation(bad, RunMode::Cold), "import_s is not a duration (0, or >= 1 ns)");
   auto warm = cold;
   warm["mode"] = "warm";
   warm["calls_s"] = {0.1, "x"};
-  EXPECT_EQ(result_violation(warm, RunMode::Warm, 2), "calls_s holds something other than durations (0, or >= 1 ns)");
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, {2, 0, std::nullopt}), "calls_s holds something other than durations (0, or >= 1 ns)");
   auto aot = cold;
   aot["mode"] = "aot";
-  EXPECT_EQ(result_violation(aot, RunMode::Aot, 0), "missing aot");
+  EXPECT_EQ(result_violation(aot, RunMode::Aot), "missing aot");
   aot["aot"] = {{"trace_s", 0}, {"lower_s", 0}, {"compile_s", -1}, {"execute_s", 0}};
-  EXPECT_EQ(result_violation(aot, RunMode::Aot, 0), "aot.compile_s is not a duration (0, or >= 1 ns)");
+  EXPECT_EQ(result_violation(aot, RunMode::Aot), "aot.compile_s is not a duration (0, or >= 1 ns)");
   aot["aot"]["compile_s"] = 0.1;
-  EXPECT_EQ(result_violation(aot, RunMode::Aot, 0), "");
+  EXPECT_EQ(result_violation(aot, RunMode::Aot), "");
+}
+
+// --target-ci: a worker may end its warm calls early only where the rule would
+// have, judged on the calls it reports.
+TEST(Protocol, WarmCallsEndEarlyOnlyWhenTheirIntervalIsTight) {
+  auto warm = nlohmann::json::parse(
+      R"({"mode":"warm","import_s":0.1,"setup_s":0.01,"first_call_s":0.2,"total_s":2,)"
+      R"("verify":{"ok":true},"verify_first":{"ok":true},"first_call":{"phases":{},"phase_names":[]},)"
+      R"("sync":{"pending_after_last_call":null},"precision":{"matmul":"ieee_fp32"}})");
+  const WarmCallsAsked asked{30, 10, 5.0};
+  warm["calls_s"] = std::vector<double>(10, 0.001);
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, asked), "");
+  std::vector<double> spread;
+  for (int i = 0; i < 30; ++i) spread.push_back(0.001 * (1 + i % 5));  // +-100%: never tight
+  warm["calls_s"] = std::vector<double>(spread.begin(), spread.begin() + 10);
+  EXPECT_NE(result_violation(warm, RunMode::Warm, asked).find("stopped at 10 of 30 before their 99% interval"),
+            std::string::npos);
+  warm["calls_s"] = spread;  // all 30: the most asked for, tight or not
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, asked), "");
+  warm["calls_s"] = std::vector<double>(5, 0.001);
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, asked), "calls_s holds 5 calls, 10 to 30 were asked for");
+  warm["calls_s"] = std::vector<double>(10, 0.001);  // fixed counts: exactly the number asked
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, {30, 0, std::nullopt}), "calls_s holds 10 calls, 30 were asked for");
 }
 
 TEST(Protocol, SkipMustBeWarn) {

@@ -86,6 +86,36 @@ def setup_step(adapter, workload, build, args):
     return host_inputs, dev_inputs, fn
 
 
+def _order_statistic_rank(n, confidence):
+    """The largest k whose pair (x_(k), x_(n+1-k)) covers the median with this
+    confidence (0: none), as jitbench computes it (src/stats/sequential.cc)."""
+    tail, k, cdf = (1.0 - confidence) / 2.0, 0, 0.0
+    while k + 1 <= n // 2:
+        cdf += math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) - n * math.log(2.0))
+        if cdf > tail:
+            break
+        k += 1
+    return k
+
+
+def interval_within(xs, target_pct, confidence=0.99):
+    """--target-ci's stopping rule for warm calls: the 99% order-statistic
+    interval of the median within +-target_pct % of it. jitbench checks every
+    early stop on the calls reported (src/run/protocol.cc)."""
+    k = _order_statistic_rank(len(xs), confidence)
+    if k == 0:
+        return False
+    v = sorted(xs)
+    n = len(v)
+    med = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    return med != 0 and max(med - v[k - 1], v[n - k] - med) / abs(med) * 100.0 <= target_pct
+
+
+def _worth_checking(n, min_iters):
+    """After every call up to 100, then every 5%: the check sorts the calls."""
+    return n >= (min_iters or 0) and (n <= 100 or n % max(1, n // 20) == 0)
+
+
 def measure_step(adapter, fn, dev_inputs, args):
     """The first call, then the second (cold) or warm_iters calls (warm), back to
     back. Returns the clock readings and the outputs to verify."""
@@ -99,10 +129,14 @@ def measure_step(adapter, fn, dev_inputs, args):
         calls = None
     else:
         calls, last = [], first
+        target = getattr(args, "warm_target_ci", None)
         for _ in range(args.warm_iters):
             t0 = time.perf_counter_ns()
             last = adapter.sync(fn(*dev_inputs))
             calls.append((time.perf_counter_ns() - t0) / 1e9)
+            if target is not None and _worth_checking(len(calls), args.warm_min_iters) and \
+                    interval_within(calls, target):
+                break
         t_end = _now()
     adapter.recorder.stop()
     return {"t_setup": t_setup, "t_first": t_first, "t_end": t_end, "calls": calls, "first": first, "last": last}

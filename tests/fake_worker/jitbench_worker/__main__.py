@@ -15,7 +15,8 @@ the cache), cold_hit (a cache hit claimed in a cold run), cold_write (a cache
 file written in a cold run), outside_cache (a cache directory outside the
 case's reported by the framework), env_cache (hits from JAX_COMPILATION_CACHE_DIR
 when that variable reaches it), deep (a result line nested 70,000 deep),
-tiny_calls (warm calls of 5e-324 s), chatty (writes to its log for
+tiny_calls (warm calls of 5e-324 s), early_stop (under --warm-target-ci, ends
+its warm calls at the least asked whether their interval is tight or not), chatty (writes to its log for
 FAKE_WORKER_SLEEP seconds, its pid to FAKE_WORKER_PIDFILE), and the hazards
 of issue 13: slow (sleeps
 FAKE_WORKER_SLEEP seconds, default 3), fork_linger / fork_setsid (leaves a
@@ -23,6 +24,9 @@ child holding the channel open for 60 s, in its group or in a session of its
 own; its pid goes to FAKE_WORKER_PIDFILE), fill_disk (fills the file system of
 FAKE_WORKER_FILL before reporting). FAKE_WORKER_PROBE=slow|fail makes the
 probe sleep FAKE_WORKER_SLEEP seconds or exit 3.
+FAKE_WORKER_JITTER=sigma multiplies import, setup and first call by one lognormal factor and
+draws the warm calls lognormal around 1 ms: a worker of known spread for
+--target-ci's tests.
 It speaks the protocol by hand so that the tests do not depend on the real
 worker being right. Its own numbers are small and consistent: it sleeps as long
 as the total it reports. Honest, it uses a compile cache the way a framework
@@ -31,7 +35,9 @@ entry (a miss), every later run reads it (a hit); cold runs report no cache."""
 
 import argparse
 import json
+import math
 import os
+import random
 import subprocess
 import sys
 import time
@@ -88,6 +94,36 @@ def use_cache(mode, policy):
     return {"hits": 1, "misses": 0}
 
 
+def _tight(calls, target_pct):
+    """--target-ci's rule, written apart from jitbench's: the 99% interval of the
+    median from order statistics (exact binomial) within +-target_pct %."""
+    n, k, below = len(calls), 0, 0
+    while k < n // 2:
+        below += math.comb(n, k)
+        if below * 200 > 2 ** n:  # P(B <= k) > 0.005
+            break
+        k += 1
+    if k == 0:
+        return False
+    v = sorted(calls)
+    mid = (v[(n - 1) // 2] + v[n // 2]) / 2
+    return max(mid - v[k - 1], v[n - k] - mid) <= mid * target_pct / 100
+
+
+def _warm_calls(args, mode, jitter):
+    """The warm calls: a fixed cycle, or lognormal draws (FAKE_WORKER_JITTER=sigma,
+    a known spread); under --warm-target-ci ended by the rule (early_stop: at the
+    least asked, tight or not)."""
+    unit = 1.0 if args.warm_iters <= 1000 else 1e-3  # millions of calls (a large case file) in a second
+    calls = []
+    for i in range(args.warm_iters):
+        calls.append(0.001 * random.lognormvariate(0, jitter) if jitter else [0.001, 0.0011, 0.0009][i % 3] * unit)
+        if args.warm_target_ci is not None and len(calls) >= args.warm_min_iters and \
+                (mode == "early_stop" or _tight(calls, args.warm_target_ci)):
+            break
+    return calls
+
+
 def main():
     p = argparse.ArgumentParser(allow_abbrev=False)
     p.add_argument("command")
@@ -97,6 +133,8 @@ def main():
     p.add_argument("--check-devices", action="store_true")
     p.add_argument("--cache-policy", default="cold_cache")
     p.add_argument("--warm-iters", type=int, default=3)
+    p.add_argument("--warm-min-iters", type=int, default=0)
+    p.add_argument("--warm-target-ci", type=float, default=None)
     p.add_argument("--dtype", default="f32")
     p.add_argument("--workload-path", default=None)
     p.add_argument("--workload", default="")
@@ -134,6 +172,7 @@ def main():
             print(f"still here {i}", flush=True)
             time.sleep(0.1)
     cache_events = use_cache(mode, args.cache_policy)
+    jitter = float(os.environ.get("FAKE_WORKER_JITTER", "0"))  # lognormal sigma of the first call and warm calls
     result = dict(type="result", mode=args.mode, import_s=0.0001, setup_s=0.0001, first_call_s=0.0002,
                   verify={"ok": True}, verify_first={"ok": True}, device={"platform": "cpu", "kind": "cpu", "count": 1},
                   first_call={"phases": {"compile": 0.0001}, "phase_names": ["compile"],
@@ -149,14 +188,17 @@ def main():
     if args.mode == "cold":
         result["second_call_s"] = 0.0001
     elif args.mode == "warm":
-        # Millions of calls (a large case file) in a second, not in an hour.
-        unit = 1.0 if args.warm_iters <= 1000 else 1e-3
-        result["calls_s"] = [[0.001, 0.0011, 0.0009][i % 3] * unit for i in range(args.warm_iters)]
+        result["calls_s"] = _warm_calls(args, mode, jitter)
     else:
         # phases_disagree: the ahead-of-time compile takes 50 ms, the events claimed 0.1 ms.
         compile_s = 0.05 if mode == "phases_disagree" else 0.00005
         result["aot"] = {"trace_s": 0.00002, "lower_s": 0.00002, "compile_s": compile_s, "execute_s": 0.00001}
         result["first_call_s"] = 0.0001 + compile_s
+    if jitter:  # one factor for the three: TTFR is lognormal with this sigma
+        f = random.lognormvariate(0, jitter)
+        for k in ("import_s", "setup_s", "first_call_s"):
+            result[k] *= f
+        result["first_call"]["phases"] = {k: v * f for k, v in result["first_call"]["phases"].items()}
     scale = float(os.environ.get("FAKE_WORKER_SCALE", "1"))  # a slower (or faster) release of the same code
     if scale != 1:
         for k in ("import_s", "setup_s", "first_call_s"):
