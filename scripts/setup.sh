@@ -1,21 +1,40 @@
 #!/usr/bin/env bash
-# Idempotent set-up on a fresh Debian 12 machine (or CI): Debian packages,
-# valijson's headers, the Python virtual environment with pinned backends,
-# and the build. Safe to run again: each step is skipped when already done.
+# Idempotent set-up on a fresh Debian 12 machine (or CI): what `jitbench run`
+# needs and nothing more -- Debian packages, valijson's headers, the Python
+# virtual environment with the pinned backends, and the build of jitbench and
+# its native workers. Safe to run again: each step is skipped when already done.
+#
+#   scripts/setup.sh                 # for `build/jitbench run` (the README's first command)
+#   scripts/setup.sh --for-tests     # adds what only the tests need (scripts/test.sh passes it):
+#                                    # Chromium, GoogleTest, pytest & co, the unit tests,
+#                                    # the fuzzer, and the CUDA worker wherever nvcc is
+#   scripts/setup.sh --with-slurm    # adds a single-node Slurm cluster's packages (scripts/slurm/)
+#
+# The CUDA floor (native_cuda) is built by plain set-up only where nvidia-smi
+# lists a GPU, for that GPU's architecture alone (JITBENCH_WITH_CUDA=1 builds it
+# for the default architectures anyway).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT=$PWD
 
-APT_PACKAGES=(cmake g++ make pkg-config python3 python3-venv chromium openssh-client
-  nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libfmt-dev libssl-dev libgtest-dev)
-# --with-slurm (scripts/test.sh passes it): a single-node Slurm cluster for the
-# test of scripts/slurm/ (scripts/slurm/local-cluster.sh starts it).
+# ssh-keygen (openssh-client): `jitbench sign` / `verify`, part of the weekly publishing loop.
+APT_PACKAGES=(cmake g++ make pkg-config python3 python3-venv openssh-client
+  nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libfmt-dev libssl-dev)
+REQ_FILES=(requirements/cpu.txt)
+FOR_TESTS=0
 for arg in "$@"; do
   case $arg in
+    --for-tests) FOR_TESTS=1 ;;
     --with-slurm) APT_PACKAGES+=(munge slurmctld slurmd slurm-client) ;;
-    *) echo "setup: unknown option '$arg' (known: --with-slurm)" >&2; exit 2 ;;
+    *) echo "setup: unknown option '$arg' (known: --for-tests, --with-slurm)" >&2; exit 2 ;;
   esac
 done
+if [ $FOR_TESTS = 1 ]; then
+  # the report and site tests in a real browser (Chromium), the C++ unit tests.
+  APT_PACKAGES+=(chromium libgtest-dev)
+  REQ_FILES+=(requirements/test.txt)
+fi
+# torch (+ Triton) is optional: several GB of CUDA wheels even without a GPU.
+if [ "${JITBENCH_WITH_TORCH:-0}" = 1 ]; then REQ_FILES+=(requirements/torch.txt); fi
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 
@@ -43,22 +62,33 @@ if [ ! -f .deps/valijson/usr/include/valijson/validator.hpp ] && [ ! -f /usr/inc
   rm -rf "$tmp"
 fi
 
-# The Python environment whose frameworks are benchmarked. A stamp of the
-# requirement files' hash avoids reinstalling when nothing changed.
+# The Python environment whose frameworks are benchmarked. A stamp of each
+# requirement file's hash avoids reinstalling what did not change.
 PY=${JITBENCH_BOOTSTRAP_PYTHON:-python3}
-REQ_FILES=(requirements/cpu.txt requirements/test.txt)
-# torch (+ Triton) is optional: several GB of CUDA wheels even without a GPU.
-if [ "${JITBENCH_WITH_TORCH:-0}" = 1 ]; then REQ_FILES+=(requirements/torch.txt); fi
-REQ_HASH=$(cat "${REQ_FILES[@]}" | sha256sum | cut -c1-16)
-if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.jitbench-req 2>/dev/null)" != "$REQ_HASH" ]; then
-  log "creating .venv with $($PY --version) and ${REQ_FILES[*]}"
-  [ -x .venv/bin/python ] || "$PY" -m venv .venv
-  .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+stamp() { echo ".venv/.jitbench-req-$(basename "$1" .txt)"; }
+todo=()
+for f in "${REQ_FILES[@]}"; do
+  [ -x .venv/bin/python ] && [ "$(cat "$(stamp "$f")" 2>/dev/null)" = "$(sha256sum < "$f" | cut -c1-16)" ] || todo+=("$f")
+done
+if [ ${#todo[@]} -gt 0 ]; then
+  log "installing ${todo[*]} into .venv ($($PY --version))"
+  [ -x .venv/bin/python ] || { "$PY" -m venv .venv && .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip; }
+  # Every file at once: pip resolves them together (test.txt must not move a pinned backend).
   .venv/bin/python -m pip install -q --disable-pip-version-check "${REQ_FILES[@]/#/-r}"
-  echo "$REQ_HASH" > .venv/.jitbench-req
+  for f in "${REQ_FILES[@]}"; do sha256sum < "$f" | cut -c1-16 > "$(stamp "$f")"; done
 fi
 
-log "building (build/)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# The build: jitbench and the CPU floor; the tests' targets with --for-tests.
+cuda=OFF
+archs=()
+if [ $FOR_TESTS = 1 ] || [ "${JITBENCH_WITH_CUDA:-0}" = 1 ]; then
+  cuda=ON
+elif gpu=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1) && [ -n "$gpu" ]; then
+  cuda=ON
+  archs=(-DCMAKE_CUDA_ARCHITECTURES="${gpu/./}-real")  # this machine's GPU: machine code, no PTX to JIT
+fi
+tests=$([ $FOR_TESTS = 1 ] && echo ON || echo OFF)
+log "building (build/: tests $tests, CUDA worker $cuda)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJITBENCH_TESTS="$tests" -DJITBENCH_CUDA="$cuda" "${archs[@]}" >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
 log "ready: build/jitbench"

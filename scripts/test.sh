@@ -6,7 +6,7 @@
 # single-node Slurm cluster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --with-slurm
+scripts/setup.sh --for-tests --with-slurm
 # The Slurm test must run here, not skip: it starts the packages just installed.
 export JITBENCH_REQUIRE_SLURM=1
 (cd build && ctest --output-on-failure -j2)

@@ -53,8 +53,9 @@ RunRecord cuda_worker_not_built(RunMode mode, int index, const fs::path& exe) {
   r.index = index;
   r.status = Status::Warn;
   r.reason = {ReasonCode::MissingDependency, "cuda toolkit"};
-  r.detail = fmt::format("{} was not built: jitbench found no nvcc when it was built (install the CUDA toolkit, "
-                         "then run scripts/setup.sh)", exe.string());
+  r.detail = fmt::format("{} was not built: it needs the CUDA toolkit (nvcc) at build time, and scripts/setup.sh "
+                         "builds it only where nvidia-smi lists a GPU (JITBENCH_WITH_CUDA=1 scripts/setup.sh builds "
+                         "it anyway)", exe.string());
   return r;
 }
 
