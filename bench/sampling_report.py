@@ -1,11 +1,11 @@
 """The Markdown report of bench/sampling.sh: wall time and intervals reached per
 run and per case. The interval is the one jitbench's --target-ci promises: the
 distribution-free 95% interval of the median (order statistics), as a +-% of
-the median; computed here from the samples of each case file, whichever way
-they were sampled (a fixed count of 5 gives none: [min, max] covers 93.75%)."""
+the median, as each case file's `sampling` record holds it (jitbench.case.v4),
+whichever way the case was sampled (a fixed count of 5 gives none: [min, max],
+computed here, covers 93.75%)."""
 
 import json
-import math
 import pathlib
 import statistics
 import sys
@@ -14,24 +14,13 @@ RUNS = [("fixed", "fixed 5 cold + 1 warm process"), ("ci10", "--target-ci 10"), 
         ("fixedN", "fixed, as many as ci5's neediest case")]
 
 
-def rank(n, confidence=0.95):
-    k, below = 0, 0
-    while k < n // 2:
-        below += math.comb(n, k)
-        if below / 2 ** n > (1 - confidence) / 2:
-            break
-        k += 1
-    return k
-
-
-def half_width(xs):
-    """(+-% of the 95% interval or None, +-% of [min, max])"""
+def half_width(case, side, xs):
+    """(+-% of the 95% interval, as the case file records it, or None; +-% of [min, max])"""
     if len(xs) < 2:
         return None, None
-    v, med = sorted(xs), statistics.median(xs)
-    k = rank(len(v))
-    span = max(med - v[0], v[-1] - med) / med * 100
-    return (max(med - v[k - 1], v[len(v) - k] - med) / med * 100 if k else None), span
+    med = statistics.median(xs)
+    span = max(med - min(xs), max(xs) - med) / med * 100
+    return case["sampling"][side]["half_width_pct"], span
 
 
 def sides(case):
@@ -63,7 +52,7 @@ def main(work):
         row = [label, f"{float(walls[name]):.0f} s", str(procs), str(len(ok))]
         widest = []
         for side in ("cold", "warm"):
-            ws = [half_width(sides(c)[side])[0] for c in ok]
+            ws = [half_width(c, side, sides(c)[side])[0] for c in ok]
             within = lambda t: sum(1 for w in ws if w is not None and w <= t)
             row.append(f"{within(5)} / {within(10)} of {len(ok)}")
             known = [w for w in ws if w is not None]
@@ -103,7 +92,7 @@ def main(work):
             parts = []
             for side in ("cold", "warm"):
                 xs = sides(c)[side]
-                w, span = half_width(xs)
+                w, span = half_width(c, side, xs)
                 stop = c.get("sampling", {}).get(side, {}).get("stopped", "")
                 stop = "" if stop == "fixed_count" else f" {stop}"
                 parts.append(f"{len(xs)}{stop} {fmt(w) if w is not None else '[min,max] ' + fmt(span)}")
