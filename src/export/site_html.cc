@@ -9,7 +9,7 @@ namespace jitbench {
 using nlohmann::json;
 
 namespace {
-constexpr const char* kCss =
+constexpr const char* kSiteCss =
     "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}\n"
     "table{border-collapse:collapse;font-size:13px;margin:.5em 0}td,th{border:1px solid #ddd;padding:3px 7px;"
     "text-align:left;vertical-align:top}th{background:#f4f4f4}tr.flagged td{background:#fdecea}\n"
@@ -124,7 +124,7 @@ std::string site_html(const SitePage& p) {
       "</style></head><body>\n<h1>jitbench snapshots</h1>\n<p class='note'>{} snapshot(s), {} case(s); written "
       "by <code>jitbench publish</code> at {}. Each point is the median of one sample per process with its "
       "bootstrap 95% CI; a line joins snapshots of one machine in one software environment only.</p>\n",
-      kCss, p.entries.size(), p.history.case_ids.size(), html_escape(p.generated_at));
+      kSiteCss, p.entries.size(), p.history.case_ids.size(), html_escape(p.generated_at));
   page += regressions_section(p);
   page += "<section id='snapshots'><h2>Snapshots, newest first</h2>" + snapshots_table(p) + "</section>\n";
   page += "<section id='history'><h2>Per case, over the snapshots</h2>\n";
