@@ -63,22 +63,34 @@ if [ ! -f .deps/valijson/usr/include/valijson/validator.hpp ] && [ ! -f /usr/inc
 fi
 
 # The Python environment whose frameworks are benchmarked. A stamp of each
-# requirement file's hash avoids reinstalling what did not change.
+# requirement file's hash avoids reinstalling what did not change. pip waits
+# on the network most of the time, so it runs beside the build below.
 PY=${JITBENCH_BOOTSTRAP_PYTHON:-python3}
 stamp() { echo ".venv/.jitbench-req-$(basename "$1" .txt)"; }
 todo=()
 for f in "${REQ_FILES[@]}"; do
   [ -x .venv/bin/python ] && [ "$(cat "$(stamp "$f")" 2>/dev/null)" = "$(sha256sum < "$f" | cut -c1-16)" ] || todo+=("$f")
 done
+pip_pid=
 if [ ${#todo[@]} -gt 0 ]; then
-  log "installing ${todo[*]} into .venv ($($PY --version))"
-  [ -x .venv/bin/python ] || { "$PY" -m venv .venv && .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip; }
-  # Every file at once: pip resolves them together (test.txt must not move a pinned backend).
-  .venv/bin/python -m pip install -q --disable-pip-version-check "${REQ_FILES[@]/#/-r}"
-  for f in "${REQ_FILES[@]}"; do sha256sum < "$f" | cut -c1-16 > "$(stamp "$f")"; done
+  log "installing ${todo[*]} into .venv ($($PY --version)), beside the build"
+  (
+    start=$SECONDS
+    [ -x .venv/bin/python ] || { "$PY" -m venv .venv && .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip; }
+    # Every file at once: pip resolves them together (test.txt must not move a pinned backend).
+    .venv/bin/python -m pip install -q --disable-pip-version-check "${REQ_FILES[@]/#/-r}"
+    for f in "${REQ_FILES[@]}"; do sha256sum < "$f" | cut -c1-16 > "$(stamp "$f")"; done
+    log "done: .venv in $((SECONDS - start)) s"
+  ) &
+  pip_pid=$!
+  # A failed build leaves no pip behind it.
+  trap '[ -z "$pip_pid" ] || { pkill -P "$pip_pid"; kill "$pip_pid"; } 2>/dev/null' EXIT
 fi
 
 # The build: jitbench and the CPU floor; the tests' targets with --for-tests.
+# Release at -O2 without debug information: jitbench itself only starts and
+# times processes (the native workers are -O3 whatever the build type), and
+# debug information doubled its build (README, "Set-up time").
 cuda=OFF
 archs=()
 if [ $FOR_TESTS = 1 ] || [ "${JITBENCH_WITH_CUDA:-0}" = 1 ]; then
@@ -89,6 +101,13 @@ elif gpu=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null 
 fi
 tests=$([ $FOR_TESTS = 1 ] && echo ON || echo OFF)
 log "building (build/: tests $tests, CUDA worker $cuda)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJITBENCH_TESTS="$tests" -DJITBENCH_CUDA="$cuda" "${archs[@]}" >/dev/null
+start=$SECONDS
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
+  -DJITBENCH_TESTS="$tests" -DJITBENCH_CUDA="$cuda" "${archs[@]}" >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
+log "done: build in $((SECONDS - start)) s"
+if [ -n "$pip_pid" ]; then
+  pid=$pip_pid; pip_pid=
+  wait "$pid" || { log "installing ${todo[*]} into .venv failed (pip's message above); run scripts/setup.sh again"; exit 1; }
+fi
 log "ready: build/jitbench"
