@@ -36,7 +36,8 @@ or a `git worktree` of the commit, after building it.
 A placeholder naming a case or a metric the run does not have is an error:
 a page cannot quietly keep a figure its run no longer supports. --reuse renders
 from the runs already in DIR without measuring again (for editing templates).
-torch and Triton rows need them installed (JITBENCH_WITH_TORCH=1 scripts/setup.sh);
+TensorFlow rows need scripts/setup.sh --with-tensorflow, torch and Triton rows
+--with-torch;
 the header lists every package version the run saw.
 """
 

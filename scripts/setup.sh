@@ -9,6 +9,8 @@
 #                                    # Chromium, GoogleTest, pytest & co, the unit tests,
 #                                    # the fuzzer, and the CUDA worker wherever nvcc is
 #   scripts/setup.sh --with-slurm    # adds a single-node Slurm cluster's packages (scripts/slurm/)
+#   scripts/setup.sh --with-tensorflow  # adds TensorFlow (1.3 GB; no part of the default suite)
+#   scripts/setup.sh --with-torch    # adds torch and Triton (several GB; also JITBENCH_WITH_TORCH=1)
 #
 # The CUDA floor (native_cuda) is built by plain set-up only where nvidia-smi
 # lists a GPU, for that GPU's architecture alone (JITBENCH_WITH_CUDA=1 builds it
@@ -25,13 +27,15 @@ for arg in "$@"; do
   case $arg in
     --for-tests) FOR_TESTS=1 ;;
     --with-slurm) APT_PACKAGES+=(munge slurmctld slurmd slurm-client) ;;
-    *) echo "setup: unknown option '$arg' (known: --for-tests, --with-slurm)" >&2; exit 2 ;;
+    --with-tensorflow) REQ_FILES+=(requirements/tensorflow.txt) ;;
+    --with-torch) JITBENCH_WITH_TORCH=1 ;;
+    *) echo "setup: unknown option '$arg' (known: --for-tests, --with-slurm, --with-tensorflow, --with-torch)" >&2; exit 2 ;;
   esac
 done
 if [ $FOR_TESTS = 1 ]; then
   # the report and site tests in a real browser (Chromium), the C++ unit tests.
   APT_PACKAGES+=(chromium libgtest-dev)
-  REQ_FILES+=(requirements/test.txt)
+  REQ_FILES+=(requirements/tensorflow.txt requirements/test.txt)
 fi
 # torch (+ Triton) is optional: several GB of CUDA wheels even without a GPU.
 if [ "${JITBENCH_WITH_TORCH:-0}" = 1 ]; then REQ_FILES+=(requirements/torch.txt); fi

@@ -166,7 +166,7 @@ def test_tampering_is_detected(small_run, jitbench, tmp_path):
 def test_missing_packages_are_warn_not_skipped(jitbench, tmp_path):
     venv = tmp_path / "bare"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    res = jitbench("run", "--python", str(venv / "bin" / "python"), "--backends", "python,numpy,numba,jax_jit_cpu",
+    res = jitbench("run", "--python", str(venv / "bin" / "python"), "--backends", "python,numpy,numba,jax_jit_cpu,tensorflow,torch_eager",
                    "--cases", "mc_pi_1000_f64", "--cold-runs", "1", "--warm-iters", "1")
     assert res.rc == 0, res.stderr
     st = {c["case"]: (c["status"], c["reason"]) for c in res.index()["cases"]}
@@ -176,6 +176,12 @@ def test_missing_packages_are_warn_not_skipped(jitbench, tmp_path):
     # Plain Python runs mc_pi without numpy, but cannot verify it against the reference.
     assert st["python_mc_pi_1000_f64"] == ("warn", "missing_dependency: numpy")
     assert "verify" in res.case("python_mc_pi_1000_f64")["detail"]
+    # The frameworks plain set-up leaves out say how to ask for them.
+    assert st["tensorflow_mc_pi_1000_f64"] == ("warn", "missing_dependency: tensorflow")
+    assert "scripts/setup.sh --with-tensorflow" in res.case("tensorflow_mc_pi_1000_f64")["detail"]
+    assert st["torch_eager_mc_pi_1000_f64"] == ("warn", "missing_dependency: torch")
+    assert "scripts/setup.sh --with-torch" in res.case("torch_eager_mc_pi_1000_f64")["detail"]
+    assert "--with" not in res.case("numba_mc_pi_1000_f64")["detail"]
 
 
 def test_deterministic_flag_is_recorded(jitbench):

@@ -58,7 +58,7 @@ def import_step(adapter, args, cache_dir):
     try:
         adapter.import_framework(args.dtype, cache_dir, args.cache_policy)
     except MissingDependency as exc:
-        raise Skip(f"missing_dependency: {exc.package}", str(exc.__cause__ or exc)) from None
+        raise Skip(f"missing_dependency: {exc.package}", exc.detail()) from None
     adapter.apply_precision(args.precision)
     try:
         adapter.init_device()

@@ -5,10 +5,25 @@ import importlib
 import time
 
 
+# The frameworks plain scripts/setup.sh leaves out (none is in the default
+# suite), and how to ask for them: said in the warn case's detail.
+INSTALL_HINTS = {
+    "tensorflow": "scripts/setup.sh --with-tensorflow installs it",
+    "torch": "scripts/setup.sh --with-torch installs it",
+    "triton": "scripts/setup.sh --with-torch installs it",
+}
+
+
 class MissingDependency(Exception):
     def __init__(self, package: str):
         super().__init__(f"{package} is not installed")
         self.package = package
+
+    def detail(self) -> str:
+        """What failed to import, and how to install it where jitbench knows."""
+        what = str(self.__cause__ or self)
+        hint = INSTALL_HINTS.get(self.package)
+        return f"{what} ({hint})" if hint else what
 
 
 class DeviceUnavailable(Exception):
