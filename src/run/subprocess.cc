@@ -89,13 +89,15 @@ int open_log(const SpawnSpec& spec) {
 // /dev/null, stdout+stderr to the log, the pipe's write end on kResultFd,
 // default signal handling and an empty mask. An exec that fails reports its
 // errno on err_fd (close-on-exec: a successful exec closes it unwritten).
+[[noreturn]] void report_and_exit(int err_fd, int err) {
+  while (::write(err_fd, &err, sizeof err) < 0 && errno == EINTR) {
+  }
+  ::_exit(127);
+}
+
 [[noreturn]] void become_worker(const SpawnSpec& spec, pid_t parent, int log_fd, int result_fd, int err_fd,
                                 char** argv, char** envp) {
-  const auto die = [err_fd](int err) {
-    while (::write(err_fd, &err, sizeof err) < 0 && errno == EINTR) {
-    }
-    ::_exit(127);
-  };
+  const auto die = [err_fd](int err) { report_and_exit(err_fd, err); };
   if (::setpgid(0, 0) != 0) die(errno);
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die(errno);
   if (::getppid() != parent) ::_exit(127);  // jitbench is gone already
@@ -111,7 +113,7 @@ int open_log(const SpawnSpec& spec) {
   ::sigprocmask(SIG_SETMASK, &empty, nullptr);
   if (spec.argv[0].find('/') != std::string::npos) ::execve(argv[0], argv, envp);
   else ::execvpe(argv[0], argv, envp);
-  die(errno);
+  report_and_exit(err_fd, errno);
 }
 
 // fork + exec of the worker (become_worker); returns the pid, or 0 with
