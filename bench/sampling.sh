@@ -10,19 +10,29 @@
 # wall times are comparable as ratios. Prints a Markdown report.
 #
 #   bench/sampling.sh WORK_DIR [--skip-fixed-n]
+#
+# Given a WORK_DIR of an earlier, unfinished invocation, it goes on: a step
+# with a wall time in WORK_DIR/wall.txt is kept, an interrupted one is moved
+# aside (NAME.interrupted-<time>) and run again. Each run's index.json names
+# the jitbench commit it was made with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 J=${JITBENCH:-$PWD/build/jitbench}
 W=${1:?usage: bench/sampling.sh WORK_DIR [--skip-fixed-n]}
-[ ! -e "$W" ] || { echo "sampling: $W exists; give a new directory" >&2; exit 2; }
+if [ -e "$W" ] && [ ! -f "$W/wall.txt" ]; then
+  echo "sampling: $W exists and is no earlier bench/sampling.sh directory; give a new one" >&2; exit 2
+fi
 mkdir -p "$W"
 timed() {  # name, then jitbench run's arguments
   local name=$1 t0
   shift
+  if grep -q "^$name " "$W/wall.txt" 2>/dev/null; then return; fi  # measured by an earlier invocation
+  if [ -e "$W/$name" ]; then mv "$W/$name" "$W/$name.interrupted-$(date +%s)"; fi
   t0=$(date +%s.%N)
   "$J" run --quiet --out-dir "$W/$name" "$@" > "$W/$name.log" 2>&1 || true
   echo "$name $(echo "$(date +%s.%N) - $t0" | bc)" >> "$W/wall.txt"
 }
+rm -rf "$W/warmup"
 "$J" run --quiet --out-dir "$W/warmup" --cases matmul_512_f32 --cold-runs 1 --warm-iters 1 >/dev/null 2>&1 || true
 timed fixed
 timed ci10 --target-ci 10
