@@ -94,7 +94,7 @@ fi
 # The build: jitbench and the CPU floor; the tests' targets with --for-tests.
 # Release at -O2 without debug information: jitbench itself only starts and
 # times processes (the native workers are -O3 whatever the build type), and
-# debug information doubled its build (README, "Set-up time").
+# debug information made its compiles a third longer (README, "Set-up time").
 cuda=OFF
 archs=()
 if [ $FOR_TESTS = 1 ] || [ "${JITBENCH_WITH_CUDA:-0}" = 1 ]; then
