@@ -497,7 +497,7 @@ void announce(bool quiet, std::size_t n, const WorkerSetup& setup, const OutDir&
     say(stderr, "jitbench: {} cases{}, cold and warm processes until the 95% interval of each median is within "
                 "+-{:g}% ({} to {} each{}), {} to {} calls per warm process -> {}\n", n, what, t->target_pct,
         t->min_runs, t->max_runs, t->max_time_s ? fmt::format(", {:g} s at most", *t->max_time_s) : "",
-        std::min(setup.warm_min_calls, setup.warm_iters), setup.warm_iters, out.root().string());
+        setup.warm_calls_at_least(), setup.warm_iters, out.root().string());
     return;
   }
   say(stderr, "jitbench: {} cases{}, {} cold runs + {} warm run{} of {} calls each -> {}\n", n, what,

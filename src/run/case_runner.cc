@@ -91,7 +91,7 @@ RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::
   // native floors always make warm_iters calls, which the check accepts).
   WarmCallsAsked warm{setup_.warm_iters, 0, std::nullopt};
   if (setup_.target && kind == WorkerKind::Python) {
-    warm = {setup_.warm_iters, std::min(setup_.warm_min_calls, setup_.warm_iters), setup_.target->target_pct};
+    warm = {setup_.warm_iters, setup_.warm_calls_at_least(), setup_.target->target_pct};
     spec.argv.insert(spec.argv.end(), {"--warm-min-iters", std::to_string(warm.min), "--warm-target-ci",
                                        fmt::format("{:g}", *warm.target_pct)});
   }
@@ -222,7 +222,7 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
   res.sampling.recorded = true;
   res.sampling.rule = setup_.target;
   if (setup_.target) {  // the most each side may get: what the rule was allowed
-    res.sampling.warm_min_calls = std::min(setup_.warm_min_calls, setup_.warm_iters);
+    res.sampling.warm_min_calls = setup_.warm_calls_at_least();
     res.cold_runs = setup_.target->max_runs;
     if (res.warm_runs > 0) res.warm_runs = setup_.target->max_runs;
   }

@@ -42,6 +42,8 @@ struct WorkerSetup {
   // and warm_runs unused), warm calls from warm_min_calls to warm_iters likewise.
   std::optional<stats::StoppingRule> target;
   int warm_min_calls = 10;
+  // What the worker is asked for and the case records: never more than warm_iters.
+  int warm_calls_at_least() const { return warm_min_calls < warm_iters ? warm_min_calls : warm_iters; }
   bool deterministic = false;
   std::uint64_t seed = 0;
   std::map<std::string, EnvironmentRun> environments;  // by name, for cases with an environment
