@@ -17,8 +17,6 @@ namespace {
 constexpr double kCvLimit = 0.10;  // coefficient of variation above which a case is flagged
 constexpr std::size_t kFewRuns = 5;  // fewer cold runs than this: medians and CIs are rough
 
-std::string code(const std::string& s) { return "`" + s + "`"; }
-std::string secs(const std::optional<double>& v) { return v ? format_seconds(*v) : "—"; }
 
 // 12,345 for 12345.4: a count of calls, grouped by thousands.
 std::string grouped(double v) {
@@ -96,7 +94,7 @@ Table glance_table(const std::vector<CaseResult>& cases, const Analysis& analysi
                             : b + (r.be.verdict == "immediately" ? " from the first call" : " never");
       be += (be.empty() ? "" : ", ") + text;
     }
-    t.add({code(work), std::to_string(xs.size()),
+    t.add({md_code(work), std::to_string(xs.size()),
            first ? fmt::format("{} ({})", first->backend, format_seconds(*first->ttfr)) : "—",
            fast ? fmt::format("{} ({})", fast->backend, format_seconds(*fast->warm)) : "—", be.empty() ? "—" : be});
   }
@@ -134,11 +132,11 @@ Table cases_table(const std::vector<CaseResult>& cases) {
     const auto warm = warm_values(c);
     const auto* w = c.first_worker_report();
     const auto status = std::string(to_string(c.status)) + (c.reason.empty() ? "" : ": " + to_string(c.reason));
-    t.rows.push_back({{code(c.c.id), status, w && w->matmul_precision ? *w->matmul_precision : "—",
+    t.rows.push_back({{md_code(c.c.id), status, w && w->matmul_precision ? *w->matmul_precision : "—",
                        ttfr ? format_seconds(ttfr->median) : "—",
                        ttfr ? format_seconds(ttfr->median_ci95.low) + " – " + format_seconds(ttfr->median_ci95.high) : "—",
-                       secs(stats::median(cold_values(c, "import_s"))), secs(stats::median(cold_values(c, "first_call_s"))),
-                       secs(stats::median(warm)), secs(stats::percentile(warm, 95)),
+                       format_seconds(stats::median(cold_values(c, "import_s"))), format_seconds(stats::median(cold_values(c, "first_call_s"))),
+                       format_seconds(stats::median(warm)), format_seconds(stats::percentile(warm, 95)),
                        std::to_string(ttfr ? ttfr->n : 0)},
                       std::string(to_string(c.status)), c.c.id});
   }
@@ -172,12 +170,12 @@ std::string warnings_html(const std::vector<ReportWarning>& warns) {
   std::vector<std::pair<std::string, Table>> grouped_tables;
   for (const auto& w : warns) {
     if (w.kind != "high variance" && w.kind != "few runs") {
-      single.add({w.kind, code(w.case_id), w.text});
+      single.add({w.kind, md_code(w.case_id), w.text});
       continue;
     }
     auto it = std::find_if(grouped_tables.begin(), grouped_tables.end(), [&](const auto& g) { return g.first == w.kind; });
     if (it == grouped_tables.end()) it = grouped_tables.insert(grouped_tables.end(), {w.kind, Table{{"Case", "What"}, {}}});
-    it->second.add({code(w.case_id), w.text});
+    it->second.add({md_code(w.case_id), w.text});
   }
   std::string out = fmt::format("<section id='warnings'><h2>Warnings ({})</h2>", warns.size());
   if (!single.empty()) out += to_html(single);

@@ -25,10 +25,8 @@ std::string median_with_ci(const std::vector<double>& xs) {
 }
 
 std::string median_of(const std::vector<double>& xs) { return format_seconds(stats::median(xs)); }
-std::string secs(const std::optional<double>& v) { return v ? format_seconds(*v) : "—"; }
 std::string kib(const std::optional<double>& v) { return v ? fmt::format("{:.1f} MiB", *v / 1024.0) : "—"; }
 std::string pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v * 100) : "—"; }
-std::string code(const std::string& s) { return "`" + s + "`"; }
 
 // A section: heading and intro, then its table, or nothing when it has no rows.
 std::string section(const std::string& heading_and_intro, const Table& t) {
@@ -42,7 +40,7 @@ std::string cases_table(const std::vector<CaseResult>& cases) {
   for (const auto& c : cases) {
     const auto warm = warm_values(c);
     const auto* w = c.first_worker_report();
-    t.add({code(c.c.id), std::string(to_string(c.status)), w && w->matmul_precision ? *w->matmul_precision : "—",
+    t.add({md_code(c.c.id), std::string(to_string(c.status)), w && w->matmul_precision ? *w->matmul_precision : "—",
            median_with_ci(cold_values(c, "ttfr_s")), median_of(cold_values(c, "process_ttfr_s")),
            median_of(cold_values(c, "import_s")), median_of(cold_values(c, "first_call_s")),
            median_of(cold_values(c, "second_call_s")), median_of(warm), format_seconds(stats::percentile(warm, 95)),
@@ -128,7 +126,7 @@ std::string phases_cell(const CaseAnalysis& a) {
 std::string attribution_section(const Analysis& analysis) {
   Table t{{"Backend", "Cases", "Unattributed share (median)", "(max)"}, {}};
   for (const auto& a : analysis.attribution)
-    t.add({code(a.backend), std::to_string(a.cases), fmt::format("{:.0f}%", a.share_median * 100),
+    t.add({md_code(a.backend), std::to_string(a.cases), fmt::format("{:.0f}%", a.share_median * 100),
            fmt::format("{:.0f}%", a.share_max * 100)});
   return section("\n### How much of the first call the phases explain, per backend\n\n", t);
 }
@@ -149,8 +147,8 @@ std::string phases_section(const Analysis& analysis) {
     const auto& fc = a.first_call;
     if (fc.runs_with_phases == 0) continue;
     const auto& share = fc.unattributed_share_median;
-    t.add({code(a.c->c.id), secs(fc.median_s), phases_cell(a),
-           fmt::format("{} ({})", secs(fc.unattributed_median_s), share ? fmt::format("{:.0f}%", *share * 100) : "—"),
+    t.add({md_code(a.c->c.id), format_seconds(fc.median_s), phases_cell(a),
+           fmt::format("{} ({})", format_seconds(fc.unattributed_median_s), share ? fmt::format("{:.0f}%", *share * 100) : "—"),
            compiles_cell(a), crosscheck_cell(a)});
   }
   return section("\n## Phases of the first call (medians)\n\nEach phase is measured by the source listed below; "
@@ -177,7 +175,7 @@ std::string cache_mode_cell(const CacheModeRow& row, CachePolicy policy) {
   if (it == row.by_policy.end()) return "—";
   const auto& e = it->second;
   if (timings_comparable(*e.c))
-    return fmt::format("{} (first call {})", secs(e.ttfr_median_s), secs(e.first_call_median_s));
+    return fmt::format("{} (first call {})", format_seconds(e.ttfr_median_s), format_seconds(e.first_call_median_s));
   return fmt::format("{}: {}", to_string(e.c->status), to_string(e.c->reason));
 }
 
@@ -186,7 +184,7 @@ std::string cache_modes_section(const Analysis& analysis) {
   Table t{{"Case", "cold_cache", "warm_cache", "warm_process", "Filling the cache (priming run)"}, {}};
   for (const auto& row : analysis.cache_modes) {
     if (row.by_policy.size() < 2) continue;
-    std::vector<std::string> cells{code(row.key)};
+    std::vector<std::string> cells{md_code(row.key)};
     for (auto m : kModes) cells.push_back(cache_mode_cell(row, m));
     cells.push_back(priming_cell(row));
     t.add(std::move(cells));
@@ -216,10 +214,10 @@ std::string break_even_section(const Analysis& analysis) {
   for (const auto& r : analysis.break_even) {
     std::string kind = r.baseline.kind == "same_framework"
                            ? "same framework, same device"
-                           : code(r.baseline.kind) + (r.baseline.note.empty() ? std::string() : " (" + md_cell(r.baseline.note) + ")");
+                           : md_code(r.baseline.kind) + (r.baseline.note.empty() ? std::string() : " (" + md_cell(r.baseline.note) + ")");
     if (r.jit->environment != r.baseline.c->environment)
       kind += fmt::format(" ⚠ crosses environments ({} vs {})", r.jit->environment, r.baseline.c->environment);
-    t.add({code(r.jit->c.id), code(r.baseline.c->c.id), kind, format_seconds(r.be.ttfr_jit),
+    t.add({md_code(r.jit->c.id), md_code(r.baseline.c->c.id), kind, format_seconds(r.be.ttfr_jit),
            format_seconds(r.be.ttfr_eager), format_seconds(r.be.warm_jit), format_seconds(r.be.warm_eager),
            calls_cell(r.be)});
   }
@@ -238,8 +236,8 @@ std::string pairs_section(const Analysis& analysis) {
   Table t{{"Pair", "Backend", "n", "dtype", "Variant", "First call", "Compile", "Warm call", "XLA temp", "RSS growth"}, {}};
   for (const auto& row : analysis.pairs)
     for (const auto& v : row.variants)
-      t.add({row.pair, row.backend, std::to_string(row.n), row.dtype, code(v.c->c.workload),
-             secs(v.first_call_median_s), secs(v.compile_median_s), secs(v.warm_median_s),
+      t.add({row.pair, row.backend, std::to_string(row.n), row.dtype, md_code(v.c->c.workload),
+             format_seconds(v.first_call_median_s), format_seconds(v.compile_median_s), format_seconds(v.warm_median_s),
              bytes(v.compiled_temp_bytes), kib(v.rss_growth_median_kib)});
   return section("\n## Transform pairs\n\nEach pair runs the same computation two ways (medians). Compile = the "
                  "framework's own trace + lower + compile events over the first call; XLA temp = the compiled "
@@ -251,9 +249,9 @@ std::string pairs_section(const Analysis& analysis) {
 std::string accuracy_section(const Analysis& analysis) {
   Table t{{"Case", "Backend", "n", "Abs. error", "Cold TTFR", "Warm call"}, {}};
   for (const auto& a : analysis.accuracy)
-    t.add({code(a.c->c.id), a.c->c.backend, std::to_string(a.c->c.n),
-           a.abs_error.is_number() ? fmt::format("{:.2e}", a.abs_error.get<double>()) : "—", secs(a.ttfr_median_s),
-           secs(a.warm_median_s)});
+    t.add({md_code(a.c->c.id), a.c->c.backend, std::to_string(a.c->c.n),
+           a.abs_error.is_number() ? fmt::format("{:.2e}", a.abs_error.get<double>()) : "—", format_seconds(a.ttfr_median_s),
+           format_seconds(a.warm_median_s)});
   return section("\n## Accuracy against time\n\nThe absolute error a workload reports of its own answer (mc_pi: "
                  "|π − estimate| for n samples, the same points in every backend) against the cold time to first "
                  "result and the warm call.\n\n",
@@ -280,7 +278,7 @@ std::string loops_section(const Analysis& analysis) {
            "100 steps", "1000 steps"},
           {}};
   for (const auto& row : analysis.loops) {
-    std::vector<std::string> cells{code(row.c->c.id), row.step, format_seconds(row.startup_s),
+    std::vector<std::string> cells{md_code(row.c->c.id), row.step, format_seconds(row.startup_s),
                                    format_seconds(row.compile_s), format_seconds(row.first_call_s),
                                    format_seconds(row.warm_call_s / static_cast<double>(row.steps_per_call)),
                                    steps_cell(row, analysis)};
@@ -308,7 +306,7 @@ std::string memory_variance_section(const Analysis& analysis) {
           {}};
   for (const auto& a : analysis.cases) {
     if (a.c->status == Status::Warn && !a.peak_rss_max) continue;
-    t.add({code(a.c->c.id), kib(a.rss_after_import_median), kib(a.compile_rss_growth_median), kib(a.peak_rss_max),
+    t.add({md_code(a.c->c.id), kib(a.rss_after_import_median), kib(a.compile_rss_growth_median), kib(a.peak_rss_max),
            a.device_peak_bytes ? fmt::format("{:.1f} MiB", *a.device_peak_bytes / 1048576.0) : "not reported",
            pct(a.cv_ttfr), pct(a.cv_warm_within)});
   }
@@ -361,7 +359,7 @@ std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
     Table t{{"Environment", "Status"}, {}};
     for (const auto& m : row.metrics) t.columns.push_back(metric_label(m));
     for (const auto& e : row.entries) {
-      std::vector<std::string> cells{code(e.env), std::string(to_string(e.c->status)) +
+      std::vector<std::string> cells{md_code(e.env), std::string(to_string(e.c->status)) +
                                                       (e.c->reason.empty() ? "" : ": " + to_string(e.c->reason))};
       for (const auto& m : row.metrics) cells.push_back(release_cell(e, m));
       t.add(cells);

@@ -10,6 +10,7 @@ std::string format_seconds(double s) {
   return fmt::format("{:.3f} s", s);
 }
 std::string format_seconds(const std::optional<double>& s) { return s ? format_seconds(*s) : "—"; }
+std::string md_code(const std::string& s) { return "`" + s + "`"; }
 std::string md_cell(const std::string& s) {
   std::string out;
   for (char c : s) {

@@ -7,6 +7,8 @@ namespace jitbench {
 // < 1 s -> ms (2 decimals), else s (3 decimals).
 std::string format_seconds(double s);
 std::string format_seconds(const std::optional<double>& s);
+// `s`: code in Markdown.
+std::string md_code(const std::string& s);
 // Markdown table cell: escapes '|'.
 std::string md_cell(const std::string& s);
 }  // namespace jitbench
