@@ -83,18 +83,19 @@ int open_log(const SpawnSpec& spec) {
   return open_file_in(spec.log_path.parent_path(), spec.log_path.filename());
 }
 
-// The child's side of spawn(), between fork and exec: async-signal-safe calls
-// only. Its own process group, SIGKILL when jitbench dies (PR_SET_PDEATHSIG,
-// checked against a parent that died before it took effect), stdin from
-// /dev/null, stdout+stderr to the log, the pipe's write end on kResultFd,
-// default signal handling and an empty mask. An exec that fails reports its
-// errno on err_fd (close-on-exec: a successful exec closes it unwritten).
+// The child's exit when a step before exec fails: errno to err_fd, exit 127.
 [[noreturn]] void report_and_exit(int err_fd, int err) {
   while (::write(err_fd, &err, sizeof err) < 0 && errno == EINTR) {
   }
   ::_exit(127);
 }
 
+// The child's side of spawn(), between fork and exec: async-signal-safe calls
+// only. Its own process group, SIGKILL when jitbench dies (PR_SET_PDEATHSIG,
+// checked against a parent that died before it took effect), stdin from
+// /dev/null, stdout+stderr to the log, the pipe's write end on kResultFd,
+// default signal handling and an empty mask. An exec that fails reports its
+// errno on err_fd (close-on-exec: a successful exec closes it unwritten).
 [[noreturn]] void become_worker(const SpawnSpec& spec, pid_t parent, int log_fd, int result_fd, int err_fd,
                                 char** argv, char** envp) {
   const auto die = [err_fd](int err) { report_and_exit(err_fd, err); };
