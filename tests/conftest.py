@@ -7,7 +7,9 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-JITBENCH = ROOT / "build" / "jitbench"
+# JITBENCH_BIN: another build of jitbench (scripts/gpu-verify.sh runs the GPU
+# tests with the packed one on a lent GPU machine).
+JITBENCH = pathlib.Path(os.environ.get("JITBENCH_BIN") or ROOT / "build" / "jitbench")
 FAKE_WORKER_DIR = ROOT / "tests" / "fake_worker"
 SCHEMAS = ROOT / "schemas"
 

@@ -173,6 +173,9 @@ int cmd_publish(const PublishOptions& o) {
   if (!run.index.complete)
     throw UserError(fmt::format("'{}' is an incomplete run: finish it (`jitbench run --resume {}`) before publishing",
                                 o.run, o.run));
+  if (run.environment.test_gpu_on_cpu)
+    throw UserError(fmt::format("'{}' was measured with the test-only switch {}=1 (GPU backends ran on the CPU): "
+                                "such a run is never published; measure again without it", o.run, kTestGpuOnCpu));
   const json signature = signature_of(o, o.run);
   const fs::path site = o.site;
   const auto lock = open_site(site);

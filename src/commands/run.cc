@@ -553,6 +553,11 @@ int cmd_resume(const RunOptions& r) {
   auto loaded = read_run(dir);
   if (auto* e = std::get_if<std::string>(&loaded)) throw UserError("--resume: " + *e);
   const LoadedRun old = std::get<LoadedRun>(std::move(loaded));
+  if (const char* now = std::getenv(kTestGpuOnCpu); old.environment.test_gpu_on_cpu != (now && std::string(now) == "1"))
+    throw UserError(fmt::format("--resume: {} was {} with the test-only switch {}=1; resume it {} that switch, so "
+                                "that every case ran on the same device", dir,
+                                old.environment.test_gpu_on_cpu ? "started" : "started without", kTestGpuOnCpu,
+                                old.environment.test_gpu_on_cpu ? "with" : "without"));
   if (old.index.complete &&
       std::none_of(old.cases.begin(), old.cases.end(),
                    [](const CaseResult& c) { return c.reason.code == ReasonCode::Interrupted; })) {

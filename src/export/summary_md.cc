@@ -394,6 +394,9 @@ std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases
   std::string md = fmt::format("# jitbench: suite `{}`\n\n", info.suite_name);
   md += fmt::format("Command: `{}`  \nSuite: `{}` · {} of {} cases measured  \nMachine: {}\n\n", info.command,
                     info.suite_source, cases.size(), info.n_planned, environment_line(info.environment));
+  if (info.environment.test_gpu_on_cpu)
+    md += fmt::format("**Test run: the GPU backends ran on the CPU** ({}=1, a test-only switch): no number here "
+                      "is a GPU measurement, and this run cannot be published.\n\n", kTestGpuOnCpu);
   md += "**Cold TTFR** (time to first result) = import and device initialisation + building the inputs + the "
         "first synchronized call, in a fresh process with an empty compile cache; **process TTFR** adds the "
         "interpreter's own start-up. **Warm call** = one synchronized call once the function is compiled. "

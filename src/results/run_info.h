@@ -10,6 +10,12 @@
 
 namespace jitbench {
 
+// The test-only switch under which every GPU backend runs its CPU twin's code on
+// the CPU (worker/jitbench_worker/backends: how scripts/gpu-verify.sh is tested
+// where there is no GPU). environment.json records it with the other JITBENCH_
+// variables; such a run says so in its summary and is never published.
+inline constexpr const char* kTestGpuOnCpu = "JITBENCH_TEST_GPU_ON_CPU";
+
 struct EnvironmentInfo {
   nlohmann::json manifest = nlohmann::json::object();  // environment.json, verbatim
   std::string cpu_model = "unknown CPU";
@@ -20,6 +26,7 @@ struct EnvironmentInfo {
   std::vector<std::pair<std::string, std::string>> packages;  // installed ones, by name
   std::vector<std::string> gpus;  // names; empty when none
   std::string gpu_note;           // why there is none
+  bool test_gpu_on_cpu = false;   // measured with kTestGpuOnCpu=1
   // The manifest's "ceilings" ({"cpu", "gpu"}), or null when it has none.
   nlohmann::json ceilings() const {
     return manifest.is_object() && manifest.contains("ceilings") ? manifest["ceilings"] : nlohmann::json();

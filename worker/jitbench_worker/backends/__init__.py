@@ -9,6 +9,7 @@ device, whether it compiles at run time and against which baseline that
 compile is weighed, whether it is its device's no-JIT floor, and what a worker
 process of it costs to start (the shard planner's model)."""
 
+import os
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Tuple
 
@@ -100,11 +101,40 @@ def names():
     return [n for n, b in _REGISTRY.items() if b.factory is not None]
 
 
+# A test-only switch, for testing scripts/gpu-verify.sh where there is no GPU:
+# with JITBENCH_TEST_GPU_ON_CPU=1 each GPU backend runs its CPU twin's code on
+# the CPU under its own name, and its device says so. jitbench records the
+# variable in the run's environment.json and refuses to publish such a run.
+TEST_GPU_ON_CPU = "JITBENCH_TEST_GPU_ON_CPU"
+
+
+def gpu_on_cpu() -> bool:
+    return os.environ.get(TEST_GPU_ON_CPU) == "1"
+
+
+def cpu_twin(name: str):
+    """The CPU backend running the same code as GPU backend `name`
+    (jax_jit_gpu: jax_jit_cpu, torch_compile_gpu: torch_compile), or None."""
+    for twin in (name.replace("_gpu", "_cpu"), name.replace("_gpu", "")):
+        if twin != name and twin in _REGISTRY and _REGISTRY[twin].factory is not None \
+                and _REGISTRY[twin].device == "cpu":
+            return twin
+    return None
+
+
 def create(name: str):
     b = _REGISTRY.get(name)
     if b is None or b.factory is None:
         raise ValueError(f"unknown backend {name!r}; valid: {', '.join(names())}")
-    return b.factory()
+    twin = cpu_twin(name) if b.device == "gpu" and gpu_on_cpu() else None
+    if twin is None:
+        return b.factory()
+    adapter = _REGISTRY[twin].factory()
+    adapter.name = name
+    on_cpu = adapter.device
+    note = f"{TEST_GPU_ON_CPU}=1: the GPU backend {name} ran {twin}'s code on the CPU (test only)"
+    adapter.device = lambda: dict(on_cpu() or {}, test_only=note)
+    return adapter
 
 
 def packages():
