@@ -34,7 +34,8 @@ for arg in "$@"; do
 done
 if [ $FOR_TESTS = 1 ]; then
   # the report and site tests in a real browser (Chromium), the C++ unit tests.
-  APT_PACKAGES+=(chromium libgtest-dev)
+  # patchelf: scripts/gpu-pack.sh (tests/test_gpu_verify.py packs for a GPU machine).
+  APT_PACKAGES+=(chromium libgtest-dev patchelf)
   REQ_FILES+=(requirements/tensorflow.txt requirements/test.txt)
 fi
 # torch (+ Triton) is optional: several GB of CUDA wheels even without a GPU.

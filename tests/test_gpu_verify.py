@@ -1,0 +1,216 @@
+"""scripts/gpu-pack.sh and scripts/gpu-verify.sh, here where there is no GPU.
+
+On a machine without a GPU gpu-verify.sh must say so and run nothing. With a
+stand-in nvidia-smi and the test-only switch JITBENCH_TEST_GPU_ON_CPU=1 (the
+GPU backends run their CPU twins' code on the CPU, and the run says so), every
+part runs end to end from a real pack, is resumed after its process group is
+killed, and leaves its tarball and verdict; a run made so is never published.
+The same parts on a GPU are docs/results-gpu.md's business (docs/gpu.md)."""
+
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+
+import pytest
+
+from conftest import ROOT
+
+VERIFY = str(ROOT / "scripts" / "gpu-verify.sh")
+FAKE_SMI = """#!/bin/sh
+# A stand-in for a GPU machine's nvidia-smi: one GPU, which is not there.
+case "$*" in
+  *-L*) echo "GPU 0: Stand-in GPU for tests (UUID: GPU-00000000-0000-0000-0000-000000000000)" ;;
+  *--query-gpu*) echo "Stand-in GPU for tests, 0.0, 1024 MiB, 0 MHz, 0 MHz, Disabled" ;;
+  *) echo "stand-in nvidia-smi: no GPU is here" ;;
+esac
+"""
+NO_GPU_SMI = "#!/bin/sh\necho 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.'\nexit 9\n"
+
+# A stand-in for the seed harness's suites/ml/suite.py: it records how it was
+# called and writes one seed-format case per case, so that the verdict's
+# reading of the seed is tested (the real one is packed from a checkout that
+# CI cannot fetch).
+SEED_STUB = r'''
+import json, pathlib, sys
+args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+out = pathlib.Path(args["--out-dir"]) / "cases"
+out.mkdir(parents=True, exist_ok=True)
+(out.parent / "argv.json").write_text(json.dumps(sys.argv[1:]))
+for b in args["--backends"].split(","):
+    for c in args["--cases"].split(","):
+        s = {"median": 0.5, "min": 0.4, "p95": 0.6}
+        (out / f"{b}_{c}.json").write_text(json.dumps({"case": f"{b}_{c}", "status": "ok",
+            "timing": {"cold": {"import_s": s, "first_call_s": s, "runs": []}, "warm": {"call_s": s}}}))
+'''
+
+
+def bin_dir(tmp_path, script):
+    d = tmp_path / "bin"
+    d.mkdir(exist_ok=True)
+    (d / "nvidia-smi").write_text(script)
+    (d / "nvidia-smi").chmod(0o755)
+    return d
+
+
+@pytest.fixture(scope="module")
+def pack(tmp_path_factory):
+    """A real pack, made by scripts/gpu-pack.sh (builds the native workers for
+    x86-64-v3 and sm_90/sm_100 with nvcc, downloads the tests' cp312 wheels)."""
+    if shutil.which("nvcc") is None and not os.path.exists("/usr/local/cuda/bin/nvcc"):
+        pytest.fail("nvcc is not installed: scripts/gpu-pack.sh builds the native_cuda worker with it")
+    base = tmp_path_factory.mktemp("gpu")
+    seed = base / "seed-checkout" / "suites" / "ml"
+    seed.mkdir(parents=True)
+    (seed / "suite.py").write_text(SEED_STUB)
+    (seed / "run.py").write_text("# started by suite.py in the real harness\n")
+    out = base / "pack"
+    proc = subprocess.run([str(ROOT / "scripts" / "gpu-pack.sh"), "--out", str(out), "--seed-harness",
+                           str(base / "seed-checkout")], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    assert f"gpu-pack: {out}:" in proc.stdout
+    return out
+
+
+def verify_env(tmp_path, pack, run_args, **extra):
+    env = dict(os.environ, PATH=f"{bin_dir(tmp_path, FAKE_SMI)}:{os.environ['PATH']}", JITBENCH_TEST_GPU_ON_CPU="1",
+               JITBENCH_PYTHON=sys.executable, JITBENCH_GPU_PACK=str(pack), GPU_VERIFY_OUT=str(tmp_path / "back"),
+               GPU_VERIFY_RUN_ARGS=run_args, GPU_VERIFY_SEED_COLD_RUNS="1")
+    env.pop("OUT", None)
+    env.update(extra)
+    return env
+
+
+def verify(part, env, timeout=600):
+    return subprocess.run([VERIFY, part], capture_output=True, text=True, env=env, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+
+
+def index(pack, part, step):
+    return json.loads((pack / "runs" / part / step / "index.json").read_text())
+
+
+def tarball_names(path):
+    assert path.stat().st_size < 16 * 1024 * 1024
+    with tarfile.open(path) as t:
+        return t.getnames()
+
+
+def test_without_a_gpu_nothing_runs(tmp_path):
+    pack = tmp_path / "pack"
+    env = dict(os.environ, PATH=f"{bin_dir(tmp_path, NO_GPU_SMI)}:{os.environ['PATH']}", JITBENCH_GPU_PACK=str(pack),
+               GPU_VERIFY_OUT=str(tmp_path / "back"))
+    for part in ("a", "b1", "d1"):
+        res = verify(part, env)
+        assert res.returncode == 3, res.stderr
+        assert "no GPU" in res.stderr and "nothing was run" in res.stderr
+    assert not pack.exists() and not (tmp_path / "back").exists()
+    res = verify("z9", env)
+    assert res.returncode == 2 and "usage" in res.stderr
+
+
+def test_plan_covers_each_suite_once():
+    """The parts' real selections (not the small ones the end-to-end test
+    substitutes): each shard family partitions its suite, part a and d1 hold
+    what their steps promise."""
+    res = subprocess.run([VERIFY, "plan"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert res.returncode == 0, res.stderr
+    by = {}
+    for line in res.stdout.splitlines():
+        part, step, case = line.split()
+        by.setdefault((part, step), []).append(case)
+
+    def plan(*args):
+        out = subprocess.run([str(ROOT / "build" / "jitbench"), "plan", *args], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return sorted(ln.split()[0] for ln in out.stdout.splitlines() if not ln.startswith("#"))
+
+    gpu = str(ROOT / "suites" / "gpu.toml")
+    for prec, family in (("default", "b"), ("highest", "c")):
+        shards = [by[(f"{family}{k}", f"gpu-{prec}-{k}")] for k in (1, 2, 3)]
+        assert all(shards) and sum(map(len, shards)) == len(set(sum(shards, [])))
+        assert sorted(sum(shards, [])) == plan("--suite", gpu, "--precision", prec)
+    loops = [by[(f"d{k}", f"loops-gpu-{k - 1}")] for k in (2, 3)]
+    assert sorted(sum(loops, [])) == plan("--suite", str(ROOT / "suites" / "loops-gpu.toml"))
+    assert len(by[("a", "headline")]) == 4 and all(c.startswith("jax_jit_gpu_matmul_") for c in by[("a", "headline")])
+    assert {c.split("_mc_pi")[0].split("_matmul")[0] for c in by[("d1", "floors-gpu")]} == \
+        {"native_cuda", "jax_jit_gpu", "torch_compile_gpu", "triton"}
+
+
+def test_every_part_runs_resumes_after_a_kill_and_packs_its_verdict(tmp_path, pack, jitbench):
+    small = "--backends jax_jit_gpu --cases matmul_512_f32 --cold-runs 1 --warm-iters 2"
+    # Part a, killed (its whole process group, as the device tool kills a command
+    # at its limit) once the headline run has measured a case, then called again.
+    env = verify_env(tmp_path, pack, small.replace("jax_jit_gpu", "jax_jit_gpu,native_cuda"))
+    proc = subprocess.Popen([VERIFY, "a"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    headline = pack / "runs" / "a" / "headline" / "index.json"
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            if json.loads(headline.read_text())["cases"]:
+                break
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.1)
+    assert proc.poll() is None, "part a ended before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    killed = index(pack, "a", "headline")
+    assert not killed["complete"] and 1 <= len(killed["cases"]) < 4
+
+    res = verify("a", env)
+    # native_cuda has no GPU behind the stand-in: the verdict must fail on it, and only on it.
+    assert res.returncode == 1, res.stderr
+    done = index(pack, "a", "headline")
+    assert done["complete"] and len(done["cases"]) == 4
+    assert done["resumed"][0]["kept"] >= 1
+    verdict = (tmp_path / "back" / "verdict-a.md").read_text()
+    assert verdict.startswith("# gpu-verify part a: FAIL")
+    assert "Test run: JITBENCH_TEST_GPU_ON_CPU=1" in verdict
+    failed = [ln for ln in verdict.split("## What failed")[1].split("## Steps")[0].splitlines() if ln.startswith("- ")]
+    assert failed and all("native_cuda" in ln and "gpu_unavailable" in ln for ln in failed), failed
+    assert "| `jax_jit_gpu_matmul_512_f32__highest` | ok | cpu" in verdict
+    seed_argv = json.loads((pack / "runs" / "a" / "seed" / "argv.json").read_text())
+    assert seed_argv[seed_argv.index("--backends") + 1] == "jax_jit_gpu"
+    assert seed_argv[seed_argv.index("--cases") + 1] == "matmul_512_f32,matmul_1024_f32"
+    assert "| `jax_jit_gpu_matmul_1024_f32` | ok |" in verdict  # the seed's own table
+    names = tarball_names(tmp_path / "back" / "gpu-a.tar.gz")
+    assert "a/verdict.md" in names and "a/logs/devices.txt" in names and "a/headline/index.json" in names
+    assert not [n for n in names if "/cache/" in n or n.endswith("/cache")]
+
+    # Every other part, with the GPU backends on the CPU: each passes, packs, validates.
+    env = verify_env(tmp_path, pack, small)
+    for part in ("b1", "b2", "b3", "c1", "c2", "c3", "d2", "d3"):
+        res = verify(part, env)
+        verdict = (tmp_path / "back" / f"verdict-{part}.md").read_text()
+        assert res.returncode == 0, (part, verdict)
+        assert verdict.startswith(f"# gpu-verify part {part}: PASS")
+        assert f"{part}/verdict.md" in tarball_names(tmp_path / "back" / f"gpu-{part}.tar.gz")
+    # d1: floors with --ceilings on, then tests/test_gpu.py, whose GPU half must
+    # fail here: the stand-in GPU is a CPU, and that test checks the device.
+    res = verify("d1", env)
+    verdict = (tmp_path / "back" / "verdict-d1.md").read_text()
+    assert res.returncode == 1, verdict
+    assert "- test_gpu: exited 1" in verdict
+    floors = pack / "runs" / "d1" / "floors-gpu"
+    assert json.loads((floors / "environment.json").read_text()).get("ceilings")
+
+    # Out of time before a step starts: incomplete (4), then resumed to the end.
+    out_of_time = verify("c1", dict(env, GPU_VERIFY_BUDGET_S="0"))
+    assert out_of_time.returncode == 0  # c1 is done: nothing left to run
+    (pack / "runs" / "c2").rename(tmp_path / "c2-done")
+    late = verify("c2", dict(env, GPU_VERIFY_BUDGET_S="0"))
+    assert late.returncode == 4, late.stderr
+    assert (tmp_path / "back" / "verdict-c2.md").read_text().startswith("# gpu-verify part c2: INCOMPLETE")
+    assert verify("c2", env).returncode == 0
+
+    # A run made with the switch is never published.
+    res = jitbench("publish", str(pack / "runs" / "b1" / "gpu-default-1"), "--to", str(tmp_path / "site"))
+    assert res.rc != 0 and "JITBENCH_TEST_GPU_ON_CPU" in res.stderr
+    assert not (tmp_path / "site" / "snapshots").exists()
