@@ -2,7 +2,8 @@
 """Regenerates the published results pages (docs/results-*.md) from runs of the
 current code, so that no page is older than the code it describes.
 
-    .venv/bin/python bench/results.py [PAGE ...] [--runs DIR] [--reuse]
+    .venv/bin/python bench/results.py [PAGE ...] [--runs DIR] [--reuse] [--docs DIR]
+    .venv/bin/python bench/results.py gpu --runs DIR   # from a GPU machine's tarballs (docs/gpu.md)
 
 For each page (default: all), runs its suite with build/jitbench into
 DIR/<page> (default DIR: /tmp/jitbench-results), validates the run, and writes
@@ -53,6 +54,7 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 JITBENCH = ROOT / "build" / "jitbench"
+DOCS = ROOT / "docs"
 
 # page -> extra arguments of `jitbench run` (the suite it documents)
 PAGES = {
@@ -253,20 +255,46 @@ def render(page, run):
         text = PLACEHOLDER.sub(one, template)
     except KeyError as e:
         sys.exit(f"results: {page}: {e.args[0]} (bench/results/{page}.md)")
-    (ROOT / "docs" / f"results-{page}.md").write_text(text)
+    (DOCS / f"results-{page}.md").write_text(text)
+
+
+def render_gpu(runs, docs):
+    """The GPU page: rendered from the parts gpu-verify.sh brought back, never
+    measured here (bench/results_gpu.py)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import results_gpu
+    if not runs.is_dir():
+        sys.exit(f"results: gpu: --runs {runs} is not a folder: unpack the gpu-*.tar.gz there (docs/gpu.md)")
+    gpu = results_gpu.GpuRuns(runs, JITBENCH)
+    template = (ROOT / "bench" / "results" / "gpu.md").read_text()
+    try:
+        text = PLACEHOLDER.sub(lambda m: gpu.fill(m.group(1).strip()), template)
+    except KeyError as e:
+        sys.exit(f"results: gpu: {e.args[0]} (bench/results/gpu.md)")
+    (docs / "results-gpu.md").write_text(text)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("pages", nargs="*", help=f"pages to regenerate (default: all of {', '.join(PAGES)})")
+    ap.add_argument("pages", nargs="*", help=f"pages to regenerate (default: all of {', '.join(PAGES)}; "
+                                             "gpu only when named: it renders the runs a GPU machine brought back)")
     ap.add_argument("--runs", type=pathlib.Path, default=pathlib.Path("/tmp/jitbench-results"))
     ap.add_argument("--reuse", action="store_true", help="render from the runs already in --runs")
     ap.add_argument("--allow-dirty", action="store_true", help="measure a tree that differs from its commit")
     ap.add_argument("--note", default="", help="what else ran on the machine, said in every page's header")
+    ap.add_argument("--docs", type=pathlib.Path, default=ROOT / "docs", help="where the pages are written")
     args = ap.parse_args()
+    global DOCS
+    DOCS = args.docs
     for page in args.pages:
-        if page not in PAGES:
-            sys.exit(f"results: unknown page {page!r} (known: {', '.join(PAGES)})")
+        if page not in PAGES and page != "gpu":
+            sys.exit(f"results: unknown page {page!r} (known: {', '.join(PAGES)}, gpu)")
+    if "gpu" in args.pages:
+        render_gpu(args.runs, args.docs)
+        print(f"results: wrote {args.docs / 'results-gpu.md'}", file=sys.stderr)
+        args.pages.remove("gpu")
+        if not args.pages:
+            return
     commit = None if args.reuse else commit_of_tree(args.allow_dirty)
     for page in args.pages or list(PAGES):
         out = args.runs / page
@@ -274,7 +302,7 @@ def main():
             print(f"results: measuring {page} into {out}", file=sys.stderr)
             measure(page, out, commit, args.note)
         render(page, Run(out))
-        print(f"results: wrote docs/results-{page}.md", file=sys.stderr)
+        print(f"results: wrote {DOCS / f'results-{page}.md'}", file=sys.stderr)
 
 
 if __name__ == "__main__":

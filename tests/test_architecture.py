@@ -108,3 +108,21 @@ def test_no_function_is_longer_than_a_screen():
                 if n > MAX_LINES:
                     long.append(f"{p.relative_to(ROOT)}: {node.name} ({n} lines)")
     assert long == []
+
+
+def test_no_project_file_cites_the_notes_beside_the_checkout():
+    """The repository stands alone: no tracked file points into the folder of
+    notes that sits beside a developer's checkout and in no clone."""
+    import subprocess
+    beside = "../" + "shared"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    citing = []
+    for name in filter(None, tracked.decode().split("\0")):
+        path = ROOT / name
+        try:
+            text = path.read_text()
+        except (UnicodeDecodeError, OSError):
+            continue
+        if beside in text:
+            citing.append(name)
+    assert citing == []

@@ -214,3 +214,45 @@ def test_every_part_runs_resumes_after_a_kill_and_packs_its_verdict(tmp_path, pa
     res = jitbench("publish", str(pack / "runs" / "b1" / "gpu-default-1"), "--to", str(tmp_path / "site"))
     assert res.rc != 0 and "JITBENCH_TEST_GPU_ON_CPU" in res.stderr
     assert not (tmp_path / "site" / "snapshots").exists()
+
+    # bench/results.py renders docs/results-gpu.md from the tarballs, unpacked.
+    runs, docs = tmp_path / "unpacked", tmp_path / "docs"
+    runs.mkdir()
+    docs.mkdir()
+    for t in (tmp_path / "back").glob("gpu-*.tar.gz"):
+        with tarfile.open(t) as tf:
+            tf.extractall(runs)
+    render = subprocess.run([sys.executable, str(ROOT / "bench" / "results.py"), "gpu", "--runs", str(runs),
+                             "--docs", str(docs)], capture_output=True, text=True)
+    assert render.returncode == 0, render.stderr
+    page = (docs / "results-gpu.md").read_text()
+    assert "{{" not in page and "Not measured yet" not in page
+    assert "**Test rendering: these runs were made with JITBENCH_TEST_GPU_ON_CPU=1" in page
+    assert "| b1 | PASS | 0 |" in page and "| d1 | FAIL |" in page
+    assert "| `jax_jit_gpu_matmul_512_f32` | jitbench | ok |" in page  # beside the seed's row
+    assert "| `jax_jit_gpu_matmul_512_f32` | ok / ok | ieee_fp32 |" in page  # default beside highest
+    merged = json.loads((runs / "merged" / "gpu-default" / "index.json").read_text())
+    assert merged["complete"] and [c["case"] for c in merged["cases"]] == ["jax_jit_gpu_matmul_512_f32"]
+
+
+def test_the_gpu_page_before_any_gpu_run_says_what_fills_it(tmp_path):
+    empty, docs = tmp_path / "runs", tmp_path / "docs"
+    empty.mkdir()
+    docs.mkdir()
+    render = subprocess.run([sys.executable, str(ROOT / "bench" / "results.py"), "gpu", "--runs", str(empty),
+                             "--docs", str(docs)], capture_output=True, text=True)
+    assert render.returncode == 0, render.stderr
+    page = (docs / "results-gpu.md").read_text()
+    sections = page.split("\n## ")[1:]
+    assert len(sections) == 8
+    for s in sections[1:]:  # the verdicts table lists every part as not run yet
+        assert "*Not measured yet: `scripts/gpu-verify.sh " in s, s[:80]
+    assert page.count("| not run yet |") == 10
+    # A folder of merged runs that bench/results.py did not make is never replaced.
+    users = tmp_path / "users"
+    (users / "merged").mkdir(parents=True)
+    (users / "merged" / "mine.txt").write_text("a user's file")
+    again = subprocess.run([sys.executable, str(ROOT / "bench" / "results.py"), "gpu", "--runs", str(users),
+                            "--docs", str(docs)], capture_output=True, text=True)
+    assert again.returncode != 0 and "not one bench/results.py made" in again.stderr
+    assert (users / "merged" / "mine.txt").exists()
