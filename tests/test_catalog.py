@@ -19,7 +19,7 @@ WORDS_OF_THE_FORMATS = {
     # "python": the interpreter, a key of the probe message, the environment
     # manifest, [[environments]] and the seed contract; also the .venv path.
     ("src/commands/list.cc", "python"): 1,
-    ("src/commands/paths.cc", "python"): 1,
+    ("src/commands/common/paths.cc", "python"): 1,
     ("src/commands/run.cc", "python"): 1,
     ("src/config/suite.cc", "python"): 2,
     ("src/env/environments.cc", "python"): 2,

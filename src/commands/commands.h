@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/options.h"
+#include "commands/common/common.h"
 #include "config/catalog.h"
 #include "config/suite.h"
 #include "plan/plan.h"
@@ -49,19 +50,7 @@ PlannedRun make_planned_run(const RunOptions& opts);
 int cmd_list(const ListOptions& opts);
 int cmd_validate(const ValidateOptions& opts);
 int cmd_report(const ReportOptions& opts);
-// DIR/report/report.html and report.md of a valid run (cmd_report without its checks and output).
-void write_report(const std::string& dir, const std::string& python);
-// Throws UserError unless dir is an out dir `jitbench validate` accepts; label
-// ("BASE", "NEW" or "") starts the message.
-void require_valid_run(const std::string& dir, const std::string& label);
-// The same for --resume, which accepts the unlisted logs of cases the index
-// does not record (the case a killed run was measuring).
-void require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases);
 int cmd_compare(const CompareOptions& opts);
-// Exit codes of the publishing commands (README's table).
-inline constexpr int kExitSignature = 7;        // verify: no signature, a bad one, or no allowed signer's
-inline constexpr int kExitReplicaDiffers = 8;   // replicate: every gate held; timing metrics differ
-inline constexpr int kExitReplicaFailed = 9;    // replicate: a correctness gate failed
 int cmd_publish(const PublishOptions& opts);
 int cmd_replicate(const ReplicateOptions& opts);
 int cmd_sign(const SignOptions& opts);
@@ -72,21 +61,4 @@ int cmd_verify(const VerifyOptions& opts);
 // cases then fail with the worker's reason); throws UserError only when
 // Python cannot be started.
 void load_user_workload_records(const std::string& python);
-// --python, else $JITBENCH_PYTHON, else the project's .venv, else python3.
-std::string resolve_python(const std::string& flag);
-// $JITBENCH_WORKER_DIR, else <source>/worker.
-std::filesystem::path resolve_worker_dir();
-// Runs the figure script (matplotlib) on data; returns file stem -> SVG for
-// every figure it drew. Its output goes to log_path (inside log_root).
-// Throws UserError when Python cannot start or the script fails.
-std::map<std::string, std::string> draw_figures(const std::string& python, const nlohmann::json& data,
-                                                const std::filesystem::path& log_root,
-                                                const std::filesystem::path& log_path);
-// The report's figure script (jitbench_figures): $JITBENCH_FIGURES_DIR, else <source>/src/report/figures.
-std::filesystem::path resolve_figures_dir();
-// build/jitbench-native-worker beside this executable ($JITBENCH_NATIVE_WORKER overrides).
-std::filesystem::path resolve_native_worker(WorkerKind kind = WorkerKind::Native);
-// The CBLAS library NumPy uses (its wheel's bundled OpenBLAS) for the native
-// matmul; $JITBENCH_NATIVE_BLAS overrides; "" when not found.
-std::string resolve_native_blas(const std::string& python);
 }  // namespace jitbench

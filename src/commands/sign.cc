@@ -7,7 +7,7 @@
 
 #include "artifacts/out_dir.h"
 #include "commands/commands.h"
-#include "commands/signature.h"
+#include "commands/common/signature.h"
 #include "results/read.h"
 #include "util/say.h"
 #include "validate/check_out_dir.h"

@@ -36,7 +36,7 @@ json device_json(const CaseResult& r) {
   return {{"platform", string_or(d, "platform", "")}, {"kind", string_or(d, "kind", "")}, {"count", d.contains("count") && d["count"].is_number_integer() ? d["count"].get<long long>() : 0}};
 }
 
-json cold_json(const CaseResult& r) {
+json ml_cold_json(const CaseResult& r) {
   json runs = json::array();
   for (const auto& run : r.cold) {
     runs.push_back({{"import_s", nonneg(run.import_s)},
@@ -66,7 +66,7 @@ json cold_json(const CaseResult& r) {
   return cold;
 }
 
-json warm_json(const CaseResult& r) {
+json ml_warm_json(const CaseResult& r) {
   const auto calls = warm_values(r);
   json warm = {{"calls_s", calls}, {"n_iters", static_cast<int>(calls.size())}};
   if (!calls.empty()) warm["call_s"] = contract_summary(calls);
@@ -114,7 +114,7 @@ json ml_case(const CaseResult& r, const EnvironmentInfo& env) {
           {"dataset", {{"id", "generated:ml:" + r.c.id}, {"sha256", canonical_config_sha256(config)}}},
           {"config", config},
           {"device", device_json(r)},
-          {"timing", {{"cold", cold_json(r)}, {"warm", warm_json(r)}}}};
+          {"timing", {{"cold", ml_cold_json(r)}, {"warm", ml_warm_json(r)}}}};
 }
 
 namespace {

@@ -33,7 +33,7 @@ std::string section(const std::string& heading_and_intro, const Table& t) {
   return t.empty() ? "" : heading_and_intro + to_markdown(t);
 }
 
-std::string cases_table(const std::vector<CaseResult>& cases) {
+std::string summary_cases_table(const std::vector<CaseResult>& cases) {
   Table t{{"Case", "Status", "Matmul precision", "Cold TTFR (median, 95% CI)", "Process TTFR", "Import", "First call",
            "Second call", "Warm call (median)", "Warm p95", "Cold runs"},
           {}};
@@ -401,7 +401,7 @@ std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases
         "first synchronized call, in a fresh process with an empty compile cache; **process TTFR** adds the "
         "interpreter's own start-up. **Warm call** = one synchronized call once the function is compiled. "
         "Medians with bootstrap 95% confidence intervals over the cold runs.\n\n";
-  md += environments_section(info) + cases_table(cases) + notes(cases) +
+  md += environments_section(info) + summary_cases_table(cases) + notes(cases) +
         section(std::string("\n## Sampling\n\n") + kSamplingIntro + "\n\n", sampling_table(cases)) +
         releases_section(releases);
   md += phases_section(analysis) + cache_modes_section(analysis) + break_even_section(analysis) +

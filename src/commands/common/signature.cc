@@ -1,4 +1,4 @@
-#include "commands/signature.h"
+#include "commands/common/signature.h"
 
 #include <fmt/format.h>
 

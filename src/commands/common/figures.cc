@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "commands/commands.h"
+#include "commands/common/common.h"
 #include "export/json_util.h"
 #include "run/subprocess.h"
 #include "util/fs.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "commands/commands.h"
+#include "commands/common/common.h"
 #include "validate/check_out_dir.h"
 
 namespace jitbench {

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "commands/commands.h"
+#include "commands/common/common.h"
 
 namespace jitbench {
 namespace fs = std::filesystem;

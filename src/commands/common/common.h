@@ -1,0 +1,49 @@
+#pragma once
+// What the commands and the engines below them (bisection/, publishing/,
+// replication/) share: where the workers, the interpreter and the figure
+// script are, the checks that a directory is a run jitbench accepts, and the
+// report's files. Nothing here parses options or decides an exit code.
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+#include "config/catalog.h"
+
+namespace jitbench {
+// Exit codes of the publishing commands (README's table; the others are in commands.h).
+inline constexpr int kExitSignature = 7;        // verify: no signature, a bad one, or no allowed signer's
+inline constexpr int kExitReplicaDiffers = 8;   // replicate: every gate held; timing metrics differ
+inline constexpr int kExitReplicaFailed = 9;    // replicate: a correctness gate failed
+
+// --python, else $JITBENCH_PYTHON, else the project's .venv, else python3.
+std::string resolve_python(const std::string& flag);
+// $JITBENCH_WORKER_DIR, else <source>/worker.
+std::filesystem::path resolve_worker_dir();
+// The report's figure script (jitbench_figures): $JITBENCH_FIGURES_DIR, else <source>/src/report/figures.
+std::filesystem::path resolve_figures_dir();
+// build/jitbench-native-worker beside this executable ($JITBENCH_NATIVE_WORKER overrides).
+std::filesystem::path resolve_native_worker(WorkerKind kind = WorkerKind::Native);
+// The CBLAS library NumPy uses (its wheel's bundled OpenBLAS) for the native
+// matmul; $JITBENCH_NATIVE_BLAS overrides; "" when not found.
+std::string resolve_native_blas(const std::string& python);
+
+// Runs the figure script (matplotlib) on data; returns file stem -> SVG for
+// every figure it drew. Its output goes to log_path (inside log_root).
+// Throws UserError when Python cannot start or the script fails.
+std::map<std::string, std::string> draw_figures(const std::string& python, const nlohmann::json& data,
+                                                const std::filesystem::path& log_root,
+                                                const std::filesystem::path& log_path);
+// DIR/report/report.html and report.md of a valid run (cmd_report without its checks and output).
+void write_report(const std::string& dir, const std::string& python);
+
+// Throws UserError unless dir is an out dir `jitbench validate` accepts; label
+// ("BASE", "NEW" or "") starts the message.
+void require_valid_run(const std::string& dir, const std::string& label);
+// The same for --resume, which accepts the unlisted logs of cases the index
+// does not record (the case a killed run was measuring).
+void require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases);
+}  // namespace jitbench

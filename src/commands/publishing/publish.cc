@@ -1,0 +1,66 @@
+// publish: the checks on the run and the site, then the snapshot, the
+// registry entry and the site's page, in that order.
+#include <fmt/format.h>
+
+#include "commands/common/common.h"
+#include "commands/publishing/publish.h"
+#include "commands/publishing/site.h"
+#include "commands/publishing/snapshot.h"
+#include "export/publish_json.h"
+#include "export/schema.h"
+#include "results/read.h"
+#include "util/clock.h"
+#include "util/fs.h"
+#include "util/say.h"
+#include "util/sha256.h"
+
+namespace jitbench {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+int publish(const PublishOptions& o) {
+  require_valid_run(o.run, "");
+  auto loaded = read_run(o.run);
+  if (auto* e = std::get_if<std::string>(&loaded)) throw UserError(*e);
+  const LoadedRun run = std::get<LoadedRun>(std::move(loaded));
+  if (!run.index.complete)
+    throw UserError(fmt::format("'{}' is an incomplete run: finish it (`jitbench run --resume {}`) before publishing",
+                                o.run, o.run));
+  if (run.environment.test_gpu_on_cpu)
+    throw UserError(fmt::format("'{}' was measured with the test-only switch {}=1 (GPU backends ran on the CPU): "
+                                "such a run is never published; measure again without it", o.run, kTestGpuOnCpu));
+  const json signature = signature_of(o, o.run);
+  const fs::path site = o.site;
+  const auto lock = open_site(site);
+  auto registry = registry_of(site);
+  const auto index_sha = sha256_file(fs::path(o.run) / kIndexFile);
+  for (const auto& e : registry)
+    if (e.index_sha256 == index_sha)
+      throw UserError(fmt::format("'{}' is already published in '{}' as snapshot {}: a run is published once",
+                                  o.run, o.site, e.id));
+  SnapshotFacts f;
+  f.id = snapshot_id(o, run, index_sha);
+  f.path = "snapshots/" + f.id;
+  if (fs::exists(site / f.path) || std::any_of(registry.begin(), registry.end(), [&](auto& e) { return e.id == f.id; }))
+    throw UserError(fmt::format("snapshot id '{}' is taken in '{}': choose another --id", f.id, o.site));
+  f.published_at = utc_now();
+  f.run = &run;
+  f.machine_key = machine_key(run.environment, machine_label(run));
+  f.environment_digest = environment_digest(run);
+  f.index_sha256 = index_sha;
+  f.signature = signature;
+  const auto published = write_snapshot(o, run, f, site);
+  std::vector<json> entries;
+  for (const auto& e : registry) entries.push_back(e.raw);
+  entries.push_back(registry_entry(f));
+  const json doc = registry_json(entries, f.published_at);
+  for (const auto& e : validate_against(doc, kRegistrySchema))
+    throw std::runtime_error("the registry does not match its schema: " + e);
+  write_file_in(site, "registry.json", json_text(doc));
+  regenerate_site(o, site, entries, f.published_at);
+  say(stdout, "{}: snapshot {} ({} of the site){}\n{}\n", o.site, published.id, entries.size(),
+      published.has_report ? ", with its report" : "", (site / "index.html").string());
+  return 0;
+}
+
+}  // namespace jitbench

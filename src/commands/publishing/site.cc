@@ -1,0 +1,78 @@
+// The publish site: its marker and lock, its registry, its index page.
+#include <fmt/format.h>
+
+#include "artifacts/out_dir.h"
+#include "commands/common/common.h"
+#include "commands/publishing/site.h"
+#include "compare/history.h"
+#include "export/json_util.h"
+#include "export/publish_json.h"
+#include "export/schema.h"
+#include "export/site_html.h"
+#include "results/read.h"
+#include "util/clock.h"
+#include "util/fs.h"
+#include "util/say.h"
+
+namespace jitbench {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+OutDirLock open_site(const fs::path& site) {
+  std::error_code ec;
+  if (fs::exists(site, ec) && !fs::is_directory(site, ec))
+    throw UserError(fmt::format("--to '{}' is not a directory: give a new directory or a jitbench site", site.string()));
+  fs::create_directories(site, ec);
+  if (ec) throw UserError(fmt::format("cannot create the site '{}': {}", site.string(), ec.message()));
+  bool empty = true;
+  for (const auto& e : fs::directory_iterator(site, ec))
+    if (e.path().filename() != kLockFile) empty = false;
+  if (!empty && !fs::is_regular_file(site / kSiteMarker))
+    throw UserError(fmt::format("--to '{}' holds files and is not a jitbench site (no {}): publish into a new or "
+                                "empty directory, or a site `jitbench publish` made", site.string(), kSiteMarker));
+  auto lock = OutDirLock::acquire(site);
+  if (auto* e = std::get_if<std::string>(&lock)) throw UserError(*e);
+  if (empty) write_file_in(site, kSiteMarker, "a jitbench publish site: registry.json lists its snapshots\n");
+  return std::get<OutDirLock>(std::move(lock));
+}
+
+std::vector<RegistryEntry> registry_of(const fs::path& site) {
+  if (!fs::exists(site / "registry.json")) return {};
+  auto r = read_registry(site / "registry.json");
+  if (auto* e = std::get_if<std::string>(&r)) throw UserError("the site's registry cannot be read: " + *e);
+  return std::get<std::vector<RegistryEntry>>(std::move(r));
+}
+
+// SITE/index.html (and its figures) from every snapshot in the registry.
+void regenerate_site(const PublishOptions& o, const fs::path& site, const std::vector<json>& entries,
+                     const std::string& now) {
+  std::vector<LoadedRun> runs;
+  runs.reserve(entries.size());
+  SitePage page;
+  page.gate_pct = o.gate_pct;
+  page.alpha = o.alpha;
+  page.generated_at = now;
+  std::vector<compare::SnapshotRun> snaps;
+  for (const auto& e : entries) {
+    const fs::path dir = site / e.at("path").get<std::string>() / "run";
+    auto loaded = read_run(dir);
+    if (auto* err = std::get_if<std::string>(&loaded)) throw UserError("a published snapshot cannot be read: " + *err);
+    runs.push_back(std::get<LoadedRun>(std::move(loaded)));
+    page.entries.push_back(e);
+    page.has_report.push_back(fs::is_regular_file(dir / "report" / "report.html"));
+  }
+  for (std::size_t k = 0; k < runs.size(); ++k)
+    snaps.push_back({entries[k].at("id").get<std::string>(), entries[k].at("published_at").get<std::string>(),
+                     entries[k].at("machine").at("key").get<std::string>(),
+                     entries[k].at("environment_digest").get<std::string>(), &runs[k].cases});
+  page.history = compare::build_history(snaps, o.gate_pct, o.alpha);
+  try {
+    for (auto& [key, svg] : draw_figures(resolve_python(o.python), site_figure_data(page), site, site / "site.log"))
+      for (std::size_t k = 0; k < page.history.case_ids.size(); ++k)
+        if (key == "history-" + std::to_string(k)) page.svgs[page.history.case_ids[k]] = std::move(svg);
+  } catch (const UserError& e) {
+    say(stderr, "jitbench: note: the site's figures were not drawn ({}); its tables hold every point\n", e.what());
+  }
+  write_file_in(site, "index.html", site_html(page));
+}
+}  // namespace jitbench

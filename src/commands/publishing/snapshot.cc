@@ -1,0 +1,92 @@
+// A snapshot: its id, its signature check, its files, its report and index.
+#include <fmt/format.h>
+
+#include <regex>
+
+#include "artifacts/out_dir.h"
+#include "commands/common/common.h"
+#include "commands/publishing/snapshot.h"
+#include "commands/common/signature.h"
+#include "export/json_util.h"
+#include "export/publish_json.h"
+#include "export/schema.h"
+#include "results/read.h"
+#include "util/clock.h"
+#include "util/fs.h"
+#include "util/say.h"
+#include "util/sha256.h"
+
+namespace jitbench {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string snapshot_id(const PublishOptions& o, const LoadedRun& run, const std::string& index_sha) {
+  if (!o.id.empty()) {
+    static const std::regex ok("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    if (!std::regex_match(o.id, ok))
+      throw UserError(fmt::format("--id '{}': use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter "
+                                  "or digit", o.id));
+    return o.id;
+  }
+  std::string when = run.index.started_at.empty() ? std::string("deterministic") : run.index.started_at;
+  std::erase_if(when, [](char c) { return c == '-' || c == ':'; });
+  return when + "-" + index_sha.substr(0, 12);
+}
+
+json signature_of(const PublishOptions& o, const fs::path& run) {
+  if (!fs::is_regular_file(run / kIndexSignatureFile)) return nullptr;
+  const auto check = o.allowed_signers.empty()
+                         ? ssh_check_key(run / kIndexFile, run / kIndexSignatureFile)
+                         : ssh_verify(run / kIndexFile, run / kIndexSignatureFile, o.allowed_signers);
+  if (!check.ok)
+    throw UserError(fmt::format("'{}': its {} does not verify ({}): publish it unsigned or sign it again",
+                                run.string(), kIndexSignatureFile, check.message));
+  return {{"file", std::string("run/") + kIndexSignatureFile}, {"key", check.key},
+          {"principal", text_or_null(check.principal)}};
+}
+namespace {
+// Every file the run's index lists, the index and its signatures, into dest;
+// returns what was copied, as the seed's snapshot index lists it ("run/...").
+std::vector<FileEntry> copy_run(const LoadedRun& run, const fs::path& dest) {
+  std::vector<std::string> paths;
+  for (const auto& f : run.index.files) paths.push_back(f.path);
+  for (const char* extra : {kIndexFile, kIndexSignatureFile, kReplicationSignatureFile})
+    if (fs::is_regular_file(run.dir / extra)) paths.push_back(extra);
+  std::vector<FileEntry> copied;
+  for (const auto& p : paths) {
+    const auto text = read_file(run.dir / p);
+    write_file_in(dest, fs::path("run") / p, text);
+    copied.push_back({"run/" + p, sha256_hex(text), text.size()});
+  }
+  return copied;
+}
+
+}  // namespace
+
+Published write_snapshot(const PublishOptions& o, const LoadedRun& run, SnapshotFacts& f, const fs::path& site) {
+  const fs::path final_dir = site / f.path;
+  const fs::path tmp = site / "snapshots" / (".tmp-" + f.id);
+  std::error_code ec;
+  fs::remove_all(tmp, ec);  // a publisher killed earlier: its half-built copy (the site's lock is ours)
+  fs::create_directories(tmp, ec);
+  if (ec) throw WriteError(fmt::format("cannot create {}: {}", tmp.string(), ec.message()), ec.value());
+  const auto copied = copy_run(run, tmp);
+  Published p{f.id, f.path, false};
+  try {
+    write_report((tmp / "run").string(), resolve_python(o.python));
+    p.has_report = true;
+  } catch (const UserError& e) {
+    say(stderr, "jitbench: note: the snapshot has no report ({}); the site links its summary.md\n", e.what());
+  }
+  const json index = seed_snapshot_index(f.id, f.published_at, run, copied, f.machine_key, f.environment_digest);
+  for (const auto& e : validate_against(index, kSeedSnapshotIndexSchema))
+    throw std::runtime_error("the seed snapshot index does not match its schema: " + e);
+  const auto text = json_text(index);
+  write_file_in(tmp, "snapshot_index.json", text);
+  f.snapshot_index_sha256 = sha256_hex(text);
+  fs::rename(tmp, final_dir, ec);
+  if (ec) throw WriteError(fmt::format("cannot move the snapshot into {}: {}", final_dir.string(), ec.message()), ec.value());
+  return p;
+}
+
+}  // namespace jitbench

@@ -1,0 +1,21 @@
+#pragma once
+// Replication: a snapshot's (or a run's) recorded command measured again into
+// a new out dir, then every correctness gate checked on both, the timings
+// compared metric by metric, and DIR/replication/ written (jitbench's report
+// and the seed's).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+#include "results/read.h"
+
+namespace jitbench {
+// Measures the recorded command (argv: `run ...` with this replica's out dir)
+// with the original's input copies; returns `jitbench run`'s exit code.
+using MeasureRecorded = std::function<int(const std::vector<std::string>& argv, const LoadedRun& original)>;
+
+// The replication's exit code: 0 replicated, kExitReplicaDiffers, kExitReplicaFailed,
+// or the measurement's own code when it measured nothing to compare.
+int replicate(const ReplicateOptions& o, const MeasureRecorded& measure);
+}  // namespace jitbench
