@@ -228,11 +228,15 @@ PLACEHOLDER = re.compile(r"\{\{([^}]+)\}\}")
 RUN_LINE = re.compile(r"^\d+ cases: .* Summary: ")
 
 
+def summary_body(text):
+    """A run's summary.md inside a page: headings one level down, without the run's own title."""
+    text = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", text, flags=re.M)
+    return re.sub(r"^## .*\n", "", text, count=1)
+
+
 def render(page, run):
     template = (ROOT / "bench" / "results" / f"{page}.md").read_text()
-    summary = (run.out / "summary.md").read_text()
-    summary = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", summary, flags=re.M)
-    summary = re.sub(r"^## .*\n", "", summary, count=1)  # the run's own title
+    summary = summary_body((run.out / "summary.md").read_text())
 
     def one(m):
         key = m.group(1).strip()
@@ -261,8 +265,9 @@ def render(page, run):
 def render_gpu(runs, docs):
     """The GPU page: rendered from the parts gpu-verify.sh brought back, never
     measured here (bench/results_gpu.py)."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    import results_gpu
+    import results_gpu  # beside this file, on sys.path as the script's folder
+    if runs is None:
+        sys.exit("results: gpu: name the folder of unpacked gpu-*.tar.gz with --runs DIR (docs/gpu.md)")
     if not runs.is_dir():
         sys.exit(f"results: gpu: --runs {runs} is not a folder: unpack the gpu-*.tar.gz there (docs/gpu.md)")
     gpu = results_gpu.GpuRuns(runs, JITBENCH)
@@ -278,7 +283,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("pages", nargs="*", help=f"pages to regenerate (default: all of {', '.join(PAGES)}; "
                                              "gpu only when named: it renders the runs a GPU machine brought back)")
-    ap.add_argument("--runs", type=pathlib.Path, default=pathlib.Path("/tmp/jitbench-results"))
+    ap.add_argument("--runs", type=pathlib.Path, help="where the runs are (default /tmp/jitbench-results; "
+                                                      "gpu: the unpacked tarballs, required)")
     ap.add_argument("--reuse", action="store_true", help="render from the runs already in --runs")
     ap.add_argument("--allow-dirty", action="store_true", help="measure a tree that differs from its commit")
     ap.add_argument("--note", default="", help="what else ran on the machine, said in every page's header")
@@ -295,6 +301,7 @@ def main():
         args.pages.remove("gpu")
         if not args.pages:
             return
+    args.runs = args.runs or pathlib.Path("/tmp/jitbench-results")
     commit = None if args.reuse else commit_of_tree(args.allow_dirty)
     for page in args.pages or list(PAGES):
         out = args.runs / page

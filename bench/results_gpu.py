@@ -18,17 +18,18 @@ bench/results/gpu.md's placeholders are filled:
   {{table:floors}}      native_cuda against the best JIT, and the measured ceilings
   {{table:phases}}      cold TTFR by phase (import, setup, first call's phases)
   {{table:cache_modes}} the three cache modes of matmul 1024
-  {{summary:GROUP}}     a merged run's summary.md (headings two levels down)
+  {{summary:GROUP}}     a merged run's summary.md (headings one level down)
 
 A group or part that has not come back renders as "not measured yet" with the
 command that measures it, never as an error: the page fills in over several
 GPU windows."""
 
 import json
-import re
 import shutil
 import statistics
 import subprocess
+
+from results import seconds, summary_body
 
 # group -> (part, step) of each shard, in shard order
 GROUPS = {
@@ -41,16 +42,6 @@ GROUPS = {
 }
 PARTS = ["a", "b1", "b2", "b3", "c1", "c2", "c3", "d1", "d2", "d3"]
 MARKER = ".made-by-bench-results"
-
-
-def seconds(x):
-    if x is None:
-        return "—"
-    if x < 1e-3:
-        return f"{x * 1e6:.1f} µs"
-    if x < 1:
-        return f"{x * 1e3:.2f} ms"
-    return f"{x:.3f} s"
 
 
 def median(xs):
@@ -88,6 +79,7 @@ class Group:
         self.analysis = json.loads((out / "analysis.json").read_text())
         self.cases = {c["case"]: json.loads((out / c["path"]).read_text()) for c in self.index["cases"]}
         self.by_case = {c["case"]: c for c in self.analysis.get("cases", [])}
+        self.incomplete = False
 
     def cold(self, case_id, key):
         c = self.cases.get(case_id)
@@ -132,13 +124,15 @@ class GpuRuns:
                 out = dirs[0]
             else:
                 out = merged / name
-                subprocess.run([str(jitbench), "merge", str(out), *map(str, dirs)], capture_output=True, text=True)
+                m = subprocess.run([str(jitbench), "merge", str(out), *map(str, dirs)], capture_output=True, text=True)
                 if not (out / "index.json").exists():
-                    raise SystemExit(f"results: gpu: jitbench merge of {name} wrote nothing")
+                    raise SystemExit(f"results: gpu: jitbench merge of {name} wrote nothing: {m.stderr.strip()}")
+            # 6: valid but incomplete (a shard not back yet, a part cut short): shown, and said.
             v = subprocess.run([str(jitbench), "validate", str(out)], capture_output=True, text=True)
-            if v.returncode != 0:
+            if v.returncode not in (0, 6):
                 raise SystemExit(f"results: gpu: {out} does not validate: {v.stdout}{v.stderr}")
             self.groups[name] = Group(out)
+            self.groups[name].incomplete = v.returncode == 6
 
     # -- placeholders ------------------------------------------------------------
     def header(self):
@@ -155,7 +149,7 @@ class GpuRuns:
                  f"GPU: {gpu or 'none recorded'}. CPU: {host.get('cpu', {}).get('model', '?')}, "
                  f"{host.get('cpu', {}).get('logical_cores', '?')} logical cores; {host.get('os', '?')}; "
                  f"Python {py.get('version', '?')}; {pkgs}."]
-        if (g.env.get("env") or {}).get("JITBENCH_TEST_GPU_ON_CPU") == "1":
+        if any((x.env.get("env") or {}).get("JITBENCH_TEST_GPU_ON_CPU") == "1" for x in self.groups.values()):
             lines += ["", "**Test rendering: these runs were made with JITBENCH_TEST_GPU_ON_CPU=1 (the GPU "
                           "backends on the CPU); no figure here is a GPU measurement.**"]
         return "\n".join(lines)
@@ -186,7 +180,7 @@ class GpuRuns:
             t = seed.get("timing") or {}
             med = lambda side, key: ((t.get(side) or {}).get(key) or {}).get("median")
             ok = seed.get("status") == "ok"
-            show = (lambda x: seconds(x)) if ok else (lambda x: "—")
+            show = seconds if ok else (lambda x: "—")
             rows.append(f"| `{case}` | seed suite.py | {seed.get('status', 'not run')}"
                         f"{': ' + seed['reason'] if seed.get('reason') else ''} | {show(med('cold', 'import_s'))} "
                         f"| {show(med('cold', 'first_call_s'))} | {show(med('cold', 'ttfr_s'))} "
@@ -282,12 +276,27 @@ class GpuRuns:
         return "\n".join(rows)
 
     def summary(self, name):
+        if name not in GROUPS:
+            raise KeyError(f"unknown group {name!r} (known: {', '.join(GROUPS)})")
         g = self.groups.get(name)
         if g is None:
             return not_yet(self.missing.get(name, PARTS))
-        text = (g.out / "summary.md").read_text()
-        text = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", text, flags=re.M)
-        return re.sub(r"^## .*\n", "", text, count=1).strip()
+        return summary_body((g.out / "summary.md").read_text()).strip()
+
+    # the groups each table reads, for the note on a partial group
+    USES = {"seed": ["headline"], "precision": ["gpu-default", "gpu-highest"], "baselines": ["gpu-default"],
+            "floors": ["floors-gpu"], "phases": ["gpu-default"], "cache_modes": ["gpu-default"]}
+
+    def partial(self, names):
+        """A note for each group read here that is incomplete, naming what is missing."""
+        notes = []
+        for n in names:
+            g = self.groups.get(n)
+            if g is not None and (g.incomplete or self.missing.get(n)):
+                gone = ", ".join(self.missing.get(n) or []) or "none"
+                notes.append(f"*Partial: {n} is incomplete (parts not back: {gone}; a part cut short shows "
+                             f"only what it measured).*")
+        return "".join("\n\n" + x for x in notes)
 
     def fill(self, key):
         if key == "gpu_header":
@@ -295,10 +304,12 @@ class GpuRuns:
         if key == "verdicts":
             return self.verdicts()
         if key.startswith("table:"):
-            fn = getattr(self, "table_" + key.split(":", 1)[1], None)
+            table = key.split(":", 1)[1]
+            fn = getattr(self, "table_" + table, None)
             if fn is None:
                 raise KeyError(f"unknown table {key!r}")
-            return fn()
+            return fn() + self.partial(self.USES.get(table, []))
         if key.startswith("summary:"):
-            return self.summary(key.split(":", 1)[1])
+            name = key.split(":", 1)[1]
+            return self.summary(name) + self.partial([name])
         raise KeyError(f"unknown placeholder {key!r}")

@@ -46,8 +46,8 @@ if [ -n "$SEED" ]; then
     die "--seed-harness '$SEED' holds no suites/ml/suite.py and run.py: give a checkout of NextStat/nextstat-public-benchmarks"
 fi
 # Inside the repository the packed folder must be ignored, or it would be
-# committed; the device tool carries it when its call names it in `carry`.
-# Elsewhere (a test's temporary folder) it does not travel, and need not be.
+# committed; it is sent to the GPU machine beside the checkout. Elsewhere (a
+# test's temporary folder) it need not be.
 mkdir -p "$(dirname "$OUT")"
 abs_out=$(cd "$(dirname "$OUT")" && pwd)/$(basename "$OUT")
 case $abs_out/ in
@@ -105,9 +105,9 @@ else
 fi
 
 log "downloading the tests' wheels for the image's Python 3.12 (requirements/gpu-wheels.txt)"
-PIP=.venv/bin/python
-[ -x "$PIP" ] || PIP=python3
-"$PIP" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.12 \
+PYTHON=.venv/bin/python
+[ -x "$PYTHON" ] || PYTHON=python3
+"$PYTHON" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.12 \
   --implementation cp --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
   -r requirements/gpu-wheels.txt -d "$STAGE/wheels" || die "pip could not download requirements/gpu-wheels.txt"
 
@@ -119,10 +119,13 @@ version=$(build/jitbench --version 2>/dev/null | head -1 || true)
   echo "native_cuda: nvcc $("$NVCC" --version | awk '/release/ {print $5 $6}') sm_90 sm_100"
   echo "seed harness: $seed_rev"
   echo "files:"
-  (cd "$STAGE" && find . -type f | sort | while read -r f; do printf '  %s %s\n' "$(stat -c %s "$f")" "${f#./}"; done)
-} >"$STAGE/PACKED"
+  (cd "$STAGE" && find . -type f ! -name PACKED | sort | while read -r f; do printf '  %s %s\n' "$(stat -c %s "$f")" "${f#./}"; done)
+} >"$STAGE/PACKED.tmp"
+mv "$STAGE/PACKED.tmp" "$STAGE/PACKED"
+size=$(du -sb "$STAGE" | cut -f1)
+# A GPU machine's copy of the checkout is limited in size (64 MiB where this
+# was written): the pack must leave room for the working tree beside it.
+[ "$size" -lt $((48 * 1024 * 1024)) ] || die "the pack would be $size bytes, over 48 MiB: nothing was replaced"
 rm -rf "$OUT"
 mv "$STAGE" "$OUT"
-size=$(du -sb "$OUT" | cut -f1)
-echo "gpu-pack: $OUT: $(du -sh "$OUT" | cut -f1) ($size bytes); carry it: run(carry=[\"${OUT#"$PWD"/}\"], command=\"scripts/gpu-verify.sh a\")"
-[ "$size" -lt $((48 * 1024 * 1024)) ] || die "$OUT is over 48 MiB: with the working tree it would pass the device's 64 MiB"
+echo "gpu-pack: $OUT: $(du -sh "$OUT" | cut -f1) ($size bytes); send it with the checkout and run scripts/gpu-verify.sh there (JITBENCH_GPU_PACK names it when it is not .gpu/; docs/gpu.md)"

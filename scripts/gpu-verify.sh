@@ -8,27 +8,32 @@
 #   scripts/gpu-verify.sh PART        # a, b1, b2, b3, c1, c2, c3, d1, d2, d3
 #
 # Each part runs its steps under one time budget (GPU_VERIFY_BUDGET_S, default
-# 480 s, inside the device's 10 minutes a command); a step cut short keeps what
-# it measured, and calling the same part again resumes it (`run --resume`).
+# 480 s, inside a lent machine's 10 minutes a command); a step cut short keeps what
+# it measured, and calling the same part again resumes it (`run --resume`). The
+# runs are kept in gpu-verify-runs/PART (GPU_VERIFY_RUNS), beside the pack, not in
+# it. A step that finished is not run again, even with warn cases: remove
+# gpu-verify-runs/PART to measure the part afresh.
 # Every call ends by packing the part's out dirs (without cache/), logs and a
 # one-page verdict into $DEST/gpu-PART.tar.gz (at most 16 MiB) and writing the
 # verdict beside it as $DEST/verdict-PART.md; DEST is GPU_VERIFY_OUT, else $OUT
-# (the device tool's folder that comes back), else gpu-verify-out/.
+# (where a lent machine's runner collects the files that come back), else gpu-verify-out/.
 #
 # Exit codes: 0 every check of the part passed; 1 a check failed (the verdict
 # says which and why); 2 usage; 3 no GPU here, nothing was run; 4 out of time,
-# call the part again to resume it.
+# call the part again to resume it; 5 the tarball is over 16 MiB even without
+# the per-process logs (kept, with the verdict beside it).
 #
 # Test-only: with JITBENCH_TEST_GPU_ON_CPU=1 (and a stand-in nvidia-smi on PATH)
-# the GPU backends run their CPU twins' code on the CPU, the runs record it and
+# the GPU backends that have a CPU twin run its code on the CPU (Triton, which
+# has none, runs as it would without a GPU), the runs record it and
 # can never be published; GPU_VERIFY_RUN_ARGS adds options to every `jitbench
 # run` (tests/test_gpu_verify.py makes the parts small with it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-ROOT=$PWD
 PACK=${JITBENCH_GPU_PACK:-.gpu}
 DEST=${GPU_VERIFY_OUT:-${OUT:-gpu-verify-out}}
 BUDGET=${GPU_VERIFY_BUDGET_S:-480}
+case $BUDGET in ''|*[!0-9]*) printf 'gpu-verify: GPU_VERIFY_BUDGET_S=%s: give whole seconds (default 480)\n' "$BUDGET" >&2; exit 2 ;; esac
 read -r -a EXTRA <<<"${GPU_VERIFY_RUN_ARGS:-}"
 SEED_COLD_RUNS=${GPU_VERIFY_SEED_COLD_RUNS:-5}
 GPU_BACKENDS_FLOORS=native_cuda,jax_jit_gpu,torch_compile_gpu,triton
@@ -86,7 +91,7 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1 ||
   exit 3
 fi
 for f in bin/jitbench bin/jitbench-native-worker worker/jitbench_worker/__init__.py figures/jitbench_figures/__init__.py; do
-  [ -e "$PACK/$f" ] || { say "$PACK/$f is missing: run scripts/gpu-pack.sh here first and carry $PACK (docs/gpu.md)"; exit 2; }
+  [ -e "$PACK/$f" ] || { say "$PACK/$f is missing: run scripts/gpu-pack.sh first and send $PACK with the checkout (docs/gpu.md)"; exit 2; }
 done
 
 PACK=$(cd "$PACK" && pwd)
@@ -98,12 +103,28 @@ PY=$JITBENCH_PYTHON
 export PYTHONUNBUFFERED=1
 # cuBLAS for the native_cuda worker: the toolkit's, else the one a pip package (torch's) brought.
 if [ -z "${JITBENCH_CUBLAS:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.'; then
-  cublas=$("$PY" -c 'import nvidia.cublas, glob, os; d = os.path.join(list(nvidia.cublas.__path__)[0], "lib"); print(sorted(glob.glob(d + "/libcublas.so.*"))[0])' 2>/dev/null) &&
+  # nvidia/cublas/lib (CUDA 12 wheels) or nvidia/cu13/lib (CUDA 13 wheels), lib or lib64.
+  cublas=$("$PY" -c 'import glob, nvidia
+print(sorted(f for p in nvidia.__path__ for f in glob.glob(p + "/*/lib*/libcublas.so.*"))[0])' 2>/dev/null) &&
     [ -n "$cublas" ] && export JITBENCH_CUBLAS=$cublas
 fi
 
-WORK=$PACK/runs/$PART
-mkdir -p "$WORK/steps" "$WORK/logs" "$DEST"
+# The runs live beside the pack, never in it: a pack sent again (or made again)
+# replaces its folder, and the runs must survive that to be resumed.
+RUNS=${GPU_VERIFY_RUNS:-gpu-verify-runs}
+WORK=$RUNS/$PART
+mkdir -p "$WORK/steps" "$WORK/logs" && WORK=$(cd "$WORK" && pwd) ||
+  { say "cannot create $WORK: set GPU_VERIFY_RUNS to a writable folder"; exit 2; }
+mkdir -p "$DEST" 2>/dev/null && [ -w "$DEST" ] ||
+  { say "cannot write to '$DEST': set GPU_VERIFY_OUT to a writable folder"; exit 2; }
+# Runs made with the test-only switch and runs made without never meet in one part.
+switch=${JITBENCH_TEST_GPU_ON_CPU:-}
+[ "$switch" = 1 ] || switch=0
+if [ -f "$WORK/switch" ] && [ "$(cat "$WORK/switch")" != "$switch" ]; then
+  say "$WORK holds runs made $( [ "$switch" = 1 ] && echo without || echo with ) the test-only switch JITBENCH_TEST_GPU_ON_CPU=1: move it away first"
+  exit 2
+fi
+echo "$switch" >"$WORK/switch"
 START=$(date +%s)
 DEADLINE=$((START + BUDGET))
 OUT_OF_TIME=0
@@ -117,6 +138,23 @@ path, name, kind, rc, secs, vrc, cmd = sys.argv[1:]
 json.dump({"name": name, "kind": kind, "rc": int(rc), "seconds": int(secs),
            "validate_rc": None if vrc == "" else int(vrc), "command": cmd}, open(path, "w"), indent=1)
 EOF
+}
+
+# bounded SECONDS CMD...: CMD in a process group of its own (timeout's), sent
+# TERM when the budget ends (KILL 30 s later) or when this script is stopped
+# with TERM or INT; jitbench keeps what it measured. Exit 124 or 137: out of time.
+CHILD=
+trap 'if [ -n "$CHILD" ]; then kill -TERM -- "-$CHILD" 2>/dev/null; wait "$CHILD"; fi; exit 143' TERM INT
+bounded() {
+  local left=$1 rc
+  shift
+  timeout --kill-after=30 "$left" "$@" </dev/null &
+  CHILD=$!
+  wait "$CHILD"
+  rc=$?
+  CHILD=
+  case $rc in 124|137) OUT_OF_TIME=1 ;; esac
+  return $rc
 }
 
 # remaining seconds, or 0 when fewer than 20 are left (no step starts then)
@@ -138,14 +176,18 @@ run_step() {
   t0=$(date +%s)
   case $kind in
     devices)
-      { echo "# nvidia-smi"; nvidia-smi; echo; echo "# nvidia-smi -L"; nvidia-smi -L; echo; echo "# nvidia-smi -q";
-        nvidia-smi -q; echo; echo "# frameworks ($PY)";
+      # The step fails when the GPU list or the frameworks' versions cannot be read;
+      # nvidia-smi's full report is kept for the reader.
+      { echo "# nvidia-smi"; nvidia-smi; echo; echo "# nvidia-smi -q"; nvidia-smi -q; echo; } >"$WORK/logs/devices.txt" 2>&1
+      rc=0
+      { echo "# nvidia-smi -L"; nvidia-smi -L && [ -n "$(nvidia-smi -L)" ]; } >>"$WORK/logs/devices.txt" 2>&1 || rc=1
+      { echo; echo "# frameworks ($PY)";
         "$PY" -c 'import importlib.metadata as m
 for d in ["jax", "jaxlib", "jax-cuda13-plugin", "jax-cuda12-plugin", "torch", "triton", "numba", "numba-cuda", "tensorflow", "numpy", "cupy-cuda13x"]:
     try: print(d, m.version(d))
     except Exception: print(d, "not installed")'
-        echo; echo "# packed"; cat "$PACK/PACKED"; } >"$WORK/logs/devices.txt" 2>&1
-      rc=$?
+      } >>"$WORK/logs/devices.txt" 2>&1 || rc=1
+      { echo; echo "# packed"; cat "$PACK/PACKED"; } >>"$WORK/logs/devices.txt" 2>&1
       record "$name" devices "$rc" $(( $(date +%s) - t0 )) "" "nvidia-smi; nvidia-smi -q; framework versions" ;;
     run)
       local dir=$WORK/$name cmd
@@ -153,11 +195,8 @@ for d in ["jax", "jaxlib", "jax-cuda13-plugin", "jax-cuda12-plugin", "torch", "t
       if [ -f "$dir/index.json" ]; then cmd=("$JB" run --resume "$dir" --quiet)
       else cmd=("$JB" run "${argv[@]}" "${EXTRA[@]}" --out-dir "$dir"); fi
       say "$name: ${cmd[*]}"
-      # --foreground: jitbench stays in this process group (a kill of the group
-      # reaches it) and stops its own workers when the budget's TERM comes.
-      timeout --foreground --kill-after=30 "$left" "${cmd[@]}" </dev/null >>"$WORK/logs/$name.log" 2>&1
+      bounded "$left" "${cmd[@]}" >>"$WORK/logs/$name.log" 2>&1
       rc=$?
-      [ $rc = 124 ] && OUT_OF_TIME=1
       "$JB" validate "$dir" >>"$WORK/logs/$name.log" 2>&1
       vrc=$?
       record "$name" run "$rc" $(( $(date +%s) - t0 )) "$vrc" "jitbench run ${argv[*]} ${EXTRA[*]}" ;;
@@ -170,9 +209,8 @@ for d in ["jax", "jaxlib", "jax-cuda13-plugin", "jax-cuda12-plugin", "torch", "t
       local seed=("$PY" "$PACK/seed/suites/ml/suite.py" --out-dir "$WORK/$name" --backends jax_jit_gpu
                   --cases matmul_512_f32,matmul_1024_f32 --cold-runs "$SEED_COLD_RUNS" --warm-iters 30)
       say "$name: ${seed[*]}"
-      timeout --kill-after=30 "$left" "${seed[@]}" </dev/null >"$WORK/logs/$name.log" 2>&1
+      bounded "$left" "${seed[@]}" >"$WORK/logs/$name.log" 2>&1
       rc=$?
-      [ $rc = 124 ] && OUT_OF_TIME=1
       record "$name" seed "$rc" $(( $(date +%s) - t0 )) "" "python3 suites/ml/suite.py ${seed[*]:3}" ;;
     pytest)
       local site=$PACK/site
@@ -181,10 +219,9 @@ for d in ["jax", "jaxlib", "jax-cuda13-plugin", "jax-cuda12-plugin", "torch", "t
           >"$WORK/logs/$name-wheels.log" 2>&1 || say "installing the packed wheels failed (logs/$name-wheels.log)"
       fi
       say "$name: pytest tests/test_gpu.py"
-      PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH} JITBENCH_BIN=$JB timeout --kill-after=30 "$left" \
-        "$PY" -m pytest -q -p no:cacheprovider tests/test_gpu.py </dev/null >"$WORK/logs/$name.log" 2>&1
+      PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH} JITBENCH_BIN=$JB \
+        bounded "$left" "$PY" -m pytest -q -p no:cacheprovider tests/test_gpu.py >"$WORK/logs/$name.log" 2>&1
       rc=$?
-      [ $rc = 124 ] && OUT_OF_TIME=1
       record "$name" pytest "$rc" $(( $(date +%s) - t0 )) "" "pytest -q tests/test_gpu.py" ;;
   esac
 }
@@ -198,14 +235,20 @@ done
 
 "$PY" scripts/gpu_verdict.py "$WORK" "$PART" "$WHAT" "$STEPS" "$OUT_OF_TIME" >"$WORK/verdict.md"
 verdict_rc=$?
-cp "$WORK/verdict.md" "$DEST/verdict-$PART.md"
+cp "$WORK/verdict.md" "$DEST/verdict-$PART.md" || { say "could not write $DEST/verdict-$PART.md"; exit 2; }
 tarball=$DEST/gpu-$PART.tar.gz
-tar --exclude="$PART/*/cache" --exclude="$PART/*/_cache" -czf "$tarball" -C "$PACK/runs" "$PART"
+tar --exclude="$PART/*/cache" --exclude="$PART/*/_cache" -czf "$tarball" -C "$RUNS" "$PART" ||
+  { say "could not write $tarball"; exit 2; }
 if [ "$(stat -c %s "$tarball")" -gt $((16 * 1024 * 1024)) ]; then
   say "the tarball is over 16 MiB: packing it again without the workers' per-process logs"
-  tar --exclude="$PART/*/cache" --exclude="$PART/*/_cache" --exclude="$PART/*/logs" -czf "$tarball" -C "$PACK/runs" "$PART"
+  tar --exclude="$PART/*/cache" --exclude="$PART/*/_cache" --exclude="$PART/*/logs" -czf "$tarball" -C "$RUNS" "$PART" ||
+    { say "could not write $tarball"; exit 2; }
 fi
 say "$(head -1 "$WORK/verdict.md") -> $tarball ($(du -h "$tarball" | cut -f1))"
 cat "$WORK/verdict.md"
+if [ "$(stat -c %s "$tarball")" -gt $((16 * 1024 * 1024)) ]; then
+  say "$tarball is still over 16 MiB: it may not come back whole; verdict-$PART.md is small and does"
+  exit 5
+fi
 [ $OUT_OF_TIME = 1 ] && exit 4
 exit $verdict_rc

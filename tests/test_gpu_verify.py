@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import JITBENCH, ROOT
 
 VERIFY = str(ROOT / "scripts" / "gpu-verify.sh")
 FAKE_SMI = """#!/bin/sh
@@ -77,10 +77,25 @@ def pack(tmp_path_factory):
     return out
 
 
+def kill_session(sid):
+    """SIGKILL to every process of the session: the script, and the steps that
+    run in process groups of their own."""
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid:
+            try:
+                os.kill(int(stat.parent.name), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
 def verify_env(tmp_path, pack, run_args, **extra):
     env = dict(os.environ, PATH=f"{bin_dir(tmp_path, FAKE_SMI)}:{os.environ['PATH']}", JITBENCH_TEST_GPU_ON_CPU="1",
                JITBENCH_PYTHON=sys.executable, JITBENCH_GPU_PACK=str(pack), GPU_VERIFY_OUT=str(tmp_path / "back"),
-               GPU_VERIFY_RUN_ARGS=run_args, GPU_VERIFY_SEED_COLD_RUNS="1")
+               GPU_VERIFY_RUN_ARGS=run_args, GPU_VERIFY_SEED_COLD_RUNS="1", GPU_VERIFY_RUNS=str(tmp_path / "runs"))
     env.pop("OUT", None)
     env.update(extra)
     return env
@@ -91,8 +106,8 @@ def verify(part, env, timeout=600):
                           stdin=subprocess.DEVNULL)
 
 
-def index(pack, part, step):
-    return json.loads((pack / "runs" / part / step / "index.json").read_text())
+def index(runs, part, step):
+    return json.loads((runs / part / step / "index.json").read_text())
 
 
 def tarball_names(path):
@@ -105,7 +120,7 @@ def test_without_a_gpu_nothing_runs(tmp_path):
     pack = tmp_path / "pack"
     env = dict(os.environ, PATH=f"{bin_dir(tmp_path, NO_GPU_SMI)}:{os.environ['PATH']}", JITBENCH_GPU_PACK=str(pack),
                GPU_VERIFY_OUT=str(tmp_path / "back"))
-    for part in ("a", "b1", "d1"):
+    for part in ("a", "b1", "b2", "b3", "c1", "c2", "c3", "d1", "d2", "d3"):
         res = verify(part, env)
         assert res.returncode == 3, res.stderr
         assert "no GPU" in res.stderr and "nothing was run" in res.stderr
@@ -126,7 +141,7 @@ def test_plan_covers_each_suite_once():
         by.setdefault((part, step), []).append(case)
 
     def plan(*args):
-        out = subprocess.run([str(ROOT / "build" / "jitbench"), "plan", *args], capture_output=True, text=True)
+        out = subprocess.run([str(JITBENCH), "plan", *args], capture_output=True, text=True)
         assert out.returncode == 0, out.stderr
         return sorted(ln.split()[0] for ln in out.stdout.splitlines() if not ln.startswith("#"))
 
@@ -144,12 +159,13 @@ def test_plan_covers_each_suite_once():
 
 def test_every_part_runs_resumes_after_a_kill_and_packs_its_verdict(tmp_path, pack, jitbench):
     small = "--backends jax_jit_gpu --cases matmul_512_f32 --cold-runs 1 --warm-iters 2"
-    # Part a, killed (its whole process group, as the device tool kills a command
+    runs = tmp_path / "runs"
+    # Part a, killed (every process of its session, as a lent machine's runner kills a command
     # at its limit) once the headline run has measured a case, then called again.
     env = verify_env(tmp_path, pack, small.replace("jax_jit_gpu", "jax_jit_gpu,native_cuda"))
     proc = subprocess.Popen([VERIFY, "a"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             stdin=subprocess.DEVNULL, start_new_session=True)
-    headline = pack / "runs" / "a" / "headline" / "index.json"
+    headline = runs / "a" / "headline" / "index.json"
     deadline = time.time() + 300
     while time.time() < deadline and proc.poll() is None:
         try:
@@ -159,15 +175,15 @@ def test_every_part_runs_resumes_after_a_kill_and_packs_its_verdict(tmp_path, pa
             pass
         time.sleep(0.1)
     assert proc.poll() is None, "part a ended before it could be killed"
-    os.killpg(proc.pid, signal.SIGKILL)
+    kill_session(proc.pid)
     proc.wait()
-    killed = index(pack, "a", "headline")
+    killed = index(runs, "a", "headline")
     assert not killed["complete"] and 1 <= len(killed["cases"]) < 4
 
     res = verify("a", env)
     # native_cuda has no GPU behind the stand-in: the verdict must fail on it, and only on it.
     assert res.returncode == 1, res.stderr
-    done = index(pack, "a", "headline")
+    done = index(runs, "a", "headline")
     assert done["complete"] and len(done["cases"]) == 4
     assert done["resumed"][0]["kept"] >= 1
     verdict = (tmp_path / "back" / "verdict-a.md").read_text()
@@ -176,10 +192,11 @@ def test_every_part_runs_resumes_after_a_kill_and_packs_its_verdict(tmp_path, pa
     failed = [ln for ln in verdict.split("## What failed")[1].split("## Steps")[0].splitlines() if ln.startswith("- ")]
     assert failed and all("native_cuda" in ln and "gpu_unavailable" in ln for ln in failed), failed
     assert "| `jax_jit_gpu_matmul_512_f32__highest` | ok | cpu" in verdict
-    seed_argv = json.loads((pack / "runs" / "a" / "seed" / "argv.json").read_text())
+    seed_argv = json.loads((runs / "a" / "seed" / "argv.json").read_text())
     assert seed_argv[seed_argv.index("--backends") + 1] == "jax_jit_gpu"
     assert seed_argv[seed_argv.index("--cases") + 1] == "matmul_512_f32,matmul_1024_f32"
     assert "| `jax_jit_gpu_matmul_1024_f32` | ok |" in verdict  # the seed's own table
+    assert not (pack / "runs").exists()  # the runs live beside the pack: sending the pack again keeps them
     names = tarball_names(tmp_path / "back" / "gpu-a.tar.gz")
     assert "a/verdict.md" in names and "a/logs/devices.txt" in names and "a/headline/index.json" in names
     assert not [n for n in names if "/cache/" in n or n.endswith("/cache")]
@@ -198,20 +215,28 @@ def test_every_part_runs_resumes_after_a_kill_and_packs_its_verdict(tmp_path, pa
     verdict = (tmp_path / "back" / "verdict-d1.md").read_text()
     assert res.returncode == 1, verdict
     assert "- test_gpu: exited 1" in verdict
-    floors = pack / "runs" / "d1" / "floors-gpu"
+    floors = runs / "d1" / "floors-gpu"
     assert json.loads((floors / "environment.json").read_text()).get("ceilings")
 
     # Out of time before a step starts: incomplete (4), then resumed to the end.
     out_of_time = verify("c1", dict(env, GPU_VERIFY_BUDGET_S="0"))
     assert out_of_time.returncode == 0  # c1 is done: nothing left to run
-    (pack / "runs" / "c2").rename(tmp_path / "c2-done")
+    (runs / "c2").rename(tmp_path / "c2-done")
     late = verify("c2", dict(env, GPU_VERIFY_BUDGET_S="0"))
     assert late.returncode == 4, late.stderr
     assert (tmp_path / "back" / "verdict-c2.md").read_text().startswith("# gpu-verify part c2: INCOMPLETE")
     assert verify("c2", env).returncode == 0
 
+    # Runs made with the switch and without never meet in one part; a bad budget is a usage error.
+    res = verify("b1", dict(env, JITBENCH_TEST_GPU_ON_CPU=""))
+    assert res.returncode == 2 and "move it away first" in res.stderr, res.stderr
+    res = verify("b1", dict(env, GPU_VERIFY_BUDGET_S="8m"))
+    assert res.returncode == 2 and "whole seconds" in res.stderr
+    res = verify("b1", dict(env, GPU_VERIFY_OUT=str(tmp_path / "back" / "verdict-b1.md")))  # a file, not a folder
+    assert res.returncode == 2 and "cannot write" in res.stderr
+
     # A run made with the switch is never published.
-    res = jitbench("publish", str(pack / "runs" / "b1" / "gpu-default-1"), "--to", str(tmp_path / "site"))
+    res = jitbench("publish", str(runs / "b1" / "gpu-default-1"), "--to", str(tmp_path / "site"))
     assert res.rc != 0 and "JITBENCH_TEST_GPU_ON_CPU" in res.stderr
     assert not (tmp_path / "site" / "snapshots").exists()
 
@@ -256,3 +281,86 @@ def test_the_gpu_page_before_any_gpu_run_says_what_fills_it(tmp_path):
                             "--docs", str(docs)], capture_output=True, text=True)
     assert again.returncode != 0 and "not one bench/results.py made" in again.stderr
     assert (users / "merged" / "mine.txt").exists()
+
+
+def test_a_run_made_with_the_switch_says_so_and_is_kept_apart(jitbench, tmp_path):
+    """The switch is recorded, shown first, and never mixed with a run made
+    without it: not by --resume, not by merge, not by publish."""
+    on, off = {"JITBENCH_TEST_GPU_ON_CPU": "1"}, {"JITBENCH_TEST_GPU_ON_CPU": ""}
+    sel = ["--backends", "jax_jit_gpu", "--cases", "matmul_64_f32,matmul_128_f32", "--cold-runs", "1",
+           "--warm-iters", "1"]
+    a = jitbench("run", *sel, "--shard", "1/2", env=on)
+    b = jitbench("run", *sel, "--shard", "2/2", env=off)
+    assert a.rc == 0 and b.rc == 0, a.stderr + b.stderr
+    [case_a] = a.index()["cases"]
+    [case_b] = b.index()["cases"]
+    assert case_a["status"] == "ok" and case_b["reason"] == "gpu_unavailable"  # the same backend, a CPU only with it
+    assert "JITBENCH_TEST_GPU_ON_CPU=1" in a.case(case_a["case"])["device"]["test_only"]
+    assert "**Test run: the GPU backends ran on the CPU**" in (a.out / "summary.md").read_text()
+    assert "Test run" not in (b.out / "summary.md").read_text()
+    assert jitbench("report", str(a.out)).rc == 0
+    assert "- **Test run**: JITBENCH_TEST_GPU_ON_CPU=1" in (a.out / "report" / "report.md").read_text()
+
+    for run, env, was in ((a, off, "with"), (b, on, "without")):
+        res = jitbench("run", "--resume", str(run.out), env=env, out=False)
+        assert res.rc == 2 and f"was started {was} the test-only switch" in res.stderr, res.stderr
+    merged = tmp_path / "merged"
+    res = jitbench("merge", str(merged), str(a.out), str(b.out))
+    assert res.rc == 2 and "test-only switch JITBENCH_TEST_GPU_ON_CPU=1" in res.stderr, res.stderr
+    assert not merged.exists()
+    res = jitbench("publish", str(a.out), "--to", str(tmp_path / "site"))
+    assert res.rc != 0 and "JITBENCH_TEST_GPU_ON_CPU" in res.stderr
+    assert not (tmp_path / "site" / "snapshots").exists()
+
+    # Never one environment's: not by --env-var, not by a suite's [[environments]] variables.
+    res = jitbench("plan", "--cases", "matmul_64_f32", "--backends", "numpy", "--env", "t:numpy",
+                   "--env-var", "t:JITBENCH_TEST_GPU_ON_CPU=1")
+    assert res.rc == 2 and "test-only switch for the whole run" in res.stderr, res.stderr
+    suite = tmp_path / "s.toml"
+    suite.write_text('[[matrix]]\nbackends = ["numpy"]\nworkloads = ["matmul"]\nsizes = [64]\ndtypes = ["f32"]\n'
+                     '[[environments]]\nrequirements = ["numpy"]\nvariables = {JITBENCH_TEST_GPU_ON_CPU = "1"}\n')
+    res = jitbench("plan", "--suite", str(suite))
+    assert res.rc == 2 and "test-only switch for the whole run" in res.stderr, res.stderr
+
+
+def test_the_verdict_fails_every_case_not_ok_but_tensorflows_absence(tmp_path):
+    """scripts/gpu_verdict.py on a part's steps written by hand: a missing
+    TensorFlow is said and passes, a missing torch or an unavailable GPU fails,
+    an incomplete run fails, a seed not packed fails once."""
+    work = tmp_path / "work"
+    (work / "steps").mkdir(parents=True)
+    (work / "logs").mkdir()
+
+    def step(name, kind, rc, cases=None, complete=True):
+        (work / "steps" / f"{name}.json").write_text(json.dumps(
+            {"name": name, "kind": kind, "rc": rc, "seconds": 1, "validate_rc": 0 if kind == "run" else None,
+             "command": f"jitbench run {name}"}))
+        if cases is not None:
+            d = work / name / "cases"
+            d.mkdir(parents=True)
+            index = {"complete": complete, "summary": {"n_planned": len(cases)}, "cases": []}
+            for case, status, reason in cases:
+                (d / f"{case}.json").write_text(json.dumps({"status": status, "reason": reason, "detail": "why"}))
+                index["cases"].append({"case": case, "status": status, "reason": reason,
+                                       "path": f"cases/{case}.json", "warm_call_median_s": None})
+            (work / name / "index.json").write_text(json.dumps(index))
+
+    step("ok-run", "run", 0, [("jax_jit_gpu_matmul_512_f32", "ok", None),
+                              ("tensorflow_gpu_matmul_512_f32", "warn", "missing_dependency: tensorflow")])
+    verdict = lambda steps: subprocess.run([sys.executable, str(ROOT / "scripts" / "gpu_verdict.py"), str(work), "x",
+                                            "a test part", steps, "0"], capture_output=True, text=True)
+    res = verdict("run:ok-run")
+    assert res.returncode == 0 and res.stdout.startswith("# gpu-verify part x: PASS"), res.stdout
+    assert "warn: missing_dependency: tensorflow" in res.stdout  # shown, not hidden
+
+    step("bad-run", "run", 0, [("torch_compile_gpu_matmul_512_f32", "warn", "missing_dependency: torch"),
+                               ("native_cuda_matmul_512_f32", "warn", "gpu_unavailable")], complete=False)
+    step("seed", "seed", 127)
+    res = verdict("run:ok-run run:bad-run seed:seed run:never-ran")
+    assert res.returncode == 1 and res.stdout.startswith("# gpu-verify part x: FAIL")
+    failed = res.stdout.split("## What failed")[1].split("## Steps")[0]
+    for needle in ("bad-run: incomplete", "`torch_compile_gpu_matmul_512_f32` warn: missing_dependency: torch",
+                   "`native_cuda_matmul_512_f32` warn: gpu_unavailable", "never-ran: not run"):
+        assert needle in failed, needle
+    assert failed.count("\n- seed:") == 1 and "the seed harness was not packed" in failed
+    assert "tensorflow" not in failed

@@ -135,6 +135,11 @@ void check_consistent(const std::vector<Shard>& shards) {
       throw UserError(fmt::format("shards of different plans: '{}' is shard {} of plan {}, '{}' is shard {} of plan {} "
                                   "(run every shard with the same suite, selection and --costs)",
                                   a.dir, a.label, a.digest.substr(0, 12), s.dir, s.label, s.digest.substr(0, 12)));
+    if (s.run.environment.test_gpu_on_cpu != a.run.environment.test_gpu_on_cpu)
+      throw UserError(fmt::format("shards measured on different devices: '{}' was {} the test-only switch {}=1 "
+                                  "and '{}' was not; measure every shard the same way",
+                                  a.run.environment.test_gpu_on_cpu ? a.dir : s.dir,
+                                  "made with", kTestGpuOnCpu, a.run.environment.test_gpu_on_cpu ? s.dir : a.dir));
     if (auto [it, fresh] = by_index.emplace(s.index, s.dir); !fresh)
       throw UserError(fmt::format("shard {} given twice: '{}' and '{}'", s.label, it->second, s.dir));
     for (const auto& c : s.run.cases)

@@ -539,6 +539,16 @@ RunHeader resumed_header(const LoadedRun& old, const RunOptions& o, const Planne
   return h;
 }
 
+// A run made with the test-only switch (GPU backends on the CPU) is resumed
+// with it, and one made without, without: every case on the same device.
+void require_same_test_switch(const EnvironmentInfo& then, const std::string& dir) {
+  const char* now = std::getenv(kTestGpuOnCpu);
+  if (then.test_gpu_on_cpu == (now && std::string(now) == "1")) return;
+  throw UserError(fmt::format("--resume: {} was started {} the test-only switch {}=1; resume it {} that switch, so "
+                              "that every case ran on the same device", dir, then.test_gpu_on_cpu ? "with" : "without",
+                              kTestGpuOnCpu, then.test_gpu_on_cpu ? "with" : "without"));
+}
+
 // --resume DIR: the command and the environment from DIR's index, the cases
 // it measured kept, those missing or interrupted measured now.
 int cmd_resume(const RunOptions& r) {
@@ -553,11 +563,7 @@ int cmd_resume(const RunOptions& r) {
   auto loaded = read_run(dir);
   if (auto* e = std::get_if<std::string>(&loaded)) throw UserError("--resume: " + *e);
   const LoadedRun old = std::get<LoadedRun>(std::move(loaded));
-  if (const char* now = std::getenv(kTestGpuOnCpu); old.environment.test_gpu_on_cpu != (now && std::string(now) == "1"))
-    throw UserError(fmt::format("--resume: {} was {} with the test-only switch {}=1; resume it {} that switch, so "
-                                "that every case ran on the same device", dir,
-                                old.environment.test_gpu_on_cpu ? "started" : "started without", kTestGpuOnCpu,
-                                old.environment.test_gpu_on_cpu ? "with" : "without"));
+  require_same_test_switch(old.environment, dir);
   if (old.index.complete &&
       std::none_of(old.cases.begin(), old.cases.end(),
                    [](const CaseResult& c) { return c.reason.code == ReasonCode::Interrupted; })) {

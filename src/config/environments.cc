@@ -68,8 +68,15 @@ std::string apply_environment_variable(std::vector<EnvironmentSpec>& specs, cons
     return fmt::format("--env-var '{}': no environment named '{}' (there are: {})", text, name,
                        names.empty() ? "none" : names);
   }
+  if (auto why = forbidden_environment_variable(var); !why.empty()) return fmt::format("--env-var '{}': {}", text, why);
   it->variables[var] = text.substr(eq + 1);
   return "";
+}
+
+std::string forbidden_environment_variable(const std::string& name) {
+  if (name != kTestGpuOnCpu) return "";
+  return fmt::format("{} is a test-only switch for the whole run, never one environment's: set it in jitbench's "
+                     "own environment, or not at all", kTestGpuOnCpu);
 }
 
 std::string duplicate_environment(const std::vector<EnvironmentSpec>& specs) {

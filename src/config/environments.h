@@ -31,6 +31,14 @@ std::string default_environment_name(const std::vector<std::string>& requirement
 // `--env [NAME:]REQ;REQ...`: the spec, or a one-line error.
 std::variant<EnvironmentSpec, std::string> parse_environment_spec(const std::string& text);
 
+// The test-only switch under which every GPU backend runs its CPU twin's code on
+// the CPU (worker/jitbench_worker/backends: how scripts/gpu-verify.sh is tested
+// where there is no GPU). It is the whole run's or nothing: environment.json
+// records it, and an environment's variables may not set it.
+inline constexpr const char* kTestGpuOnCpu = "JITBENCH_TEST_GPU_ON_CPU";
+// "" for a variable an environment may set, else why not.
+std::string forbidden_environment_variable(const std::string& name);
+
 // `--env-var NAME:K=V` (NAME one of specs): sets the variable, or a one-line error.
 std::string apply_environment_variable(std::vector<EnvironmentSpec>& specs, const std::string& text);
 

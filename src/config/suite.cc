@@ -195,6 +195,7 @@ EnvironmentSpec read_environment(std::string_view src, const toml::table& t) {
     if (!n->is_table()) fail(src, *n, "'variables' must be a table: variables = {XLA_FLAGS = \"...\"}");
     for (const auto& [k, v] : *n->as_table()) {
       if (!v.is_string()) fail(src, v, fmt::format("variable '{}' must be a string", k.str()));
+      if (auto why = forbidden_environment_variable(std::string(k.str())); !why.empty()) fail(src, v, why);
       e.variables[std::string(k.str())] = *v.value<std::string>();
     }
   }

@@ -112,19 +112,19 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const Environm
   for (const auto& p : seen) policies += (policies.empty() ? "" : ", ") + p;
   std::string gpus;
   for (const auto& g : env.gpus) gpus += (gpus.empty() ? "" : ", ") + g;
-  std::vector<std::pair<std::string, std::string>> rows;
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"Machine", fmt::format("{} · {} logical CPUs · {:.1f} GiB · governor {}", env.cpu_model, env.logical_cores,
+                              env.memory_total_gib, env.governor.empty() ? "n/a" : env.governor)},
+      {"OS", fmt::format("{} · kernel {} · load {}", env.os, env.kernel, env.load_avg)},
+      {"Python", fmt::format("{} ({})", env.python_version, env.python_executable)},
+      {"Packages", pkgs},
+      {"GPU", gpus.empty() ? "none (" + env.gpu_note + ")" : gpus},
+      {"Cache modes", policies + " — every compile cache lives in the run's own cache/ dir"},
+      {"Ceilings", ceilings_line(env.ceilings())},
+      {"Captured", env.captured_at.empty() ? "—" : env.captured_at}};
   if (env.test_gpu_on_cpu)
-    rows.push_back({"Test run", fmt::format("{}=1, a test-only switch: the GPU backends ran on the CPU; no number "
-                                            "here is a GPU measurement", kTestGpuOnCpu)});
-  rows.insert(rows.end(), {{"Machine", fmt::format("{} · {} logical CPUs · {:.1f} GiB · governor {}", env.cpu_model, env.logical_cores,
-                                  env.memory_total_gib, env.governor.empty() ? "n/a" : env.governor)},
-          {"OS", fmt::format("{} · kernel {} · load {}", env.os, env.kernel, env.load_avg)},
-          {"Python", fmt::format("{} ({})", env.python_version, env.python_executable)},
-          {"Packages", pkgs},
-          {"GPU", gpus.empty() ? "none (" + env.gpu_note + ")" : gpus},
-          {"Cache modes", policies + " — every compile cache lives in the run's own cache/ dir"},
-          {"Ceilings", ceilings_line(env.ceilings())},
-          {"Captured", env.captured_at.empty() ? "—" : env.captured_at}});
+    rows.insert(rows.begin(), {"Test run", fmt::format("{}=1, a test-only switch: the GPU backends ran on the CPU; no "
+                                                       "number here is a GPU measurement", kTestGpuOnCpu)});
   return rows;
 }
 

@@ -98,7 +98,8 @@ EnvironmentInfo parse_environment(const json& m) {
     for (const auto& d : m.at(devices))
       e.gpus.push_back(d.is_object() ? d.value("name", d.dump()) : d.dump());
   e.gpu_note = str_at(m, "/host/gpu/note", "not detected");
-  e.test_gpu_on_cpu = str_at(m, (std::string("/env/") + kTestGpuOnCpu).c_str()) == "1";
+  const auto test_switch = json::json_pointer("/env") / kTestGpuOnCpu;
+  e.test_gpu_on_cpu = m.contains(test_switch) && m.at(test_switch) == "1";
   return e;
 }
 

@@ -8,13 +8,9 @@
 #include <utility>
 #include <vector>
 
-namespace jitbench {
+#include "config/environments.h"
 
-// The test-only switch under which every GPU backend runs its CPU twin's code on
-// the CPU (worker/jitbench_worker/backends: how scripts/gpu-verify.sh is tested
-// where there is no GPU). environment.json records it with the other JITBENCH_
-// variables; such a run says so in its summary and is never published.
-inline constexpr const char* kTestGpuOnCpu = "JITBENCH_TEST_GPU_ON_CPU";
+namespace jitbench {
 
 struct EnvironmentInfo {
   nlohmann::json manifest = nlohmann::json::object();  // environment.json, verbatim
@@ -26,7 +22,9 @@ struct EnvironmentInfo {
   std::vector<std::pair<std::string, std::string>> packages;  // installed ones, by name
   std::vector<std::string> gpus;  // names; empty when none
   std::string gpu_note;           // why there is none
-  bool test_gpu_on_cpu = false;   // measured with kTestGpuOnCpu=1
+  // Measured with the test-only switch kTestGpuOnCpu=1 (config/environments.h):
+  // the run says so in its summary and report, and is never published or mixed.
+  bool test_gpu_on_cpu = false;
   // The manifest's "ceilings" ({"cpu", "gpu"}), or null when it has none.
   nlohmann::json ceilings() const {
     return manifest.is_object() && manifest.contains("ceilings") ? manifest["ceilings"] : nlohmann::json();

@@ -109,6 +109,7 @@ WorkerReport parse_worker_report(json raw) {
   w.workload_record = raw.contains("workload_record") ? raw["workload_record"] : json(nullptr);
   w.device_kind = string_at(raw, "/device/kind").value_or("");
   w.device_platform = string_at(raw, "/device/platform").value_or("");
+  w.device_test_only = string_at(raw, "/device/test_only").value_or("");
   w.raw = std::move(raw);
   return w;
 }

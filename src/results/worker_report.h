@@ -54,6 +54,7 @@ struct WorkerReport {
   nlohmann::json workload_record;             // the workload's catalog record as the worker sent it, or null
   std::string device_kind;                    // device.kind, "" when not reported
   std::string device_platform;                // device.platform ("cpu", "gpu", ...), "" when not reported
+  std::string device_test_only;               // device.test_only: a GPU backend run on the CPU by a test switch
 
   bool empty() const { return raw.empty(); }
   std::optional<double> phase(const std::string& name) const;

@@ -18,6 +18,22 @@ namespace jitbench {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+namespace {
+// A run made with the test-only switch is never published: the run's own
+// record of it, or any worker that says it ran a GPU backend on the CPU.
+void refuse_test_runs(const LoadedRun& run, const std::string& dir) {
+  std::string which = run.environment.test_gpu_on_cpu ? "its environment.json" : "";
+  for (const auto& c : run.cases)
+    for (const auto* runs : {&c.cold, &c.warm})
+      for (const auto& r : *runs)
+        if (which.empty() && !r.worker.device_test_only.empty()) which = "case " + c.c.id;
+  if (!which.empty())
+    throw UserError(fmt::format("'{}' was measured with the test-only switch {}=1 (GPU backends ran on the CPU; "
+                                "{} says so): such a run is never published; measure again without it", dir,
+                                kTestGpuOnCpu, which));
+}
+}  // namespace
+
 int publish(const PublishOptions& o) {
   require_valid_run(o.run, "");
   auto loaded = read_run(o.run);
@@ -26,9 +42,7 @@ int publish(const PublishOptions& o) {
   if (!run.index.complete)
     throw UserError(fmt::format("'{}' is an incomplete run: finish it (`jitbench run --resume {}`) before publishing",
                                 o.run, o.run));
-  if (run.environment.test_gpu_on_cpu)
-    throw UserError(fmt::format("'{}' was measured with the test-only switch {}=1 (GPU backends ran on the CPU): "
-                                "such a run is never published; measure again without it", o.run, kTestGpuOnCpu));
+  refuse_test_runs(run, o.run);
   const json signature = signature_of(o, o.run);
   const fs::path site = o.site;
   const auto lock = open_site(site);

@@ -102,8 +102,9 @@ def names():
 
 
 # A test-only switch, for testing scripts/gpu-verify.sh where there is no GPU:
-# with JITBENCH_TEST_GPU_ON_CPU=1 each GPU backend runs its CPU twin's code on
-# the CPU under its own name, and its device says so. jitbench records the
+# with JITBENCH_TEST_GPU_ON_CPU=1 each GPU backend with a CPU twin runs the
+# twin's code on the CPU under its own name, and its device says so; triton
+# (no twin) and native_cuda (not this package's) run as they would without a GPU. jitbench records the
 # variable in the run's environment.json and refuses to publish such a run.
 TEST_GPU_ON_CPU = "JITBENCH_TEST_GPU_ON_CPU"
 
