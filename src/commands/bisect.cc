@@ -7,14 +7,35 @@
 // the final pair is measured again, alternately, to confirm the boundary.
 // OUT/bisect.json (schemas/jitbench.bisect.v1.schema.json) has every step;
 // the bisection itself is commands/bisection/.
+#include <fmt/format.h>
+
 #include "commands/bisection/bisection.h"
 #include "commands/commands.h"
+#include "config/environments.h"
 #include "util/interrupt.h"
 #include "util/say.h"
 
 namespace jitbench {
 
+namespace {
+// Before anything is made: the package, the releases and the extra
+// requirements name what they should (the package's name becomes a directory's).
+void check_bisect_names(const BisectOptions& o) {
+  if (!valid_package_name(o.package))
+    throw UserError(fmt::format("bisect --package '{}': not a package name (letters, digits, '.', '-', '_', starting "
+                                "and ending with a letter or digit; PEP 508)", o.package));
+  std::vector<std::string> versions = o.versions;
+  versions.insert(versions.end(), {o.good, o.bad});
+  for (const auto& v : versions)
+    if (!valid_release_version(v))
+      throw UserError(fmt::format("bisect: '{}' is not a release version (PEP 440: 1.2, 2.0rc1, 1.0.post1, 1.0+local)", v));
+  for (const auto& w : o.with)
+    if (auto why = forbidden_requirement(w); !why.empty()) throw UserError("bisect --with: " + why);
+}
+}  // namespace
+
 int cmd_bisect(const BisectOptions& o) {
+  check_bisect_names(o);
   auto prepared = OutDir::prepare(o.out_dir);
   if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
   const OutDir out = std::get<OutDir>(prepared);

@@ -311,8 +311,12 @@ void probe_environment(RunHeader& h, const RunOptions& o, const std::vector<Case
 void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup& setup, RunHeader& h,
                           const OutDir& out, ProcessLauncher& launcher) {
   if (p.environments.empty()) return;
-  EnvironmentRequest req{resolve_python(""), resolve_worker_dir(), environment_cache_root(), o.find_links, o.no_index,
-                         {}, out.root()};
+  const auto root = environment_cache_root();
+  if (auto* why = std::get_if<std::string>(&root)) throw UserError(*why);
+  std::vector<std::string> find_links;  // absolute: the environment's hash and record hold no relative path
+  for (const auto& f : o.find_links) find_links.push_back(std::filesystem::absolute(f).lexically_normal().string());
+  EnvironmentRequest req{resolve_python(""), resolve_worker_dir(), std::get<std::filesystem::path>(root), find_links,
+                         o.no_index, {}, out.root()};
   nlohmann::json listed = nlohmann::json::array();
   // Only the environments a planned case (of this shard) runs in.
   std::vector<EnvironmentSpec> used;
@@ -324,7 +328,9 @@ void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup&
       say(stderr, "jitbench: environment {} ({} of {}): {}\n", spec.name, i + 1, used.size(),
           fmt::join(spec.requirements, " "));
     req.log_path = out.root() / "logs" / "environments" / (spec.name + ".log");
-    const auto b = build_environment(launcher, spec, req);
+    auto b = build_environment(launcher, spec, req);
+    if (!b.ok && interrupted())  // a signal, not the environment: said so, and its cases are left unmeasured
+      b.reason = fmt::format("environment_unavailable: interrupted (signal {}) while it was built", interrupt_signal());
     EnvironmentRun run{b.ok, b.reason, b.python, spec.variables, fmt::format("environments/env-{}.json", spec.name)};
     if (run.ok) {
       ProbeRequest pr{b.python, resolve_worker_dir(), out.root() / "logs" / "environments" / (spec.name + "-probe.log")};
@@ -355,6 +361,18 @@ void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup&
   }
   h.info.pinned_environments = true;
   h.index_extra["environments"] = listed;
+}
+
+// A signal while the environments were built: nothing is measured, so that
+// --resume builds them again and measures every case (none is recorded as
+// an environment's failure).
+std::optional<int> stopped_preparing(const OutDir& out, const RunHeader& h) {
+  if (!interrupted()) return std::nullopt;
+  write_stop_index(out, h, {}, Stopped{"interrupted", fmt::format("signal {}, while building the environments",
+                                                                 interrupt_signal())});
+  say(stderr, "jitbench: interrupted while building the environments; nothing was measured. `jitbench run --resume "
+              "{}` builds them again and measures every case\n", out.root().string());
+  return 128 + interrupt_signal();
 }
 
 // Starting ends in one of three ways: probed (the run goes on), interrupted
@@ -598,6 +616,8 @@ int cmd_resume(const RunOptions& r) {
   if (old.environment.python_version.empty())
     if (auto code = finish_starting(h, o, p, setup, out, launchers.posix)) return *code;
   prepare_environments(p, o, setup, h, out, launchers.posix);  // from the cache: the same hashes
+  if (keep.empty())
+    if (auto code = stopped_preparing(out, h)) return *code;
   announce(o.quiet, p.cases.size() - keep.size(), setup, out, fmt::format(" left of {}", p.cases.size()));
   CaseRunner runner(launchers.get(), setup);
   return run_cases(out, std::move(h), runner, p.cases, std::move(keep), o.quiet);
@@ -617,6 +637,7 @@ void use_recorded_inputs(const RunIndex& index, const std::filesystem::path& dir
   };
   anchored(o.python);
   anchored(o.costs_dir);
+  for (auto& f : o.find_links) anchored(f);  // the wheels the environments were built from, where they were
   std::map<std::string, std::string> copies;
   for (const auto& in : index.inputs) {
     const fs::path copy = dir / in.path;
@@ -652,6 +673,7 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
   Launchers launchers;
   if (auto code = finish_starting(h, o, p, setup, out, launchers.posix)) return *code;
   prepare_environments(p, o, setup, h, out, launchers.posix);
+  if (auto code = stopped_preparing(out, h)) return *code;
   announce(o.quiet, p.cases.size(), setup, out,
            p.shard.is_null() ? "" : fmt::format(" (shard {} of {})", p.shard["index"].get<int>(), p.shard["count"].get<int>()));
   CaseRunner runner(launchers.get(), setup);

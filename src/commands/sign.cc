@@ -73,12 +73,20 @@ int cmd_verify(const VerifyOptions& o) {
     say(stderr, "{}: signed by {}, but {} cross-reference(s) disagree\n", o.dir, sig.principal, refs.errors.size());
     return 1;
   }
+  int report_files = 0;
+  const auto report = check_published_report(dir, report_files);
+  for (const auto& e : report) say(stderr, "invalid: {}\n", e);
+  if (!report.empty()) {
+    say(stderr, "{}: signed by {}, but its published report differs from its snapshot index ({} problem(s))\n",
+        o.dir, sig.principal, report.size());
+    return 1;
+  }
   if (!refs.analysis_note.empty()) say(stderr, "note: {}\n", refs.analysis_note);
   const auto index = read_index(dir / kIndexFile);
   const bool complete = std::holds_alternative<RunIndex>(index) && std::get<RunIndex>(index).complete;
-  say(stdout, "{}: verified{} — signed by {} ({}); {} files hashed, {} documents checked, {} cross-references\n",
+  say(stdout, "{}: verified{} — signed by {} ({}); {} files hashed, {} documents checked, {} cross-references{}\n",
       o.dir, complete ? "" : " but incomplete", sig.principal, sig.key, rep.files_hashed, rep.documents_validated,
-      refs.checked);
+      refs.checked, report_files ? fmt::format(", {} report files against the snapshot index", report_files) : "");
   return complete ? 0 : kExitIncomplete;
 }
 

@@ -17,6 +17,10 @@
 namespace jitbench {
 namespace fs = std::filesystem;
 
+namespace {
+constexpr int kRecordTimeoutS = 120;  // reading a workload file's record: an import, never a measurement
+}  // namespace
+
 void load_user_workload_records(const std::string& python) {
   std::vector<WorkloadInfo> pending;
   for (const auto& w : workloads())
@@ -30,7 +34,7 @@ void load_user_workload_records(const std::string& python) {
     const fs::path log = dir / (w.name + ".log");
     const auto p = launcher.launch(worker_module_spawn(
         {python, "-m", "jitbench_worker.catalog", "--workload-file", w.name, w.path}, resolve_worker_dir(), log, {},
-        120));
+        kRecordTimeoutS));
     const std::string line = last_line(log);
     if (p.kind == ExitKind::SpawnFailed) {
       fs::remove_all(dir, ec);
@@ -40,7 +44,10 @@ void load_user_workload_records(const std::string& python) {
     // A file that breaks the contract keeps the placeholder record: its cases
     // run and fail with the worker's own message (docs/user-workloads.md).
     std::string problem;
-    if (p.kind != ExitKind::Exited || p.exit_code != 0) {
+    if (p.kind == ExitKind::TimedOut) {
+      problem = fmt::format("loading it timed out after {} s (code at its top level that does not finish?)",
+                            kRecordTimeoutS);
+    } else if (p.kind != ExitKind::Exited || p.exit_code != 0) {
       problem = line.empty() ? "the worker could not load it" : line;
     } else {
       auto parsed = parse_json(line);

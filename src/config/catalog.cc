@@ -1,5 +1,8 @@
 #include "config/catalog.h"
 
+#include <cmath>
+#include <stdexcept>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -59,6 +62,18 @@ WorkerKind worker_kind(const std::string& name) {
 }
 }  // namespace
 
+namespace {
+// A number of a workload record within [lo, hi] ((lo, hi] when open_low): the
+// shard planner multiplies costs out, the loops table counts steps.
+double in_range(const nlohmann::json& v, const char* what, double lo, double hi, bool open_low) {
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x > hi || (open_low ? x <= lo : x < lo))
+    throw std::invalid_argument(fmt::format("{} must be a finite number in {}{:g}, {:g}], not {}", what,
+                                            open_low ? "(" : "[", lo, hi, v.dump()));
+  return x;
+}
+}  // namespace
+
 WorkloadInfo workload_from_json(const nlohmann::json& w) {
   WorkloadInfo out;
   out.name = w.at("name").get<std::string>();
@@ -72,12 +87,15 @@ WorkloadInfo workload_from_json(const nlohmann::json& w) {
   out.ceiling_note = w.value("ceiling_note", "");
   out.accuracy = w.value("accuracy", "");
   if (const auto it = w.find("cost"); it != w.end() && it->is_object()) {
-    out.cost_coefficient = it->at("coefficient").get<double>();
-    out.cost_exponent = it->at("exponent").get<double>();
+    out.cost_coefficient = in_range(it->at("coefficient"), "cost coefficient", 0, 1e3, true);
+    out.cost_exponent = in_range(it->at("exponent"), "cost exponent", 0, 4, false);
   }
+  if (out.work) out.work->scale = in_range(w.at("work").at("scale"), "work scale", 0, 1e15, true);
   if (const auto it = w.find("loop"); it != w.end() && it->is_object()) {
     out.loop_step = it->at("step").get<std::string>();
-    out.loop_steps = it->at("steps").get<long>();
+    const auto& steps = it->at("steps");
+    if (!steps.is_number_integer()) throw std::invalid_argument("loop steps must be a whole number");
+    out.loop_steps = static_cast<long>(in_range(steps, "loop steps", 1, 1e9, false));
   }
   return out;
 }
@@ -88,8 +106,8 @@ std::optional<WorkloadInfo> workload_record(const std::string& name, const nlohm
   if (const auto* w = find_workload(name); w && w->record_loaded) return *w;
   if (reported.is_object()) try {
       return workload_from_json(reported);
-    } catch (const nlohmann::json::exception&) {
-      // A malformed record from the worker: the catalog's placeholder, where it has one.
+    } catch (const std::exception&) {
+      // A malformed record from the worker, or one out of range: the catalog's placeholder, where it has one.
     }
   if (const auto* w = find_workload(name)) return *w;
   return std::nullopt;

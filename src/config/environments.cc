@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 #include <set>
 
 namespace jitbench {
@@ -36,10 +37,21 @@ std::variant<EnvironmentSpec, std::string> parse_environment_spec(const std::str
   };
   EnvironmentSpec s;
   std::string rest = text;
-  // NAME: only when what precedes the first ':' is a name (a URL requirement has ':' too).
-  if (const auto colon = text.find(':'); colon != std::string::npos && valid_environment_name(text.substr(0, colon))) {
-    s.name = text.substr(0, colon);
-    rest = text.substr(colon + 1);
+  // NAME: what precedes the first ':' when it is made of a name's characters
+  // (a URL requirement has ':' too, after a scheme followed by "//").
+  if (const auto colon = text.find(':'); colon != std::string::npos) {
+    const auto head = text.substr(0, colon);
+    const bool name_like = !head.empty() && text.compare(colon + 1, 2, "//") != 0 &&
+                           std::all_of(head.begin(), head.end(), [](char c) {
+                             return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_';
+                           });
+    if (name_like && !valid_environment_name(head))
+      return bad(fmt::format("the name '{}' is not one: lower-case letters, digits, '.', '-', '_', at most 64, "
+                             "starting with a letter or digit", head));
+    if (name_like) {
+      s.name = head;
+      rest = text.substr(colon + 1);
+    }
   }
   std::size_t start = 0;
   while (start <= rest.size()) {
@@ -52,6 +64,8 @@ std::variant<EnvironmentSpec, std::string> parse_environment_spec(const std::str
     start = end + 1;
   }
   if (s.requirements.empty()) return bad("no requirement");
+  for (const auto& r : s.requirements)
+    if (auto why = forbidden_requirement(r); !why.empty()) return fmt::format("--env '{}': {}", text, why);
   if (s.name.empty()) s.name = default_environment_name(s.requirements);
   return s;
 }
@@ -73,7 +87,30 @@ std::string apply_environment_variable(std::vector<EnvironmentSpec>& specs, cons
   return "";
 }
 
+bool valid_package_name(const std::string& name) {
+  static const std::regex pep508("[a-z0-9]([a-z0-9._-]*[a-z0-9])?", std::regex::icase);
+  return std::regex_match(name, pep508);
+}
+
+bool valid_release_version(const std::string& version) {
+  // PEP 440's public and local versions (packaging's VERSION_PATTERN).
+  static const std::regex pep440(
+      R"(v?([0-9]+!)?[0-9]+(\.[0-9]+)*([-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?)"
+      R"(((-[0-9]+)|([-_.]?(post|rev|r)[-_.]?[0-9]*))?([-_.]?dev[-_.]?[0-9]*)?(\+[a-z0-9]+([-_.][a-z0-9]+)*)?)",
+      std::regex::icase);
+  return std::regex_match(version, pep440);
+}
+
+std::string forbidden_requirement(const std::string& requirement) {
+  if (requirement.empty() || requirement.front() != '-') return "";
+  return fmt::format("'{}' is an installer option, not a requirement: a requirement names a package "
+                     "(numpy==2.1.0, jax[cpu]>=0.4)", requirement.substr(0, requirement.find('=')));
+}
+
 std::string forbidden_environment_variable(const std::string& name) {
+  static const std::regex valid("[A-Za-z_][A-Za-z0-9_]*");
+  if (!std::regex_match(name, valid))
+    return fmt::format("'{}' is not a variable's name (letters, digits and '_', not starting with a digit)", name);
   if (name != kTestGpuOnCpu) return "";
   return fmt::format("{} is a test-only switch for the whole run, never one environment's: set it in jitbench's "
                      "own environment, or not at all", kTestGpuOnCpu);

@@ -28,6 +28,16 @@ bool valid_environment_name(std::string_view name);
 // made a valid name ("jax==0.4.38" -> "jax-0.4.38").
 std::string default_environment_name(const std::vector<std::string>& requirements);
 
+// A distribution's name as PEP 508 has it (letters, digits, '.', '-', '_',
+// starting and ending with a letter or digit), and a release's version as
+// PEP 440 has it (1.0, 2.1rc1, 1!2.0.post1.dev3+local.7).
+bool valid_package_name(const std::string& name);
+bool valid_release_version(const std::string& version);
+
+// "" for a requirement uv may be given, else why not: one starting with '-'
+// would be read as an option of the installer (--target=DIR installs elsewhere).
+std::string forbidden_requirement(const std::string& requirement);
+
 // `--env [NAME:]REQ;REQ...`: the spec, or a one-line error.
 std::variant<EnvironmentSpec, std::string> parse_environment_spec(const std::string& text);
 

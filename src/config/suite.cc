@@ -179,6 +179,8 @@ EnvironmentSpec read_environment(std::string_view src, const toml::table& t) {
   if (!t.get("requirements")) fail(src, t, "[[environments]] block is missing 'requirements'");
   e.requirements = string_list(src, *t.get("requirements"), "requirements");
   if (e.requirements.empty()) fail(src, *t.get("requirements"), "'requirements' must name at least one package");
+  for (const auto& r : e.requirements)
+    if (auto why = forbidden_requirement(r); !why.empty()) fail(src, *t.get("requirements"), why);
   if (auto* n = t.get("name")) {
     if (!n->is_string() || !valid_environment_name(*n->value<std::string>()))
       fail(src, *n, "'name' must be lower-case letters, digits, '.', '-', '_' (at most 64), starting with a letter "

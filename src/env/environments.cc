@@ -13,11 +13,14 @@
 namespace jitbench {
 namespace fs = std::filesystem;
 
-fs::path environment_cache_root() {
-  if (const char* e = std::getenv("JITBENCH_ENV_CACHE"); e && *e) return e;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "jitbench" / "envs";
-  const char* home = std::getenv("HOME");
-  return fs::path(home && *home ? home : "/tmp") / ".cache" / "jitbench" / "envs";
+std::variant<fs::path, std::string> environment_cache_root() {
+  // Absolute: the environment's record names its interpreter by this path, read from any directory later.
+  if (const char* e = std::getenv("JITBENCH_ENV_CACHE"); e && *e) return fs::absolute(e).lexically_normal();
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::absolute(fs::path(x) / "jitbench" / "envs");
+  if (const char* home = std::getenv("HOME"); home && *home) return fs::absolute(fs::path(home) / ".cache" / "jitbench" / "envs");
+  // Never a shared place such as /tmp, where anyone could have made the directory first.
+  return std::string("no place for the environment cache: HOME and XDG_CACHE_HOME are unset; set JITBENCH_ENV_CACHE "
+                     "to a directory of yours");
 }
 
 namespace {
@@ -62,6 +65,10 @@ EnvironmentBuild build_environment(ProcessLauncher& launcher, const EnvironmentS
     }
     if (msg->type == MessageType::Skip) {
       b.reason = string_or(msg->body, "reason", "environment_unavailable: the builder gave no reason");
+      return b;
+    }
+    if (msg->type == MessageType::Error) {  // the builder failed in a way it did not foresee: its own words
+      b.reason = "environment_unavailable: " + string_or(msg->body, "message", "the builder failed without a message");
       return b;
     }
   }

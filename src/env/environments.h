@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "config/environments.h"
@@ -35,8 +36,9 @@ struct EnvironmentRequest {
   double timeout_s = 3600;  // a large framework's wheels on a slow network
 };
 
-// $JITBENCH_ENV_CACHE, else $XDG_CACHE_HOME/jitbench/envs, else ~/.cache/jitbench/envs.
-std::filesystem::path environment_cache_root();
+// $JITBENCH_ENV_CACHE, else $XDG_CACHE_HOME/jitbench/envs, else ~/.cache/jitbench/envs,
+// made absolute; or why there is none (never a world-writable fallback).
+std::variant<std::filesystem::path, std::string> environment_cache_root();
 
 EnvironmentBuild build_environment(ProcessLauncher& launcher, const EnvironmentSpec& spec,
                                    const EnvironmentRequest& req);

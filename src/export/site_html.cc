@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <random>
+
 #include "report/format.h"
 #include "report/table.h"
 
@@ -43,6 +45,16 @@ std::string steps_table(const std::vector<compare::FlaggedStep>& steps) {
   return to_html(t);
 }
 
+// Where a row's links go once the table is rendered: a marker with a number
+// drawn for this page, which no label written before it can forge.
+std::string link_marker(std::size_t k) {
+  static const std::string nonce = [] {
+    std::random_device rd;
+    return fmt::format("{:08x}{:08x}{:08x}", rd(), rd(), rd());
+  }();
+  return fmt::format("@@links-{}-{}@@", nonce, k);
+}
+
 std::string snapshots_table(const SitePage& p) {
   Table t{{"snapshot", "published", "suite", "machine", "software", "jitbench", "cases ok/warn/failed", "signed by",
            "files"}, {}};
@@ -53,7 +65,7 @@ std::string snapshots_table(const SitePage& p) {
                   "`" + str(e, "/environment_digest").substr(0, 12) + "`",
                   "`" + str(e, "/jitbench_git/describe", str(e, "/jitbench_version")) + "`",
                   fmt::format("{}/{}/{}", cases.value("ok", 0), cases.value("warn", 0), cases.value("failed", 0)),
-                  signer(e), "@@LINKS" + std::to_string(k) + "@@"}, "", ""};
+                  signer(e), link_marker(k)}, "", ""};
     t.rows.push_back(std::move(row));  // the links are raw HTML: put in after rendering
   }
   std::string html = to_html(t);
@@ -62,7 +74,7 @@ std::string snapshots_table(const SitePage& p) {
     std::string links = "<a href='" + dir + "/run/summary.md'>summary</a>";
     if (p.has_report[k]) links += " · <a href='" + dir + "/run/report/report.html'>report</a>";
     links += " · <a href='" + dir + "/run/index.json'>index</a> · <a href='" + dir + "/snapshot_index.json'>seed index</a>";
-    const auto marker = "@@LINKS" + std::to_string(k) + "@@";
+    const auto marker = link_marker(k);
     if (auto pos = html.find(marker); pos != std::string::npos) html.replace(pos, marker.size(), links);
   }
   return html;

@@ -133,6 +133,9 @@ std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const
   std::vector<std::string> envs;
   for (const auto& e : sel.environments.empty() ? suite.environments : sel.environments) envs.push_back(e.name);
   if (envs.empty()) envs.push_back("");
+  // --env (and bisect's steps) replace the suite's environments: a block's own
+  // list names the suite's, so it gives way too, and every block runs in them.
+  const bool replaced = !sel.environments.empty();
   const auto wanted_backend = [&](const std::string& b) {
     return sel.backends.empty() || std::find(sel.backends.begin(), sel.backends.end(), b) != sel.backends.end();
   };
@@ -145,7 +148,7 @@ std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const
       for (const auto policy : policies_for(blk))
         for (const auto& env : envs) {
           // A block that names its environments runs in those (selected ones) alone.
-          if (!env.empty() && !only_envs.empty() && !only_envs.count(env)) continue;
+          if (!env.empty() && !replaced && !only_envs.empty() && !only_envs.count(env)) continue;
           Case c = make_case(b, w, n, d, policy, prec, env);
           const auto [it, fresh] = seen.emplace(c.id, std::pair{b, w});
           if (fresh) out.push_back(std::move(c));

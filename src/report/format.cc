@@ -1,5 +1,7 @@
 #include "report/format.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace jitbench {
@@ -11,6 +13,20 @@ std::string format_seconds(double s) {
 }
 std::string format_seconds(const std::optional<double>& s) { return s ? format_seconds(*s) : "—"; }
 std::string md_code(const std::string& s) { return "`" + s + "`"; }
+std::string md_literal(const std::string& s) {
+  std::string text;
+  std::size_t run = 0, longest = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+    if (c == '\n') text += "\\n";
+    else if (c == '\r') text += "\\r";
+    else text += c;
+  }
+  const std::string fence(longest + 1, '`');
+  const bool pad = !text.empty() && (text.front() == '`' || text.back() == '`');
+  return fence + (pad ? " " : "") + text + (pad ? " " : "") + fence;
+}
 std::string md_cell(const std::string& s) {
   std::string out;
   for (char c : s) {

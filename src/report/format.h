@@ -9,6 +9,10 @@ std::string format_seconds(double s);
 std::string format_seconds(const std::optional<double>& s);
 // `s`: code in Markdown.
 std::string md_code(const std::string& s);
+// Text from a user (a command line, a label) as one Markdown code span that
+// nothing in it can end: a fence longer than any run of backticks inside, line
+// breaks shown as \n (a new line would start a heading or a list).
+std::string md_literal(const std::string& s);
 // Markdown table cell: escapes '|'.
 std::string md_cell(const std::string& s);
 }  // namespace jitbench

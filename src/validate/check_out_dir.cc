@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <regex>
+
 #include <set>
 
 #include "artifacts/out_dir.h"
@@ -84,6 +86,14 @@ std::set<std::string> check_listed(const fs::path& dir, const RunIndex& index, V
     if (!listed.count(c.path)) rep.errors.push_back(c.path + ": case file not in files");
   return listed;
 }
+// started_at and finished_at are times as jitbench writes them (UTC, to the
+// second), or absent: other tools turn them into names (publish's snapshot id).
+void check_times(const RunIndex& index, ValidationReport& rep) {
+  static const std::regex utc(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z)");
+  for (const auto& [key, value] : {std::pair{"started_at", &index.started_at}, {"finished_at", &index.finished_at}})
+    if (!value->empty() && !std::regex_match(*value, utc))
+      rep.errors.push_back(fmt::format("{}: {} '{}' is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)", kIndexFile, key, *value));
+}
 }  // namespace
 
 ValidationReport check_out_dir(const fs::path& dir) {
@@ -99,6 +109,7 @@ ValidationReport check_out_dir(const fs::path& dir) {
     rep.errors.push_back(*e);
     return rep;
   }
+  check_times(std::get<RunIndex>(index), rep);
   const auto listed = check_listed(dir, std::get<RunIndex>(index), rep);
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
     if (!e.is_regular_file()) continue;
@@ -110,6 +121,39 @@ ValidationReport check_out_dir(const fs::path& dir) {
   }
   check_ml_export(dir, rep);
   return rep;
+}
+
+std::vector<std::string> check_published_report(const fs::path& run_dir, int& checked) {
+  std::vector<std::string> errors;
+  const fs::path snap = run_dir / ".." / "snapshot_index.json";
+  if (!fs::is_regular_file(snap)) return errors;
+  auto parsed = parse_json(read_file(snap));
+  if (auto* e = std::get_if<std::string>(&parsed)) return {"snapshot_index.json: " + *e};
+  const auto& doc = std::get<nlohmann::json>(parsed);
+  std::set<std::string> listed;
+  for (const auto& a : doc.value("artifacts", nlohmann::json::array())) {
+    const auto path = a.value("path", "");
+    if (path.rfind("run/report/", 0) != 0) continue;
+    listed.insert(path.substr(4));
+    const fs::path file = run_dir / path.substr(4);
+    ++checked;
+    if (!fs::is_regular_file(file) || fs::is_symlink(file)) errors.push_back(path.substr(4) + ": listed in the snapshot index but missing");
+    else if (sha256_file(file) != a.value("sha256", "")) errors.push_back(path.substr(4) + ": sha256 differs from the snapshot index");
+  }
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(run_dir / "report", ec))
+    if (e.is_regular_file() && !listed.count(fs::relative(e.path(), run_dir).string()))
+      errors.push_back(fs::relative(e.path(), run_dir).string() + ": present but not in the snapshot index");
+  // The snapshot index itself, as the site's registry recorded it.
+  const fs::path registry = run_dir / ".." / ".." / ".." / "registry.json";
+  if (fs::is_regular_file(registry))
+    if (auto reg = read_registry(registry); auto* entries = std::get_if<std::vector<RegistryEntry>>(&reg)) {
+      const auto id = fs::weakly_canonical(run_dir).parent_path().filename().string();
+      for (const auto& r : *entries)
+        if (r.id == id && r.raw.value("snapshot_index_sha256", "") != sha256_file(snap))
+          errors.push_back("snapshot_index.json: sha256 differs from the site's registry.json");
+    }
+  return errors;
 }
 
 }  // namespace jitbench

@@ -13,4 +13,11 @@ struct ValidationReport {
   int documents_validated = 0;
 };
 ValidationReport check_out_dir(const std::filesystem::path& dir);
+
+// A published snapshot's run/ (snapshot_index.json one level up, written by
+// publish): the report publish drew there, file by file against the sha256 the
+// snapshot index records (none missing, none added), and the snapshot index
+// against the site's registry.json when the site is there. Empty for a
+// directory that is not a published snapshot's run; `checked` counts the files.
+std::vector<std::string> check_published_report(const std::filesystem::path& run_dir, int& checked);
 }  // namespace jitbench

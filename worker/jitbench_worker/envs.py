@@ -108,11 +108,59 @@ def hold_date(spec):
     return held, f"one day after the newest pinned release ({newest:%Y-%m-%d})"
 
 
+def find_links_contents(dirs):
+    """What the find-links directories hold, not where they are: the name and
+    sha256 of every file in them. Two projects' wheels/ with different
+    patchme-1.0 files are two environments; one folder moved is the same."""
+    out = []
+    for d in dirs:
+        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            path = os.path.join(d, name)
+            if os.path.isfile(path):
+                h = hashlib.sha256()
+                with open(path, "rb") as f:
+                    for chunk in iter(lambda: f.read(1 << 20), b""):
+                        h.update(chunk)
+                out.append([name, h.hexdigest()])
+    return sorted(out)
+
+
 def spec_hash(spec, held, uv_version):
     key = {"requirements": sorted(spec["requirements"]), "python": spec.get("python", ""), "exclude_newer": held,
-           "find_links": sorted(spec.get("find_links", [])), "no_index": bool(spec.get("no_index")),
+           "find_links": find_links_contents(spec.get("find_links", [])), "no_index": bool(spec.get("no_index")),
            "worker_needs": list(WORKER_NEEDS), "uv": uv_version}
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def check_owned(path, what):
+    """Only what this user made, and nobody else may write, is trusted: the
+    cache root and each environment in it (an interpreter there is run)."""
+    st = os.lstat(path)
+    if os.path.islink(path):
+        raise Unbuildable(f"the {what} {path} is a symbolic link; point JITBENCH_ENV_CACHE at a directory of yours")
+    if st.st_uid != os.getuid():
+        raise Unbuildable(f"the {what} {path} belongs to another user (uid {st.st_uid}); point JITBENCH_ENV_CACHE at "
+                          "a directory of yours")
+    if st.st_mode & 0o002:
+        raise Unbuildable(f"the {what} {path} is writable by every user; make it private (chmod o-w) or point "
+                          "JITBENCH_ENV_CACHE elsewhere")
+
+
+def trusted_record(d, record_path):
+    """The environment's record, when it is whole and names the interpreter in
+    its own directory; None when it must be built again."""
+    try:
+        with open(record_path) as f:
+            record = json.load(f)
+        python = record["python"]
+        # The interpreter's own folder, links resolved, is the environment's bin/ (the
+        # interpreter itself is uv's link to a base Python, as in every virtual environment).
+        folder = os.path.realpath(os.path.dirname(python))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if folder != os.path.join(os.path.realpath(d), "bin") or not os.access(python, os.X_OK):
+        return None
+    return record
 
 
 def run(cmd, **kw):
@@ -149,7 +197,8 @@ def build_into(d, spec, held, uv):
     if spec.get("no_index"):
         cmd.append("--no-index")
     # uv's own cache stays in its default place (or UV_CACHE_DIR): wheels are shared between environments.
-    run(cmd + reqs)
+    # "--" ends uv's options: a requirement is never read as one (jitbench refuses one starting with "-" too).
+    run(cmd + ["--"] + reqs)
     return py
 
 
@@ -181,17 +230,23 @@ def build(spec):
     uv_version = run([uv, "--version"]).strip()
     held, why = hold_date(spec)
     h = spec_hash(spec, held, uv_version)
-    root = spec["cache_root"]
+    root = os.path.abspath(spec["cache_root"])
+    if os.path.exists(root) and not os.path.isdir(root):
+        raise Unbuildable(f"the environment cache {root} is not a directory; point JITBENCH_ENV_CACHE at one")
+    if os.path.lexists(root):
+        check_owned(root, "environment cache")
     own_cache_root(root)
     d = os.path.join(root, h)
     with open(os.path.join(root, h + ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another builder of the same environment waits here
         record_path = os.path.join(d, RECORD)
+        if os.path.lexists(d):
+            check_owned(d, "environment")
         if os.path.exists(record_path):
-            with open(record_path) as f:
-                record = json.load(f)
-            return {**record, "reused": True}
-        shutil.rmtree(d, ignore_errors=True)  # half-built by a builder that died
+            record = trusted_record(d, record_path)
+            if record is not None:  # named as this run names it; how it was built stays as it was
+                return {**record, "name": spec["name"], "reused": True}
+        shutil.rmtree(d, ignore_errors=True)  # half-built by a builder that died, or its record broken: again
         t0 = time.monotonic()
         try:
             py = build_into(d, spec, held, uv)

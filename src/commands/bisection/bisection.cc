@@ -10,6 +10,7 @@
 #include "commands/bisection/bisection.h"
 #include "commands/common/common.h"
 #include "compare/compare.h"
+#include "config/environments.h"
 #include "compare/significance.h"
 #include "export/bisect_json.h"
 #include "env/probe.h"
@@ -90,12 +91,16 @@ class Bisection {
       throw UserError(fmt::format("bisect: {} {} and {} must both be among the releases ({})", o_.package, o_.good,
                                   o_.bad, fmt::join(all, ", ")));
     if (g >= b) throw UserError(fmt::format("bisect: --good {} must be an earlier release than --bad {}", o_.good, o_.bad));
+    for (auto it = g; it <= b; ++it)  // a listed release names a directory too
+      if (!valid_release_version(*it))
+        throw UserError(fmt::format("bisect: {} lists '{}', which is not a release version (PEP 440)", o_.package, *it));
     return {g, b + 1};
   }
 
   // One run of the selection in the environment of release v; its samples.
   StepSamples measure(const std::string& v, const std::string& role) {
-    const std::string name = fmt::format("{}-{}", o_.package, v);
+    // Named by the environments' rule (lower case; '+', '!' and the like made '-'): SlowImp 1.0+a is slowimp-1.0-a.
+    const std::string name = default_environment_name({o_.package + "==" + v});
     const fs::path dir = out_.root() / "steps" / fmt::format("{}-{}", name, ++runs_[v]);
     std::string env = fmt::format("{}:{}=={}", name, o_.package, v);
     for (const auto& w : o_.with) env += ";" + replace_version(w, v);

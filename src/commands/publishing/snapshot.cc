@@ -1,6 +1,7 @@
 // A snapshot: its id, its signature check, its files, its report and index.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <regex>
 
 #include "artifacts/out_dir.h"
@@ -21,8 +22,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 std::string snapshot_id(const PublishOptions& o, const LoadedRun& run, const std::string& index_sha) {
+  // One rule for every id, given or computed: it names a directory of the site.
+  static const std::regex ok("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
   if (!o.id.empty()) {
-    static const std::regex ok("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     if (!std::regex_match(o.id, ok))
       throw UserError(fmt::format("--id '{}': use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter "
                                   "or digit", o.id));
@@ -30,7 +32,11 @@ std::string snapshot_id(const PublishOptions& o, const LoadedRun& run, const std
   }
   std::string when = run.index.started_at.empty() ? std::string("deterministic") : run.index.started_at;
   std::erase_if(when, [](char c) { return c == '-' || c == ':'; });
-  return when + "-" + index_sha.substr(0, 12);
+  const std::string id = when + "-" + index_sha.substr(0, 12);
+  if (!std::regex_match(id, ok))
+    throw UserError(fmt::format("the run's started_at '{}' makes no valid snapshot id ('{}'; ids are 1 to 64 letters, "
+                                "digits, '.', '_' or '-'): give one with --id", run.index.started_at, id));
+  return id;
 }
 
 json signature_of(const PublishOptions& o, const fs::path& run) {
@@ -70,7 +76,7 @@ Published write_snapshot(const PublishOptions& o, const LoadedRun& run, Snapshot
   fs::remove_all(tmp, ec);  // a publisher killed earlier: its half-built copy (the site's lock is ours)
   fs::create_directories(tmp, ec);
   if (ec) throw WriteError(fmt::format("cannot create {}: {}", tmp.string(), ec.message()), ec.value());
-  const auto copied = copy_run(run, tmp);
+  auto copied = copy_run(run, tmp);
   Published p{f.id, f.path, false};
   try {
     write_report((tmp / "run").string(), resolve_python(o.python));
@@ -78,6 +84,15 @@ Published write_snapshot(const PublishOptions& o, const LoadedRun& run, Snapshot
   } catch (const UserError& e) {
     say(stderr, "jitbench: note: the snapshot has no report ({}); the site links its summary.md\n", e.what());
   }
+  // The report is drawn here, not by the run: the snapshot index lists it, so that `verify` covers it too.
+  std::vector<FileEntry> report;
+  for (const auto& e : fs::recursive_directory_iterator(tmp / "run" / "report", ec))
+    if (e.is_regular_file()) {
+      const auto text = read_file(e.path());
+      report.push_back({fs::relative(e.path(), tmp).string(), sha256_hex(text), text.size()});
+    }
+  std::sort(report.begin(), report.end(), [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
+  copied.insert(copied.end(), report.begin(), report.end());
   const json index = seed_snapshot_index(f.id, f.published_at, run, copied, f.machine_key, f.environment_digest);
   for (const auto& e : validate_against(index, kSeedSnapshotIndexSchema))
     throw std::runtime_error("the seed snapshot index does not match its schema: " + e);

@@ -200,8 +200,36 @@ ReplicationFacts write_replication(const Original& orig, const LoadedRun& replic
 }
 }  // namespace
 
+namespace {
+// With --allowed-signers the original is checked before any of its code runs:
+// its signature (else exit 7) and its cross-references (else exit 9), and
+// nothing is measured when either fails. Without, one line says the
+// snapshot's code will run unverified. 0: go on.
+int check_before_running(const Original& orig, const ReplicateOptions& o) {
+  if (o.allowed_signers.empty()) {
+    say(stderr, "jitbench: note: {}'s recorded command and workload code will run unverified (give "
+                "--allowed-signers to check its signature first)\n", orig.id);
+    return 0;
+  }
+  const bool has = fs::is_regular_file(orig.run.dir / kIndexSignatureFile);
+  const auto s = has ? ssh_verify(orig.run.dir / kIndexFile, orig.run.dir / kIndexSignatureFile, o.allowed_signers)
+                     : SignatureCheck{false, "", "", "the original is not signed"};
+  if (!s.ok) {
+    say(stderr, "jitbench: replicate: {} is not signed by an allowed signer ({}): nothing was run\n", orig.id,
+        s.message);
+    return kExitSignature;
+  }
+  if (const auto refs = check_cross_references(orig.run.dir); !refs.errors.empty()) {
+    say(stderr, "jitbench: replicate: {} contradicts itself ({}): nothing was run\n", orig.id, refs.errors.front());
+    return kExitReplicaFailed;
+  }
+  return 0;
+}
+}  // namespace
+
 int replicate(const ReplicateOptions& o, const MeasureRecorded& measure) {
   const Original orig = locate_original(o.snapshot);
+  if (const int rc = check_before_running(orig, o)) return rc;
   const auto argv_text = replica_argv(orig.run.index.command, o);
   const std::string python = resolve_python(o.python);  // the replica's own --python, as replica_argv passes it
   if (!o.quiet) say(stderr, "jitbench: replicating {} with {}\n", orig.id, environment_note(orig.run, python));

@@ -12,6 +12,7 @@ User workloads (docs/user-workloads.md) are files that follow the same contract.
 
 import importlib
 import importlib.util
+import math
 import os
 import types
 from dataclasses import dataclass
@@ -127,7 +128,41 @@ def record(name: str, path: str = None, module=None):
     for key in ("work", "cost", "loop"):
         if fields.get(key) is not None:
             fields[key] = tuple(fields[key])
+    _check_numbers(path, fields)
     return record_json(name, Workload(module="", **fields), path)
+
+
+# What a user's CATALOG numbers may be: the shard planner multiplies the cost
+# out (a negative or huge one skews every shard), the loop's steps are counted.
+_COST_COEFFICIENT = (0.0, 1e3)   # seconds per unit of n**exponent, above 0
+_COST_EXPONENT = (0.0, 4.0)
+_WORK_SCALE = (0.0, 1e15)        # above 0
+_LOOP_STEPS = (1, 10**9)
+
+
+def _check_numbers(path, fields):
+    """Raises ValueError naming the first CATALOG field out of its range."""
+    def number(key, what, value, lo, hi, open_low=False, integer=False):
+        ok_type = isinstance(value, int) if integer else isinstance(value, (int, float))
+        if isinstance(value, bool) or not ok_type or not math.isfinite(value) or value > hi or \
+                (value <= lo if open_low else value < lo):
+            kind = "a whole number" if integer else "a finite number"
+            raise ValueError(f"workload file {path}: CATALOG {key}: {what} must be {kind} in "
+                             f"{'(' if open_low else '['}{lo:g}, {hi:g}], not {value!r}")
+
+    def pair(key, size):
+        value = fields.get(key)
+        if value is not None and len(value) != size:
+            raise ValueError(f"workload file {path}: CATALOG {key} must have {size} items, not {len(value)}")
+        return value
+
+    if (cost := pair("cost", 2)) is not None:
+        number("cost", "its coefficient", cost[0], *_COST_COEFFICIENT, open_low=True)
+        number("cost", "its exponent", cost[1], *_COST_EXPONENT)
+    if (work := pair("work", 3)) is not None:
+        number("work", "its scale", work[1], *_WORK_SCALE, open_low=True)
+    if (loop := pair("loop", 2)) is not None:
+        number("loop", "its steps per call", loop[1], *_LOOP_STEPS, integer=True)
 
 
 def _from_file(name: str, path: str):

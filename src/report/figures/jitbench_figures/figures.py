@@ -10,8 +10,11 @@ import matplotlib
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+# text.parse_math off: labels come from users (--machine, workload and case
+# names) and are text, never mathtext ("$\\foo{$" would stop every figure).
 matplotlib.rcParams.update({"svg.fonttype": "none", "font.size": 9, "axes.grid": True, "grid.alpha": 0.3,
-                            "svg.hashsalt": "jitbench"})  # stable SVG ids: identical runs, identical pages
+                            "svg.hashsalt": "jitbench",  # stable SVG ids: identical runs, identical pages
+                            "text.parse_math": False, "text.usetex": False})
 
 PHASE_COLORS = {"import": "#9e9e9e", "setup": "#c7c7c7", "unattributed": "#e8e0c8"}  # unattributed: pale, hatched
 # Compile phases: saturated colours, none grey (import and setup are), none

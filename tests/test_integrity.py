@@ -1,0 +1,385 @@
+"""Nothing runs, is written or is trusted before it is checked: the release,
+bisect and publishing surface as an attacker or a careless user meets it.
+One test (or more) per defect found by attacking it; each failed on the code
+before its fix. Real workers with NumPy and tiny hand-zipped wheels, no
+network (the wheels of tests/test_environments.py)."""
+
+import hashlib
+import json
+import pathlib
+
+import pytest
+
+from conftest import ROOT
+from test_environments import NUMPY_WHEELS, wheel
+from test_publish import keys, rehash  # noqa: F401  (keys is a fixture)
+
+WORKLOAD = '''"""A user workload whose file a tamperer may edit."""
+import numpy as np
+
+
+def make_inputs(n, dtype, seed):
+    return (np.arange(n, dtype="float64"),)
+
+
+def check(out, inputs, n, dtype, seed):
+    return {"ok": bool(np.allclose(out, inputs[0] * 2)), "metric": "allclose", "error": 0.0, "tolerance": 0.0}, {}
+
+
+def _build(adapter, n, dtype):
+    return lambda x: x * 2
+
+
+IMPLEMENTATIONS = {"numpy": _build}
+'''
+CASE = ["--cases", "doubled_8_f64", "--backends", "numpy", "--cold-runs", "2", "--warm-iters", "2"]
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(tmp_path_factory):
+    """numpy's wheel, and SlowImp (capitals in its name) 1.0 and 1.1+slow, whose import sleeps 0.4 s."""
+    numpy = sorted(NUMPY_WHEELS.glob("numpy-*.whl"))
+    if not numpy:
+        pytest.fail(f"no numpy wheel in {NUMPY_WHEELS}: scripts/test.sh downloads it before the tests")
+    d = tmp_path_factory.mktemp("wheels")
+    for v, s in (("1.0", 0.0), ("1.1+slow", 0.4)):
+        wheel(d, "SlowImp", v, {"slowimp/__init__.py": f"import time\ntime.sleep({s})\n"})
+    for w in numpy:
+        (d / w.name).symlink_to(w)
+    return d
+
+
+@pytest.fixture
+def workload(tmp_path):
+    path = tmp_path / "doubled.py"
+    path.write_text(WORKLOAD)
+    return path
+
+
+# 1. replicate checks the snapshot's signature before any of its code runs.
+def test_1_replicate_checks_the_signature_before_running_the_snapshots_code(jitbench, keys, workload, tmp_path):
+    run = tmp_path / "orig"
+    res = jitbench("run", *CASE, "--workload-path", str(workload), "--out-dir", str(run), "-q", out=False)
+    assert res.rc == 0, res.stderr
+    assert jitbench("sign", str(run), "--key", str(keys["alice"]), out=False).rc == 0
+    copy = next((run / "inputs").rglob("doubled*.py"))
+    rel = copy.relative_to(run).as_posix()
+    marker = tmp_path / "the-edited-code-ran"
+    copy.write_text(f"open({str(marker)!r}, 'w').write('ran')\n" + copy.read_text())
+    rehash(run, rel)  # the tamperer updates the sha256 and bytes in index.json: validate passes
+    index = json.loads((run / "index.json").read_text())
+    for i in index["inputs"]:
+        if i["path"] == rel:
+            i["sha256"] = hashlib.sha256(copy.read_bytes()).hexdigest()
+    (run / "index.json").write_text(json.dumps(index, indent=2) + "\n")
+    assert jitbench("validate", str(run), out=False).rc == 0
+
+    replica = tmp_path / "replica"
+    res = jitbench("replicate", str(run), "--out-dir", str(replica), "--allowed-signers", str(keys["allowed"]),
+                   out=False)
+    assert res.rc == 7, res.stderr
+    assert "not signed by an allowed signer" in res.stderr and "nothing was run" in res.stderr
+    assert not marker.exists() and not replica.exists()
+
+    # Without --allowed-signers it runs, having said so first.
+    res = jitbench("replicate", str(run), "--out-dir", str(replica), "-q", out=False)
+    assert "will run unverified" in res.stderr.splitlines()[0], res.stderr
+    assert marker.exists(), res.stderr
+
+
+# 2. publish checks the snapshot id it computes from started_at with the --id rule.
+def test_2_publish_never_writes_outside_the_site_from_a_forged_start_time(jitbench, workload, tmp_path):
+    run = tmp_path / "run"
+    assert jitbench("run", *CASE, "--workload-path", str(workload), "--out-dir", str(run), "-q", out=False).rc == 0
+    outside = tmp_path / "outside"
+    index = json.loads((run / "index.json").read_text())
+    index["started_at"] = "/../../../../.." + str(outside)
+    (run / "index.json").write_text(json.dumps(index, indent=2) + "\n")
+    res = jitbench("validate", str(run), out=False)
+    assert res.rc == 1 and "started_at" in res.stdout + res.stderr and "is not a UTC time" in res.stdout + res.stderr
+    site = tmp_path / "site"
+    res = jitbench("publish", str(run), "--to", str(site), out=False)
+    assert res.rc == 2, res.stderr
+    assert not outside.exists() and not list(tmp_path.glob("**/snapshots/.tmp-*"))
+
+
+# 3. A requirement never reaches uv as an option.
+def test_3_a_requirement_that_is_an_installer_option_is_refused(jitbench, wheelhouse, workload, tmp_path):
+    outside = tmp_path / "outside"
+    env = {"JITBENCH_ENV_CACHE": str(tmp_path / "cache")}
+    common = [*CASE, "--workload-path", str(workload), "--find-links", str(wheelhouse), "--no-index"]
+    res = jitbench("run", *common, "--env", f"inj:numpy;--target={outside}", env=env)
+    assert res.rc == 2 and "'--target' is an installer option, not a requirement" in res.stderr, res.stderr
+    suite = tmp_path / "s.toml"
+    suite.write_text('[[matrix]]\nbackends = ["numpy"]\nworkloads = ["matmul"]\nsizes = [64]\ndtypes = ["f32"]\n'
+                     f'[[environments]]\nname = "inj"\nrequirements = ["numpy", "--target={outside}"]\n')
+    res = jitbench("plan", "--suite", str(suite))
+    assert res.rc == 2 and "installer option" in res.stderr, res.stderr
+    res = jitbench("bisect", "--package", "numpy", "--good", "1.0", "--bad", "2.0", "--versions", "1.0,2.0",
+                   "--with", f"--target={outside}", *common, "--out-dir", str(tmp_path / "b"), env=env, out=False)
+    assert res.rc == 2 and "installer option" in res.stderr, res.stderr
+    assert not outside.exists() and not (tmp_path / "b").exists()
+
+
+# 4. bisect's package and versions name directories: checked before anything is made.
+@pytest.mark.parametrize("package,versions", [("../../ESCAPE", "1.0,1.1"), ("numpy", "1.0,../../x")])
+def test_4_bisect_checks_the_package_and_its_versions_first(jitbench, tmp_path, package, versions):
+    out = tmp_path / "a" / "b" / "out"
+    good, bad = versions.split(",")
+    res = jitbench("bisect", "--package", package, "--good", good, "--bad", bad, "--versions", versions,
+                   *CASE, "--out-dir", str(out), out=False)
+    assert res.rc == 2, res.stderr
+    assert ("not a package name" if package != "numpy" else "not a release version") in res.stderr
+    assert not (tmp_path / "a").exists() and not list(tmp_path.glob("**/ESCAPE*")) and not (ROOT / "ESCAPE").exists()
+
+
+# 10. Environment names follow one rule: an invalid one is an error, bisect normalises its own.
+def test_10_an_invalid_environment_name_is_an_error_not_a_requirement(jitbench):
+    res = jitbench("plan", "--cases", "matmul_64_f32", "--backends", "numpy", "--env", "Foo:numpy==2.0")
+    assert res.rc == 2 and "the name 'Foo' is not one: lower-case letters" in res.stderr, res.stderr
+    ok = jitbench("plan", "--cases", "matmul_64_f32", "--backends", "numpy", "--env", "foo:numpy==2.0")
+    assert ok.rc == 0 and "numpy_matmul_64_f32__env-foo" in ok.stdout, ok.stdout
+
+
+def test_10_bisect_takes_a_package_with_capitals_and_a_local_version(jitbench, wheelhouse, workload, tmp_path):
+    out = tmp_path / "bisect"
+    slow = tmp_path / "slow" / "doubled.py"  # the same workload name, importing SlowImp
+    slow.parent.mkdir()
+    slow.write_text(WORKLOAD.replace("    return lambda x: x * 2", "    import slowimp  # noqa: F401\n"
+                                                                   "    return lambda x: x * 2"))
+    res = jitbench("bisect", "--package", "SlowImp", "--good", "1.0", "--bad", "1.1+slow", "--versions",
+                   "1.0,1.1+slow", "--metric", "ttfr", "--threshold", "20", "--cases", "doubled_8_f64", "--backends",
+                   "numpy", "--cold-runs", "5", "--warm-iters", "2", "--workload-path", str(slow), "--find-links",
+                   str(wheelhouse), "--no-index", "--out-dir", str(out),
+                   env={"JITBENCH_ENV_CACHE": str(tmp_path / "cache")}, out=False, timeout=900)
+    assert res.rc == 0, res.stderr
+    doc = json.loads((out / "bisect.json").read_text())
+    assert doc["result"]["first_bad"] == "1.1+slow", doc["result"]
+    dirs = sorted(pathlib.Path(s["dir"]).name for s in doc["steps"])
+    assert dirs[0].startswith("slowimp-1.0-") and any(d.startswith("slowimp-1.1-slow-") for d in dirs), dirs
+
+
+# 14. Labels are text everywhere: in figures (no mathtext), in the site (no placeholder), in summary.md (no Markdown).
+def test_14_labels_are_text_in_figures_the_site_and_summary(jitbench, fake_env, tmp_path):
+    from test_publish import fake_run, publish
+    label = "$\\foo{$ @@LINKS0@@ `x`\n# injected heading"
+    runs = [fake_run(jitbench, fake_env, tmp_path / f"r{k}", machine=label) for k in (1, 2)]
+    summary = (runs[0] / "summary.md").read_text()
+    assert not any(line.startswith("# injected") for line in summary.splitlines())
+    command = next(line for line in summary.splitlines() if line.startswith("Command: "))
+    assert "\\n# injected heading" in command and command.count("``") >= 2  # one span, fenced past the backticks
+    site = tmp_path / "site"
+    for run in runs:
+        res = publish(jitbench, run, site)
+        assert res.rc == 0, res.stderr
+        assert "figures were not drawn" not in res.stderr, res.stderr
+    page = (site / "index.html").read_text()
+    assert "<svg" in page
+    assert "@@LINKS0@@" in page  # the label, shown as it is ...
+    rows = [r for r in page.split("<tr") if "run/summary.md" in r]
+    assert len(rows) == 2 and all(r.count("run/summary.md") == 1 for r in rows)  # ... and each row keeps its own links
+    assert all("@@links-" not in r for r in rows)
+
+
+# 13. A user CATALOG's numbers have ranges, checked at plan time, one line naming the field.
+@pytest.mark.parametrize("catalog,field", [('"cost": (-1.0, 2.0)', "CATALOG cost: its coefficient"),
+                                           ('"cost": (1e308, 1e300)', "CATALOG cost: its coefficient"),
+                                           ('"cost": (float("nan"), 1.0)', "CATALOG cost: its coefficient"),
+                                           ('"cost": (1e-6, float("inf"))', "CATALOG cost: its exponent"),
+                                           ('"loop": ("step", 1e30)', "CATALOG loop: its steps per call"),
+                                           ('"work": ("n", -1.0, "things")', "CATALOG work: its scale")])
+def test_13_catalog_numbers_out_of_range_are_one_line_at_plan_time(jitbench, tmp_path, catalog, field):
+    path = tmp_path / "doubled.py"
+    path.write_text(WORKLOAD + f"\nCATALOG = {{{catalog}}}\n")
+    res = jitbench("plan", "--workload-path", str(path), "--cases", "doubled_8_f64", "--backends", "numpy")
+    lines = [ln for ln in res.stderr.splitlines() if field in ln]
+    assert len(lines) == 1, res.stderr
+    assert "inf s" not in res.stdout and "-" not in res.stdout.split("~")[-1], res.stdout  # no absurd estimate
+
+
+# 6. verify covers the report publish drew: an edited report.html of a signed snapshot fails.
+def test_6_verify_checks_a_published_snapshots_report(jitbench, fake_env, keys, tmp_path):  # noqa: F811
+    from test_publish import fake_run, publish, registry
+    run = fake_run(jitbench, fake_env, tmp_path / "r")
+    assert jitbench("sign", str(run), "--key", str(keys["alice"]), out=False).rc == 0
+    site = tmp_path / "site"
+    assert publish(jitbench, run, site, "--allowed-signers", str(keys["allowed"])).rc == 0
+    copy = site / registry(site)["snapshots"][0]["path"] / "run"
+    ok = jitbench("verify", str(copy), "--allowed-signers", str(keys["allowed"]), out=False)
+    assert ok.rc == 0 and "report files against the snapshot index" in ok.stdout, ok.stdout + ok.stderr
+    snap = json.loads((copy.parent / "snapshot_index.json").read_text())
+    assert "run/report/report.html" in [a["path"] for a in snap["artifacts"]]
+
+    html = copy / "report" / "report.html"
+    original = html.read_text()
+    html.write_text(original.replace("</body>", "<a href='https://evil.example'>download</a></body>"))
+    bad = jitbench("verify", str(copy), "--allowed-signers", str(keys["allowed"]), out=False)
+    assert bad.rc == 1 and "report/report.html: sha256 differs from the snapshot index" in bad.stderr, bad.stderr
+    html.write_text(original)
+    (copy / "report" / "extra.html").write_text("<p>added</p>")
+    bad = jitbench("verify", str(copy), "--allowed-signers", str(keys["allowed"]), out=False)
+    assert bad.rc == 1 and "report/extra.html: present but not in the snapshot index" in bad.stderr, bad.stderr
+
+
+# 15. Minor: variable names are names; the site's lock speaks of the site.
+@pytest.mark.parametrize("key", ['""', '"A=B"', '"1X"'])
+def test_15_a_suite_variable_must_be_a_name(jitbench, tmp_path, key):
+    suite = tmp_path / "s.toml"
+    suite.write_text('[[matrix]]\nbackends = ["numpy"]\nworkloads = ["matmul"]\nsizes = [64]\ndtypes = ["f32"]\n'
+                     f'[[environments]]\nrequirements = ["numpy"]\nvariables = {{{key} = "1"}}\n')
+    res = jitbench("plan", "--suite", str(suite))
+    assert res.rc == 2 and "is not a variable's name" in res.stderr, res.stderr
+
+
+def test_15_a_held_site_says_to_publish_elsewhere_not_out_dir(jitbench, fake_env, tmp_path):
+    import fcntl
+    from test_publish import fake_run, publish
+    run = fake_run(jitbench, fake_env, tmp_path / "r")
+    site = tmp_path / "site"
+    site.mkdir()
+    with open(site / ".jitbench.lock", "w") as lock:
+        fcntl.lockf(lock, fcntl.LOCK_EX)
+        res = publish(jitbench, run, site)
+    assert res.rc == 2 and "publish to another site (--to)" in res.stderr and "--out-dir" not in res.stderr, res.stderr
+
+
+def run_in(cwd, *args, env=None, timeout=600):
+    """build/jitbench from another directory (the fixture's runs from the checkout's)."""
+    import os
+    import subprocess
+    from conftest import JITBENCH
+    full = dict(os.environ, **(env or {}))
+    for k, v in (env or {}).items():
+        if v is None:
+            full.pop(k, None)
+    return subprocess.run([str(JITBENCH), *args], cwd=cwd, capture_output=True, text=True, env=full,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def env_records(out):
+    return {e["name"]: e for e in json.loads((out / "index.json").read_text()).get("environments", [])}
+
+
+# 5. The environment cache trusts nothing it finds: no shared fallback, no foreign or world-writable
+#    directory, no interpreter outside the environment's own directory.
+def test_5_the_environment_cache_has_no_shared_fallback(wheelhouse, workload, tmp_path):
+    res = run_in(tmp_path, "run", *CASE, "--workload-path", str(workload), "--env", "e:numpy", "--find-links",
+                 str(wheelhouse), "--no-index", "--out-dir", str(tmp_path / "out"),
+                 env={"HOME": None, "XDG_CACHE_HOME": None, "JITBENCH_ENV_CACHE": None})
+    assert res.returncode == 2 and "set JITBENCH_ENV_CACHE" in res.stderr, res.stderr
+
+
+def test_5_a_foreign_or_open_cache_and_a_record_pointing_elsewhere_are_refused(wheelhouse, workload, tmp_path):
+    import os
+    import shutil
+    if os.getuid() != 0:
+        pytest.skip("needs root to give a directory to another user (CI and scripts/test.sh run as root)")
+    common = [*CASE, "--workload-path", str(workload), "--env", "e:numpy", "--find-links", str(wheelhouse),
+              "--no-index", "-q"]
+
+    def run(cache, out):
+        res = run_in(tmp_path, "run", *common, "--out-dir", str(tmp_path / out), env={"JITBENCH_ENV_CACHE": str(cache)})
+        return res, env_records(tmp_path / out).get("e", {})
+
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    shutil.chown(foreign, user="nobody")
+    res, e = run(foreign, "o1")
+    assert not e["ok"] and "belongs to another user" in e["reason"], (e, res.stderr)
+    open_cache = tmp_path / "open"
+    open_cache.mkdir()
+    open_cache.chmod(0o777)
+    res, e = run(open_cache, "o2")
+    assert not e["ok"] and "writable by every user" in e["reason"], (e, res.stderr)
+
+    cache = tmp_path / "cache"
+    res, e = run(cache, "o3")
+    assert e["ok"] and not e["build"]["reused"], (e, res.stderr)
+    record_path = pathlib.Path(e["build"]["dir"]) / ".jitbench-env.json"
+    record = json.loads(record_path.read_text())
+    marker = tmp_path / "the-planted-script-ran"
+    script = tmp_path / "planted.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\nexec {record['python']} \"$@\"\n")
+    script.chmod(0o755)
+    record["python"] = str(script)
+    record_path.write_text(json.dumps(record))
+    res, e = run(cache, "o4")
+    assert e["ok"] and not e["build"]["reused"], (e, res.stderr)  # rebuilt, its own interpreter again
+    assert not marker.exists()
+    record_path.write_text("{not json")  # a corrupted record is rebuilt too, never a silent failure
+    res, e = run(cache, "o5")
+    assert e["ok"] and not e["build"]["reused"], (e, res.stderr)
+
+
+# 7. Relative paths never enter the environment cache: what find-links hold is hashed, not their name.
+def test_7_find_links_are_hashed_by_what_they_hold_and_paths_are_absolute(workload, tmp_path):
+    numpy = sorted(NUMPY_WHEELS.glob("numpy-*.whl"))
+    for who in ("a", "b"):
+        wheels = tmp_path / who / "wheels"
+        wheels.mkdir(parents=True)
+        wheel(wheels, "patchme", "1.0", {"patchme/__init__.py": f"WHO = {who!r}\n"})
+        for w in numpy:
+            (wheels / w.name).symlink_to(w)
+    runs = {}
+    for who in ("a", "b"):
+        res = run_in(tmp_path / who, "run", *CASE, "--workload-path", str(workload), "--env", "p:patchme==1.0",
+                     "--find-links", "wheels", "--no-index", "--out-dir", "out", "-q",
+                     env={"JITBENCH_ENV_CACHE": "../cache"})  # relative, from each project's directory
+        assert res.returncode == 0, res.stderr
+        runs[who] = env_records(tmp_path / who / "out")["p"]["build"]
+    assert runs["a"]["hash"] != runs["b"]["hash"] and not runs["b"]["reused"]
+    for b in runs.values():
+        assert pathlib.Path(b["python"]).is_absolute() and pathlib.Path(b["dir"]).is_absolute()
+        assert all(pathlib.Path(f).is_absolute() for f in b["find_links"])
+    # The same wheels in a folder moved elsewhere: the same environment.
+    (tmp_path / "a" / "wheels").rename(tmp_path / "moved")
+    res = run_in(tmp_path, "run", *CASE, "--workload-path", str(workload), "--env", "p:patchme==1.0",
+                 "--find-links", "moved", "--no-index", "--out-dir", "again", "-q",
+                 env={"JITBENCH_ENV_CACHE": "cache"})
+    assert res.returncode == 0, res.stderr
+    again = env_records(tmp_path / "again")["p"]["build"]
+    assert again["hash"] == runs["a"]["hash"] and again["reused"]
+
+
+# 11. --env (and bisect) replace a suite's environments, its blocks' lists too: the suite still plans.
+def test_11_env_replaces_the_environments_a_suites_blocks_name(jitbench):
+    releases = str(ROOT / "suites" / "releases.toml")
+    res = jitbench("plan", "--suite", releases, "--backends", "jax_jit_cpu", "--env", "x:jax==0.5.0")
+    assert res.rc == 0, res.stderr
+    cases = [ln.split()[0] for ln in res.stdout.splitlines() if not ln.startswith("#")]
+    assert cases and all(c.endswith("__env-x") for c in cases), cases
+    alone = jitbench("plan", "--suite", releases, "--backends", "jax_jit_cpu")
+    assert {c.split("__env-")[0] for c in cases} == {ln.split()[0].split("__env-")[0]
+                                                     for ln in alone.stdout.splitlines() if not ln.startswith("#")}
+
+
+# 8. A signal during an environment's build leaves its cases unmeasured: --resume measures them.
+def test_8_an_interrupted_environment_build_is_measured_on_resume(wheelhouse, workload, tmp_path):
+    import signal
+    import subprocess
+    import time
+    from conftest import JITBENCH
+    out = tmp_path / "out"
+    env = dict(__import__("os").environ, JITBENCH_ENV_CACHE=str(tmp_path / "cache"))
+    proc = subprocess.Popen([str(JITBENCH), "run", *CASE, "--workload-path", str(workload), "--env", "e:numpy",
+                             "--find-links", str(wheelhouse), "--no-index", "--out-dir", str(out)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = out / "logs" / "environments" / "e.log"
+    deadline = time.time() + 120
+    while not log.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the environment was built before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGINT, err
+    assert "interrupted while building the environments" in err
+    index = json.loads((out / "index.json").read_text())
+    assert index["cases"] == [] and index["stopped"]["reason"] == "interrupted"
+    envs = {e["name"]: e for e in index.get("environments", [])}
+    assert "interrupted" in (envs["e"]["reason"] or "") and "timed_out" not in (envs["e"]["reason"] or "")
+    res = subprocess.run([str(JITBENCH), "run", "--resume", str(out)], env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert "1 cases left of 1" in res.stderr, res.stderr
+    index = json.loads((out / "index.json").read_text())
+    assert [c["status"] for c in index["cases"]] == ["ok"] and index["complete"]
