@@ -383,3 +383,47 @@ def test_8_an_interrupted_environment_build_is_measured_on_resume(wheelhouse, wo
     assert "1 cases left of 1" in res.stderr, res.stderr
     index = json.loads((out / "index.json").read_text())
     assert [c["status"] for c in index["cases"]] == ["ok"] and index["complete"]
+
+
+# 9. merge keeps a pinned-environment run whole: its environments, inputs and cwd.
+def test_9_merge_keeps_the_environments_inputs_and_cwd_of_its_shards(jitbench, wheelhouse, workload, tmp_path):
+    import statistics
+    common = ["run", *CASE, "--workload-path", str(workload), "--env", "a:numpy", "--env", "b:numpy",
+              "--env-var", "b:JITBENCH_EXAMPLE=1", "--find-links", str(wheelhouse), "--no-index", "-q"]
+    env = {"JITBENCH_ENV_CACHE": str(tmp_path / "cache")}
+    shards = [tmp_path / f"s{k}" for k in (1, 2)]
+    for k, d in enumerate(shards, 1):
+        res = run_in(tmp_path, *common, "--shard", f"{k}/2", "--out-dir", str(d), env=env)
+        assert res.returncode == 0, res.stderr
+    merged = tmp_path / "merged"
+    res = jitbench("merge", str(merged), *map(str, shards), out=False)
+    assert res.rc == 0, res.stderr
+    assert jitbench("validate", str(merged), out=False).rc == 0
+    index = json.loads((merged / "index.json").read_text())
+    assert sorted(e["name"] for e in index["environments"]) == ["a", "b"]
+    assert index["cwd"] == str(tmp_path) and index["inputs"][0]["path"].startswith("inputs/")
+    assert (merged / index["inputs"][0]["path"]).read_bytes() == (shards[0] / index["inputs"][0]["path"]).read_bytes()
+    for c in index["cases"]:
+        name = c["case"].rsplit("__env-", 1)[1]
+        assert c["environment"] == f"environments/env-{name}.json" and (merged / c["environment"]).is_file()
+        source = next(d for d in shards if (d / c["path"]).exists())
+        assert (merged / c["path"]).read_bytes() == (source / c["path"]).read_bytes(), c["case"]
+    analysis = json.loads((merged / "analysis.json").read_text())
+    for a in analysis["cases"]:  # recomputed from the case files the shards wrote
+        case = json.loads((merged / "cases" / f"{a['case']}.json").read_text())
+        firsts = [r["first_call_s"] for r in case["cold"]["runs"] if r["status"] == "ok"]
+        assert a["first_call"]["median_s"] == pytest.approx(statistics.median(firsts), rel=1e-12)
+    assert "environments" in (merged / "summary.md").read_text().lower()
+
+    # The same name, another build in one shard: refused.
+    other = tmp_path / "other"
+    res = run_in(tmp_path, "run", *CASE, "--workload-path", str(workload), "--env", "a:numpy", "--env", "b:numpy",
+                 "--env-var", "b:JITBENCH_EXAMPLE=1", "--find-links", str(wheelhouse), "--no-index", "-q",
+                 "--shard", "2/2", "--out-dir", str(other), env={"JITBENCH_ENV_CACHE": str(tmp_path / "cache2")})
+    assert res.returncode == 0, res.stderr
+    idx = json.loads((other / "index.json").read_text())
+    for e in idx["environments"]:  # shard 2's environment named as shard 1's, another build
+        e["name"], e["build"]["hash"] = "a", "0" * 16
+    (other / "index.json").write_text(json.dumps(idx, indent=2) + "\n")
+    res = jitbench("merge", str(tmp_path / "m2"), str(shards[0]), str(other), out=False)
+    assert res.rc == 2 and "is not the same build" in res.stderr, res.stderr

@@ -116,6 +116,37 @@ std::string command_for_shard(const Shard& like, int k, const std::string& out_d
   return cmd;
 }
 
+// One pinned environment is one build in every shard (the same name, the same
+// hash), and every shard measured the same input files: else they are not one run.
+void check_same_inputs_and_environments(const std::vector<Shard>& shards) {
+  std::map<std::string, std::pair<std::string, std::string>> hash_of;  // name -> (hash, shard)
+  std::map<std::string, std::pair<std::string, std::string>> input_of;  // path -> (sha256, shard)
+  for (const auto& s : shards) {
+    for (const auto& e : s.run.index.environments.is_array() ? s.run.index.environments : nlohmann::json::array()) {
+      const auto name = e.value("name", ""), hash = e.contains("build") && e["build"].is_object()
+                                                         ? e["build"].value("hash", "") : std::string();
+      if (auto [it, fresh] = hash_of.emplace(name, std::pair{hash, s.dir}); !fresh && it->second.first != hash)
+        throw UserError(fmt::format("environment '{}' is not the same build in '{}' (hash {}) and '{}' (hash {}): "
+                                    "shards of one run use the same environments", name, it->second.second,
+                                    it->second.first, s.dir, hash));
+    }
+    for (const auto& in : s.run.index.inputs)
+      if (auto [it, fresh] = input_of.emplace(in.path, std::pair{in.sha256, s.dir}); !fresh && it->second.first != in.sha256)
+        throw UserError(fmt::format("'{}' differs between shards '{}' and '{}': shards of one run measure the same files",
+                                    in.source, it->second.second, s.dir));
+  }
+}
+
+// The pinned environments of every shard, once each (a shard lists those its cases used).
+nlohmann::json union_of_environments(const std::vector<Shard>& shards) {
+  nlohmann::json all = nlohmann::json::array();
+  std::set<std::string> seen;
+  for (const auto& s : shards)
+    for (const auto& e : s.run.index.environments.is_array() ? s.run.index.environments : nlohmann::json::array())
+      if (seen.insert(e.value("name", "")).second) all.push_back(e);
+  return all;
+}
+
 // Shards that can be one run: same suite, plan and jitbench; no shard or case twice.
 void check_consistent(const std::vector<Shard>& shards) {
   const Shard& a = shards.front();
@@ -147,6 +178,7 @@ void check_consistent(const std::vector<Shard>& shards) {
         throw UserError(fmt::format("case '{}' is in two shards: '{}' and '{}'", c.c.id, it->second, s.dir));
   }
   check_same_settings(shards);
+  check_same_inputs_and_environments(shards);
 }
 
 void copy_logs(const OutDir& out, const Shard& s, const std::string& case_id) {
@@ -176,6 +208,10 @@ std::vector<std::string> group_environments(const std::vector<Shard>& shards, st
   return file_of;
 }
 
+// A case measured in a pinned environment (--env, [[environments]]) points at
+// environments/env-<name>.json; one that ran in its shard's own, at environment.json.
+bool pinned(const CaseResult& c) { return c.environment.rfind("environments/env-", 0) == 0; }
+
 // The shards' files into `out` (environments, logs), their cases by id, and
 // the index's list of shards.
 std::map<std::string, CaseResult> copy_shards(const OutDir& out, const std::vector<Shard>& shards,
@@ -189,9 +225,18 @@ std::map<std::string, CaseResult> copy_shards(const OutDir& out, const std::vect
     for (const auto& c : s.run.cases) {
       copy_logs(out, s, c.c.id);
       CaseResult copy = c;
-      copy.environment = env_of[i];
+      if (!pinned(c)) copy.environment = env_of[i];  // a pinned case keeps its environment's own file
       by_id.emplace(c.c.id, std::move(copy));
     }
+    // The pinned environments' manifests and the input copies, once each (the same in every shard: checked).
+    std::vector<std::string> kept;
+    for (const auto& e : s.run.index.environments.is_array() ? s.run.index.environments : nlohmann::json::array())
+      if (e.contains("file") && e["file"].is_string()) kept.push_back(e["file"].get<std::string>());
+    for (const auto& in : s.run.index.inputs) kept.push_back(in.path);
+    std::set<std::string> listed;  // only what the shard's index lists (and validate checked) is read
+    for (const auto& f : s.run.index.files) listed.insert(f.path);
+    for (const auto& rel : kept)
+      if (listed.count(rel) && written.insert(rel).second) out.write_text(rel, read_file(fs::path(s.dir) / rel));
     shard_list.push_back({{"dir", fs::absolute(s.dir).lexically_normal().string()}, {"shard", s.label},
                           {"index_sha256", s.index_sha256}, {"cases", s.run.cases.size()},
                           {"environment", env_of[i]}});
@@ -200,6 +245,29 @@ std::map<std::string, CaseResult> copy_shards(const OutDir& out, const std::vect
     if (s.run.index.resumed.is_array()) shard_list.back()["resumed"] = s.run.index.resumed;
   }
   return by_id;
+}
+
+// What the shards recorded of the run as a whole, kept: the pinned
+// environments (as built, and each one's manifest for the summary), the input
+// copies and the directory the run was started from.
+void keep_pinned_environments(RunHeader& h, const std::vector<Shard>& shards, const OutDir& out) {
+  const Shard& first = shards.front();
+  if (!first.run.index.cwd.empty()) h.index_extra["cwd"] = first.run.index.cwd;
+  if (!first.run.index.inputs.empty()) {
+    h.index_extra["inputs"] = nlohmann::json::array();
+    for (const auto& in : first.run.index.inputs)
+      h.index_extra["inputs"].push_back({{"kind", in.kind}, {"source", in.source}, {"path", in.path}, {"sha256", in.sha256}});
+  }
+  const auto envs = union_of_environments(shards);
+  if (envs.empty()) return;
+  h.index_extra["environments"] = envs;
+  h.info.pinned_environments = true;
+  for (const auto& e : envs)
+    if (e.value("ok", false) && e.contains("file") && e["file"].is_string()) {
+      const auto file = e["file"].get<std::string>();
+      auto info = read_environment(out.root() / file);
+      if (auto* env = std::get_if<EnvironmentInfo>(&info)) h.info.environments.emplace_back(file, *env);
+    }
 }
 
 int say_what_is_missing(const nlohmann::json& merged, const std::vector<std::string>& incomplete,
@@ -259,14 +327,16 @@ int cmd_merge(const MergeOptions& o, int argc, char** argv) {
   const std::set<std::string> envs(env_of.begin(), env_of.end());
   for (std::size_t i = 0; i < shards.size() && distinct > 1; ++i)
     h.info.environments.emplace_back(env_of[i], shards[i].run.environment);
+  keep_pinned_environments(h, shards, out);
   h.index_extra["jitbench_git"] = build_git_json();
   h.index_extra["merged"] = {{"shards", shard_list}, {"missing_shards", missing_shards},
                              {"missing_cases", missing_cases}, {"environments", envs}};
   const bool complete = missing_cases.empty() && missing_shards.empty() && incomplete.empty();
   write_run_artifacts(out, h, cases, complete);
-  say(stdout, "merged {} shard{} of {}: {} of {} cases in {} environment{} -> {}\n", shards.size(),
-      shards.size() == 1 ? "" : "s", first.count, cases.size(), h.info.n_planned, distinct, distinct == 1 ? "" : "s",
-      out.root().string());
+  const std::size_t n_envs = h.info.pinned_environments ? h.index_extra["environments"].size() : distinct;
+  say(stdout, "merged {} shard{} of {}: {} of {} cases in {} {}environment{} -> {}\n", shards.size(),
+      shards.size() == 1 ? "" : "s", first.count, cases.size(), h.info.n_planned, n_envs,
+      h.info.pinned_environments ? "pinned " : "", n_envs == 1 ? "" : "s", out.root().string());
   return complete ? 0 : say_what_is_missing(h.index_extra["merged"], incomplete, shards);
 }
 

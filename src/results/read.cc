@@ -220,7 +220,8 @@ std::variant<RunIndex, std::string> read_index(const fs::path& file) {
                          c.contains("environment") ? inside_path(c.at("environment")) : std::string()});
     for (auto [key, field] : {std::pair{"shard", &x.shard}, {"resumed", &x.resumed}, {"merged", &x.merged},
                               {"slurm", &x.slurm}, {"stopped", &x.stopped},
-                              {"jitbench_git", &x.jitbench_git}, {"machine", &x.machine}})
+                              {"jitbench_git", &x.jitbench_git}, {"machine", &x.machine},
+                              {"environments", &x.environments}})
       if (j.contains(key)) *field = j.at(key);
     for (const auto& f : j.at("files"))
       x.files.push_back({inside_path(f.at("path")), f.at("sha256").get<std::string>(),

@@ -34,6 +34,7 @@ struct RunIndex {
   bool complete = false;
   nlohmann::json shard, resumed, merged, slurm, stopped;  // optional sections (null when absent)
   nlohmann::json jitbench_git, machine;  // index v3: the build that measured it, the --machine label
+  nlohmann::json environments;  // pinned environments as built (null when the run had none)
   std::vector<IndexedCase> cases;
   std::vector<FileEntry> files;
 };
