@@ -427,3 +427,69 @@ def test_9_merge_keeps_the_environments_inputs_and_cwd_of_its_shards(jitbench, w
     (other / "index.json").write_text(json.dumps(idx, indent=2) + "\n")
     res = jitbench("merge", str(tmp_path / "m2"), str(shards[0]), str(other), out=False)
     assert res.rc == 2 and "is not the same build" in res.stderr, res.stderr
+
+
+FLAKY = """import os, time
+# Slow for the first {slow} imports only (a counter file per release; every
+# release does the same file work): a release that looks bad once, by noise.
+path = os.environ.get("FLAKY_COUNTER", "") and os.environ["FLAKY_COUNTER"] + "-{version}"
+n = int(open(path).read() or 0) if path and os.path.exists(path) else 0
+if path:
+    open(path, "w").write(str(n + 1))
+time.sleep(0.5 if n < {slow} else 0.1)  # a base of 0.1 s: timer noise stays small against it
+"""
+
+
+@pytest.fixture(scope="module")
+def releases(tmp_path_factory):
+    """slowimp 1.0 (0.1 s), 1.1 (0.5 s for its first 6 imports, then 0.1 s), 1.2 and 1.3 (0.5 s), numpy's wheel."""
+    d = tmp_path_factory.mktemp("releases")
+    for v, slow in (("1.0", 0), ("1.1", 6), ("1.2", 10**9), ("1.3", 10**9)):
+        wheel(d, "slowimp", v, {"slowimp/__init__.py": FLAKY.format(slow=slow, version=v)})
+    for w in sorted(NUMPY_WHEELS.glob("numpy-*.whl")):
+        (d / w.name).symlink_to(w)
+    return d
+
+
+def slow_workload(tmp_path):
+    path = tmp_path / "w" / "doubled.py"
+    path.parent.mkdir()
+    path.write_text(WORKLOAD.replace("    return lambda x: x * 2", "    import slowimp  # noqa: F401\n"
+                                                                   "    return lambda x: x * 2"))
+    return path
+
+
+def bisect_releases(jitbench, releases, tmp_path, good, bad, cold_runs, counter=""):
+    out = tmp_path / "bisect"
+    res = jitbench("bisect", "--package", "slowimp", "--good", good, "--bad", bad, "--metric", "ttfr",
+                   "--threshold", "20", "--cases", "doubled_8_f64", "--backends", "numpy", "--cold-runs",
+                   str(cold_runs), "--warm-iters", "2", "--workload-path", str(slow_workload(tmp_path)),
+                   "--find-links", str(releases), "--no-index", "--out-dir", str(out),
+                   env={"JITBENCH_ENV_CACHE": str(tmp_path / "cache"), "FLAKY_COUNTER": counter}, out=False,
+                   timeout=1200)
+    assert res.rc == 0, res.stderr
+    doc = json.loads((out / "bisect.json").read_text())
+    from conftest import validate
+    validate(doc, "jitbench.bisect.v2")
+    return res, doc
+
+
+# 12. A boundary not confirmed is measured again, then given up, and the search goes on.
+def test_12_a_release_bad_by_noise_is_overturned_and_the_search_goes_on(jitbench, releases, tmp_path):
+    counter = tmp_path / "imports-of-1.1"
+    res, doc = bisect_releases(jitbench, releases, tmp_path, "1.0", "1.3", 5, str(counter))
+    first = [s for s in doc["steps"] if s["version"] == "1.1"][0]
+    assert first["role"] == "step" and first["verdict"] == "bad"  # the noise: 1.1 looked bad once
+    assert doc["result"]["overturned"] == ["1.1"], doc["result"]
+    assert doc["result"]["status"] == "found", doc["result"]
+    assert (doc["result"]["first_bad"], doc["result"]["last_good"]) == ("1.2", "1.1")
+    assert "remeasure" in {s["role"] for s in doc["steps"]}
+
+
+# 12. Ends too few to decide say inconclusive and how many runs more, never "no regression".
+def test_12_underpowered_ends_are_inconclusive_not_no_regression(jitbench, releases, tmp_path):
+    res, doc = bisect_releases(jitbench, releases, tmp_path, "1.0", "1.2", 3)
+    assert doc["result"]["status"] == "inconclusive", doc["result"]
+    assert doc["result"]["more_runs_needed"] >= 1
+    assert "inconclusive" in res.stdout and "more runs per end needed" in res.stdout
+    assert "no regression" not in res.stdout

@@ -5,7 +5,7 @@
 // regression confirmed (significant, and larger than --threshold with
 // confidence: compare's gate), then the releases between them are halved, and
 // the final pair is measured again, alternately, to confirm the boundary.
-// OUT/bisect.json (schemas/jitbench.bisect.v1.schema.json) has every step;
+// OUT/bisect.json (schemas/jitbench.bisect.v2.schema.json) has every step;
 // the bisection itself is commands/bisection/.
 #include <fmt/format.h>
 

@@ -1,6 +1,9 @@
 #include "export/bisect_json.h"
 
+#include <stdexcept>
+
 #include "export/json_util.h"
+#include "export/schema.h"
 #include "util/clock.h"
 
 namespace jitbench {
@@ -17,6 +20,8 @@ std::string bisect_json(const BisectDocument& d) {
                               {"steps", d.steps},
                               {"result", d.result},
                               {"finished_at", utc_now()}};
+  for (const auto& e : validate_against(doc, kBisectSchema))  // a document that breaks its schema is a bug here
+    throw std::runtime_error("bisect.json does not match its schema: " + e);
   return json_text(doc);
 }
 }  // namespace jitbench

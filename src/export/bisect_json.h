@@ -1,12 +1,12 @@
 #pragma once
-// OUT/bisect.json of `jitbench bisect` (schemas/jitbench.bisect.v1.schema.json).
+// OUT/bisect.json of `jitbench bisect` (schemas/jitbench.bisect.v2.schema.json).
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
 namespace jitbench {
-inline constexpr const char* kBisectSchema = "jitbench.bisect.v1";
+inline constexpr const char* kBisectSchema = "jitbench.bisect.v2";
 
 struct BisectDocument {
   std::string package, good, bad, metric;

@@ -5,6 +5,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <map>
 
 #include "commands/bisection/bisection.h"
@@ -79,6 +81,23 @@ std::vector<std::string> run_args(const RunOptions& o) {
   return a;
 }
 
+enum class Verdict { Regression, Clear, Inconclusive };
+struct Judgement {
+  Verdict verdict;
+  long more_runs;  // inconclusive: runs per side to decide the least decided case (estimated)
+};
+
+// Runs per side that would narrow the case's 95% interval of the log ratio
+// (width ~ 1/sqrt(n)) until it clears the limit on the side its ratio lies:
+// at least one more, at most 1000.
+long more_runs_needed(const compare::MetricRow& row, std::size_t n, double limit) {
+  if (!(row.lo > 0) || !(row.hi > 0) || !(row.ratio > 0) || n == 0 || !row.testable) return static_cast<long>(std::max<std::size_t>(n, 3));
+  const double half = (std::log(row.hi) - std::log(row.lo)) / 2, gap = std::abs(std::log(row.ratio) - std::log(limit));
+  if (gap <= 0) return 1000;
+  const double need = std::ceil(static_cast<double>(n) * (half / gap) * (half / gap));
+  return static_cast<long>(std::clamp(need - static_cast<double>(n), 1.0, 1000.0));
+}
+
 class Bisection {
  public:
   Bisection(const BisectOptions& o, const OutDir& out) : o_(o), out_(out) {}
@@ -136,28 +155,36 @@ class Bisection {
     return samples;
   }
 
-  // Per case: the step against good, and whether it regressed beyond the threshold with confidence.
-  bool regressed(const StepSamples& good, const StepSamples& step, json& evidence) const {
-    bool any = false;
+  // Per case: the step against a reference (the good end, or the boundary's
+  // other side). A regression when some case is slower beyond the threshold
+  // with confidence; clear when every case is, with confidence, within it (its
+  // ratio's 95% interval ends below 1 + threshold); else inconclusive, with
+  // the runs per side the widest such interval would need to decide.
+  Judgement judge(const StepSamples& ref, const StepSamples& step, json& evidence) const {
+    Judgement j{Verdict::Clear, 0};
+    const double limit = 1 + o_.threshold_pct / 100;
     evidence = json::array();
     for (const auto& [key, xs] : step) {
-      const auto g = good.find(key);
-      if (g == good.end()) continue;
+      const auto g = ref.find(key);
+      if (g == ref.end()) continue;
       const auto row = compare::metric_row(key, o_.metric, g->second, xs, o_.alpha);
       if (!row) continue;
-      const bool worse =
-          compare::exceeds_regression_limit(row->testable, row->p, o_.alpha, row->lo, 1 + o_.threshold_pct / 100);
-      any = any || worse;
+      const bool worse = compare::exceeds_regression_limit(row->testable, row->p, o_.alpha, row->lo, limit);
+      const bool clear = !worse && row->testable && row->hi <= limit;
+      const char* decision = worse ? "regression" : clear ? "clear" : "inconclusive";
+      if (worse) j.verdict = Verdict::Regression;
+      else if (!clear && j.verdict == Verdict::Clear) j.verdict = Verdict::Inconclusive;
+      if (!worse && !clear) j.more_runs = std::max(j.more_runs, more_runs_needed(*row, std::min(g->second.size(), xs.size()), limit));
       evidence.push_back({{"case", key}, {"median_s", row->new_median}, {"good_median_s", row->base_median},
                           {"ratio", row->ratio}, {"ratio_ci95", {row->lo, row->hi}}, {"p", row->p},
-                          {"testable", row->testable}, {"regression", worse}});
+                          {"testable", row->testable}, {"regression", worse}, {"decision", decision}});
     }
-    return any;
+    return j;
   }
 
-  void record_verdict(const json& evidence, bool bad) {
+  void record_verdict(const json& evidence, const Judgement& j) {
     steps_.back()["against_good"] = evidence;
-    steps_.back()["verdict"] = bad ? "bad" : "good";
+    steps_.back()["verdict"] = j.verdict == Verdict::Regression ? "bad" : j.verdict == Verdict::Clear ? "good" : "inconclusive";
   }
 
   json steps() const { return steps_; }
@@ -189,6 +216,15 @@ class Bisection {
   json steps_ = json::array();
 };
 
+// The candidate halfway between lo and hi that is not left out, if any.
+std::optional<std::size_t> middle(std::size_t lo, std::size_t hi, const std::vector<bool>& skip) {
+  std::vector<std::size_t> open;
+  for (std::size_t k = lo + 1; k < hi; ++k)
+    if (!skip[k]) open.push_back(k);
+  if (open.empty()) return std::nullopt;
+  return open[(open.size() - 1) / 2];
+}
+
 StepSamples pooled(const StepSamples& a, const StepSamples& b) {
   StepSamples out = a;
   for (const auto& [k, v] : b) out[k].insert(out[k].end(), v.begin(), v.end());
@@ -210,10 +246,75 @@ void write_result(const OutDir& out, const BisectOptions& o, const std::vector<s
 }
 }  // namespace
 
+namespace {
+// The ends when they do not show a regression: "no regression" only when every
+// case is within the threshold with confidence, else "inconclusive" with the
+// runs it would take. 0 with the result written, or -1 when the search goes on.
+int decide_ends(Bisection& b, const BisectOptions& o, const OutDir& out, const std::vector<std::string>& cands,
+                const StepSamples& good, const StepSamples& bad) {
+  json evidence;
+  const auto j = b.judge(good, bad, evidence);
+  b.record_verdict(evidence, j);
+  if (j.verdict == Verdict::Regression) return -1;
+  const bool clear = j.verdict == Verdict::Clear;
+  json result = {{"status", clear ? "no_regression" : "inconclusive"}, {"first_bad", nullptr}, {"last_good", nullptr},
+                 {"evidence", evidence}};
+  if (!clear) result["more_runs_needed"] = j.more_runs;
+  write_result(out, o, cands, b, result);
+  if (clear)
+    say(stdout, "jitbench bisect: no regression of {} from {} {} to {}: every case is, with confidence, less than "
+                "{:g}% slower ({})\n", o.metric, o.package, o.good, o.bad, o.threshold_pct,
+        (out.root() / "bisect.json").string());
+  else
+    say(stdout, "jitbench bisect: inconclusive: {} {} against {} neither shows nor rules out a regression of {} beyond "
+                "{:g}%; about {} more runs per end needed (--cold-runs; {})\n", o.package, o.bad, o.good, o.metric,
+        o.threshold_pct, j.more_runs, (out.root() / "bisect.json").string());
+  return 0;
+}
+
+// A step judged against the good end; an inconclusive one is measured again
+// (its samples pooled) and, still not a regression, taken as good.
+bool is_bad(Bisection& b, const StepSamples& good, const std::string& version, const StepSamples& first) {
+  json evidence;
+  auto j = b.judge(good, first, evidence);
+  b.record_verdict(evidence, j);
+  if (j.verdict != Verdict::Inconclusive) return j.verdict == Verdict::Regression;
+  const auto again = b.measure(version, "remeasure");
+  j = b.judge(good, pooled(first, again), evidence);
+  if (j.verdict == Verdict::Inconclusive) j.verdict = Verdict::Clear;  // still no regression shown: good
+  b.record_verdict(evidence, j);
+  return j.verdict == Verdict::Regression;
+}
+
+// The boundary measured again, alternately, pooled: does it hold on fresh
+// processes? Once more with more runs before it is given up.
+bool confirm_boundary(Bisection& b, const std::string& lo, const std::string& hi, json& confirm) {
+  const auto l1 = b.measure(lo, "confirm"), h1 = b.measure(hi, "confirm");
+  const auto l2 = b.measure(lo, "confirm"), h2 = b.measure(hi, "confirm");
+  auto ls = pooled(l1, l2), hs = pooled(h1, h2);
+  if (b.judge(ls, hs, confirm).verdict == Verdict::Regression) return true;
+  ls = pooled(ls, b.measure(lo, "remeasure"));
+  hs = pooled(hs, b.measure(hi, "remeasure"));
+  return b.judge(ls, hs, confirm).verdict == Verdict::Regression;
+}
+
+void say_found(const BisectOptions& o, const OutDir& out, const std::string& first_bad, const std::string& last_good,
+               bool confirmed, const json& confirm) {
+  say(stdout, "jitbench bisect: {} {} {} the first release with the regression of {} (last good {}){}; every step in {}\n",
+      o.package, first_bad, confirmed ? "is" : "looks like", o.metric, last_good,
+      confirmed ? ", confirmed by measuring both again" : ", but measuring both again did not confirm it",
+      (out.root() / "bisect.json").string());
+  for (const auto& row : confirm)
+    say(stdout, "  {}: {} -> {} ({:.2f}x [{:.2f}-{:.2f}], p = {:.3g})\n", row["case"].get<std::string>(),
+        format_seconds(row["good_median_s"].get<double>()), format_seconds(row["median_s"].get<double>()),
+        row["ratio"].get<double>(), row["ratio_ci95"][0].get<double>(), row["ratio_ci95"][1].get<double>(),
+        row["p"].get<double>());
+}
+}  // namespace
+
 int bisect(const BisectOptions& o, const OutDir& out) {
   Bisection b(o, out);
   const auto cands = b.candidates();
-  json evidence;
   const auto good = b.measure(cands.front(), "good");
   const auto bad_samples = b.measure(cands.back(), "bad");
   if (good.empty() || bad_samples.empty()) {  // an end that cannot be measured decides nothing
@@ -223,48 +324,40 @@ int bisect(const BisectOptions& o, const OutDir& out) {
     throw UserError(fmt::format("bisect: {} {} gave no comparable measurement (see {}); pick an end that builds and "
                                 "runs here", o.package, end, (out.root() / "bisect.json").string()));
   }
-  if (!b.regressed(good, bad_samples, evidence)) {
-    b.record_verdict(evidence, false);
-    write_result(out, o, cands, b, {{"status", "no_regression"}, {"first_bad", nullptr}, {"last_good", nullptr},
-                                    {"evidence", evidence}});
-    say(stdout, "jitbench bisect: no regression of {} from {} {} to {}: no case is significantly more than {:g}% "
-                "slower ({})\n", o.metric, o.package, o.good, o.bad, o.threshold_pct, (out.root() / "bisect.json").string());
-    return 0;
-  }
-  b.record_verdict(evidence, true);
-  std::size_t lo = 0, hi = cands.size() - 1;
-  std::vector<std::string> skipped;
-  std::vector<std::string> left(cands);
-  while (hi - lo > 1) {
-    const std::size_t mid = (lo + hi) / 2;
-    const auto s = b.measure(left[mid], "step");
-    if (s.empty()) {  // unmeasurable here (no wheel for this Python, say): drop it and look again
-      skipped.push_back(left[mid]);
-      left.erase(left.begin() + static_cast<long>(mid));
-      --hi;
+  if (const int rc = decide_ends(b, o, out, cands, good, bad_samples); rc >= 0) return rc;
+  // Known bad releases, newest first at the back: a boundary not confirmed is
+  // given up for the one before it, and the search goes on above the old one.
+  std::vector<std::size_t> bads = {cands.size() - 1};
+  std::vector<bool> skip(cands.size(), false);
+  std::vector<std::string> skipped, overturned;
+  std::size_t lo = 0;
+  json confirm;
+  for (;;) {
+    const auto mid = middle(lo, bads.back(), skip);
+    if (mid) {
+      const auto s = b.measure(cands[*mid], "step");
+      if (s.empty()) {  // unmeasurable here (no wheel for this Python, say): left out, and look again
+        skip[*mid] = true;
+        skipped.push_back(cands[*mid]);
+      } else if (is_bad(b, good, cands[*mid], s)) {
+        bads.push_back(*mid);
+      } else {
+        lo = *mid;
+      }
       continue;
     }
-    const bool bad = b.regressed(good, s, evidence);
-    b.record_verdict(evidence, bad);
-    (bad ? hi : lo) = mid;
+    if (confirm_boundary(b, cands[lo], cands[bads.back()], confirm) || bads.size() == 1) break;
+    overturned.push_back(cands[bads.back()]);  // measured bad once, not again: taken as good
+    lo = bads.back();
+    bads.pop_back();
   }
-  // The boundary again, alternately, pooled: does it hold on fresh processes?
-  const auto l1 = b.measure(left[lo], "confirm"), h1 = b.measure(left[hi], "confirm");
-  const auto l2 = b.measure(left[lo], "confirm"), h2 = b.measure(left[hi], "confirm");
-  json confirm;
-  const bool confirmed = b.regressed(pooled(l1, l2), pooled(h1, h2), confirm);
+  const bool confirmed = !confirm.empty() && std::any_of(confirm.begin(), confirm.end(),
+                                                          [](const json& r) { return r.value("regression", false); });
+  const auto& first_bad = cands[bads.back()];
   write_result(out, o, cands, b,
-               {{"status", confirmed ? "found" : "unconfirmed"}, {"first_bad", left[hi]}, {"last_good", left[lo]},
-                {"skipped", skipped}, {"confirmation", confirm}});
-  say(stdout, "jitbench bisect: {} {} {} the first release with the regression of {} (last good {}){}; every step in {}\n",
-      o.package, left[hi], confirmed ? "is" : "looks like", o.metric, left[lo],
-      confirmed ? ", confirmed by measuring both again" : ", but measuring both again did not confirm it",
-      (out.root() / "bisect.json").string());
-  for (const auto& row : confirm)
-    say(stdout, "  {}: {} -> {} ({:.2f}x [{:.2f}-{:.2f}], p = {:.3g})\n", row["case"].get<std::string>(),
-        format_seconds(row["good_median_s"].get<double>()), format_seconds(row["median_s"].get<double>()),
-        row["ratio"].get<double>(), row["ratio_ci95"][0].get<double>(), row["ratio_ci95"][1].get<double>(),
-        row["p"].get<double>());
+               {{"status", confirmed ? "found" : "unconfirmed"}, {"first_bad", first_bad}, {"last_good", cands[lo]},
+                {"skipped", skipped}, {"overturned", overturned}, {"confirmation", confirm}});
+  say_found(o, out, first_bad, cands[lo], confirmed, confirm);
   return 0;
 }
 
