@@ -493,3 +493,17 @@ def test_12_underpowered_ends_are_inconclusive_not_no_regression(jitbench, relea
     assert doc["result"]["more_runs_needed"] >= 1
     assert "inconclusive" in res.stdout and "more runs per end needed" in res.stdout
     assert "no regression" not in res.stdout
+
+
+# 15. The builder's own words reach the reason; a reused environment carries this run's name.
+def test_15_the_builders_reason_is_kept_and_a_reused_build_is_named_as_asked(wheelhouse, workload, tmp_path):
+    common = ["run", *CASE, "--workload-path", str(workload), "--find-links", str(wheelhouse), "--no-index", "-q"]
+    res = run_in(tmp_path, *common, "--env", "e:numpy", "--out-dir", "o1", env={"JITBENCH_ENV_CACHE": "/dev/null"})
+    e = env_records(tmp_path / "o1")["e"]
+    assert not e["ok"] and "is not a directory" in e["reason"] and "gave no answer" not in e["reason"], e
+    cache = {"JITBENCH_ENV_CACHE": str(tmp_path / "cache")}
+    assert run_in(tmp_path, *common, "--env", "first:numpy", "--out-dir", "o2", env=cache).returncode == 0
+    res = run_in(tmp_path, *common, "--env", "second:numpy", "--out-dir", "o3", env=cache)
+    assert res.returncode == 0, res.stderr
+    b = env_records(tmp_path / "o3")["second"]["build"]
+    assert b["reused"] and b["name"] == "second"
