@@ -61,16 +61,21 @@ def wheel(where, name, version, files):
     return out
 
 
-@pytest.fixture(scope="module")
-def wheelhouse(tmp_path_factory):
+def link_numpy_wheels(d):
+    """numpy's wheel (what every environment needs) beside the wheels made here."""
     numpy = sorted(NUMPY_WHEELS.glob("numpy-*.whl"))
     if not numpy:
         pytest.fail(f"no numpy wheel in {NUMPY_WHEELS}: scripts/test.sh downloads it before the tests")
+    for w in numpy:
+        (d / w.name).symlink_to(w)
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(tmp_path_factory):
     d = tmp_path_factory.mktemp("wheels")
     for v, s in SLEEP.items():
         wheel(d, "slowimp", v, {"slowimp/__init__.py": f"import time\ntime.sleep({s})\n__version__ = '{v}'\n"})
-    for w in numpy:
-        (d / w.name).symlink_to(w)
+    link_numpy_wheels(d)
     workload = d.parent / "slow_import.py"
     workload.write_text(WORKLOAD)
     return d, workload

@@ -9,6 +9,8 @@
 // the bisection itself is commands/bisection/.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "commands/bisection/bisection.h"
 #include "commands/commands.h"
 #include "config/environments.h"
@@ -29,8 +31,13 @@ void check_bisect_names(const BisectOptions& o) {
   for (const auto& v : versions)
     if (!valid_release_version(v))
       throw UserError(fmt::format("bisect: '{}' is not a release version (PEP 440: 1.2, 2.0rc1, 1.0.post1, 1.0+local)", v));
-  for (const auto& w : o.with)
-    if (auto why = forbidden_requirement(w); !why.empty()) throw UserError("bisect --with: " + why);
+  for (const auto& w : o.with)  // one --with may hold several requirements, as --env does: each is checked
+    for (std::size_t start = 0; start <= w.size();) {
+      const auto end = std::min(w.find(';', start), w.size());
+      if (auto why = forbidden_requirement(w.substr(start, end - start)); !why.empty())
+        throw UserError("bisect --with: " + why);
+      start = end + 1;
+    }
 }
 }  // namespace
 

@@ -122,18 +122,35 @@ void check_same_inputs_and_environments(const std::vector<Shard>& shards) {
   std::map<std::string, std::pair<std::string, std::string>> hash_of;  // name -> (hash, shard)
   std::map<std::string, std::pair<std::string, std::string>> input_of;  // path -> (sha256, shard)
   for (const auto& s : shards) {
+    std::set<std::string> listed;
+    for (const auto& f : s.run.index.files) listed.insert(f.path);
     for (const auto& e : s.run.index.environments.is_array() ? s.run.index.environments : nlohmann::json::array()) {
-      const auto name = e.value("name", ""), hash = e.contains("build") && e["build"].is_object()
-                                                         ? e["build"].value("hash", "") : std::string();
-      if (auto [it, fresh] = hash_of.emplace(name, std::pair{hash, s.dir}); !fresh && it->second.first != hash)
-        throw UserError(fmt::format("environment '{}' is not the same build in '{}' (hash {}) and '{}' (hash {}): "
+      const auto name = e.value("name", "");
+      if (!e.value("ok", false)) continue;  // one that failed to build in a shard is no build to compare
+      // What makes the environment: its build and the variables its workers saw.
+      const auto made = (e.contains("build") && e["build"].is_object() ? e["build"].value("hash", "") : std::string()) +
+                        " with variables " + e.value("variables", nlohmann::json::object()).dump();
+      if (auto [it, fresh] = hash_of.emplace(name, std::pair{made, s.dir}); !fresh && it->second.first != made)
+        throw UserError(fmt::format("environment '{}' is not the same in '{}' (build {}) and '{}' (build {}): "
                                     "shards of one run use the same environments", name, it->second.second,
-                                    it->second.first, s.dir, hash));
+                                    it->second.first, s.dir, made));
+      const auto file = e.contains("file") && e["file"].is_string() ? e["file"].get<std::string>() : std::string();
+      if (e.value("ok", false) && (file != "environments/env-" + name + ".json" || !listed.count(file)))
+        throw UserError(fmt::format("shard '{}': environment '{}' names the file '{}', not its own "
+                                    "environments/env-{}.json listed in the shard's index", s.dir, name, file, name));
     }
     for (const auto& in : s.run.index.inputs)
       if (auto [it, fresh] = input_of.emplace(in.path, std::pair{in.sha256, s.dir}); !fresh && it->second.first != in.sha256)
         throw UserError(fmt::format("'{}' differs between shards '{}' and '{}': shards of one run measure the same files",
                                     in.source, it->second.second, s.dir));
+    const auto paths = [](const Shard& x) {
+      std::set<std::string> out;
+      for (const auto& in : x.run.index.inputs) out.insert(in.path);
+      return out;
+    };
+    if (paths(s) != paths(shards.front()))
+      throw UserError(fmt::format("shards '{}' and '{}' were started with different input files: shards of one run "
+                                  "measure the same files", shards.front().dir, s.dir));
   }
 }
 
@@ -141,9 +158,10 @@ void check_same_inputs_and_environments(const std::vector<Shard>& shards) {
 nlohmann::json union_of_environments(const std::vector<Shard>& shards) {
   nlohmann::json all = nlohmann::json::array();
   std::set<std::string> seen;
-  for (const auto& s : shards)
-    for (const auto& e : s.run.index.environments.is_array() ? s.run.index.environments : nlohmann::json::array())
-      if (seen.insert(e.value("name", "")).second) all.push_back(e);
+  for (bool ok : {true, false})  // an environment built in some shard is listed as built
+    for (const auto& s : shards)
+      for (const auto& e : s.run.index.environments.is_array() ? s.run.index.environments : nlohmann::json::array())
+        if (e.value("ok", false) == ok && seen.insert(e.value("name", "")).second) all.push_back(e);
   return all;
 }
 
@@ -295,6 +313,10 @@ int cmd_merge(const MergeOptions& o, int argc, char** argv) {
   check_out_outside_shards(o.out, shards);
   std::size_t distinct = 0;
   const auto env_of = group_environments(shards, &distinct);
+  for (const auto& e : union_of_environments(shards))  // a pinned environment named "1" and shard manifest env-1
+    if (distinct > 1 && std::find(env_of.begin(), env_of.end(), e.value("file", "")) != env_of.end())
+      throw UserError(fmt::format("the pinned environment '{}' has the name merge gives the manifest of a shard ({}): "
+                                  "rename it (--env NAME:...)", e.value("name", ""), e.value("file", "")));
 
   auto prepared = OutDir::prepare(o.out);
   if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);

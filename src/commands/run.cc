@@ -366,12 +366,17 @@ void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup&
 // A signal while the environments were built: nothing is measured, so that
 // --resume builds them again and measures every case (none is recorded as
 // an environment's failure).
-std::optional<int> stopped_preparing(const OutDir& out, const RunHeader& h) {
+// A resumed run keeps the cases it had (`kept`, in the plan's order).
+std::optional<int> stopped_preparing(const OutDir& out, const RunHeader& h, const std::vector<Case>& plan = {},
+                                     const std::map<std::string, CaseResult>& kept = {}) {
   if (!interrupted()) return std::nullopt;
-  write_stop_index(out, h, {}, Stopped{"interrupted", fmt::format("signal {}, while building the environments",
-                                                                 interrupt_signal())});
-  say(stderr, "jitbench: interrupted while building the environments; nothing was measured. `jitbench run --resume "
-              "{}` builds them again and measures every case\n", out.root().string());
+  std::vector<CaseResult> recorded;
+  for (const auto& c : plan)
+    if (auto it = kept.find(c.id); it != kept.end()) recorded.push_back(it->second);
+  write_stop_index(out, h, recorded, Stopped{"interrupted", fmt::format("signal {}, while building the environments",
+                                                                        interrupt_signal())});
+  say(stderr, "jitbench: interrupted while building the environments; no case was measured. `jitbench run --resume "
+              "{}` builds them again and measures every case left\n", out.root().string());
   return 128 + interrupt_signal();
 }
 
@@ -616,8 +621,7 @@ int cmd_resume(const RunOptions& r) {
   if (old.environment.python_version.empty())
     if (auto code = finish_starting(h, o, p, setup, out, launchers.posix)) return *code;
   prepare_environments(p, o, setup, h, out, launchers.posix);  // from the cache: the same hashes
-  if (keep.empty())
-    if (auto code = stopped_preparing(out, h)) return *code;
+  if (auto code = stopped_preparing(out, h, p.cases, keep)) return *code;
   announce(o.quiet, p.cases.size() - keep.size(), setup, out, fmt::format(" left of {}", p.cases.size()));
   CaseRunner runner(launchers.get(), setup);
   return run_cases(out, std::move(h), runner, p.cases, std::move(keep), o.quiet);

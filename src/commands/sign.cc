@@ -82,6 +82,9 @@ int cmd_verify(const VerifyOptions& o) {
     return 1;
   }
   if (!refs.analysis_note.empty()) say(stderr, "note: {}\n", refs.analysis_note);
+  if (!report_files && fs::is_directory(dir / "report"))  // what no signature and no snapshot index covers: said
+    say(stderr, "note: report/ is not covered: the signature covers what index.json lists, and no snapshot index "
+                "(a published snapshot's) lists report/ here\n");
   const auto index = read_index(dir / kIndexFile);
   const bool complete = std::holds_alternative<RunIndex>(index) && std::get<RunIndex>(index).complete;
   say(stdout, "{}: verified{} — signed by {} ({}); {} files hashed, {} documents checked, {} cross-references{}\n",

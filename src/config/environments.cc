@@ -43,7 +43,8 @@ std::variant<EnvironmentSpec, std::string> parse_environment_spec(const std::str
     const auto head = text.substr(0, colon);
     const bool name_like = !head.empty() && text.compare(colon + 1, 2, "//") != 0 &&
                            std::all_of(head.begin(), head.end(), [](char c) {
-                             return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_';
+                             return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ||
+                                    c == ' ';
                            });
     if (name_like && !valid_environment_name(head))
       return bad(fmt::format("the name '{}' is not one: lower-case letters, digits, '.', '-', '_', at most 64, "
@@ -102,9 +103,12 @@ bool valid_release_version(const std::string& version) {
 }
 
 std::string forbidden_requirement(const std::string& requirement) {
-  if (requirement.empty() || requirement.front() != '-') return "";
+  const auto first = requirement.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || requirement[first] != '-') return "";
+  const auto option = requirement.substr(first, requirement.find('=') == std::string::npos
+                                                    ? std::string::npos : requirement.find('=') - first);
   return fmt::format("'{}' is an installer option, not a requirement: a requirement names a package "
-                     "(numpy==2.1.0, jax[cpu]>=0.4)", requirement.substr(0, requirement.find('=')));
+                     "(numpy==2.1.0, jax[cpu]>=0.4)", option);
 }
 
 std::string forbidden_environment_variable(const std::string& name) {

@@ -178,6 +178,10 @@ EnvironmentSpec read_environment(std::string_view src, const toml::table& t) {
   EnvironmentSpec e;
   if (!t.get("requirements")) fail(src, t, "[[environments]] block is missing 'requirements'");
   e.requirements = string_list(src, *t.get("requirements"), "requirements");
+  for (auto& r : e.requirements) {  // as --env has them: without the spaces around
+    r.erase(0, r.find_first_not_of(" \t"));
+    r.erase(r.find_last_not_of(" \t") + 1);
+  }
   if (e.requirements.empty()) fail(src, *t.get("requirements"), "'requirements' must name at least one package");
   for (const auto& r : e.requirements)
     if (auto why = forbidden_requirement(r); !why.empty()) fail(src, *t.get("requirements"), why);
@@ -192,6 +196,10 @@ EnvironmentSpec read_environment(std::string_view src, const toml::table& t) {
   if (auto* n = t.get("python")) {
     if (!n->is_string()) fail(src, *n, "'python' must be a string: a version (\"3.11\") or an interpreter's path");
     e.python = *n->value<std::string>();
+    // An interpreter's path, relative to the suite file like its workload_paths (a version is kept as it is).
+    if (e.python.find('/') != std::string::npos && std::filesystem::path(e.python).is_relative())
+      e.python = (std::filesystem::absolute(std::filesystem::path(std::string(src)).parent_path()) / e.python)
+                     .lexically_normal().string();
   }
   if (auto* n = t.get("variables")) {
     if (!n->is_table()) fail(src, *n, "'variables' must be a table: variables = {XLA_FLAGS = \"...\"}");

@@ -26,8 +26,11 @@ std::variant<fs::path, std::string> environment_cache_root() {
 namespace {
 // The spec for the builder, in a file of its own (argv would show it to `ps`, and it may be long).
 std::string write_spec(const EnvironmentSpec& spec, const EnvironmentRequest& req) {
+  // A path to an interpreter is absolute before it is hashed (a version, "3.11", is not a path).
+  const std::string python = spec.python.find('/') != std::string::npos
+                                 ? fs::absolute(spec.python).lexically_normal().string() : spec.python;
   nlohmann::json j = {{"name", spec.name},           {"requirements", spec.requirements},
-                      {"python", spec.python},       {"cache_root", req.cache_root.string()},
+                      {"python", python},            {"cache_root", req.cache_root.string()},
                       {"find_links", req.find_links}, {"no_index", req.no_index}};
   char path[] = "/tmp/jitbench-env-spec-XXXXXX";
   const int fd = ::mkstemp(path);

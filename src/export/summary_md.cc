@@ -391,7 +391,7 @@ std::string environments_section(const RunInfo& info) {
 
 std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases, const Analysis& analysis,
                        const std::vector<compare::ReleaseRow>& releases) {
-  std::string md = fmt::format("# jitbench: suite `{}`\n\n", info.suite_name);
+  std::string md = fmt::format("# jitbench: suite {}\n\n", md_literal(info.suite_name));
   md += fmt::format("Command: {}  \nSuite: {} · {} of {} cases measured  \nMachine: {}\n\n", md_literal(info.command),
                     md_literal(info.suite_source), cases.size(), info.n_planned, environment_line(info.environment));
   if (info.environment.test_gpu_on_cpu)

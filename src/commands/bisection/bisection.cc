@@ -84,7 +84,8 @@ std::vector<std::string> run_args(const RunOptions& o) {
 enum class Verdict { Regression, Clear, Inconclusive };
 struct Judgement {
   Verdict verdict;
-  long more_runs;  // inconclusive: runs per side to decide the least decided case (estimated)
+  long more_runs;  // inconclusive: runs per side to add to decide the least decided case (estimated)
+  long runs = 0;   // the fewest samples per side of a compared case
 };
 
 // Runs per side that would narrow the case's 95% interval of the log ratio
@@ -120,7 +121,8 @@ class Bisection {
   StepSamples measure(const std::string& v, const std::string& role) {
     // Named by the environments' rule (lower case; '+', '!' and the like made '-'): SlowImp 1.0+a is slowimp-1.0-a.
     const std::string name = default_environment_name({o_.package + "==" + v});
-    const fs::path dir = out_.root() / "steps" / fmt::format("{}-{}", name, ++runs_[v]);
+    // Counted per name, not per version: two versions one name stands for (1.0+a, 1.0-a) get two directories.
+    const fs::path dir = out_.root() / "steps" / fmt::format("{}-{}", name, ++runs_[name]);
     std::string env = fmt::format("{}:{}=={}", name, o_.package, v);
     for (const auto& w : o_.with) env += ";" + replace_version(w, v);
     SpawnSpec spec;
@@ -143,7 +145,8 @@ class Bisection {
       bool any = false;
       for (const auto& c : run->cases) {
         const auto key = without_environment(c.c.id);
-        if (timings_comparable(c)) samples[key] = samples_of(c, o_.metric), any = true;
+        if (timings_comparable(c))
+          if (auto xs = samples_of(c, o_.metric); !xs.empty()) samples[key] = std::move(xs), any = true;
         cases.push_back({{"case", key}, {"status", to_string(c.status)}, {"reason", text_or_null(to_string(c.reason))}});
       }
       if (!any) verdict = "unmeasurable";  // every case warn or failed: the release cannot be built here, say
@@ -164,21 +167,28 @@ class Bisection {
     Judgement j{Verdict::Clear, 0};
     const double limit = 1 + o_.threshold_pct / 100;
     evidence = json::array();
+    std::size_t compared = 0;
     for (const auto& [key, xs] : step) {
       const auto g = ref.find(key);
       if (g == ref.end()) continue;
       const auto row = compare::metric_row(key, o_.metric, g->second, xs, o_.alpha);
       if (!row) continue;
+      ++compared;
       const bool worse = compare::exceeds_regression_limit(row->testable, row->p, o_.alpha, row->lo, limit);
       const bool clear = !worse && row->testable && row->hi <= limit;
       const char* decision = worse ? "regression" : clear ? "clear" : "inconclusive";
       if (worse) j.verdict = Verdict::Regression;
       else if (!clear && j.verdict == Verdict::Clear) j.verdict = Verdict::Inconclusive;
-      if (!worse && !clear) j.more_runs = std::max(j.more_runs, more_runs_needed(*row, std::min(g->second.size(), xs.size()), limit));
+      const auto n = std::min(g->second.size(), xs.size());
+      j.runs = j.runs ? std::min<long>(j.runs, static_cast<long>(n)) : static_cast<long>(n);
+      if (!worse && !clear) j.more_runs = std::max(j.more_runs, more_runs_needed(*row, n, limit));
       evidence.push_back({{"case", key}, {"median_s", row->new_median}, {"good_median_s", row->base_median},
                           {"ratio", row->ratio}, {"ratio_ci95", {row->lo, row->hi}}, {"p", row->p},
                           {"testable", row->testable}, {"regression", worse}, {"decision", decision}});
     }
+    // Nothing compared, or a case of the reference not measured here: nothing is clear.
+    if (j.verdict == Verdict::Clear && (compared == 0 || compared < ref.size()))
+      j = {Verdict::Inconclusive, std::max<long>(j.more_runs, 1), j.runs};
     return j;
   }
 
@@ -265,43 +275,70 @@ int decide_ends(Bisection& b, const BisectOptions& o, const OutDir& out, const s
     say(stdout, "jitbench bisect: no regression of {} from {} {} to {}: every case is, with confidence, less than "
                 "{:g}% slower ({})\n", o.metric, o.package, o.good, o.bad, o.threshold_pct,
         (out.root() / "bisect.json").string());
-  else
+  else  // one sample per cold process, or per warm process for the warm metric
     say(stdout, "jitbench bisect: inconclusive: {} {} against {} neither shows nor rules out a regression of {} beyond "
-                "{:g}%; about {} more runs per end needed (--cold-runs; {})\n", o.package, o.bad, o.good, o.metric,
-        o.threshold_pct, j.more_runs, (out.root() / "bisect.json").string());
+                "{:g}%; about {} more runs per end needed, {} in all ({} {}; {})\n", o.package, o.bad, o.good,
+        o.metric, o.threshold_pct, j.more_runs, j.runs + j.more_runs, o.metric == "warm" ? "--warm-runs" : "--cold-runs",
+        j.runs + j.more_runs, (out.root() / "bisect.json").string());
   return 0;
 }
 
 // A step judged against the good end; an inconclusive one is measured again
-// (its samples pooled) and, still not a regression, taken as good.
-bool is_bad(Bisection& b, const StepSamples& good, const std::string& version, const StepSamples& first) {
+// (its samples pooled) and, still not a regression, taken as good. A
+// remeasurement that gave nothing decides nothing: the step is left out.
+enum class StepCall { Bad, Good, Undecided };
+StepCall judge_step(Bisection& b, const StepSamples& good, const std::string& version, const StepSamples& first) {
   json evidence;
   auto j = b.judge(good, first, evidence);
   b.record_verdict(evidence, j);
-  if (j.verdict != Verdict::Inconclusive) return j.verdict == Verdict::Regression;
+  if (j.verdict != Verdict::Inconclusive) return j.verdict == Verdict::Regression ? StepCall::Bad : StepCall::Good;
   const auto again = b.measure(version, "remeasure");
+  if (again.empty()) return StepCall::Undecided;
   j = b.judge(good, pooled(first, again), evidence);
   if (j.verdict == Verdict::Inconclusive) j.verdict = Verdict::Clear;  // still no regression shown: good
   b.record_verdict(evidence, j);
-  return j.verdict == Verdict::Regression;
+  return j.verdict == Verdict::Regression ? StepCall::Bad : StepCall::Good;
 }
 
 // The boundary measured again, alternately, pooled: does it hold on fresh
-// processes? Once more with more runs before it is given up.
-bool confirm_boundary(Bisection& b, const std::string& lo, const std::string& hi, json& confirm) {
+// processes? Once more with more runs before it is given up. `lo` keeps the
+// last good side's pooled samples (for asking whether it is the bad one).
+enum class Boundary { Confirmed, NotConfirmed, Unmeasured };
+Boundary confirm_boundary(Bisection& b, const std::string& lo, const std::string& hi, json& confirm, StepSamples& ls) {
   const auto l1 = b.measure(lo, "confirm"), h1 = b.measure(hi, "confirm");
   const auto l2 = b.measure(lo, "confirm"), h2 = b.measure(hi, "confirm");
-  auto ls = pooled(l1, l2), hs = pooled(h1, h2);
-  if (b.judge(ls, hs, confirm).verdict == Verdict::Regression) return true;
-  ls = pooled(ls, b.measure(lo, "remeasure"));
-  hs = pooled(hs, b.measure(hi, "remeasure"));
-  return b.judge(ls, hs, confirm).verdict == Verdict::Regression;
+  if (l1.empty() || h1.empty() || l2.empty() || h2.empty()) return Boundary::Unmeasured;
+  ls = pooled(l1, l2);
+  auto hs = pooled(h1, h2);
+  if (b.judge(ls, hs, confirm).verdict == Verdict::Regression) return Boundary::Confirmed;
+  const auto l3 = b.measure(lo, "remeasure"), h3 = b.measure(hi, "remeasure");
+  if (l3.empty() || h3.empty()) return Boundary::Unmeasured;
+  ls = pooled(ls, l3);
+  hs = pooled(hs, h3);
+  return b.judge(ls, hs, confirm).verdict == Verdict::Regression ? Boundary::Confirmed : Boundary::NotConfirmed;
 }
 
-void say_found(const BisectOptions& o, const OutDir& out, const std::string& first_bad, const std::string& last_good,
-               bool confirmed, const json& confirm) {
-  say(stdout, "jitbench bisect: {} {} {} the first release with the regression of {} (last good {}){}; every step in {}\n",
+// The search's state: known good releases (the good end first) and known bad
+// ones (the bad end first), each growing towards the boundary between them.
+struct Search {
+  std::vector<std::size_t> goods, bads;
+  std::vector<bool> skip;
+  std::vector<std::string> skipped, overturned;
+};
+
+void finish_search(Bisection& b, const BisectOptions& o, const OutDir& out, const std::vector<std::string>& cands,
+                   const Search& s, bool confirmed, const json& confirm) {
+  const auto& first_bad = cands[s.bads.back()];
+  const auto& last_good = cands[s.goods.back()];
+  std::vector<std::string> between;  // left out, yet between the two: one of them may be the first bad
+  for (auto k = s.goods.back() + 1; k < s.bads.back(); ++k) between.push_back(cands[k]);
+  json result = {{"status", confirmed ? "found" : "unconfirmed"}, {"first_bad", first_bad}, {"last_good", last_good},
+                 {"skipped", s.skipped}, {"overturned", s.overturned}, {"confirmation", confirm}};
+  if (!between.empty()) result["skipped_between"] = between;
+  write_result(out, o, cands, b, result);
+  say(stdout, "jitbench bisect: {} {} {} the first release with the regression of {} (last good {}){}{}; every step in {}\n",
       o.package, first_bad, confirmed ? "is" : "looks like", o.metric, last_good,
+      between.empty() ? "" : fmt::format(", or one of {} between them, which could not be measured", fmt::join(between, ", ")),
       confirmed ? ", confirmed by measuring both again" : ", but measuring both again did not confirm it",
       (out.root() / "bisect.json").string());
   for (const auto& row : confirm)
@@ -309,6 +346,26 @@ void say_found(const BisectOptions& o, const OutDir& out, const std::string& fir
         format_seconds(row["good_median_s"].get<double>()), format_seconds(row["median_s"].get<double>()),
         row["ratio"].get<double>(), row["ratio_ci95"][0].get<double>(), row["ratio_ci95"][1].get<double>(),
         row["p"].get<double>());
+}
+}  // namespace
+
+namespace {
+// A boundary not confirmed: either its last good is really bad (it is moved
+// to the bad side), or its first bad was bad by noise (moved to the good side:
+// overturned). false when neither can move (the ends themselves).
+bool revise(Bisection& b, const StepSamples& good, const StepSamples& lo_samples, Search& s,
+            const std::vector<std::string>& cands) {
+  json evidence;
+  if (s.goods.size() > 1 && b.judge(good, lo_samples, evidence).verdict == Verdict::Regression) {
+    s.bads.push_back(s.goods.back());
+    s.goods.pop_back();
+    return true;
+  }
+  if (s.bads.size() == 1) return false;
+  s.overturned.push_back(cands[s.bads.back()]);
+  s.goods.push_back(s.bads.back());
+  s.bads.pop_back();
+  return true;
 }
 }  // namespace
 
@@ -325,39 +382,27 @@ int bisect(const BisectOptions& o, const OutDir& out) {
                                 "runs here", o.package, end, (out.root() / "bisect.json").string()));
   }
   if (const int rc = decide_ends(b, o, out, cands, good, bad_samples); rc >= 0) return rc;
-  // Known bad releases, newest first at the back: a boundary not confirmed is
-  // given up for the one before it, and the search goes on above the old one.
-  std::vector<std::size_t> bads = {cands.size() - 1};
-  std::vector<bool> skip(cands.size(), false);
-  std::vector<std::string> skipped, overturned;
-  std::size_t lo = 0;
+  Search s{{0}, {cands.size() - 1}, std::vector<bool>(cands.size(), false), {}, {}};
   json confirm;
-  for (;;) {
-    const auto mid = middle(lo, bads.back(), skip);
-    if (mid) {
-      const auto s = b.measure(cands[*mid], "step");
-      if (s.empty()) {  // unmeasurable here (no wheel for this Python, say): left out, and look again
-        skip[*mid] = true;
-        skipped.push_back(cands[*mid]);
-      } else if (is_bad(b, good, cands[*mid], s)) {
-        bads.push_back(*mid);
+  auto boundary = Boundary::NotConfirmed;
+  // Every release changes sides at most once or twice: the rounds are bounded.
+  for (std::size_t rounds = 0; rounds <= 2 * cands.size(); ++rounds) {
+    if (const auto mid = middle(s.goods.back(), s.bads.back(), s.skip)) {
+      const auto first = b.measure(cands[*mid], "step");
+      const auto call = first.empty() ? StepCall::Undecided : judge_step(b, good, cands[*mid], first);
+      if (call == StepCall::Undecided) {  // unmeasurable here (no wheel for this Python, say): left out
+        s.skip[*mid] = true;
+        s.skipped.push_back(cands[*mid]);
       } else {
-        lo = *mid;
+        (call == StepCall::Bad ? s.bads : s.goods).push_back(*mid);
       }
       continue;
     }
-    if (confirm_boundary(b, cands[lo], cands[bads.back()], confirm) || bads.size() == 1) break;
-    overturned.push_back(cands[bads.back()]);  // measured bad once, not again: taken as good
-    lo = bads.back();
-    bads.pop_back();
+    StepSamples lo_samples;
+    boundary = confirm_boundary(b, cands[s.goods.back()], cands[s.bads.back()], confirm, lo_samples);
+    if (boundary != Boundary::NotConfirmed || !revise(b, good, lo_samples, s, cands)) break;
   }
-  const bool confirmed = !confirm.empty() && std::any_of(confirm.begin(), confirm.end(),
-                                                          [](const json& r) { return r.value("regression", false); });
-  const auto& first_bad = cands[bads.back()];
-  write_result(out, o, cands, b,
-               {{"status", confirmed ? "found" : "unconfirmed"}, {"first_bad", first_bad}, {"last_good", cands[lo]},
-                {"skipped", skipped}, {"overturned", overturned}, {"confirmation", confirm}});
-  say_found(o, out, first_bad, cands[lo], confirmed, confirm);
+  finish_search(b, o, out, cands, s, boundary == Boundary::Confirmed, confirm);
   return 0;
 }
 

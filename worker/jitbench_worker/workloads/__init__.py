@@ -144,8 +144,11 @@ def _check_numbers(path, fields):
     """Raises ValueError naming the first CATALOG field out of its range."""
     def number(key, what, value, lo, hi, open_low=False, integer=False):
         ok_type = isinstance(value, int) if integer else isinstance(value, (int, float))
-        if isinstance(value, bool) or not ok_type or not math.isfinite(value) or value > hi or \
-                (value <= lo if open_low else value < lo):
+        try:
+            finite = ok_type and not isinstance(value, bool) and math.isfinite(value)
+        except OverflowError:  # an int past what a float holds (10**400)
+            finite = False
+        if not finite or value > hi or (value <= lo if open_low else value < lo):
             kind = "a whole number" if integer else "a finite number"
             raise ValueError(f"workload file {path}: CATALOG {key}: {what} must be {kind} in "
                              f"{'(' if open_low else '['}{lo:g}, {hi:g}], not {value!r}")
