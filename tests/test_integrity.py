@@ -563,3 +563,10 @@ def test_15_the_builders_reason_is_kept_and_a_reused_build_is_named_as_asked(whe
     assert res.returncode == 0, res.stderr
     b = env_records(tmp_path / "o3")["second"]["build"]
     assert b["reused"] and b["name"] == "second"
+
+
+def test_7_a_find_links_directory_that_is_not_there_is_said(workload, tmp_path):
+    res = run_in(tmp_path, "run", *CASE, "--workload-path", str(workload), "--env", "p:numpy", "--find-links",
+                 "no-such-wheels", "--no-index", "--out-dir", "out", "-q", env={"JITBENCH_ENV_CACHE": "cache"})
+    e = env_records(tmp_path / "out")["p"]
+    assert not e["ok"] and f"--find-links {tmp_path / 'no-such-wheels'} is not a directory" in e["reason"], e

@@ -64,7 +64,9 @@ WorkerKind worker_kind(const std::string& name) {
 
 namespace {
 // A number of a workload record within [lo, hi] ((lo, hi] when open_low): the
-// shard planner multiplies costs out, the loops table counts steps.
+// shard planner multiplies costs out, the loops table counts steps. The worker
+// checks a user CATALOG against the same ranges first (workloads/__init__.py,
+// _COST_COEFFICIENT and the rest): change both together.
 double in_range(const nlohmann::json& v, const char* what, double lo, double hi, bool open_low) {
   const double x = v.get<double>();
   if (!std::isfinite(x) || x > hi || (open_low ? x <= lo : x < lo))

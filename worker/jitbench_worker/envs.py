@@ -45,6 +45,7 @@ RECORD = ".jitbench-env.json"
 # Written into a cache root jitbench made (or found empty): only in such a root
 # does it remove a half-built environment.
 ROOT_MARK = ".jitbench-env-cache"
+FIND_LINKS_MEMO = ".jitbench-find-links.json"  # sha256 of the find-links files, by path, size and mtime
 WORKER_NEEDS = ("numpy",)
 _PIN = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*==\s*([A-Za-z0-9._+!-]+)\s*$")
 
@@ -108,26 +109,48 @@ def hold_date(spec):
     return held, f"one day after the newest pinned release ({newest:%Y-%m-%d})"
 
 
-def find_links_contents(dirs):
+def find_links_contents(dirs, memo_path=None):
     """What the find-links directories hold, not where they are: the name and
     sha256 of every file in them. Two projects' wheels/ with different
-    patchme-1.0 files are two environments; one folder moved is the same."""
+    patchme-1.0 files are two environments; one folder moved is the same.
+    memo_path (in the cache root) keeps each file's sha256 by path, size and
+    modification time, so that a directory of large wheels is read once."""
+    memo = {}
+    if memo_path and os.path.exists(memo_path):
+        try:
+            with open(memo_path) as f:
+                memo = json.load(f)
+        except (OSError, ValueError):
+            memo = {}
     out = []
     for d in dirs:
-        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if not os.path.isdir(d):
+            raise Unbuildable(f"--find-links {d} is not a directory")
+        for name in sorted(os.listdir(d)):
             path = os.path.join(d, name)
-            if os.path.isfile(path):
+            if not os.path.isfile(path):
+                continue
+            st = os.stat(path)
+            key = f"{os.path.realpath(path)}|{st.st_size}|{st.st_mtime_ns}"
+            if key not in memo:
                 h = hashlib.sha256()
                 with open(path, "rb") as f:
                     for chunk in iter(lambda: f.read(1 << 20), b""):
                         h.update(chunk)
-                out.append([name, h.hexdigest()])
+                memo[key] = h.hexdigest()
+            out.append([name, memo[key]])
+    if memo_path:
+        tmp = f"{memo_path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(memo, f)
+        os.replace(tmp, memo_path)
     return sorted(out)
 
 
-def spec_hash(spec, held, uv_version):
+def spec_hash(spec, held, uv_version, memo_path=None):
     key = {"requirements": sorted(spec["requirements"]), "python": spec.get("python", ""), "exclude_newer": held,
-           "find_links": find_links_contents(spec.get("find_links", [])), "no_index": bool(spec.get("no_index")),
+           "find_links": find_links_contents(spec.get("find_links", []), memo_path),
+           "no_index": bool(spec.get("no_index")),
            "worker_needs": list(WORKER_NEEDS), "uv": uv_version}
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -229,13 +252,13 @@ def build(spec):
         raise Unbuildable("uv is not installed (scripts/setup.sh installs it into .venv)")
     uv_version = run([uv, "--version"]).strip()
     held, why = hold_date(spec)
-    h = spec_hash(spec, held, uv_version)
     root = os.path.abspath(spec["cache_root"])
     if os.path.exists(root) and not os.path.isdir(root):
         raise Unbuildable(f"the environment cache {root} is not a directory; point JITBENCH_ENV_CACHE at one")
     if os.path.lexists(root):
         check_owned(root, "environment cache")
     own_cache_root(root)
+    h = spec_hash(spec, held, uv_version, os.path.join(root, FIND_LINKS_MEMO))
     d = os.path.join(root, h)
     with open(os.path.join(root, h + ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another builder of the same environment waits here

@@ -134,6 +134,8 @@ def record(name: str, path: str = None, module=None):
 
 # What a user's CATALOG numbers may be: the shard planner multiplies the cost
 # out (a negative or huge one skews every shard), the loop's steps are counted.
+# src/config/catalog.cc (in_range) checks the same ranges again on every record
+# it reads: change both together.
 _COST_COEFFICIENT = (0.0, 1e3)   # seconds per unit of n**exponent, above 0
 _COST_EXPONENT = (0.0, 4.0)
 _WORK_SCALE = (0.0, 1e15)        # above 0
