@@ -570,3 +570,14 @@ def test_7_a_find_links_directory_that_is_not_there_is_said(workload, tmp_path):
                  "no-such-wheels", "--no-index", "--out-dir", "out", "-q", env={"JITBENCH_ENV_CACHE": "cache"})
     e = env_records(tmp_path / "out")["p"]
     assert not e["ok"] and f"--find-links {tmp_path / 'no-such-wheels'} is not a directory" in e["reason"], e
+
+
+def test_15_a_workload_file_that_hangs_at_plan_time_says_it_timed_out(jitbench, tmp_path):
+    path = tmp_path / "doubled.py"
+    path.write_text("import time\ntime.sleep(60)\n" + WORKLOAD)
+    res = jitbench("plan", "--workload-path", str(path), "--cases", "doubled_8_f64", "--backends", "numpy",
+                   env={"JITBENCH_WORKLOAD_LOAD_TIMEOUT_S": "2"}, timeout=60)
+    assert "loading it timed out after 2 s" in res.stderr, res.stderr
+    bad = jitbench("plan", "--workload-path", str(path), "--cases", "doubled_8_f64", "--backends", "numpy",
+                   env={"JITBENCH_WORKLOAD_LOAD_TIMEOUT_S": "soon"})
+    assert bad.rc == 2 and "give whole seconds" in bad.stderr

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "commands/commands.h"
@@ -18,7 +19,17 @@ namespace jitbench {
 namespace fs = std::filesystem;
 
 namespace {
-constexpr int kRecordTimeoutS = 120;  // reading a workload file's record: an import, never a measurement
+// Reading a workload file's record is an import, never a measurement: 120 s,
+// or JITBENCH_WORKLOAD_LOAD_TIMEOUT_S (1 to 3600; a slow network file system).
+int record_timeout_s() {
+  const char* v = std::getenv("JITBENCH_WORKLOAD_LOAD_TIMEOUT_S");
+  if (!v || !*v) return 120;
+  char* end = nullptr;
+  const long s = std::strtol(v, &end, 10);
+  if (*end != '\0' || s < 1 || s > 3600)
+    throw UserError(fmt::format("JITBENCH_WORKLOAD_LOAD_TIMEOUT_S='{}': give whole seconds from 1 to 3600", v));
+  return static_cast<int>(s);
+}
 }  // namespace
 
 void load_user_workload_records(const std::string& python) {
@@ -30,11 +41,12 @@ void load_user_workload_records(const std::string& python) {
   const fs::path dir = fs::temp_directory_path(ec) / fmt::format("jitbench-records-{}", ::getpid());
   fs::create_directories(dir, ec);
   PosixLauncher launcher;
+  const int timeout_s = record_timeout_s();
   for (const auto& w : pending) {
     const fs::path log = dir / (w.name + ".log");
     const auto p = launcher.launch(worker_module_spawn(
         {python, "-m", "jitbench_worker.catalog", "--workload-file", w.name, w.path}, resolve_worker_dir(), log, {},
-        kRecordTimeoutS));
+        timeout_s));
     const std::string line = last_line(log);
     if (p.kind == ExitKind::SpawnFailed) {
       fs::remove_all(dir, ec);
@@ -45,8 +57,8 @@ void load_user_workload_records(const std::string& python) {
     // run and fail with the worker's own message (docs/user-workloads.md).
     std::string problem;
     if (p.kind == ExitKind::TimedOut) {
-      problem = fmt::format("loading it timed out after {} s (code at its top level that does not finish?)",
-                            kRecordTimeoutS);
+      problem = fmt::format("loading it timed out after {} s (code at its top level that does not finish? "
+                            "JITBENCH_WORKLOAD_LOAD_TIMEOUT_S gives it longer)", timeout_s);
     } else if (p.kind != ExitKind::Exited || p.exit_code != 0) {
       problem = line.empty() ? "the worker could not load it" : line;
     } else {
