@@ -34,9 +34,9 @@ struct OutDirLock::Held {
 };
 
 namespace {
-std::string in_use(const fs::path& dir, std::optional<pid_t> pid) {
-  return fmt::format("out dir '{}' is in use by another jitbench{}; wait for it to finish or pass another --out-dir",
-                     dir.string(), pid ? fmt::format(" (pid {})", *pid) : "");
+std::string in_use(const fs::path& dir, std::optional<pid_t> pid, OutDirLock::Named named = OutDirLock::kOutDir) {
+  return fmt::format("{} '{}' is in use by another jitbench{}; wait for it to finish or {}", named.noun, dir.string(),
+                     pid ? fmt::format(" (pid {})", *pid) : "", named.elsewhere);
 }
 
 // The pid holding the lock on fd's file, if another process holds it.
@@ -58,15 +58,15 @@ std::optional<std::string> OutDirLock::in_use_by_other(const fs::path& dir) {
   return in_use(dir, pid);
 }
 
-std::variant<OutDirLock, std::string> OutDirLock::acquire(const fs::path& dir) {
+std::variant<OutDirLock, std::string> OutDirLock::acquire(const fs::path& dir, Named named) {
   auto held = std::make_shared<Held>();
   held->fd = ::open((dir / kLockFile).c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (held->fd < 0)
-    return fmt::format("cannot lock out dir '{}': {} ({})", dir.string(), std::strerror(errno), kLockFile);
+    return fmt::format("cannot lock {} '{}': {} ({})", named.noun, dir.string(), std::strerror(errno), kLockFile);
   struct flock fl {};
   fl.l_type = F_WRLCK;
   fl.l_whence = SEEK_SET;
-  if (::fcntl(held->fd, F_SETLK, &fl) != 0) return in_use(dir, lock_holder(held->fd));
+  if (::fcntl(held->fd, F_SETLK, &fl) != 0) return in_use(dir, lock_holder(held->fd), named);
   const auto pid = fmt::format("{}\n", ::getpid());
   if (::ftruncate(held->fd, 0) == 0 && ::pwrite(held->fd, pid.data(), pid.size(), 0) < 0) {
     // the pid in the file is for people; the lock itself is what counts

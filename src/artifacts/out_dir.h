@@ -19,8 +19,15 @@ namespace jitbench {
 // never listed in the index.
 class OutDirLock {
  public:
+  // What the locked directory is to the user, for the errors: its name and
+  // how to go elsewhere (an out dir by default; publish's site says --to).
+  struct Named {
+    const char* noun;
+    const char* elsewhere;
+  };
+  static constexpr Named kOutDir{"out dir", "pass another --out-dir"};
   // The lock, or a one-line error naming the pid that holds it.
-  static std::variant<OutDirLock, std::string> acquire(const std::filesystem::path& dir);
+  static std::variant<OutDirLock, std::string> acquire(const std::filesystem::path& dir, Named named = kOutDir);
   // The "in use" error when another process holds dir's lock now; creates nothing.
   static std::optional<std::string> in_use_by_other(const std::filesystem::path& dir);
 

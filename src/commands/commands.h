@@ -29,6 +29,10 @@ int cmd_run(const RunOptions& opts, int argc, char** argv);
 // their sha256). Throws UserError when a copy is missing or altered.
 struct RunIndex;
 void use_recorded_inputs(const RunIndex& index, const std::filesystem::path& dir, RunOptions& o);
+// The index's cwd and inputs sections as a recorded run has them, for a run
+// that goes on from it (a resumption, a merge of its shards).
+struct RunHeader;
+void keep_recorded_inputs(const RunIndex& index, RunHeader& h);
 int cmd_plan(const PlanOptions& opts);
 // Exit code of a merge that wrote the merged run but lacks shards or cases.
 inline constexpr int kExitIncompleteMerge = 5;

@@ -30,6 +30,8 @@ struct Shard {
   LoadedRun run;
   int index = 0, count = 0;
   std::string digest, label, index_sha256, environment_text;
+  std::set<std::string> listed;           // the files its index lists (what validate checked)
+  nlohmann::json environments = nlohmann::json::array();  // its pinned environments as built (none: empty)
 };
 
 Shard load_shard(const std::string& dir) {
@@ -52,6 +54,8 @@ Shard load_shard(const std::string& dir) {
   s.label = fmt::format("{}/{}", s.index, s.count);
   s.index_sha256 = sha256_file(fs::path(dir) / "index.json");
   s.environment_text = read_file(fs::path(dir) / "environment.json");
+  for (const auto& f : s.run.index.files) s.listed.insert(f.path);
+  if (s.run.index.environments.is_array()) s.environments = s.run.index.environments;
   return s;
 }
 
@@ -122,9 +126,7 @@ void check_same_inputs_and_environments(const std::vector<Shard>& shards) {
   std::map<std::string, std::pair<std::string, std::string>> hash_of;  // name -> (hash, shard)
   std::map<std::string, std::pair<std::string, std::string>> input_of;  // path -> (sha256, shard)
   for (const auto& s : shards) {
-    std::set<std::string> listed;
-    for (const auto& f : s.run.index.files) listed.insert(f.path);
-    for (const auto& e : s.run.index.environments.is_array() ? s.run.index.environments : nlohmann::json::array()) {
+    for (const auto& e : s.environments) {
       const auto name = e.value("name", "");
       if (!e.value("ok", false)) continue;  // one that failed to build in a shard is no build to compare
       // What makes the environment: its build and the variables its workers saw.
@@ -135,7 +137,7 @@ void check_same_inputs_and_environments(const std::vector<Shard>& shards) {
                                     "shards of one run use the same environments", name, it->second.second,
                                     it->second.first, s.dir, made));
       const auto file = e.contains("file") && e["file"].is_string() ? e["file"].get<std::string>() : std::string();
-      if (e.value("ok", false) && (file != "environments/env-" + name + ".json" || !listed.count(file)))
+      if (file != "environments/env-" + name + ".json" || !s.listed.count(file))
         throw UserError(fmt::format("shard '{}': environment '{}' names the file '{}', not its own "
                                     "environments/env-{}.json listed in the shard's index", s.dir, name, file, name));
     }
@@ -160,7 +162,7 @@ nlohmann::json union_of_environments(const std::vector<Shard>& shards) {
   std::set<std::string> seen;
   for (bool ok : {true, false})  // an environment built in some shard is listed as built
     for (const auto& s : shards)
-      for (const auto& e : s.run.index.environments.is_array() ? s.run.index.environments : nlohmann::json::array())
+      for (const auto& e : s.environments)
         if (e.value("ok", false) == ok && seen.insert(e.value("name", "")).second) all.push_back(e);
   return all;
 }
@@ -248,13 +250,11 @@ std::map<std::string, CaseResult> copy_shards(const OutDir& out, const std::vect
     }
     // The pinned environments' manifests and the input copies, once each (the same in every shard: checked).
     std::vector<std::string> kept;
-    for (const auto& e : s.run.index.environments.is_array() ? s.run.index.environments : nlohmann::json::array())
+    for (const auto& e : s.environments)
       if (e.contains("file") && e["file"].is_string()) kept.push_back(e["file"].get<std::string>());
     for (const auto& in : s.run.index.inputs) kept.push_back(in.path);
-    std::set<std::string> listed;  // only what the shard's index lists (and validate checked) is read
-    for (const auto& f : s.run.index.files) listed.insert(f.path);
-    for (const auto& rel : kept)
-      if (listed.count(rel) && written.insert(rel).second) out.write_text(rel, read_file(fs::path(s.dir) / rel));
+    for (const auto& rel : kept)  // only what the shard's index lists (and validate checked) is read
+      if (s.listed.count(rel) && written.insert(rel).second) out.write_text(rel, read_file(fs::path(s.dir) / rel));
     shard_list.push_back({{"dir", fs::absolute(s.dir).lexically_normal().string()}, {"shard", s.label},
                           {"index_sha256", s.index_sha256}, {"cases", s.run.cases.size()},
                           {"environment", env_of[i]}});
@@ -269,13 +269,7 @@ std::map<std::string, CaseResult> copy_shards(const OutDir& out, const std::vect
 // environments (as built, and each one's manifest for the summary), the input
 // copies and the directory the run was started from.
 void keep_pinned_environments(RunHeader& h, const std::vector<Shard>& shards, const OutDir& out) {
-  const Shard& first = shards.front();
-  if (!first.run.index.cwd.empty()) h.index_extra["cwd"] = first.run.index.cwd;
-  if (!first.run.index.inputs.empty()) {
-    h.index_extra["inputs"] = nlohmann::json::array();
-    for (const auto& in : first.run.index.inputs)
-      h.index_extra["inputs"].push_back({{"kind", in.kind}, {"source", in.source}, {"path", in.path}, {"sha256", in.sha256}});
-  }
+  keep_recorded_inputs(shards.front().run.index, h);  // the same in every shard: checked
   const auto envs = union_of_environments(shards);
   if (envs.empty()) return;
   h.index_extra["environments"] = envs;

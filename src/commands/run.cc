@@ -363,10 +363,10 @@ void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup&
   h.index_extra["environments"] = listed;
 }
 
-// A signal while the environments were built: nothing is measured, so that
-// --resume builds them again and measures every case (none is recorded as
-// an environment's failure).
-// A resumed run keeps the cases it had (`kept`, in the plan's order).
+// A signal while the environments were built: no case is measured, so that
+// --resume builds them again and measures every case left (none is recorded
+// as an environment's failure); a resumed run keeps the cases it had (`kept`,
+// in the plan's order).
 std::optional<int> stopped_preparing(const OutDir& out, const RunHeader& h, const std::vector<Case>& plan = {},
                                      const std::map<std::string, CaseResult>& kept = {}) {
   if (!interrupted()) return std::nullopt;
@@ -527,6 +527,17 @@ void announce(bool quiet, std::size_t n, const WorkerSetup& setup, const OutDir&
       setup.cold_runs, setup.warm_runs, setup.warm_runs == 1 ? "" : "s", setup.warm_iters, out.root().string());
 }
 
+}  // namespace
+
+void keep_recorded_inputs(const RunIndex& index, RunHeader& h) {
+  if (!index.cwd.empty()) h.index_extra["cwd"] = index.cwd;
+  if (index.inputs.empty()) return;
+  h.index_extra["inputs"] = nlohmann::json::array();
+  for (const auto& in : index.inputs)
+    h.index_extra["inputs"].push_back({{"kind", in.kind}, {"source", in.source}, {"path", in.path}, {"sha256", in.sha256}});
+}
+
+namespace {
 // The header of a resumed run: the command, suite, environment, shard,
 // inputs and Slurm ids as recorded, and one more resumption.
 RunHeader resumed_header(const LoadedRun& old, const RunOptions& o, const PlannedRun& p, std::size_t kept) {
@@ -540,13 +551,7 @@ RunHeader resumed_header(const LoadedRun& old, const RunOptions& o, const Planne
   h.info.n_planned = p.cases.size();
   h.info.environment = old.environment;
   if (!old.index.shard.is_null()) h.index_extra["shard"] = old.index.shard;
-  if (!old.index.cwd.empty()) h.index_extra["cwd"] = old.index.cwd;
-  if (!old.index.inputs.empty()) {
-    h.index_extra["inputs"] = nlohmann::json::array();
-    for (const auto& in : old.index.inputs)
-      h.index_extra["inputs"].push_back(
-          {{"kind", in.kind}, {"source", in.source}, {"path", in.path}, {"sha256", in.sha256}});
-  }
+  keep_recorded_inputs(old.index, h);
   if (!old.index.slurm.is_null()) h.index_extra["slurm"] = old.index.slurm;
   // The build that started the run; a resumption by another build says so in its own entry.
   for (auto [key, field] : {std::pair{"jitbench_git", &old.index.jitbench_git}, {"machine", &old.index.machine}})

@@ -30,14 +30,8 @@ OutDirLock open_site(const fs::path& site) {
   if (!empty && !fs::is_regular_file(site / kSiteMarker))
     throw UserError(fmt::format("--to '{}' holds files and is not a jitbench site (no {}): publish into a new or "
                                 "empty directory, or a site `jitbench publish` made", site.string(), kSiteMarker));
-  auto lock = OutDirLock::acquire(site);
-  if (auto* e = std::get_if<std::string>(&lock)) {  // the lock speaks of out dirs; here it is a site, given with --to
-    std::string msg = *e;
-    if (auto at = msg.find("pass another --out-dir"); at != std::string::npos)
-      msg.replace(at, std::string("pass another --out-dir").size(), "publish to another site (--to)");
-    if (msg.rfind("out dir '", 0) == 0) msg.replace(0, 7, "site");
-    throw UserError(msg);
-  }
+  auto lock = OutDirLock::acquire(site, {"site", "publish to another site (--to)"});
+  if (auto* e = std::get_if<std::string>(&lock)) throw UserError(*e);
   if (empty) write_file_in(site, kSiteMarker, "a jitbench publish site: registry.json lists its snapshots\n");
   return std::get<OutDirLock>(std::move(lock));
 }
