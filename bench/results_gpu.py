@@ -169,8 +169,8 @@ class GpuRuns:
         return "\n".join(rows)
 
     def table_seed(self):
-        h, seed_dir = self.groups.get("headline"), self.runs / "a" / "seed" / "cases"
-        if h is None or not seed_dir.is_dir():
+        h, seed_dir = self.groups["headline"], self.runs / "a" / "seed" / "cases"
+        if not seed_dir.is_dir():
             return not_yet(["a"])
         rows = ["| case | harness | status | cold import | cold first call | cold TTFR | warm call |",
                 "|---|---|---|---|---|---|---|"]
@@ -191,9 +191,7 @@ class GpuRuns:
         return "\n".join(rows)
 
     def table_precision(self):
-        d, hi = self.groups.get("gpu-default"), self.groups.get("gpu-highest")
-        if d is None or hi is None:
-            return not_yet(self.missing.get("gpu-default", []) + self.missing.get("gpu-highest", []))
+        d, hi = self.groups["gpu-default"], self.groups["gpu-highest"]
         rows = ["| case | status default / highest | matmul precision (default) | error default | error highest "
                 "| warm default | warm highest | highest / default |", "|---|---|---|---|---|---|---|---|"]
         for case in sorted(c for c in d.cases if "_matmul_" in c and "__" not in c):
@@ -208,9 +206,7 @@ class GpuRuns:
         return "\n".join(rows)
 
     def table_baselines(self):
-        d = self.groups.get("gpu-default")
-        if d is None:
-            return not_yet(self.missing["gpu-default"])
+        d = self.groups["gpu-default"]
         rows = ["| JIT case | eager baseline | JIT cold TTFR | eager cold TTFR | JIT warm | eager warm "
                 "| break-even N* |", "|---|---|---|---|---|---|---|"]
         for b in d.analysis.get("break_even", []):
@@ -227,9 +223,7 @@ class GpuRuns:
         return "\n".join(rows)
 
     def table_floors(self):
-        f = self.groups.get("floors-gpu")
-        if f is None:
-            return not_yet(["d1"])
+        f = self.groups["floors-gpu"]
         rows = ["| workload | native_cuda warm | best JIT | its warm | JIT / floor | achieved | ceiling fraction |",
                 "|---|---|---|---|---|---|---|"]
         for wl in ("mc_pi_100000000_f32", "matmul_4096_f32"):
@@ -249,9 +243,7 @@ class GpuRuns:
         return "\n".join(rows)
 
     def table_phases(self):
-        d = self.groups.get("gpu-default")
-        if d is None:
-            return not_yet(self.missing["gpu-default"])
+        d = self.groups["gpu-default"]
         rows = ["| case | cold TTFR | import | setup | first call | its phases (medians) | unattributed |",
                 "|---|---|---|---|---|---|---|"]
         for b in ("jax_jit_gpu", "torch_compile_gpu", "triton"):
@@ -265,9 +257,7 @@ class GpuRuns:
         return "\n".join(rows)
 
     def table_cache_modes(self):
-        d = self.groups.get("gpu-default")
-        if d is None:
-            return not_yet(self.missing["gpu-default"])
+        d = self.groups["gpu-default"]
         rows = ["| backend | cold_cache TTFR | warm_cache TTFR | warm_process first call |", "|---|---|---|---|"]
         for b in ("jax_jit_gpu", "torch_compile_gpu", "triton"):
             case = f"{b}_matmul_1024_f32"
@@ -276,14 +266,10 @@ class GpuRuns:
         return "\n".join(rows)
 
     def summary(self, name):
-        if name not in GROUPS:
-            raise KeyError(f"unknown group {name!r} (known: {', '.join(GROUPS)})")
-        g = self.groups.get(name)
-        if g is None:
-            return not_yet(self.missing.get(name, PARTS))
+        g = self.groups[name]
         return summary_body((g.out / "summary.md").read_text()).strip()
 
-    # the groups each table reads, for the note on a partial group
+    # the groups each table reads: none back, the table is "not measured yet"; one partial, a note says so
     USES = {"seed": ["headline"], "precision": ["gpu-default", "gpu-highest"], "baselines": ["gpu-default"],
             "floors": ["floors-gpu"], "phases": ["gpu-default"], "cache_modes": ["gpu-default"]}
 
@@ -308,8 +294,18 @@ class GpuRuns:
             fn = getattr(self, "table_" + table, None)
             if fn is None:
                 raise KeyError(f"unknown table {key!r}")
-            return fn() + self.partial(self.USES.get(table, []))
+            return self.when_back(self.USES[table], fn)
         if key.startswith("summary:"):
             name = key.split(":", 1)[1]
-            return self.summary(name) + self.partial([name])
+            if name not in GROUPS:
+                raise KeyError(f"unknown group {name!r} (known: {', '.join(GROUPS)})")
+            return self.when_back([name], lambda: self.summary(name))
         raise KeyError(f"unknown placeholder {key!r}")
+
+    def when_back(self, names, render):
+        """render() once every group in names came back (with a note on a
+        partial one), else which parts would measure the missing ones."""
+        absent = [n for n in names if n not in self.groups]
+        if absent:
+            return not_yet([p for n in absent for p in self.missing[n]])
+        return render() + self.partial(names)
