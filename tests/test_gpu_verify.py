@@ -77,19 +77,31 @@ def pack(tmp_path_factory):
     return out
 
 
-def kill_session(sid):
-    """SIGKILL to every process of the session: the script, and the steps that
-    run in process groups of their own."""
+def session_pids(sid):
+    pids = []
     for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rpartition(")")[2].split()
         except OSError:
             continue
-        if int(fields[3]) == sid:
+        if int(fields[3]) == sid and fields[0] != "Z":  # a zombie holds no lock
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+def kill_session(sid):
+    """SIGKILL to every process of the session (the script, and the steps that
+    run in process groups of their own), and wait until they are gone: a
+    jitbench still dying would hold its out dir's lock against the resumption."""
+    deadline = time.time() + 30
+    while (pids := session_pids(sid)) and time.time() < deadline:
+        for pid in pids:
             try:
-                os.kill(int(stat.parent.name), signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        time.sleep(0.05)
+    assert not session_pids(sid), "the killed session's processes did not go"
 
 
 def verify_env(tmp_path, pack, run_args, **extra):
