@@ -9,8 +9,6 @@
 // the bisection itself is commands/bisection/.
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "commands/bisection/bisection.h"
 #include "commands/commands.h"
 #include "config/environments.h"
@@ -32,12 +30,8 @@ void check_bisect_names(const BisectOptions& o) {
     if (!valid_release_version(v))
       throw UserError(fmt::format("bisect: '{}' is not a release version (PEP 440: 1.2, 2.0rc1, 1.0.post1, 1.0+local)", v));
   for (const auto& w : o.with)  // one --with may hold several requirements, as --env does: each is checked
-    for (std::size_t start = 0; start <= w.size();) {
-      const auto end = std::min(w.find(';', start), w.size());
-      if (auto why = forbidden_requirement(w.substr(start, end - start)); !why.empty())
-        throw UserError("bisect --with: " + why);
-      start = end + 1;
-    }
+    for (const auto& r : split_requirements(w))
+      if (auto why = forbidden_requirement(r); !why.empty()) throw UserError("bisect --with: " + why);
 }
 }  // namespace
 

@@ -31,6 +31,19 @@ std::string default_environment_name(const std::vector<std::string>& requirement
   return valid_environment_name(name) ? name : "env";
 }
 
+std::vector<std::string> split_requirements(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t start = 0; start <= text.size();) {
+    const auto end = std::min(text.find(';', start), text.size());
+    std::string req = text.substr(start, end - start);
+    req.erase(0, req.find_first_not_of(" \t"));
+    req.erase(req.find_last_not_of(" \t") + 1);
+    if (!req.empty()) out.push_back(req);
+    start = end + 1;
+  }
+  return out;
+}
+
 std::variant<EnvironmentSpec, std::string> parse_environment_spec(const std::string& text) {
   const auto bad = [&](const std::string& why) {
     return fmt::format("--env '{}': {} (write [NAME:]REQ;REQ..., e.g. 'old:jax==0.4.38;jaxlib==0.4.38')", text, why);
@@ -54,16 +67,7 @@ std::variant<EnvironmentSpec, std::string> parse_environment_spec(const std::str
       rest = text.substr(colon + 1);
     }
   }
-  std::size_t start = 0;
-  while (start <= rest.size()) {
-    const auto end = rest.find(';', start);
-    std::string req = rest.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    req.erase(0, req.find_first_not_of(" \t"));
-    req.erase(req.find_last_not_of(" \t") + 1);
-    if (!req.empty()) s.requirements.push_back(req);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
+  s.requirements = split_requirements(rest);
   if (s.requirements.empty()) return bad("no requirement");
   for (const auto& r : s.requirements)
     if (auto why = forbidden_requirement(r); !why.empty()) return fmt::format("--env '{}': {}", text, why);

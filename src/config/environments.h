@@ -38,6 +38,9 @@ bool valid_release_version(const std::string& version);
 // would be read as an option of the installer (--target=DIR installs elsewhere).
 std::string forbidden_requirement(const std::string& requirement);
 
+// "REQ;REQ...": each requirement, without the spaces around it (none empty).
+std::vector<std::string> split_requirements(const std::string& text);
+
 // `--env [NAME:]REQ;REQ...`: the spec, or a one-line error.
 std::variant<EnvironmentSpec, std::string> parse_environment_spec(const std::string& text);
 
