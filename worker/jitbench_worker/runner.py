@@ -144,25 +144,23 @@ def measure_step(adapter, fn, dev_inputs, args):
 
 def aot_step(adapter, fn, dev_inputs):
     """The cross-check run (--mode aot): the same function compiled through the
-    framework's ahead-of-time path, each step timed by jitbench's own clock, in a
-    process of its own. Its steps are compared with the event-based phases of
-    the cold runs (analysis.json: crosscheck)."""
-    if not hasattr(fn, "trace") or not hasattr(adapter, "jax"):
-        raise Skip("unsupported: the call is not one jitted JAX function, so it has no ahead-of-time path to "
-                   "cross-check")
+    framework's ahead-of-time path (the adapter's aot_compile; one without it
+    raises Unsupported), each step timed by jitbench's own clock, in a process of
+    its own. Its steps are compared with the event-based phases of the cold runs
+    (analysis.json: crosscheck)."""
     adapter.recorder.start()
     t_setup = _now()
-    traced = fn.trace(*dev_inputs)
-    t1 = _now()
-    lowered = traced.lower()
-    t2 = _now()
-    compiled = lowered.compile()
+    try:
+        compiled, steps = adapter.aot_compile(fn, dev_inputs, _now)
+    except Unsupported as exc:
+        adapter.recorder.stop()
+        raise Skip(f"unsupported: {exc}") from None
     t3 = _now()
     out = adapter.sync(compiled(*dev_inputs))
     t_end = _now()
     adapter.recorder.stop()
     return {"t_setup": t_setup, "t_first": t_end, "t_end": t_end, "calls": None, "first": out, "last": out,
-            "aot": {"trace_s": t1 - t_setup, "lower_s": t2 - t1, "compile_s": t3 - t2, "execute_s": t_end - t3}}
+            "aot": {**steps, "execute_s": t_end - t3}}
 
 
 def _finite_verdict(verdict):
@@ -284,12 +282,7 @@ def run(channel, args) -> int:
         memory["hwm_after_calls_kib"] = _status_kib("VmHWM")
         memory["device_peak_bytes"] = adapter.device_peak_bytes()
 
-        observed = adapter.observe_precision(fn, dev_inputs)
-        adapter.observed = observed
-        info = adapter.precision_info(args.dtype)
-        info["observation"] = observed or {
-            "observed": False,
-            "note": "declared, not observed: the format follows from the settings read back and the rule"}
+        info = adapter.precision_report(fn, dev_inputs, args.dtype)
         ctx = verify.Context(args.dtype, info["matmul"], args.precision)
         ctx.info = info
         first, last, winfo = verify_step(adapter, workload, clocks, host_inputs, args, ctx)

@@ -188,6 +188,7 @@ class Adapter:
         self._cache = {"kind": "none", "persistent": False, "note": "this backend has no compile cache"}
         self.recorder = Recorder()
         self.requested_precision = "default"
+        self.observed = None  # observe_precision's answer, once precision_report has asked
 
     # -- warm_process: an interactive session that already compiled something --
     def prepare_warm_process(self):
@@ -234,11 +235,29 @@ class Adapter:
         None where it reports nothing (the claim is then declared, not observed)."""
         return None
 
+    def precision_report(self, fn, inputs, dtype):
+        """precision_info with the observation beside it; the adapter keeps what
+        it observed (self.observed), which its precision_info may read."""
+        self.observed = self.observe_precision(fn, inputs)
+        info = self.precision_info(dtype)
+        info["observation"] = self.observed or {
+            "observed": False,
+            "note": "declared, not observed: the format follows from the settings read back and the rule"}
+        return info
+
     def precision_info(self, dtype):
         """{"requested", "matmul": the format float32 products are computed in,
         "settings": the framework settings read back, "rule": why}."""
         return {"requested": self.requested_precision, "matmul": "fp64" if dtype == "f64" else "ieee_fp32",
                 "settings": {}, "rule": "computed on the CPU in IEEE arithmetic"}
+
+    # -- capabilities an adapter may lack ----------------------------------------
+    def aot_compile(self, fn, inputs, clock):
+        """Compiles fn for inputs through the framework's ahead-of-time path
+        without running it, each step read on clock(): returns (compiled,
+        {"trace_s", "lower_s", "compile_s"}). Raises Unsupported where the
+        framework has no such path (the cross-check is then a warn, not a run)."""
+        raise Unsupported(f"{self.name} has no ahead-of-time compile path to cross-check")
 
     # -- phases -------------------------------------------------------------
     def import_framework(self, dtype: str, cache_dir, cache_policy="cold_cache"):

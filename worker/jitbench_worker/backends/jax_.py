@@ -20,7 +20,7 @@ trace counts once) is that step's time, as JAX's own durations count it."""
 
 import re
 
-from .base import Adapter, DeviceUnavailable, covered, flag_value, import_or_missing, timed
+from .base import Adapter, DeviceUnavailable, Unsupported, covered, flag_value, import_or_missing, timed
 
 _TRACE = "/jax/core/compile/jaxpr_trace_duration"
 _LOWER = "/jax/core/compile/jaxpr_to_mlir_module_duration"
@@ -49,7 +49,6 @@ class JaxAdapter(Adapter):
         super().__init__()
         self.platform = platform
         self.use_jit = jit
-        self.observed = None
         self.name = f"jax_{'jit' if jit else 'eager'}_{platform}"
         self.wants_gpu = platform == "gpu"
         self.has_compile_cache = jit
@@ -153,6 +152,20 @@ class JaxAdapter(Adapter):
             dirs.append(values["jax_compilation_cache_dir"])
         not_controlled = ["the CUDA driver's JIT cache (~/.nv/ComputeCache, CUDA_CACHE_PATH)"] if self.wants_gpu else []
         return {"values": values, "dirs": dirs, "not_controlled": not_controlled}
+
+    def aot_compile(self, fn, inputs, clock):
+        """jax.jit's stages: .trace, .lower, .compile, each read on clock()."""
+        if not hasattr(fn, "trace"):
+            raise Unsupported("the call is not one jitted JAX function, so it has no ahead-of-time path to "
+                              "cross-check")
+        t0 = clock()
+        traced = fn.trace(*inputs)
+        t1 = clock()
+        lowered = traced.lower()
+        t2 = clock()
+        compiled = lowered.compile()
+        t3 = clock()
+        return compiled, {"trace_s": t1 - t0, "lower_s": t2 - t1, "compile_s": t3 - t2}
 
     def observe_precision(self, fn, inputs):
         """The precision config XLA was handed for every dot of the measured

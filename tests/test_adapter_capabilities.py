@@ -1,0 +1,105 @@
+"""What an adapter can or cannot do is asked of the adapter: a capability it
+lacks is a method of the base class that raises Unsupported (the ahead-of-time
+compile behind the AOT cross-check), and the precision it observed is kept by
+the adapter itself, not set on it from outside by the runner."""
+
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "worker"))
+
+from jitbench_worker import runner  # noqa: E402
+from jitbench_worker.backends.base import Adapter, Unsupported  # noqa: E402
+from jitbench_worker.backends.numpy_ import NumpyAdapter  # noqa: E402
+
+
+class Ticking:
+    """A clock that moves one second per reading: each step's time is known."""
+
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        self.t += 1.0
+        return self.t
+
+
+def test_an_adapter_without_an_ahead_of_time_path_raises_unsupported():
+    adapter = NumpyAdapter()
+    with pytest.raises(Unsupported, match="no ahead-of-time compile path"):
+        adapter.aot_compile(lambda x: x, (1.0,), Ticking())
+
+
+def test_the_aot_step_of_an_adapter_without_one_is_a_skip_with_the_adapters_reason():
+    adapter = NumpyAdapter()
+    with pytest.raises(runner.Skip, match=r"^unsupported: numpy has no ahead-of-time compile path") as caught:
+        runner.aot_step(adapter, lambda x: x, (1.0,))
+    assert not caught.value.detail
+    assert not adapter.recorder.active, "the skipped step left the recorder running"
+
+
+class Staged(Adapter):
+    """An adapter whose framework has an ahead-of-time path (as jax.jit's)."""
+    name = "staged"
+
+    def aot_compile(self, fn, inputs, clock):
+        t0 = clock()
+        t1 = clock()
+        return (lambda *a: fn(*a) + 1), {"trace_s": t1 - t0, "lower_s": 2.0, "compile_s": 3.0}
+
+    def sync(self, out):
+        return out
+
+
+def test_the_aot_step_runs_what_the_adapter_compiled_and_keeps_its_steps():
+    out = runner.aot_step(Staged(), lambda x: x * 2, (5,))
+    assert out["first"] == 11 and out["last"] == 11
+    assert out["aot"]["lower_s"] == 2.0 and out["aot"]["compile_s"] == 3.0 and out["aot"]["trace_s"] >= 0
+    assert out["aot"]["execute_s"] >= 0
+
+
+class Observing(Adapter):
+    name = "observing"
+
+    def __init__(self, seen):
+        super().__init__()
+        self.seen = seen
+
+    def observe_precision(self, fn, inputs):
+        return self.seen
+
+    def precision_info(self, dtype):
+        info = super().precision_info(dtype)
+        info["read_back"] = self.observed  # what an adapter's rule may depend on (JAX on a GPU)
+        return info
+
+
+def test_the_adapter_keeps_what_it_observed_and_its_report_carries_it():
+    seen = {"observed": True, "source": "test", "dot_precision": ["HIGHEST,HIGHEST"]}
+    adapter = Observing(seen)
+    info = adapter.precision_report(None, (), "f32")
+    assert adapter.observed == seen
+    assert info["read_back"] == seen, "precision_info ran before the observation was kept"
+    assert info["observation"] == seen
+
+
+def test_an_adapter_that_observes_nothing_reports_a_declared_format():
+    info = Observing(None).precision_report(None, (), "f32")
+    assert info["observation"]["observed"] is False
+    assert info["observation"]["note"].startswith("declared, not observed")
+
+
+def test_jax_jit_stages_are_timed_and_a_plain_function_is_unsupported():
+    jax_ = pytest.importorskip("jax")
+    from jitbench_worker.backends.jax_ import JaxAdapter
+
+    adapter = JaxAdapter("cpu")
+    adapter.import_framework("f32", None)
+    with pytest.raises(Unsupported, match="not one jitted JAX function"):
+        adapter.aot_compile(lambda x: x, (1.0,), Ticking())
+    compiled, steps = adapter.aot_compile(jax_.jit(lambda x: x + 1), (jax_.numpy.float32(1),), Ticking())
+    assert steps == {"trace_s": 1.0, "lower_s": 1.0, "compile_s": 1.0}
+    assert float(compiled(jax_.numpy.float32(1))) == 2.0
