@@ -5,12 +5,46 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include "cli/options.h"
 #include "commands/commands.h"
 #include "util/fs.h"
 #include "util/json_parse.h"
 #include "util/say.h"
+
+namespace {
+// One handler per command: std::visit refuses to compile a Command
+// alternative that none of them takes, so no command goes undispatched.
+template <class... Handler>
+struct Dispatch : Handler... {
+  using Handler::operator()...;
+};
+template <class... Handler>
+Dispatch(Handler...) -> Dispatch<Handler...>;
+
+int dispatch(const jitbench::Command& cmd, int argc, char** argv) {
+  using namespace jitbench;
+  const std::vector<std::string> command(argv, argv + argc);  // as the run's index records it
+  return std::visit(Dispatch{[](const Done& d) { return d.exit_code; },
+                             [&](const RunOptions& o) { return cmd_run(o, command); },
+                             [](const ResumeOptions& o) { return cmd_resume(o); },
+                             [](const ListOptions& o) { return cmd_list(o); },
+                             [](const ValidateOptions& o) { return cmd_validate(o); },
+                             [](const ReportOptions& o) { return cmd_report(o); },
+                             [](const CompareOptions& o) { return cmd_compare(o); },
+                             [](const PlanOptions& o) { return cmd_plan(o); },
+                             [&](const MergeOptions& o) { return cmd_merge(o, argc, argv); },
+                             [](const BisectOptions& o) { return cmd_bisect(o); },
+                             [](const PublishOptions& o) { return cmd_publish(o); },
+                             [](const ReplicateOptions& o) { return cmd_replicate(o); },
+                             [](const SignOptions& o) { return cmd_sign(o); },
+                             [](const VerifyOptions& o) { return cmd_verify(o); }},
+                    cmd);
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace jitbench;
@@ -28,20 +62,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   try {
-    const Command cmd = parse_command_line(argc, argv);
-    if (const auto* d = std::get_if<Done>(&cmd)) return d->exit_code;
-    if (const auto* r = std::get_if<RunOptions>(&cmd)) return cmd_run(*r, argc, argv);
-    if (const auto* l = std::get_if<ListOptions>(&cmd)) return cmd_list(*l);
-    if (const auto* r = std::get_if<ReportOptions>(&cmd)) return cmd_report(*r);
-    if (const auto* c = std::get_if<CompareOptions>(&cmd)) return cmd_compare(*c);
-    if (const auto* p = std::get_if<PlanOptions>(&cmd)) return cmd_plan(*p);
-    if (const auto* m = std::get_if<MergeOptions>(&cmd)) return cmd_merge(*m, argc, argv);
-    if (const auto* b = std::get_if<BisectOptions>(&cmd)) return cmd_bisect(*b);
-    if (const auto* p = std::get_if<PublishOptions>(&cmd)) return cmd_publish(*p);
-    if (const auto* r = std::get_if<ReplicateOptions>(&cmd)) return cmd_replicate(*r);
-    if (const auto* s = std::get_if<SignOptions>(&cmd)) return cmd_sign(*s);
-    if (const auto* v = std::get_if<VerifyOptions>(&cmd)) return cmd_verify(*v);
-    return cmd_validate(std::get<ValidateOptions>(cmd));
+    return dispatch(parse_command_line(argc, argv), argc, argv);
   } catch (const UserError& e) {
     say(stderr, "jitbench: error: {}\n", e.what());
     return 2;

@@ -17,6 +17,30 @@ void check_names(const std::vector<std::string>& names, bool (*valid)(std::strin
     if (!valid(n)) throw UserError(fmt::format("unknown value '{}' for {} (valid: {})", n, flag, valid_list));
 }
 
+// Names of config/names.h, typed here once: the commands never parse them again.
+template <class Name>
+std::vector<Name> typed_names(const std::vector<std::string>& names, std::optional<Name> (*parse)(std::string_view),
+                              const char* flag, const std::string& valid_list) {
+  std::vector<Name> out;
+  for (const auto& n : names) {
+    const auto name = parse(n);
+    if (!name) throw UserError(fmt::format("unknown value '{}' for {} (valid: {})", n, flag, valid_list));
+    out.push_back(*name);
+  }
+  return out;
+}
+
+// The flags read as text and typed once the whole line is parsed (CLI11's
+// errors first, then these, in the order users have always seen them).
+struct CliSelectionText {
+  std::vector<std::string> cache_policies, precisions;
+  std::string shard;
+};
+struct CliRunText {
+  CliSelectionText selection;
+  std::string ceilings = "auto", resume;
+};
+
 
 // A finite number in (lo, hi], or [lo, hi] when closed: CLI::Range lets NaN through.
 CLI::Validator finite_number(double lo, double hi, bool closed = false) {
@@ -36,18 +60,18 @@ const CLI::Validator kNonEmpty(
     [](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); }, "TEXT");
 
 // What selects the cases: shared by `run` and `plan`, so both make the same plan.
-void add_selection(CLI::App* cmd, RunOptions& run) {
+void add_selection(CLI::App* cmd, RunOptions& run, CliSelectionText& text) {
   cmd->add_option("--suite", run.suite_file, "suite file (TOML; see docs/suite-format.md)")->check(kNonEmpty);
   cmd->add_option("--cases", run.cases, "comma-separated <workload>_<n>_<f32|f64>, e.g. matmul_512_f32")->delimiter(',');
   cmd->add_option("--backends", run.backends, "comma-separated backends (see `jitbench list`)")->delimiter(',');
-  cmd->add_option("--cache-policy", run.cache_policies, "comma-separated cache policies")->delimiter(',');
-  cmd->add_option("--precision", run.precisions,
+  cmd->add_option("--cache-policy", text.cache_policies, "comma-separated cache policies")->delimiter(',');
+  cmd->add_option("--precision", text.precisions,
                   "comma-separated matmul precisions: default (each framework's own), highest (IEEE float32)")
       ->delimiter(',');
   cmd->add_option("--workload-path", run.workload_paths,
                   "a Python file defining a user workload (repeatable; docs/user-workloads.md)")
       ->check(kNonEmpty);
-  cmd->add_option("--shard", run.shard, "K/N: only the K-th of N disjoint, cost-balanced shards of the plan")
+  cmd->add_option("--shard", text.shard, "K/N: only the K-th of N disjoint, cost-balanced shards of the plan")
       ->check(kNonEmpty);
   cmd->add_option("--costs", run.costs_dir, "an earlier run's out dir: its measured case times balance the shards")
       ->check(kNonEmpty);
@@ -82,12 +106,12 @@ void add_repetitions(CLI::App* cmd, RunOptions& run, const char* cold_help, cons
       ->check(finite_number(0, kMaxTimeoutS));
 }
 
-CLI::App* add_run(CLI::App& app, RunOptions& run) {
+CLI::App* add_run(CLI::App& app, RunOptions& run, CliRunText& text) {
   auto* cmd = app.add_subcommand("run", "run a suite (the embedded default unless --suite)");
   cmd->add_option("--out-dir", run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)")
       ->check(kNonEmpty);
-  add_selection(cmd, run);
-  cmd->add_option("--resume", run.resume_dir,
+  add_selection(cmd, run, text.selection);
+  cmd->add_option("--resume", text.resume,
                   "finish an interrupted run or shard in its own out dir: re-measure only its missing or "
                   "interrupted cases (the command comes from its index; give no other option but --quiet)")
       ->check(kNonEmpty);
@@ -104,7 +128,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& run) {
       ->check(CLI::Validator(
           [](std::string& v) { return v.size() > 200 ? std::string("must be at most 200 characters") : std::string(); },
           "LABEL"));
-  cmd->add_option("--ceilings", run.ceilings,
+  cmd->add_option("--ceilings", text.ceilings,
                   "measure the machine's peak GEMM GFLOP/s and copy bandwidth (~1-2 s): auto (when a native floor "
                   "case is planned), on, off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
@@ -214,7 +238,7 @@ void add_signing(CLI::App& app, PublishingCommands& p) {
       ->required()->check(kNonEmpty);
 }
 
-CLI::App* add_bisect(CLI::App& app, BisectOptions& b) {
+CLI::App* add_bisect(CLI::App& app, BisectOptions& b, CliSelectionText& text) {
   auto* cmd = app.add_subcommand("bisect", "find the release of a package that made a metric worse");
   cmd->add_option("--package", b.package, "the package whose releases are bisected (e.g. jax)")->required()->check(kNonEmpty);
   cmd->add_option("--good", b.good, "a release without the regression")->required()->check(kNonEmpty);
@@ -231,23 +255,30 @@ CLI::App* add_bisect(CLI::App& app, BisectOptions& b) {
   cmd->add_option("--out-dir", b.out_dir, "new or empty directory: one run per step, bisect.json")->required()
       ->check(kNonEmpty);
   auto& run = b.selection;
-  add_selection(cmd, run);
+  add_selection(cmd, run, text);
   add_repetitions(cmd, run, "fresh-process runs per case and step (default 5)",
                   "warm processes per case (default 1; --metric warm wants 4+)");
   cmd->add_flag("--quiet,-q", run.quiet, "print only the conclusion");
   return cmd;
 }
-}  // namespace
 
-void check_selection(const RunOptions& run) {
+// The selection's names checked and typed (backends stay the catalog's names).
+void type_selection(const CliSelectionText& text, RunOptions& run) {
   check_names(run.backends, is_backend, "--backends", backend_names());
-  check_names(run.cache_policies, is_cache_policy, "--cache-policy", cache_policy_names());
-  check_names(run.precisions, is_precision, "--precision", precision_names());
-  if (!run.costs_dir.empty() && run.shard.empty())
+  run.cache_policies = typed_names(text.cache_policies, parse_cache_policy, "--cache-policy", cache_policy_names());
+  run.precisions = typed_names(text.precisions, parse_precision, "--precision", precision_names());
+  if (!run.costs_dir.empty() && text.shard.empty())
     throw UserError("--costs balances shards: give it with --shard K/N");
 }
 
-namespace {
+// --shard K/N, range-checked (plan/shard.h); none when not given.
+std::optional<ShardSpec> typed_shard(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  auto spec = parse_shard_spec(text);
+  if (auto* e = std::get_if<std::string>(&spec)) throw UserError(*e);
+  return std::get<ShardSpec>(spec);
+}
+
 // --target-ci picks the counts: a fixed count beside it, or a bound without
 // it, would be silently ignored.
 void check_sampling(const RunOptions& run) {
@@ -265,24 +296,31 @@ void check_sampling(const RunOptions& run) {
     throw UserError(fmt::format("--max-runs {} is below --min-runs {}", *run.max_runs, *run.min_runs));
 }
 
-void check_run(const RunOptions& run) {
-  check_selection(run);
+// `jitbench run`: a run, or with --resume DIR (alone) the resumption of one.
+Command typed_run(RunOptions run, const CliRunText& text) {
+  type_selection(text.selection, run);
   check_sampling(run);
   const bool other = !run.suite_file.empty() || !run.cases.empty() || !run.backends.empty() ||
                      !run.cache_policies.empty() || !run.precisions.empty() || !run.workload_paths.empty() ||
-                     !run.shard.empty() || !run.costs_dir.empty() || !run.out_dir.empty() || run.cold_runs ||
-                     !run.envs.empty() || !run.env_vars.empty() || !run.find_links.empty() || run.no_index ||
-                     run.warm_iters || run.warm_runs || run.timeout_s || run.deterministic || !run.python.empty() ||
-                     run.ceilings != "auto" || !run.machine.empty() || run.target_ci_pct || run.min_runs ||
-                     run.max_runs || run.max_time_s;
-  if (!run.resume_dir.empty() && other)
-    throw UserError("--resume takes the command from the run's own index: give it alone (--quiet excepted)");
+                     !text.selection.shard.empty() || !run.costs_dir.empty() || !run.out_dir.empty() ||
+                     run.cold_runs || !run.envs.empty() || !run.env_vars.empty() || !run.find_links.empty() ||
+                     run.no_index || run.warm_iters || run.warm_runs || run.timeout_s || run.deterministic ||
+                     !run.python.empty() || text.ceilings != "auto" || !run.machine.empty() || run.target_ci_pct ||
+                     run.min_runs || run.max_runs || run.max_time_s;
+  if (!text.resume.empty()) {
+    if (other) throw UserError("--resume takes the command from the run's own index: give it alone (--quiet excepted)");
+    return ResumeOptions{text.resume, run.quiet};
+  }
+  run.shard = typed_shard(text.selection.shard);
+  run.ceilings = text.ceilings == "on" ? CeilingsMode::On : text.ceilings == "off" ? CeilingsMode::Off
+                                                                                  : CeilingsMode::Auto;
+  return run;
 }
 
-void check_bisect(const RunOptions& selection) {
-  check_selection(selection);
+void check_bisect(RunOptions& selection, const CliSelectionText& text) {
+  type_selection(text, selection);
   check_sampling(selection);
-  if (!selection.shard.empty() || !selection.envs.empty() || !selection.env_vars.empty())
+  if (!text.shard.empty() || !selection.envs.empty() || !selection.env_vars.empty())
     throw UserError("bisect makes one environment per release and runs whole plans: leave out --shard, --env and "
                     "--env-var");
 }
@@ -293,17 +331,19 @@ Command parse_command_line(int argc, char** argv) {
   app.set_version_flag("--version", JITBENCH_VERSION);
   app.require_subcommand(1);
   RunOptions run;
+  CliRunText run_text;
   CompareOptions compare;
-  auto* run_cmd = add_run(app, run);
+  auto* run_cmd = add_run(app, run, run_text);
   Inspecting inspecting;
   add_inspection(app, inspecting);
   auto* compare_cmd = add_compare(app, compare);
   PlanOptions plan;
+  CliSelectionText plan_text, bisect_text;
   auto* plan_cmd = app.add_subcommand("plan", "list the cases `run` would measure, in order, with stable ids");
-  add_selection(plan_cmd, plan.selection);
+  add_selection(plan_cmd, plan.selection, plan_text);
   plan_cmd->add_flag("--json", plan.json, "print the plan as JSON (jitbench.plan.v1)");
   BisectOptions bisect;
-  auto* bisect_cmd = add_bisect(app, bisect);
+  auto* bisect_cmd = add_bisect(app, bisect, bisect_text);
   MergeOptions merge;
   auto* merge_cmd = app.add_subcommand("merge", "merge the out dirs of a plan's shards into one verified run");
   merge_cmd->add_option("out", merge.out, "new or empty directory for the merged run")->required();
@@ -323,17 +363,15 @@ Command parse_command_line(int argc, char** argv) {
     if (argc < 2) msg = fmt::format("a command is required: {}", kCommands);
     throw UserError(msg + " (see jitbench --help)");
   }
-  if (*run_cmd) {
-    check_run(run);
-    return run;
-  }
+  if (*run_cmd) return typed_run(std::move(run), run_text);
   if (*plan_cmd) {
-    check_selection(plan.selection);
+    type_selection(plan_text, plan.selection);
+    plan.selection.shard = typed_shard(plan_text.shard);
     return plan;
   }
   if (*merge_cmd) return merge;
   if (*bisect_cmd) {
-    check_bisect(bisect.selection);
+    check_bisect(bisect.selection, bisect_text);
     return bisect;
   }
   if (*inspecting.list_cmd) return inspecting.list;

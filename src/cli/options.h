@@ -6,12 +6,18 @@
 #include <variant>
 #include <vector>
 
+#include "config/names.h"
+#include "plan/shard.h"
+
 namespace jitbench {
 
 // An error the user can fix: printed as one line, exit code 2.
 struct UserError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// --ceilings: measure the machine's ceilings when the plan has a native floor case, always, or never.
+enum class CeilingsMode { Auto, On, Off };
 
 struct RunOptions {
   std::string out_dir;  // "" -> jitbench-out/run-<timestamp>
@@ -23,19 +29,25 @@ struct RunOptions {
   // --target-ci PCT [--min-runs] [--max-runs] [--max-time] (stats/sequential.h)
   std::optional<double> target_ci_pct, max_time_s;
   std::optional<int> min_runs, max_runs;
-  std::vector<std::string> cases, backends, cache_policies, precisions;
+  std::vector<std::string> cases, backends;
+  std::vector<CachePolicy> cache_policies;  // empty: the suite's
+  std::vector<Precision> precisions;        // empty: the suite's
   std::vector<std::string> workload_paths;
   bool quiet = false;
-  // Measure the machine's ceilings: "auto" when the plan has a native floor case.
-  std::string ceilings = "auto";
-  std::string shard;       // "K/N": only the K-th of N shards of the plan
+  CeilingsMode ceilings = CeilingsMode::Auto;
+  std::optional<ShardSpec> shard;  // --shard K/N: only the K-th of N shards of the plan
   std::string costs_dir;   // an earlier run whose measured case costs balance the shards
-  std::string resume_dir;  // finish this interrupted run (its index holds the command)
   std::string machine;     // --machine LABEL: what publish groups this run's snapshots by (not the host name)
   // Environments (config/environments.h): --env [NAME:]REQ;REQ..., --env-var NAME:K=V,
   // and what the installer is given (air-gapped clusters, tests).
   std::vector<std::string> envs, env_vars, find_links;
   bool no_index = false;
+};
+
+// `jitbench run --resume DIR`: finish this interrupted run; its index holds the command.
+struct ResumeOptions {
+  std::string dir;
+  bool quiet = false;
 };
 
 // `jitbench plan`: the cases `run` with the same selection would measure.
@@ -112,14 +124,15 @@ struct Done {
   int exit_code = 0;  // --help, --version
 };
 
-using Command = std::variant<RunOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions, PlanOptions,
-                             MergeOptions, BisectOptions, PublishOptions, ReplicateOptions, SignOptions, VerifyOptions,
-                             Done>;
+using Command = std::variant<RunOptions, ResumeOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions,
+                             PlanOptions, MergeOptions, BisectOptions, PublishOptions, ReplicateOptions, SignOptions,
+                             VerifyOptions, Done>;
 
 // Throws UserError with a one-line message for bad input.
 Command parse_command_line(int argc, char** argv);
 // The options of a `jitbench run` command line recorded in an index (argv[0]
-// included), for --resume. Throws UserError when it is not one.
+// included), for --resume and replicate. Throws UserError when it is not one
+// (a `jitbench run --resume` is not).
 RunOptions parse_run_command(const std::vector<std::string>& argv);
 
 }  // namespace jitbench

@@ -22,7 +22,12 @@ namespace jitbench {
 inline constexpr int kExitWriteFailed = 4;
 inline constexpr int kExitIncomplete = 6;
 
-int cmd_run(const RunOptions& opts, int argc, char** argv);
+// `command`: the command line the run's index records (argv[0] included); a
+// replica's is the original's with its own out dir (replication.h).
+int cmd_run(const RunOptions& opts, const std::vector<std::string>& command);
+// --resume DIR: the command and environment from DIR's index, the cases it
+// measured kept, those missing or interrupted measured now.
+int cmd_resume(const ResumeOptions& opts);
 // A recorded run's command made runnable here (for --resume and replicate):
 // relative paths anchored at the directory it was started from, the suite
 // and workload files read from the copies in its out dir (checked against

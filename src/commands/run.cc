@@ -68,8 +68,8 @@ std::vector<Case> plan_cases(const Suite& suite, const RunOptions& o, const std:
   Selection sel;
   sel.environments = envs;
   sel.backends = o.backends;
-  for (const auto& p : o.cache_policies) sel.cache_policies.push_back(*parse_cache_policy(p));  // checked by the CLI
-  for (const auto& p : o.precisions) sel.precisions.push_back(*parse_precision(p));
+  sel.cache_policies = o.cache_policies;
+  sel.precisions = o.precisions;
   for (const auto& spec : o.cases) {
     auto r = parse_case_spec(spec);
     if (auto* e = std::get_if<std::string>(&r)) throw UserError(*e);
@@ -115,13 +115,11 @@ PlannedRun make_planned_run(const RunOptions& o) {
   const auto measured = o.costs_dir.empty() ? std::map<std::string, double>{} : measured_costs(o.costs_dir);
   p.costs = expected_costs(p.full, measured, processes, calls);
   p.shard_of.assign(p.full.size(), 0);
-  if (o.shard.empty()) {
+  if (!o.shard) {
     p.cases = p.full;
     return p;
   }
-  auto spec = parse_shard_spec(o.shard);
-  if (auto* e = std::get_if<std::string>(&spec)) throw UserError(*e);
-  const auto [k, n] = std::get<ShardSpec>(spec);
+  const auto [k, n] = *o.shard;
   p.shard_of = assign_shards(p.costs, n);
   std::vector<std::string> ids;
   std::size_t known = 0;
@@ -183,11 +181,12 @@ nlohmann::json run_ceilings(const RunOptions& o, const std::vector<Case>& plan, 
       const auto* b = find_backend(c.backend);
       return b && b->worker == kind;
     });
-    if (o.ceilings == "off" || (o.ceilings == "auto" && !planned)) {
+    if (o.ceilings == CeilingsMode::Off || (o.ceilings == CeilingsMode::Auto && !planned)) {
       const auto* floor = floor_of(device);
-      all[device] = ceilings_not_measured(o.ceilings == "off" ? "--ceilings off"
-                                                               : fmt::format("no {} case planned (--ceilings on measures "
-                                                                             "anyway)", floor ? floor->name : device));
+      all[device] = ceilings_not_measured(o.ceilings == CeilingsMode::Off
+                                              ? "--ceilings off"
+                                              : fmt::format("no {} case planned (--ceilings on measures anyway)",
+                                                            floor ? floor->name : device));
       continue;
     }
     CeilingsRequest req;
@@ -243,12 +242,12 @@ std::vector<FileWrite> input_copies(const RunOptions& o, const Suite& suite, nlo
 // the run is starting, written before any process is started. A signal, a
 // failed probe or a kill during the probe leaves a directory that validate,
 // a new run elsewhere and --resume all understand.
-RunHeader start_run(const RunOptions& o, const PlannedRun& p, const WorkerSetup& setup, const OutDir& out, int argc,
-                    char** argv) {
+RunHeader start_run(const RunOptions& o, const PlannedRun& p, const WorkerSetup& setup, const OutDir& out,
+                    const std::vector<std::string>& command) {
   RunHeader h;
   h.deterministic = o.deterministic;
   h.started_at = o.deterministic ? "" : utc_now();
-  h.argv.assign(argv, argv + argc);
+  h.argv = command;
   h.info.suite_name = p.suite.name;
   h.info.suite_source = p.suite.source;
   for (const auto& a : h.argv) h.info.command += (h.info.command.empty() ? "" : " ") + a;
@@ -577,10 +576,10 @@ void require_same_test_switch(const EnvironmentInfo& then, const std::string& di
                               kTestGpuOnCpu, then.test_gpu_on_cpu ? "with" : "without"));
 }
 
-// --resume DIR: the command and the environment from DIR's index, the cases
-// it measured kept, those missing or interrupted measured now.
-int cmd_resume(const RunOptions& r) {
-  const std::string& dir = r.resume_dir;
+}  // namespace
+
+int cmd_resume(const ResumeOptions& r) {
+  const std::string& dir = r.dir;
   {
     auto index = read_index(std::filesystem::path(dir) / kIndexFile);
     if (auto* e = std::get_if<std::string>(&index)) throw UserError("--resume: " + *e);
@@ -631,7 +630,6 @@ int cmd_resume(const RunOptions& r) {
   CaseRunner runner(launchers.get(), setup);
   return run_cases(out, std::move(h), runner, p.cases, std::move(keep), o.quiet);
 }
-}  // namespace
 
 // The recorded command's paths as the run saw them, wherever --resume is run
 // from: relative ones against the directory it was started in, the suite and
@@ -668,8 +666,7 @@ void use_recorded_inputs(const RunIndex& index, const std::filesystem::path& dir
   use_input_copies(cwd, std::move(copies));
 }
 
-int cmd_run(const RunOptions& o, int argc, char** argv) {
-  if (!o.resume_dir.empty()) return cmd_resume(o);
+int cmd_run(const RunOptions& o, const std::vector<std::string>& command) {
   const PlannedRun p = make_planned_run(o);
   WorkerSetup setup = worker_setup(o, p.suite);
   const auto out_path = o.out_dir.empty() ? OutDir::fresh_default("jitbench-out") : std::filesystem::path(o.out_dir);
@@ -678,7 +675,7 @@ int cmd_run(const RunOptions& o, int argc, char** argv) {
   const OutDir out = std::get<OutDir>(prepared);
   setup.out_dir = out.root();
   install_interrupt_handlers();  // the out dir is a run from here on: a signal is recorded, never lost
-  RunHeader h = start_run(o, p, setup, out, argc, argv);
+  RunHeader h = start_run(o, p, setup, out, command);
   Launchers launchers;
   if (auto code = finish_starting(h, o, p, setup, out, launchers.posix)) return *code;
   prepare_environments(p, o, setup, h, out, launchers.posix);

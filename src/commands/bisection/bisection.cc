@@ -65,8 +65,13 @@ std::vector<std::string> run_args(const RunOptions& o) {
   if (!o.suite_file.empty()) a.insert(a.end(), {"--suite", fs::absolute(o.suite_file).string()});
   list("--cases", o.cases);
   list("--backends", o.backends);
-  list("--cache-policy", o.cache_policies);
-  list("--precision", o.precisions);
+  const auto names = [&](const char* flag, const auto& typed) {  // cache policies, precisions: config/names.h
+    std::vector<std::string> v;
+    for (const auto x : typed) v.emplace_back(to_string(x));
+    list(flag, v);
+  };
+  names("--cache-policy", o.cache_policies);
+  names("--precision", o.precisions);
   for (const auto& w : o.workload_paths) a.insert(a.end(), {"--workload-path", fs::absolute(w).string()});
   if (o.cold_runs) a.insert(a.end(), {"--cold-runs", std::to_string(*o.cold_runs)});
   if (o.warm_iters) a.insert(a.end(), {"--warm-iters", std::to_string(*o.warm_iters)});

@@ -230,10 +230,12 @@ int check_before_running(const Original& orig, const ReplicateOptions& o) {
 int replicate(const ReplicateOptions& o, const MeasureRecorded& measure) {
   const Original orig = locate_original(o.snapshot);
   if (const int rc = check_before_running(orig, o)) return rc;
-  const auto argv_text = replica_argv(orig.run.index.command, o);
+  const auto command = replica_argv(orig.run.index.command, o);
   const std::string python = resolve_python(o.python);  // the replica's own --python, as replica_argv passes it
   if (!o.quiet) say(stderr, "jitbench: replicating {} with {}\n", orig.id, environment_note(orig.run, python));
-  const int rc = measure(argv_text, orig.run);
+  // The options are read from the command the replica records, so that they
+  // agree with it (a --resume of the replica reads that command back).
+  const int rc = measure(parse_run_command(command), command, orig.run);
   if (rc != 0 && rc != 2) return rc;  // interrupted, or the out dir refused a write: no replica to compare
   auto loaded = read_run(o.out_dir);
   if (auto* e = std::get_if<std::string>(&loaded)) throw std::runtime_error("the replica cannot be read: " + *e);

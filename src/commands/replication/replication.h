@@ -11,9 +11,11 @@
 #include "results/read.h"
 
 namespace jitbench {
-// Measures the recorded command (argv: `run ...` with this replica's out dir)
-// with the original's input copies; returns `jitbench run`'s exit code.
-using MeasureRecorded = std::function<int(const std::vector<std::string>& argv, const LoadedRun& original)>;
+// Runs `options` (the recorded command's, with this replica's out dir) with
+// the original's input copies, recording `command` (the same, as text) in the
+// replica's index; returns `jitbench run`'s exit code.
+using MeasureRecorded = std::function<int(const RunOptions& options, const std::vector<std::string>& command,
+                                          const LoadedRun& original)>;
 
 // The replication's exit code: 0 replicated, kExitReplicaDiffers, kExitReplicaFailed,
 // or the measurement's own code when it measured nothing to compare.
