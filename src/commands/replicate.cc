@@ -12,12 +12,12 @@ namespace jitbench {
 int cmd_replicate(const ReplicateOptions& o) {
   return replicate(o, [](const std::vector<std::string>& argv, const LoadedRun& original) {
     RunOptions ro = parse_run_command(argv);
-    use_recorded_inputs(original.index, original.dir, ro);
+    const InputCopies inputs = use_recorded_inputs(original.index, original.dir, ro);
     std::vector<std::string> copy = argv;
     std::vector<char*> ptrs;
     for (auto& x : copy) ptrs.push_back(x.data());
     ptrs.push_back(nullptr);
-    return cmd_run(ro, static_cast<int>(copy.size()), ptrs.data());
+    return cmd_run(ro, static_cast<int>(copy.size()), ptrs.data(), inputs);
   });
 }
 
