@@ -12,6 +12,17 @@ Suite two_blocks() {
   return s;
 }
 
+TEST(Plan, EachCaseCarriesTheRecordsOfTheCatalogItWasPlannedFrom) {
+  const Catalog& catalog = Catalog::builtin();
+  auto r = make_plan(catalog, two_blocks(), {});
+  ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(r));
+  for (const auto& c : std::get<std::vector<Case>>(r)) {
+    EXPECT_EQ(c.backend_info, catalog.find_backend(c.backend)) << c.id;  // the same record, shared
+    EXPECT_EQ(c.workload_info, catalog.find_workload(c.workload)) << c.id;
+    EXPECT_EQ(c.worker(), c.backend_info->worker);
+  }
+}
+
 TEST(CaseId, MatchesSeedContract) {
   EXPECT_EQ(make_case_id("jax_jit_cpu", "matmul", 512, "f32", *parse_cache_policy("process_cold")),
             "jax_jit_cpu_matmul_512_f32");
