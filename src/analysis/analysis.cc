@@ -101,7 +101,7 @@ const CaseResult* find_match(const CaseResult& jit, const std::string& backend, 
 
 Baseline eager_baseline(const CaseResult& jit, const std::vector<CaseResult>& all) {
   // The catalog's default baseline (NumPy): its name is the kind of a baseline that is it.
-  const auto* fallback = default_baseline();
+  const auto* fallback = Catalog::builtin().default_baseline();
   const std::string fallback_name = fallback ? fallback->name : "";
   const std::string& own = jit.c.baseline;
   if (!own.empty())
@@ -272,7 +272,7 @@ std::vector<AccuracyRow> accuracy_rows(const std::vector<CaseResult>& cases) {
     if (!timings_comparable(c)) continue;
     const auto* w = c.first_worker_report();
     if (!w || !w->has_workload_info) continue;
-    const auto record = workload_record(c.c.workload, w->workload_record);
+    const auto record = workload_record(c.c, w->workload_record);
     if (!record || record->accuracy.empty()) continue;
     const auto& info = w->workload_info;
     const auto err = info.is_object() && info.contains(record->accuracy) ? info[record->accuracy] : nlohmann::json();
@@ -301,7 +301,7 @@ std::vector<AttributionRow> attribution_rows(const std::vector<CaseResult>& case
 }  // namespace
 
 std::string floor_backend(const std::string& device) {
-  const auto* b = floor_of(device);
+  const auto* b = Catalog::builtin().floor_of(device);
   return b ? b->name : "";
 }
 
@@ -336,7 +336,7 @@ const CaseResult* find_floor(const CaseResult& c, const std::string& device, con
 std::optional<std::pair<double, std::string>> work_count(const CaseResult& c) {
   const auto* w = c.first_worker_report();
   if (!w) return std::nullopt;
-  const auto record = workload_record(c.c.workload, w->workload_record);
+  const auto record = workload_record(c.c, w->workload_record);
   if (!record || !record->work) return std::nullopt;
   const auto& info = w->workload_info;
   if (!info.is_object() || !info.contains(record->work->field) || !info[record->work->field].is_number())
@@ -407,7 +407,7 @@ std::vector<ThroughputRow> throughput_rows(const std::vector<CaseResult>& cases,
       row.floor_note = fmt::format("no ok {} case of {}_{}_{} at {} precision in this run", floor_backend(device),
                                    c.c.workload, c.c.n, c.c.dtype, to_string(c.c.precision));
     }
-    set_ceiling(row, *workload_record(c.c.workload, c.first_worker_report()->workload_record), ceilings);
+    set_ceiling(row, *workload_record(c.c, c.first_worker_report()->workload_record), ceilings);
     out.push_back(std::move(row));
   }
   return out;
@@ -418,7 +418,7 @@ std::vector<LoopRow> loop_rows(const std::vector<CaseResult>& cases) {
   for (const auto& c : cases) {
     if (c.c.cache_policy != CachePolicy::ColdCache || !timings_comparable(c)) continue;
     const auto* w = c.first_worker_report();
-    const auto record = workload_record(c.c.workload, w ? w->workload_record : nlohmann::json());
+    const auto record = workload_record(c.c, w ? w->workload_record : nlohmann::json());
     if (!record || record->loop_step.empty() || record->loop_steps < 1) continue;
     std::vector<double> startup, compile;
     for (const auto& r : c.cold) {

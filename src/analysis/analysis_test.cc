@@ -152,7 +152,7 @@ nlohmann::json with_record(CaseResult& c, const nlohmann::json& info, const std:
 TEST(Throughput, TheWorkCountAndUnitComeFromTheReportedRecord) {
   // A user workload the catalog does not know: its worker sent its record.
   CaseResult c = timed_case("numba", "matmul", 10, 0.5);
-  c.c.workload = "my_loop";
+  c.c = make_case("numba", "my_loop", 10, "f32");  // read back: no record carried
   auto raw = with_record(c, {{"steps_done", 100}}, "my_loop", "steps_done", 1.0, "steps",
                          {{"ceiling_note", "none for a loop"}});
   const auto rows = throughput_rows({c}, nullptr);

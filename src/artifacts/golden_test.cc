@@ -54,7 +54,7 @@ TEST(Golden, DefaultSuiteArtifactsAreUnchanged) {
   setup.cold_runs = 2;
   setup.warm_iters = 5;
   setup.deterministic = true;
-  const auto plan = std::get<std::vector<Case>>(make_plan(default_suite(), {}));
+  const auto plan = std::get<std::vector<Case>>(make_plan(Catalog::builtin(), default_suite(), {}));
   ReplayLauncher replay(kData / "default.workers.jsonl");
   CaseRunner runner(replay, setup);
   std::vector<CaseResult> results;

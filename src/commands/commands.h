@@ -9,6 +9,7 @@
 #include "cli/options.h"
 #include "commands/common/common.h"
 #include "config/catalog.h"
+#include "config/input_copies.h"
 #include "config/suite.h"
 #include "plan/plan.h"
 
@@ -24,7 +25,8 @@ inline constexpr int kExitIncomplete = 6;
 
 // `command`: the command line the run's index records (argv[0] included); a
 // replica's is the original's with its own out dir (replication.h).
-int cmd_run(const RunOptions& opts, const std::vector<std::string>& command);
+// `inputs`: a replicated run's copies of the original's inputs.
+int cmd_run(const RunOptions& opts, const std::vector<std::string>& command, const InputCopies& inputs = {});
 // --resume DIR: the command and environment from DIR's index, the cases it
 // measured kept, those missing or interrupted measured now.
 int cmd_resume(const ResumeOptions& opts);
@@ -32,8 +34,9 @@ int cmd_resume(const ResumeOptions& opts);
 // relative paths anchored at the directory it was started from, the suite
 // and workload files read from the copies in its out dir (checked against
 // their sha256). Throws UserError when a copy is missing or altered.
+// Returns the copies to read the inputs from (InputCopies: the plan takes them).
 struct RunIndex;
-void use_recorded_inputs(const RunIndex& index, const std::filesystem::path& dir, RunOptions& o);
+InputCopies use_recorded_inputs(const RunIndex& index, const std::filesystem::path& dir, RunOptions& o);
 // The index's cwd and inputs sections as a recorded run has them, for a run
 // that goes on from it (a resumption, a merge of its shards).
 struct RunHeader;
@@ -53,9 +56,13 @@ struct PlannedRun {
   std::vector<int> shard_of;       // 0-based shard per case of `full` (all 0 unsharded)
   nlohmann::json shard = nullptr;  // the index's "shard" section; null unsharded
   std::vector<EnvironmentSpec> environments;  // the environments every case runs in (none: the run's own)
+  InputCopies inputs;  // where a resumed or replicated run reads its inputs from (none: the paths given)
 };
+// The catalog (built-ins, --workload-path and the suite's workload files with
+// their records) is built here and each case planned carries its records.
+// `inputs`: the copies a resumed or replicated run reads its inputs from.
 // Throws UserError for a selection that plans nothing or a bad --shard/--costs.
-PlannedRun make_planned_run(const RunOptions& opts);
+PlannedRun make_planned_run(const RunOptions& opts, const InputCopies& inputs = {});
 int cmd_list(const ListOptions& opts);
 int cmd_validate(const ValidateOptions& opts);
 int cmd_report(const ReportOptions& opts);
@@ -65,9 +72,9 @@ int cmd_replicate(const ReplicateOptions& opts);
 int cmd_sign(const SignOptions& opts);
 int cmd_verify(const VerifyOptions& opts);
 
-// Asks the worker for the record of every user workload registered so far.
-// A file it cannot read keeps a placeholder record (one line on stderr; its
-// cases then fail with the worker's reason); throws UserError only when
-// Python cannot be started.
-void load_user_workload_records(const std::string& python);
+// `catalog` with the record of each of its user workloads, as the worker
+// prints it. A file it cannot read keeps a placeholder record (one line on
+// stderr; its cases then fail with the worker's reason); throws UserError
+// only when Python cannot be started.
+Catalog load_user_workload_records(const std::string& python, Catalog catalog);
 }  // namespace jitbench

@@ -26,7 +26,9 @@ int cmd_list(const ListOptions& opts) {
     return 0;
   }
   say(stdout, "Python {} ({})\n\nBackends:\n", p.value("python", "?"), p.value("executable", "?"));
-  for (const auto& b : backends()) {
+  const Catalog& catalog = Catalog::builtin();  // `list` takes no user workload
+  for (const auto& bp : catalog.backends()) {
+    const BackendInfo& b = *bp;
     auto info = p["backends"].value(b.name, nlohmann::json::object());
     if (b.worker != WorkerKind::Python) {
       const auto exe = resolve_native_worker(b.worker);
@@ -43,7 +45,7 @@ int cmd_list(const ListOptions& opts) {
         why.empty() ? "" : fmt::format("  [{}]", why));
   }
   say(stdout, "\nWorkloads:\n");
-  for (const auto& w : workloads()) say(stdout, "  {:<24} {}\n", w.name, w.summary);
+  for (const auto& w : catalog.workloads()) say(stdout, "  {:<24} {}\n", w->name, w->summary);
   say(stdout, "\nCache policies:\n");
   for (const auto& c : cache_policies()) say(stdout, "  {:<14} {}\n", c.name, c.summary);
   return 0;

@@ -11,8 +11,8 @@ namespace jitbench {
 
 int cmd_replicate(const ReplicateOptions& o) {
   return replicate(o, [](RunOptions options, const std::vector<std::string>& command, const LoadedRun& original) {
-    use_recorded_inputs(original.index, original.dir, options);
-    return cmd_run(options, command);
+    const InputCopies inputs = use_recorded_inputs(original.index, original.dir, options);
+    return cmd_run(options, command, inputs);
   });
 }
 

@@ -13,7 +13,6 @@
 #include "artifacts/write_run.h"
 #include "commands/commands.h"
 #include "config/catalog.h"
-#include "config/input_copies.h"
 #include "env/ceilings.h"
 #include "env/environments.h"
 #include "plan/shard.h"
@@ -38,9 +37,9 @@
 namespace jitbench {
 namespace {
 
-Suite load_suite(const RunOptions& o) {
+Suite load_suite(const RunOptions& o, Catalog& catalog, const InputCopies& inputs) {
   if (o.suite_file.empty()) return default_suite();
-  auto r = load_suite_file(o.suite_file);
+  auto r = load_suite_file(o.suite_file, catalog, inputs);
   if (auto* e = std::get_if<ConfigError>(&r)) throw UserError(e->message);
   return std::get<Suite>(r);
 }
@@ -64,18 +63,19 @@ std::vector<EnvironmentSpec> selected_environments(const Suite& suite, const Run
   return envs;
 }
 
-std::vector<Case> plan_cases(const Suite& suite, const RunOptions& o, const std::vector<EnvironmentSpec>& envs) {
+std::vector<Case> plan_cases(const Catalog& catalog, const Suite& suite, const RunOptions& o,
+                             const std::vector<EnvironmentSpec>& envs) {
   Selection sel;
   sel.environments = envs;
   sel.backends = o.backends;
   sel.cache_policies = o.cache_policies;
   sel.precisions = o.precisions;
   for (const auto& spec : o.cases) {
-    auto r = parse_case_spec(spec);
+    auto r = parse_case_spec(spec, catalog);
     if (auto* e = std::get_if<std::string>(&r)) throw UserError(*e);
     sel.cases.push_back(std::get<CaseSpec>(r));
   }
-  auto plan = make_plan(suite, sel);
+  auto plan = make_plan(catalog, suite, sel);
   if (auto* e = std::get_if<std::string>(&plan)) throw UserError(*e);
   return std::get<std::vector<Case>>(plan);
 }
@@ -102,14 +102,20 @@ std::map<std::string, double> measured_costs(const std::string& dir) {
 }
 }  // namespace
 
-PlannedRun make_planned_run(const RunOptions& o) {
-  for (const auto& p : o.workload_paths)
-    if (auto err = register_user_workload(p)) throw UserError("--workload-path: " + *err);
+PlannedRun make_planned_run(const RunOptions& o, const InputCopies& inputs) {
+  // The catalog of this command: built-ins, then the user's workloads with their records.
+  Catalog catalog = Catalog::builtin();
+  for (const auto& path : o.workload_paths) {
+    auto added = catalog.with_user_workload(inputs.path(path));  // a resumed run's copy
+    if (auto* err = std::get_if<std::string>(&added)) throw UserError("--workload-path: " + *err);
+    catalog = std::get<Catalog>(std::move(added));
+  }
   PlannedRun p;
-  p.suite = load_suite(o);
-  load_user_workload_records(resolve_python(o.python));
+  p.inputs = inputs;
+  p.suite = load_suite(o, catalog, inputs);
+  catalog = load_user_workload_records(resolve_python(o.python), std::move(catalog));
   p.environments = selected_environments(p.suite, o);
-  p.full = plan_cases(p.suite, o, p.environments);
+  p.full = plan_cases(catalog, p.suite, o, p.environments);
   const int processes = o.cold_runs.value_or(p.suite.cold_runs) + o.warm_runs.value_or(p.suite.warm_runs);
   const int calls = o.warm_iters.value_or(p.suite.warm_iters) * o.warm_runs.value_or(p.suite.warm_runs);
   const auto measured = o.costs_dir.empty() ? std::map<std::string, double>{} : measured_costs(o.costs_dir);
@@ -177,12 +183,9 @@ nlohmann::json run_ceilings(const RunOptions& o, const std::vector<Case>& plan, 
   for (const auto kind : {WorkerKind::Native, WorkerKind::NativeCuda}) {
     const bool cuda = kind == WorkerKind::NativeCuda;
     const char* device = cuda ? "gpu" : "cpu";
-    const bool planned = std::any_of(plan.begin(), plan.end(), [&](const Case& c) {
-      const auto* b = find_backend(c.backend);
-      return b && b->worker == kind;
-    });
+    const bool planned = std::any_of(plan.begin(), plan.end(), [&](const Case& c) { return c.worker() == kind; });
     if (o.ceilings == CeilingsMode::Off || (o.ceilings == CeilingsMode::Auto && !planned)) {
-      const auto* floor = floor_of(device);
+      const auto* floor = Catalog::builtin().floor_of(device);
       all[device] = ceilings_not_measured(o.ceilings == CeilingsMode::Off
                                               ? "--ceilings off"
                                               : fmt::format("no {} case planned (--ceilings on measures anyway)",
@@ -211,14 +214,14 @@ nlohmann::json slurm_ids() {
 
 // The run's inputs, copied into the out dir and listed in the index: --resume
 // measures from these copies, never from whatever the original paths hold later.
-std::vector<FileWrite> input_copies(const RunOptions& o, const Suite& suite, nlohmann::json& listed) {
+std::vector<FileWrite> input_copies(const RunOptions& o, const PlannedRun& p, nlohmann::json& listed) {
   namespace fs = std::filesystem;
   std::vector<FileWrite> files;
   listed = nlohmann::json::array();
   const auto add = [&](const std::string& kind, const fs::path& source, const std::string& rel) {
     std::string text;
     try {
-      text = read_file(input_path(source.string()), /*follow_link=*/true);  // a replica reads the original's copy
+      text = read_file(p.inputs.path(source.string()), /*follow_link=*/true);  // a replica reads the original's copy
     } catch (const std::exception& e) {
       throw UserError(fmt::format("cannot copy the {} into the out dir: {}", kind, e.what()));
     }
@@ -227,7 +230,7 @@ std::vector<FileWrite> input_copies(const RunOptions& o, const Suite& suite, nlo
     files.push_back({rel, std::move(text)});
   };
   if (!o.suite_file.empty()) add("suite", o.suite_file, "inputs/suite.toml");
-  std::vector<std::string> workloads = suite.workload_paths;
+  std::vector<std::string> workloads = p.suite.workload_paths;
   workloads.insert(workloads.end(), o.workload_paths.begin(), o.workload_paths.end());
   for (const auto& w : workloads) {
     const auto source = fs::absolute(w).lexically_normal().string();
@@ -255,7 +258,7 @@ RunHeader start_run(const RunOptions& o, const PlannedRun& p, const WorkerSetup&
   if (!p.shard.is_null()) h.index_extra["shard"] = p.shard;
   h.index_extra["cwd"] = std::filesystem::current_path().string();
   nlohmann::json listed;
-  auto files = input_copies(o, p.suite, listed);
+  auto files = input_copies(o, p, listed);
   if (!listed.empty()) h.index_extra["inputs"] = listed;
   if (auto slurm = slurm_ids(); !slurm.empty()) h.index_extra["slurm"] = slurm;
   h.index_extra["jitbench_git"] = build_git_json();
@@ -601,17 +604,21 @@ int cmd_resume(const ResumeOptions& r) {
   RunOptions o = parse_run_command(old.index.command);
   o.out_dir = std::filesystem::absolute(dir).string();
   o.quiet = r.quiet;
-  use_recorded_inputs(old.index, o.out_dir, o);
-  const PlannedRun p = make_planned_run(o);
+  const InputCopies inputs = use_recorded_inputs(old.index, o.out_dir, o);
+  const PlannedRun p = make_planned_run(o, inputs);
   const std::string digest_then = old.index.shard.is_object() ? old.index.shard.value("plan_digest", "") : "";
   const std::string digest_now = p.shard.is_object() ? p.shard.value("plan_digest", "") : "";
   std::map<std::string, CaseResult> keep;
   for (const auto& c : old.cases) {
-    if (std::none_of(p.cases.begin(), p.cases.end(), [&](const Case& x) { return x.id == c.c.id; }) ||
-        digest_then != digest_now)
+    const auto planned = std::find_if(p.cases.begin(), p.cases.end(), [&](const Case& x) { return x.id == c.c.id; });
+    if (planned == p.cases.end() || digest_then != digest_now)
       throw UserError(fmt::format("--resume: the plan that '{}' recorded is not the one its command makes now (case "
                                   "'{}'; was the suite file changed or moved?)", dir, c.c.id));
-    if (c.reason.code != ReasonCode::Interrupted) keep.emplace(c.c.id, c);
+    if (c.reason.code == ReasonCode::Interrupted) continue;
+    // Kept with the records its case carries in this plan (a user workload's, as its file gave it).
+    auto& kept = keep.emplace(c.c.id, c).first->second.c;
+    kept.backend_info = planned->backend_info;
+    kept.workload_info = planned->workload_info;
   }
   auto reopened = OutDir::reopen(dir);
   if (auto* e = std::get_if<std::string>(&reopened)) throw UserError(*e);
@@ -636,7 +643,7 @@ int cmd_resume(const ResumeOptions& r) {
 // the workload files from the copies in the out dir, checked against their
 // recorded sha256. Runs recorded before inputs were copied are resumed from
 // the original paths (relative to the recorded directory when there is one).
-void use_recorded_inputs(const RunIndex& index, const std::filesystem::path& dir, RunOptions& o) {
+InputCopies use_recorded_inputs(const RunIndex& index, const std::filesystem::path& dir, RunOptions& o) {
   namespace fs = std::filesystem;
   const fs::path cwd = index.cwd.empty() ? fs::current_path() : fs::path(index.cwd);
   const auto anchored = [&](std::string& p) {
@@ -663,11 +670,11 @@ void use_recorded_inputs(const RunIndex& index, const std::filesystem::path& dir
     anchored(o.suite_file);
     for (auto& w : o.workload_paths) anchored(w);
   }
-  use_input_copies(cwd, std::move(copies));
+  return InputCopies{cwd, std::move(copies)};
 }
 
-int cmd_run(const RunOptions& o, const std::vector<std::string>& command) {
-  const PlannedRun p = make_planned_run(o);
+int cmd_run(const RunOptions& o, const std::vector<std::string>& command, const InputCopies& inputs) {
+  const PlannedRun p = make_planned_run(o, inputs);
   WorkerSetup setup = worker_setup(o, p.suite);
   const auto out_path = o.out_dir.empty() ? OutDir::fresh_default("jitbench-out") : std::filesystem::path(o.out_dir);
   auto prepared = OutDir::prepare(out_path);

@@ -1,6 +1,6 @@
 // A user workload's record (throughput, ceiling, accuracy, cost) is known only
 // to the Python file that defines it: before planning, jitbench asks the
-// worker package to load each registered file and print its record.
+// worker package to load each user workload's file and print its record.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -32,11 +32,11 @@ int record_timeout_s() {
 }
 }  // namespace
 
-void load_user_workload_records(const std::string& python) {
+Catalog load_user_workload_records(const std::string& python, Catalog catalog) {
   std::vector<WorkloadInfo> pending;
-  for (const auto& w : workloads())
-    if (!w.record_loaded) pending.push_back(w);
-  if (pending.empty()) return;
+  for (const auto& w : catalog.workloads())
+    if (!w->record_loaded) pending.push_back(*w);
+  if (pending.empty()) return catalog;
   std::error_code ec;
   const fs::path dir = fs::temp_directory_path(ec) / fmt::format("jitbench-records-{}", ::getpid());
   fs::create_directories(dir, ec);
@@ -67,7 +67,7 @@ void load_user_workload_records(const std::string& python) {
         if (auto* e = std::get_if<std::string>(&parsed)) throw std::runtime_error(*e);
         auto record = workload_from_json(std::get<nlohmann::json>(parsed));
         if (record.name != w.name) throw std::runtime_error("the record names another workload");
-        set_user_workload_record(std::move(record));
+        catalog = catalog.with_record(std::move(record));
       } catch (const std::exception& e) {
         problem = fmt::format("the worker printed no record it can read ({})", e.what());
       }
@@ -76,6 +76,7 @@ void load_user_workload_records(const std::string& python) {
       say(stderr, "jitbench: workload file {}: {}; its cases will fail with the worker's reason\n", w.path, problem);
   }
   fs::remove_all(dir, ec);
+  return catalog;
 }
 
 }  // namespace jitbench

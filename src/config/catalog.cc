@@ -8,9 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <stdexcept>
 
-#include "config/input_copies.h"
 #include "util/resources.h"
 
 namespace jitbench {
@@ -26,22 +24,18 @@ const nlohmann::json& embedded_catalog() {
   return j;
 }
 
-std::vector<WorkloadInfo>& workload_table() {
-  static std::vector<WorkloadInfo> table = [] {
-    std::vector<WorkloadInfo> out;
-    for (const auto& w : embedded_catalog().at("workloads")) out.push_back(workload_from_json(w));
-    return out;
-  }();
-  return table;
-}
-
 template <typename T>
-const T* find(const std::vector<T>& v, std::string_view name) {
-  auto it = std::find_if(v.begin(), v.end(), [&](const T& x) { return x.name == name; });
-  return it == v.end() ? nullptr : &*it;
+std::shared_ptr<const T> find_record(const Catalog::Records<T>& v, std::string_view name) {
+  auto it = std::find_if(v.begin(), v.end(), [&](const auto& x) { return x->name == name; });
+  return it == v.end() ? nullptr : *it;
 }
 template <typename T>
-std::string names(const std::vector<T>& v) {
+std::string record_names(const Catalog::Records<T>& v) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ", ") + x->name;
+  return out;
+}
+std::string names(const std::vector<NameInfo>& v) {
   std::string out;
   for (const auto& x : v) out += (out.empty() ? "" : ", ") + x.name;
   return out;
@@ -102,58 +96,72 @@ WorkloadInfo workload_from_json(const nlohmann::json& w) {
   return out;
 }
 
-std::optional<WorkloadInfo> workload_record(const std::string& name, const nlohmann::json& reported) {
-  // What the catalog knows is not taken on a worker's word: a built-in
+std::optional<WorkloadInfo> workload_record(const WorkloadInfo* carried, const nlohmann::json& reported) {
+  // What the plan resolved is not taken on a worker's word: a built-in
   // workload's record, or a user workload's as its file gave it at plan time.
-  if (const auto* w = find_workload(name); w && w->record_loaded) return *w;
+  if (carried && carried->record_loaded) return *carried;
   if (reported.is_object()) try {
       return workload_from_json(reported);
     } catch (const std::exception&) {
-      // A malformed record from the worker, or one out of range: the catalog's placeholder, where it has one.
+      // A malformed record from the worker, or one out of range: the carried placeholder, where there is one.
     }
-  if (const auto* w = find_workload(name)) return *w;
+  if (carried) return *carried;
   return std::nullopt;
 }
 
-const std::vector<BackendInfo>& backends() {
-  static const std::vector<BackendInfo> table = [] {
-    std::vector<BackendInfo> out;
-    for (const auto& b : embedded_catalog().at("backends")) {
-      BackendInfo i{b.at("name").get<std::string>(), b.at("package").get<std::string>(),
-                    b.at("wants_gpu").get<bool>(), b.at("summary").get<std::string>(),
-                    worker_kind(b.at("worker").get<std::string>()), b.at("jit").get<bool>(),
-                    b.at("baseline").get<std::string>(), b.at("aot_crosscheck").get<bool>(),
-                    b.at("writes_cache_by_default").get<bool>()};
-      i.device = b.at("device").get<std::string>();
-      i.default_baseline = b.at("default_baseline").get<bool>();
-      i.floor = b.at("floor").get<bool>();
-      i.startup_s = b.at("startup_s").get<double>();
-      i.cost_factor = b.at("cost_factor").get<double>();
-      out.push_back(std::move(i));
-    }
+namespace {
+BackendInfo backend_from_json(const nlohmann::json& b) {
+  BackendInfo i{b.at("name").get<std::string>(), b.at("package").get<std::string>(),
+                b.at("wants_gpu").get<bool>(), b.at("summary").get<std::string>(),
+                worker_kind(b.at("worker").get<std::string>()), b.at("jit").get<bool>(),
+                b.at("baseline").get<std::string>(), b.at("aot_crosscheck").get<bool>(),
+                b.at("writes_cache_by_default").get<bool>()};
+  i.device = b.at("device").get<std::string>();
+  i.default_baseline = b.at("default_baseline").get<bool>();
+  i.floor = b.at("floor").get<bool>();
+  i.startup_s = b.at("startup_s").get<double>();
+  i.cost_factor = b.at("cost_factor").get<double>();
+  return i;
+}
+}  // namespace
+
+const Catalog& Catalog::builtin() {
+  static const Catalog c = [] {
+    Catalog out;
+    for (const auto& b : embedded_catalog().at("backends"))
+      out.backends_.push_back(std::make_shared<const BackendInfo>(backend_from_json(b)));
+    for (const auto& w : embedded_catalog().at("workloads"))
+      out.workloads_.push_back(std::make_shared<const WorkloadInfo>(workload_from_json(w)));
     return out;
   }();
-  return table;
+  return c;
 }
 
-const BackendInfo* floor_of(const std::string& device) {
-  for (const auto& b : backends())
-    if (b.floor && b.device == device) return &b;
+std::shared_ptr<const BackendInfo> Catalog::find_backend(std::string_view name) const {
+  return find_record(backends_, name);
+}
+std::shared_ptr<const WorkloadInfo> Catalog::find_workload(std::string_view name) const {
+  return find_record(workloads_, name);
+}
+
+const BackendInfo* Catalog::floor_of(const std::string& device) const {
+  for (const auto& b : backends_)
+    if (b->floor && b->device == device) return b.get();
   return nullptr;
 }
 
-const BackendInfo* default_baseline() {
-  for (const auto& b : backends())
-    if (b.default_baseline) return &b;
+const BackendInfo* Catalog::default_baseline() const {
+  for (const auto& b : backends_)
+    if (b->default_baseline) return b.get();
   return nullptr;
 }
 
-const std::vector<WorkloadInfo>& workloads() { return workload_table(); }
+std::string Catalog::backend_names() const { return record_names(backends_); }
+std::string Catalog::workload_names() const { return record_names(workloads_); }
 
-std::optional<std::string> register_user_workload(const std::string& given) {
+std::variant<Catalog, std::string> Catalog::with_user_workload(const std::string& path) const {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const std::string path = input_path(given);  // a resumed run's copy
   const fs::path p = fs::absolute(path, ec);
   if (ec || !fs::is_regular_file(p, ec))
     return fmt::format("workload file '{}' does not exist (give the path of a .py file; see docs/user-workloads.md)",
@@ -163,32 +171,34 @@ std::optional<std::string> register_user_workload(const std::string& given) {
   if (!is_identifier(name))
     return fmt::format("workload file '{}': its name '{}' (the file's stem) must be letters, digits and _", path,
                        name);
-  auto& table = workload_table();
-  for (const auto& w : table) {
-    if (w.name != name) continue;
-    if (w.path == p.string()) return std::nullopt;
-    return w.path.empty()
+  for (const auto& w : workloads_) {
+    if (w->name != name) continue;
+    if (w->path == p.string()) return *this;
+    return w->path.empty()
                ? fmt::format("workload file '{}' is named '{}', which is a built-in workload; rename the file", path,
                              name)
-               : fmt::format("two workload files are named '{}': {} and {}; rename one", name, w.path, p.string());
+               : fmt::format("two workload files are named '{}': {} and {}; rename one", name, w->path, p.string());
   }
   WorkloadInfo w;
   w.name = name;
   w.summary = "user workload from " + p.string();
   w.path = p.string();
   w.record_loaded = false;
-  table.push_back(std::move(w));
-  return std::nullopt;
+  Catalog out = *this;
+  out.workloads_.push_back(std::make_shared<const WorkloadInfo>(std::move(w)));
+  return out;
 }
 
-void set_user_workload_record(WorkloadInfo record) {
-  for (auto& w : workload_table()) {
-    if (w.name != record.name || w.path.empty()) continue;
-    record.path = w.path;
+Catalog Catalog::with_record(WorkloadInfo record) const {
+  Catalog out = *this;
+  for (auto& w : out.workloads_) {
+    if (w->name != record.name || w->path.empty()) continue;
+    record.path = w->path;
     record.record_loaded = true;
-    w = std::move(record);
-    return;
+    w = std::make_shared<const WorkloadInfo>(std::move(record));
+    break;
   }
+  return out;
 }
 
 const std::vector<NameInfo>& cache_policies() {
@@ -208,14 +218,10 @@ const std::vector<NameInfo>& precisions() {
   return kPrecisions;
 }
 
-const BackendInfo* find_backend(std::string_view name) { return find(backends(), name); }
-const WorkloadInfo* find_workload(std::string_view name) { return find(workloads(), name); }
-bool is_backend(std::string_view name) { return find_backend(name) != nullptr; }
-bool is_workload(std::string_view name) { return find_workload(name) != nullptr; }
+bool is_backend(std::string_view name) { return Catalog::builtin().find_backend(name) != nullptr; }
+std::string backend_names() { return Catalog::builtin().backend_names(); }
 bool is_cache_policy(std::string_view name) { return parse_cache_policy(name).has_value(); }
 bool is_precision(std::string_view name) { return parse_precision(name).has_value(); }
-std::string backend_names() { return names(backends()); }
-std::string workload_names() { return names(workloads()); }
 std::string cache_policy_names() { return names(cache_policies()) + ", process_cold (alias of cold_cache)"; }
 std::string precision_names() { return names(precisions()); }
 

@@ -3,9 +3,11 @@
 // worker's registries (worker/jitbench_worker/{backends,workloads}/__init__.py),
 // printed at build time and embedded here: one catalog, nothing to keep in step.
 // Cache policies and precisions are names of config/names.h.
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -64,42 +66,68 @@ struct WorkloadInfo {
 // A record as the worker prints it (catalog.json, `catalog --workload-file`,
 // a result's workload_record). Throws nlohmann::json::exception when malformed.
 WorkloadInfo workload_from_json(const nlohmann::json& j);
-// The record of a case's workload: the catalog's when it knows the workload
-// (built-in, or a user file read at plan time), else the one its worker
-// reported (a user workload read back by `report`); none when neither has one.
-std::optional<WorkloadInfo> workload_record(const std::string& name, const nlohmann::json& reported);
+// The record of a case's workload: the one the plan resolved (`carried`) when
+// it was loaded (built-in, or a user file read at plan time), else the one its
+// worker reported (a user workload read back by `report`), else the carried
+// placeholder; none when neither has one. plan/plan.h applies it to a Case.
+std::optional<WorkloadInfo> workload_record(const WorkloadInfo* carried, const nlohmann::json& reported);
 
 struct NameInfo {
   std::string name;
   std::string summary;
 };
 
-const std::vector<BackendInfo>& backends();
-const BackendInfo* find_backend(std::string_view name);
-// Built-in workloads followed by the user workloads registered so far.
-const std::vector<WorkloadInfo>& workloads();
-const WorkloadInfo* find_workload(std::string_view name);
-// A user workload from a Python file (docs/user-workloads.md): its name is the
-// file's stem. Returns a one-line error when the file is missing, is not a .py
-// file, has a stem that is not an identifier, or shadows a built-in workload.
-// Registering the same file twice is allowed.
-std::optional<std::string> register_user_workload(const std::string& path);
-// Replaces a registered user workload's record with the one its worker
-// printed (commands/user_workloads.cc asks it), keeping its name and path.
-void set_user_workload_record(WorkloadInfo record);
-// The floor backend of a device ("cpu", "gpu"); nullptr when the catalog has none.
-const BackendInfo* floor_of(const std::string& device);
-// The backend a JIT is weighed against when its own baseline has no ok case.
-const BackendInfo* default_baseline();
+// The backends and workloads one command knows: the built-in ones (the
+// embedded catalog, parsed once, never changed) plus the user workloads it was
+// given. A value: adding a workload or a record makes a new catalog, so two
+// catalogs never see each other's workloads. Its records are immutable and
+// shared with the cases planned from it (plan/plan.h), which outlive it.
+class Catalog {
+ public:
+  template <typename T>
+  using Records = std::vector<std::shared_ptr<const T>>;
+  // The embedded catalog: backends and built-in workloads.
+  static const Catalog& builtin();
+
+  const Records<BackendInfo>& backends() const { return backends_; }
+  // Built-in workloads followed by the user workloads added.
+  const Records<WorkloadInfo>& workloads() const { return workloads_; }
+  std::shared_ptr<const BackendInfo> find_backend(std::string_view name) const;
+  std::shared_ptr<const WorkloadInfo> find_workload(std::string_view name) const;
+  bool is_workload(std::string_view name) const { return find_workload(name) != nullptr; }
+  // The floor backend of a device ("cpu", "gpu"); nullptr when the catalog has none.
+  const BackendInfo* floor_of(const std::string& device) const;
+  // The backend a JIT is weighed against when its own baseline has no ok case.
+  const BackendInfo* default_baseline() const;
+  // "a, b, c" for error messages.
+  std::string backend_names() const;
+  std::string workload_names() const;
+
+  // This catalog plus a user workload from a Python file (docs/user-workloads.md),
+  // `file` being the file to read (a resumed run's copy): its name is the
+  // file's stem, its record a placeholder until with_record gives it one.
+  // A one-line error when the file is missing, is not a .py file, has a stem
+  // that is not an identifier, or shadows a built-in workload. Adding the same
+  // file twice is allowed (the catalog comes back unchanged).
+  std::variant<Catalog, std::string> with_user_workload(const std::string& file) const;
+  // This catalog with a user workload's record replaced by the one its worker
+  // printed (commands/user_workloads.cc asks it), keeping its name and path.
+  Catalog with_record(WorkloadInfo record) const;
+
+ private:
+  Catalog() = default;
+  Records<BackendInfo> backends_;
+  Records<WorkloadInfo> workloads_;
+};
+
+// Backends are all built in: the built-in catalog's (the CLI checks --backends against them).
+bool is_backend(std::string_view name);
+std::string backend_names();
 const std::vector<NameInfo>& cache_policies();
 const std::vector<NameInfo>& precisions();
-bool is_backend(std::string_view name);
-bool is_workload(std::string_view name);
 bool is_cache_policy(std::string_view name);
 bool is_precision(std::string_view name);
 // "a, b, c" for error messages.
-std::string backend_names();
-std::string workload_names();
 std::string cache_policy_names();
 std::string precision_names();
 

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <set>
 #include <toml++/toml.h>
 
 #include "config/catalog.h"
-#include "config/input_copies.h"
 #include "config/limits.h"
 #include "util/fs.h"
 #include "util/resources.h"
@@ -55,7 +55,8 @@ std::vector<std::string> string_list(std::string_view src, const toml::node& n, 
 }
 
 void check_names(std::string_view src, const toml::node& n, const std::vector<std::string>& names,
-                 bool (*valid)(std::string_view), std::string_view what, const std::string& valid_list) {
+                 const std::function<bool(std::string_view)>& valid, std::string_view what,
+                 const std::string& valid_list) {
   const auto* arr = n.as_array();  // null when a single name was written
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (!valid(names[i]))
@@ -111,7 +112,14 @@ void read_sampling_keys(std::string_view src, const toml::table& t, Suite& s) {
   if (auto* n = t.get("max_time_s")) s.max_time_s = number_in_range(src, *n, "max_time_s", 0, kMaxTimeoutS);
 }
 
-void read_suite_table(std::string_view src, const toml::table& t, Suite& s) {
+// What the suite is read against: the catalog (which its workload files join)
+// and a resumed run's input copies.
+struct SuiteReading {
+  Catalog& catalog;
+  const InputCopies& copies;
+};
+
+void read_suite_table(std::string_view src, const toml::table& t, Suite& s, const SuiteReading& in) {
   reject_unknown_keys(src, t, {"name", "cold_runs", "warm_iters", "warm_runs", "cache_policy", "precision", "timeout_s",
                                 "workload_paths", "target_ci", "min_runs", "max_runs", "max_time_s"},
                       "[suite]");
@@ -120,7 +128,9 @@ void read_suite_table(std::string_view src, const toml::table& t, Suite& s) {
     const auto base = std::filesystem::path(std::string(src)).parent_path();
     for (const auto& p : string_list(src, *n, "workload_paths")) {
       const auto full = std::filesystem::path(p).is_absolute() ? std::filesystem::path(p) : base / p;
-      if (auto err = register_user_workload(full.string())) fail(src, *n, *err);
+      auto added = in.catalog.with_user_workload(in.copies.path(full.string()));  // a resumed run's copy
+      if (auto* err = std::get_if<std::string>(&added)) fail(src, *n, *err);
+      in.catalog = std::get<Catalog>(std::move(added));
       s.workload_paths.push_back(full.string());
     }
   }
@@ -150,7 +160,7 @@ void read_suite_table(std::string_view src, const toml::table& t, Suite& s) {
                                         parse_precision);
 }
 
-MatrixBlock read_block(std::string_view src, const toml::table& t) {
+MatrixBlock read_block(std::string_view src, const toml::table& t, const Catalog& catalog) {
   reject_unknown_keys(src, t, {"backends", "workloads", "sizes", "dtypes", "cache_policy", "environments"},
                       "[[matrix]]");
   MatrixBlock b;
@@ -158,9 +168,13 @@ MatrixBlock read_block(std::string_view src, const toml::table& t) {
     if (!t.get(key)) fail(src, t, fmt::format("[[matrix]] block is missing '{}'", key));
   }
   b.backends = string_list(src, *t.get("backends"), "backends");
-  check_names(src, *t.get("backends"), b.backends, is_backend, "backend", backend_names());
+  check_names(
+      src, *t.get("backends"), b.backends, [&](std::string_view x) { return catalog.find_backend(x) != nullptr; },
+      "backend", catalog.backend_names());
   b.workloads = string_list(src, *t.get("workloads"), "workloads");
-  check_names(src, *t.get("workloads"), b.workloads, is_workload, "workload", workload_names());
+  check_names(
+      src, *t.get("workloads"), b.workloads, [&](std::string_view w) { return catalog.is_workload(w); }, "workload",
+      catalog.workload_names());
   b.dtypes = string_list(src, *t.get("dtypes"), "dtypes");
   check_names(src, *t.get("dtypes"), b.dtypes, is_dtype, "dtype", "f32, f64");
   const auto* sizes = t.get("sizes")->as_array();
@@ -266,7 +280,8 @@ std::optional<std::size_t> overlong_key(std::string_view text) {
 }
 }  // namespace
 
-std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_view source_name) {
+std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_view source_name, Catalog& catalog,
+                                             const InputCopies& copies) {
   Suite s;
   s.source = std::string(source_name);
   if (auto line = overlong_key(text))
@@ -277,12 +292,12 @@ std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_
     reject_unknown_keys(source_name, root, {"suite", "matrix", "environments"}, "the suite file");
     if (auto* n = root.get("suite")) {
       if (!n->is_table()) fail(source_name, *n, "[suite] must be a table");
-      read_suite_table(source_name, *n->as_table(), s);
+      read_suite_table(source_name, *n->as_table(), s, SuiteReading{catalog, copies});
     }
     auto* m = root.get("matrix");
     if (!m) throw Error{fmt::format("{}: no [[matrix]] block: a suite needs at least one", source_name)};
     if (!m->is_array_of_tables()) fail(source_name, *m, "'matrix' must be written as [[matrix]] blocks");
-    for (const auto& blk : *m->as_array()) s.matrix.push_back(read_block(source_name, *blk.as_table()));
+    for (const auto& blk : *m->as_array()) s.matrix.push_back(read_block(source_name, *blk.as_table(), catalog));
     if (auto* e = root.get("environments")) {
       if (!e->is_array_of_tables()) fail(source_name, *e, "'environments' must be written as [[environments]] blocks");
       for (const auto& blk : *e->as_array()) s.environments.push_back(read_environment(source_name, *blk.as_table()));
@@ -303,19 +318,21 @@ std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_
   return s;
 }
 
-std::variant<Suite, ConfigError> load_suite_file(const std::string& path) {
+std::variant<Suite, ConfigError> load_suite_file(const std::string& path, Catalog& catalog,
+                                                 const InputCopies& copies) {
   std::string text;
   try {
-    text = read_file(input_path(path), /*follow_link=*/true);
+    text = read_file(copies.path(path), /*follow_link=*/true);
   } catch (const std::exception& e) {
     return ConfigError{fmt::format("cannot read suite file '{}': {}", path, e.what())};
   }
-  return parse_suite(text, path);  // named as given: its workload_paths resolve as they did
+  return parse_suite(text, path, catalog, copies);  // named as given: its workload_paths resolve as they did
 }
 
 Suite default_suite() {
   auto text = resource("default.toml");
-  auto r = parse_suite(*text, "<embedded default.toml>");
+  Catalog catalog = Catalog::builtin();
+  auto r = parse_suite(*text, "<embedded default.toml>", catalog);
   // The embedded suite is checked by a unit test; failing here is a build defect.
   if (auto* e = std::get_if<ConfigError>(&r)) throw std::logic_error(e->message);
   return std::get<Suite>(r);

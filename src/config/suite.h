@@ -8,7 +8,9 @@
 #include <variant>
 #include <vector>
 
+#include "config/catalog.h"
 #include "config/environments.h"
+#include "config/input_copies.h"
 #include "config/names.h"
 
 namespace jitbench {
@@ -38,7 +40,7 @@ struct Suite {
   std::vector<CachePolicy> cache_policies{CachePolicy::ColdCache};
   std::vector<Precision> precisions{Precision::Default};
   double timeout_s = 300;
-  std::vector<std::string> workload_paths;  // user workloads, registered while parsing
+  std::vector<std::string> workload_paths;  // user workloads, added to the catalog while parsing
   std::vector<MatrixBlock> matrix;
   std::vector<EnvironmentSpec> environments;  // [[environments]]: every case in each (none: the current one)
 };
@@ -47,8 +49,15 @@ struct ConfigError {
   std::string message;  // one line, "source:line:col: what is wrong"
 };
 
-std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_view source_name);
-std::variant<Suite, ConfigError> load_suite_file(const std::string& path);
+// The matrix's names are checked against `catalog`, to which the suite's
+// workload files are added (read from their copies in `copies`, if any): the
+// caller plans from the catalog it gets back.
+std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_view source_name, Catalog& catalog,
+                                             const InputCopies& copies = {});
+// The suite file itself is read from its copy in `copies`, if it has one.
+std::variant<Suite, ConfigError> load_suite_file(const std::string& path, Catalog& catalog,
+                                                 const InputCopies& copies = {});
+// The embedded default suite: built-in names only.
 Suite default_suite();
 
 }  // namespace jitbench

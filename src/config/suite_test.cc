@@ -9,7 +9,8 @@ namespace jitbench {
 namespace {
 
 std::string error_of(const std::string& text) {
-  auto r = parse_suite(text, "s.toml");
+  Catalog catalog = Catalog::builtin();
+  auto r = parse_suite(text, "s.toml", catalog);
   if (auto* e = std::get_if<ConfigError>(&r)) return e->message;
   return "";
 }
@@ -25,7 +26,8 @@ TEST(Suite, EmbeddedDefaultParses) {
 }
 
 TEST(Suite, ReadsSettings) {
-  auto r = parse_suite(std::string("[suite]\nname=\"x\"\ncold_runs=2\nwarm_iters=0\ntimeout_s=1.5\n") + kBlock, "s.toml");
+  Catalog catalog = Catalog::builtin();
+  auto r = parse_suite(std::string("[suite]\nname=\"x\"\ncold_runs=2\nwarm_iters=0\ntimeout_s=1.5\n") + kBlock, "s.toml", catalog);
   auto& s = std::get<Suite>(r);
   EXPECT_EQ(s.name, "x");
   EXPECT_EQ(s.cold_runs, 2);
@@ -37,7 +39,8 @@ TEST(Suite, ReadsSettings) {
 }
 
 TEST(Suite, WarmRunsIsAtLeastOne) {
-  auto r = parse_suite(std::string("[suite]\nwarm_runs=5\n") + kBlock, "s.toml");
+  Catalog catalog = Catalog::builtin();
+  auto r = parse_suite(std::string("[suite]\nwarm_runs=5\n") + kBlock, "s.toml", catalog);
   EXPECT_EQ(std::get<Suite>(r).warm_runs, 5);
   auto e = error_of(std::string("[suite]\nwarm_runs=0\n") + kBlock);
   EXPECT_EQ(e.rfind("s.toml:2:", 0), 0u) << e;
@@ -82,7 +85,8 @@ TEST(Suite, NumbersAreRangeCheckedBeforeUse) {
   EXPECT_NE(with("warm_iters=9000000000").find("'warm_iters' must be between 0 and"), std::string::npos);
   for (const char* t : {"timeout_s=inf", "timeout_s=nan", "timeout_s=1e10", "timeout_s=-inf", "timeout_s=0"})
     EXPECT_NE(with(t).find("'timeout_s' must be a finite number of seconds > 0"), std::string::npos) << t;
-  auto ok = parse_suite("[suite]\ntimeout_s=604800\n" + std::string(kBlock), "s.toml");
+  Catalog catalog = Catalog::builtin();
+  auto ok = parse_suite("[suite]\ntimeout_s=604800\n" + std::string(kBlock), "s.toml", catalog);
   EXPECT_EQ(std::get<Suite>(ok).timeout_s, 604800);
   EXPECT_NE(error_of("[[matrix]]\nbackends=[\"numpy\"]\nworkloads=[\"matmul\"]\nsizes=[9007199254740992]\n"
                      "dtypes=[\"f32\"]\n")
@@ -91,7 +95,8 @@ TEST(Suite, NumbersAreRangeCheckedBeforeUse) {
 }
 
 TEST(Suite, MissingFileIsOneLine) {
-  auto r = load_suite_file("/nonexistent/suite.toml");
+  Catalog catalog = Catalog::builtin();
+  auto r = load_suite_file("/nonexistent/suite.toml", catalog);
   auto& e = std::get<ConfigError>(r);
   EXPECT_EQ(e.message.find('\n'), std::string::npos);
   EXPECT_NE(e.message.find("/nonexistent/suite.toml"), std::string::npos);
@@ -113,7 +118,8 @@ TEST(Suite, AFifoIsNotWaitedFor) {
   ASSERT_NE(mkdtemp(dir), nullptr);
   const std::string fifo = std::string(dir) + "/suite.toml";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  auto r = load_suite_file(fifo);  // would block forever reading a FIFO nobody writes
+  Catalog catalog = Catalog::builtin();
+  auto r = load_suite_file(fifo, catalog);  // would block forever reading a FIFO nobody writes
   ASSERT_TRUE(std::holds_alternative<ConfigError>(r));
   EXPECT_NE(std::get<ConfigError>(r).message.find("not a regular file (a FIFO)"), std::string::npos);
   std::filesystem::remove_all(dir);

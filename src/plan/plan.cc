@@ -25,22 +25,40 @@ std::string without_environment(const std::string& case_id) {
   return at == std::string::npos ? case_id : case_id.substr(0, at);
 }
 
-Case make_case(const std::string& backend, const std::string& workload, long n, const std::string& dtype,
-               CachePolicy policy, Precision precision, const std::string& env) {
-  Case c{make_case_id(backend, workload, n, dtype, policy, precision, env), backend, workload, n, dtype, policy,
-         precision, false, "", "", false, false, false, env};
-  if (const auto* b = find_backend(backend)) {
+Case make_case(const Catalog& catalog, const std::string& backend, const std::string& workload, long n,
+               const std::string& dtype, CachePolicy policy, Precision precision, const std::string& env) {
+  Case c;
+  c.id = make_case_id(backend, workload, n, dtype, policy, precision, env);
+  c.backend = backend;
+  c.workload = workload;
+  c.n = n;
+  c.dtype = dtype;
+  c.cache_policy = policy;
+  c.precision = precision;
+  c.env = env;
+  c.backend_info = catalog.find_backend(backend);
+  c.workload_info = catalog.find_workload(workload);
+  if (const auto& b = c.backend_info) {
     c.jit = b->jit;
     c.baseline = b->baseline;
     c.aot_crosscheck = b->aot_crosscheck;
     c.gpu = b->wants_gpu;
     c.writes_cache_by_default = b->writes_cache_by_default;
   }
-  if (const auto* w = find_workload(workload)) c.pair = w->pair;
+  if (c.workload_info) c.pair = c.workload_info->pair;
   return c;
 }
 
-std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text) {
+Case make_case(const std::string& backend, const std::string& workload, long n, const std::string& dtype,
+               CachePolicy policy, Precision precision, const std::string& env) {
+  return make_case(Catalog::builtin(), backend, workload, n, dtype, policy, precision, env);
+}
+
+std::optional<WorkloadInfo> workload_record(const Case& c, const nlohmann::json& reported) {
+  return workload_record(c.workload_info.get(), reported);
+}
+
+std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text, const Catalog& catalog) {
   const auto bad = [&](const std::string& why) {
     return fmt::format("bad case '{}': {} (write <workload>_<n>_<f32|f64>, e.g. matmul_512_f32)", text, why);
   };
@@ -52,7 +70,8 @@ std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text) {
   s.workload = text.substr(0, mid);
   s.dtype = text.substr(last + 1);
   const auto n_text = text.substr(mid + 1, last - mid - 1);
-  if (!is_workload(s.workload)) return bad(fmt::format("unknown workload '{}'; valid: {}", s.workload, workload_names()));
+  if (!catalog.is_workload(s.workload))
+    return bad(fmt::format("unknown workload '{}'; valid: {}", s.workload, catalog.workload_names()));
   if (!is_dtype(s.dtype)) return bad(fmt::format("unknown dtype '{}'; valid: f32, f64", s.dtype));
   if (n_text.empty() || !std::all_of(n_text.begin(), n_text.end(), ::isdigit) || n_text.size() > 12)
     return bad(fmt::format("size '{}' is not a positive integer", n_text));
@@ -122,7 +141,8 @@ std::string add_named_cases(const Suite& suite, const Selection& sel, Add add) {
 }
 }  // namespace
 
-std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const Selection& sel) {
+std::variant<std::vector<Case>, std::string> make_plan(const Catalog& catalog, const Suite& suite,
+                                                       const Selection& sel) {
   // --cache-policy overrides a block's own cache_policy, which overrides the suite's.
   const auto policies_for = [&](const MatrixBlock* blk) -> const std::vector<CachePolicy>& {
     if (!sel.cache_policies.empty()) return sel.cache_policies;
@@ -149,7 +169,7 @@ std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const
         for (const auto& env : envs) {
           // A block that names its environments runs in those (selected ones) alone.
           if (!env.empty() && !replaced && !only_envs.empty() && !only_envs.count(env)) continue;
-          Case c = make_case(b, w, n, d, policy, prec, env);
+          Case c = make_case(catalog, b, w, n, d, policy, prec, env);
           const auto [it, fresh] = seen.emplace(c.id, std::pair{b, w});
           if (fresh) out.push_back(std::move(c));
           else if (it->second != std::pair{b, w} && collision.empty())

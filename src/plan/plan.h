@@ -1,10 +1,12 @@
 #pragma once
 // Expands a suite (plus command-line selections) into the ordered list of cases.
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "config/catalog.h"
 #include "config/names.h"
 #include "config/suite.h"
 
@@ -27,12 +29,33 @@ struct Case {
   bool gpu = false;                      // the backend runs on a GPU
   bool writes_cache_by_default = false;  // its framework writes a compile cache even at default settings
   std::string env;  // the environment it runs in (config/environments.h); "" = the run's own interpreter
+  // The records the plan resolved, shared with the catalog it was made from
+  // and outliving it: whoever starts, costs or analyses the case reads these,
+  // never the catalog by name. Null when the catalog does not know the name
+  // (a user workload of a run read back from disk).
+  std::shared_ptr<const BackendInfo> backend_info;
+  std::shared_ptr<const WorkloadInfo> workload_info;
+
+  // The program its workers are (Python unless the backend's record says otherwise).
+  WorkerKind worker() const { return backend_info ? backend_info->worker : WorkerKind::Python; }
+  // A user workload's file ("" for a built-in workload).
+  std::string workload_path() const { return workload_info ? workload_info->path : ""; }
 };
 
-// A case with its id and catalog facts.
+// A case with its id, catalog facts and records, resolved in `catalog`.
+Case make_case(const Catalog& catalog, const std::string& backend, const std::string& workload, long n,
+               const std::string& dtype, CachePolicy policy = CachePolicy::ColdCache,
+               Precision precision = Precision::Default, const std::string& env = "");
+// A case read back from disk (or a test's): resolved in the built-in catalog,
+// so a user workload's case carries no workload record (workload_record below
+// falls back on the one its worker reported).
 Case make_case(const std::string& backend, const std::string& workload, long n, const std::string& dtype,
                CachePolicy policy = CachePolicy::ColdCache, Precision precision = Precision::Default,
                const std::string& env = "");
+// The record of the case's workload (config/catalog.h, workload_record): the
+// one it carries when loaded, else the one its worker reported (`reported`,
+// null for none), else the carried placeholder.
+std::optional<WorkloadInfo> workload_record(const Case& c, const nlohmann::json& reported);
 
 // The seed contract's case id; policies other than cold_cache, precisions
 // other than default and environments get a suffix (`__warm_cache`,
@@ -50,7 +73,8 @@ struct CaseSpec {
   long n = 0;
   std::string dtype;
 };
-std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text);
+// The workload must be one of `catalog`'s.
+std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text, const Catalog& catalog);
 
 struct Selection {
   std::vector<std::string> backends;          // empty: the suite's
@@ -60,7 +84,9 @@ struct Selection {
   std::vector<EnvironmentSpec> environments;  // empty: the suite's ([[environments]]; none: the run's own)
 };
 
-// Errors (an empty plan, say) come back as a one-line string.
-std::variant<std::vector<Case>, std::string> make_plan(const Suite& suite, const Selection& sel);
+// Each case resolved once in `catalog` (the suite's names were checked against
+// it). Errors (an empty plan, say) come back as a one-line string.
+std::variant<std::vector<Case>, std::string> make_plan(const Catalog& catalog, const Suite& suite,
+                                                       const Selection& sel);
 
 }  // namespace jitbench

@@ -12,6 +12,17 @@ Suite two_blocks() {
   return s;
 }
 
+TEST(Plan, EachCaseCarriesTheRecordsOfTheCatalogItWasPlannedFrom) {
+  const Catalog& catalog = Catalog::builtin();
+  auto r = make_plan(catalog, two_blocks(), {});
+  ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(r));
+  for (const auto& c : std::get<std::vector<Case>>(r)) {
+    EXPECT_EQ(c.backend_info, catalog.find_backend(c.backend)) << c.id;  // the same record, shared
+    EXPECT_EQ(c.workload_info, catalog.find_workload(c.workload)) << c.id;
+    EXPECT_EQ(c.worker(), c.backend_info->worker);
+  }
+}
+
 TEST(CaseId, MatchesSeedContract) {
   EXPECT_EQ(make_case_id("jax_jit_cpu", "matmul", 512, "f32", *parse_cache_policy("process_cold")),
             "jax_jit_cpu_matmul_512_f32");
@@ -21,7 +32,7 @@ TEST(CaseId, MatchesSeedContract) {
 }
 
 TEST(CaseSpec, ParsesWorkloadsWithUnderscores) {
-  auto r = parse_case_spec("mc_pi_100000_f64");
+  auto r = parse_case_spec("mc_pi_100000_f64", Catalog::builtin());
   ASSERT_TRUE(std::holds_alternative<CaseSpec>(r));
   EXPECT_EQ(std::get<CaseSpec>(r).workload, "mc_pi");
   EXPECT_EQ(std::get<CaseSpec>(r).n, 100000);
@@ -30,14 +41,14 @@ TEST(CaseSpec, ParsesWorkloadsWithUnderscores) {
 
 TEST(CaseSpec, RejectsBadSpecsWithHint) {
   for (const char* bad : {"matmul", "matmul_512", "matmul_x_f32", "matmul_512_f16", "conv_512_f32", "matmul_-1_f32"}) {
-    auto r = parse_case_spec(bad);
+    auto r = parse_case_spec(bad, Catalog::builtin());
     ASSERT_TRUE(std::holds_alternative<std::string>(r)) << bad;
     EXPECT_NE(std::get<std::string>(r).find("e.g. matmul_512_f32"), std::string::npos);
   }
 }
 
 TEST(Plan, ExpandsUnionOfBlocksInOrder) {
-  auto r = make_plan(two_blocks(), {});
+  auto r = make_plan(Catalog::builtin(), two_blocks(), {});
   auto& cases = std::get<std::vector<Case>>(r);
   ASSERT_EQ(cases.size(), 6u);
   EXPECT_EQ(cases[0].id, "numpy_matmul_512_f32");
@@ -46,7 +57,7 @@ TEST(Plan, ExpandsUnionOfBlocksInOrder) {
 }
 
 TEST(Plan, BackendFilter) {
-  auto r = make_plan(two_blocks(), {{"python"}, {}, {}, {}, {}});
+  auto r = make_plan(Catalog::builtin(), two_blocks(), {{"python"}, {}, {}, {}, {}});
   auto& cases = std::get<std::vector<Case>>(r);
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_EQ(cases[0].id, "python_mc_pi_1000_f64");
@@ -55,7 +66,7 @@ TEST(Plan, BackendFilter) {
 TEST(Plan, CasesUseSuiteBackendsForThatWorkload) {
   Selection sel;
   sel.cases.push_back({"matmul", 256, "f64"});
-  auto plan = make_plan(two_blocks(), sel);
+  auto plan = make_plan(Catalog::builtin(), two_blocks(), sel);
   auto& cases = std::get<std::vector<Case>>(plan);
   ASSERT_EQ(cases.size(), 2u);
   EXPECT_EQ(cases[0].id, "numpy_matmul_256_f64");
@@ -69,14 +80,14 @@ TEST(Plan, APlanPastTheCaseLimitIsRefusedBeforeItIsExpanded) {
   // 6 backends x 1000 sizes x 1000 workload copies: six million cases.
   s.matrix.push_back({{"numpy", "numba", "python", "jax_jit_cpu", "jax_eager_cpu", "tensorflow"},
                       std::vector<std::string>(1000, "matmul"), sizes, {"f32"}, {}, {}});
-  auto r = make_plan(s, {});
+  auto r = make_plan(Catalog::builtin(), s, {});
   ASSERT_TRUE(std::holds_alternative<std::string>(r));
   EXPECT_NE(std::get<std::string>(r).find("expands to 6000000 cases, more than jitbench plans (1000000)"),
             std::string::npos) << std::get<std::string>(r);
 }
 
 TEST(Plan, EmptySelectionIsAnError) {
-  auto r = make_plan(two_blocks(), {{"numba"}, {}, {}, {}, {}});
+  auto r = make_plan(Catalog::builtin(), two_blocks(), {{"numba"}, {}, {}, {}, {}});
   EXPECT_TRUE(std::holds_alternative<std::string>(r));
 }
 
@@ -84,7 +95,7 @@ TEST(Plan, SeveralPoliciesGiveDistinctIds) {
   Suite s;
   s.matrix.push_back({{"numpy"}, {"matmul"}, {8}, {"f32"}, {}, {}});
   s.cache_policies = {CachePolicy::ColdCache, CachePolicy::WarmCache};
-  auto plan = make_plan(s, {});
+  auto plan = make_plan(Catalog::builtin(), s, {});
   auto& cases = std::get<std::vector<Case>>(plan);
   ASSERT_EQ(cases.size(), 2u);
   EXPECT_NE(cases[0].id, cases[1].id);
@@ -99,12 +110,12 @@ TEST(Plan, ABlocksOwnCachePolicyAndTheCommandLineOverride) {
     for (const auto& c : cs) out.push_back(c.id);
     return out;
   };
-  EXPECT_EQ(ids(std::get<std::vector<Case>>(make_plan(s, {}))),
+  EXPECT_EQ(ids(std::get<std::vector<Case>>(make_plan(Catalog::builtin(), s, {}))),
             (std::vector<std::string>{"numpy_matmul_8_f32", "numba_matmul_8_f32__warm_cache",
                                       "numba_matmul_8_f32__warm_process"}));
   Selection sel;
   sel.cache_policies = {CachePolicy::ColdCache};
-  EXPECT_EQ(ids(std::get<std::vector<Case>>(make_plan(s, sel))),
+  EXPECT_EQ(ids(std::get<std::vector<Case>>(make_plan(Catalog::builtin(), s, sel))),
             (std::vector<std::string>{"numpy_matmul_8_f32", "numba_matmul_8_f32"}));
 }
 
@@ -119,7 +130,7 @@ TEST(Plan, EnvironmentsAreTheInnermostDimensionAndABlockMayNameItsOwn) {
   s.environments = {{"old", {"jax==0.4.38"}, "", {}}, {"new", {"jax==0.10.2"}, "", {}}};
   s.matrix.push_back({{"jax_jit_cpu"}, {"matmul"}, {8, 16}, {"f32"}, {}, {}});
   s.matrix.push_back({{"numba"}, {"matmul"}, {8}, {"f32"}, {}, {"new"}});
-  auto r = make_plan(s, {});
+  auto r = make_plan(Catalog::builtin(), s, {});
   ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(r)) << std::get<std::string>(r);
   std::vector<std::string> ids;
   for (const auto& c : std::get<std::vector<Case>>(r)) ids.push_back(c.id);
@@ -131,7 +142,7 @@ TEST(Plan, EnvironmentsAreTheInnermostDimensionAndABlockMayNameItsOwn) {
   // The command line's environments replace the suite's.
   Selection sel;
   sel.environments = {{"only", {"jax==0.5.0"}, "", {}}};
-  auto r2 = make_plan(s, sel);
+  auto r2 = make_plan(Catalog::builtin(), s, sel);
   EXPECT_EQ(std::get<std::vector<Case>>(r2).front().id, "jax_jit_cpu_matmul_8_f32__env-only");
 }
 
@@ -142,8 +153,8 @@ TEST(Plan, NamedCasesKeepTheEnvironmentsTheSuitePairsThemWith) {
   s.matrix.push_back({{"jax_jit_cpu"}, {"matmul"}, {8}, {"f32"}, {}, {"jax-a"}});
   s.matrix.push_back({{"numba"}, {"matmul"}, {8}, {"f32"}, {}, {"numba-a"}});
   Selection sel;
-  sel.cases = {std::get<CaseSpec>(parse_case_spec("matmul_8_f32"))};
-  auto r = make_plan(s, sel);
+  sel.cases = {std::get<CaseSpec>(parse_case_spec("matmul_8_f32", Catalog::builtin()))};
+  auto r = make_plan(Catalog::builtin(), s, sel);
   ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(r)) << std::get<std::string>(r);
   std::vector<std::string> ids;
   for (const auto& c : std::get<std::vector<Case>>(r)) ids.push_back(c.id);

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <numeric>
 
-#include "config/catalog.h"
 #include "util/sha256.h"
 
 namespace jitbench {
@@ -30,13 +29,11 @@ std::variant<ShardSpec, std::string> parse_shard_spec(const std::string& text) {
 
 double modelled_cost_s(const Case& c, int processes, int calls) {
   // Start-up of one worker process (interpreter + imports + device) and the
-  // work of one call, both from the catalog's records (docs/scale-out.md).
+  // work of one call, both from the records the case carries (docs/scale-out.md).
   const BackendInfo fallback_backend;
   const WorkloadInfo fallback_workload;
-  const auto* b = find_backend(c.backend);
-  const auto* w = find_workload(c.workload);
-  if (!b) b = &fallback_backend;
-  if (!w) w = &fallback_workload;
+  const BackendInfo* b = c.backend_info ? c.backend_info.get() : &fallback_backend;
+  const WorkloadInfo* w = c.workload_info ? c.workload_info.get() : &fallback_workload;
   const double n = static_cast<double>(std::max(c.n, 1L));
   const double work = w->cost_coefficient * std::pow(n, w->cost_exponent) * b->cost_factor;
   return processes * b->startup_s + (processes + calls) * work;

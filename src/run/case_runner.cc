@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "config/catalog.h"
 #include "run/cache_dir.h"
 #include "run/cache_watch.h"
 #include "run/classify.h"
@@ -66,35 +65,37 @@ std::string log_name(RunMode mode, int index) {
 }
 }  // namespace
 
-RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::path& cache_dir) {
-  SpawnSpec spec;
-  const auto* backend = find_backend(c.backend);
-  const WorkerKind kind = backend ? backend->worker : WorkerKind::Python;
-  if (kind == WorkerKind::NativeCuda && ::access(setup_.native_cuda_worker.c_str(), X_OK) != 0)
-    return cuda_worker_not_built(mode, index, setup_.native_cuda_worker);
+std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMode mode) {
+  const WorkerKind kind = c.worker();
+  std::vector<std::string> argv;
   if (kind != WorkerKind::Python) {
-    spec.argv = {(kind == WorkerKind::Native ? setup_.native_worker : setup_.native_cuda_worker).string(), "run"};
+    argv = {(kind == WorkerKind::Native ? s.native_worker : s.native_cuda_worker).string(), "run"};
   } else {
-    spec.argv = {c.env.empty() ? setup_.python : setup_.environments.at(c.env).python, "-m", "jitbench_worker", "run"};
+    argv = {c.env.empty() ? s.python : s.environments.at(c.env).python, "-m", "jitbench_worker", "run"};
   }
-  if (const auto* w = find_workload(c.workload); w && !w->path.empty()) {
-    spec.argv.push_back("--workload-path");
-    spec.argv.push_back(w->path);
-  }
-  spec.argv.insert(spec.argv.end(), {"--fd", std::to_string(kResultFd), "--mode", std::string(to_string(mode)),
-                                     "--backend", c.backend, "--workload", c.workload, "--n", std::to_string(c.n),
-                                     "--dtype", c.dtype, "--warm-iters", std::to_string(setup_.warm_iters),
-                                     "--seed", std::to_string(setup_.seed),
-                                     "--cache-policy", std::string(to_string(c.cache_policy)),
-                                     "--precision", std::string(to_string(c.precision))});
+  if (const auto path = c.workload_path(); !path.empty()) argv.insert(argv.end(), {"--workload-path", path});
+  argv.insert(argv.end(), {"--fd", std::to_string(kResultFd), "--mode", std::string(to_string(mode)), "--backend",
+                           c.backend, "--workload", c.workload, "--n", std::to_string(c.n), "--dtype", c.dtype,
+                           "--warm-iters", std::to_string(s.warm_iters), "--seed", std::to_string(s.seed),
+                           "--cache-policy", std::string(to_string(c.cache_policy)), "--precision",
+                           std::string(to_string(c.precision))});
   // --target-ci: the Python worker ends its warm calls by the same rule (the
   // native floors always make warm_iters calls, which the check accepts).
+  if (s.target && kind == WorkerKind::Python)
+    argv.insert(argv.end(), {"--warm-min-iters", std::to_string(s.warm_calls_at_least()), "--warm-target-ci",
+                             fmt::format("{:g}", s.target->target_pct)});
+  return argv;
+}
+
+RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::path& cache_dir) {
+  SpawnSpec spec;
+  const WorkerKind kind = c.worker();
+  if (kind == WorkerKind::NativeCuda && ::access(setup_.native_cuda_worker.c_str(), X_OK) != 0)
+    return cuda_worker_not_built(mode, index, setup_.native_cuda_worker);
+  spec.argv = worker_argv(setup_, c, mode);
   WarmCallsAsked warm{setup_.warm_iters, 0, std::nullopt};
-  if (setup_.target && kind == WorkerKind::Python) {
+  if (setup_.target && kind == WorkerKind::Python)
     warm = {setup_.warm_iters, setup_.warm_calls_at_least(), setup_.target->target_pct};
-    spec.argv.insert(spec.argv.end(), {"--warm-min-iters", std::to_string(warm.min), "--warm-target-ci",
-                                       fmt::format("{:g}", *warm.target_pct)});
-  }
   auto env = worker_env(setup_, c, cache_dir);
   spec.env_set = std::move(env.set);
   spec.env_unset = std::move(env.unset);

@@ -49,6 +49,10 @@ struct WorkerSetup {
   std::map<std::string, EnvironmentRun> environments;  // by name, for cases with an environment
 };
 
+// The command line of one of the case's workers, from what the case carries
+// (its worker kind, its workload's file): no catalog is consulted.
+std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMode mode);
+
 class CaseRunner {
  public:
   using Progress = std::function<void(const std::string& what)>;

@@ -1,7 +1,5 @@
 #include "run/worker_env.h"
 
-#include "config/catalog.h"
-
 #include <algorithm>
 #include <cctype>
 #include <sstream>
@@ -85,7 +83,7 @@ WorkerEnv worker_env(const WorkerSetup& s, const Case& c, const fs::path& cache_
   env["PYTHONPATH"] = pythonpath;
   env["PYTHONUNBUFFERED"] = "1";
   env["JITBENCH_CACHE_POLICY"] = std::string(to_string(c.cache_policy));
-  if (const auto* b = find_backend(c.backend); !s.native_blas.empty() && b && b->worker == WorkerKind::Native)
+  if (!s.native_blas.empty() && c.worker() == WorkerKind::Native)
     env["JITBENCH_NATIVE_BLAS"] = s.native_blas;
   if (!cache_dir.empty()) env["JITBENCH_CACHE_DIR"] = fs::absolute(cache_dir).string();
   // The case's environment's own variables: deliberate, so kept whatever they

@@ -99,7 +99,8 @@ namespace {
 // Suite files: any input is a Suite or a ConfigError line, never an exception.
 void fuzz_suite(const std::string& text) {
   try {
-    (void)parse_suite(text, "fuzz.toml");
+    Catalog catalog = Catalog::builtin();  // a workload_paths entry joins this one only
+    (void)parse_suite(text, "fuzz.toml", catalog);
   } catch (const std::exception& e) {
     defect("suite", text, std::string("exception escaped parse_suite: ") + e.what());
   }
