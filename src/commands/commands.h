@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "config/catalog.h"
 #include "config/suite.h"
 #include "plan/plan.h"
+#include "results/index_sections.h"
 
 namespace jitbench {
 // Exit codes: 0 every case ok or warn; 1 compare found a regression; 2 a case
@@ -46,7 +48,7 @@ struct PlannedRun {
   std::vector<Case> cases;         // what this run measures: the shard's, or the whole plan
   std::vector<double> costs;       // expected seconds per case of `full`
   std::vector<int> shard_of;       // 0-based shard per case of `full` (all 0 unsharded)
-  nlohmann::json shard = nullptr;  // the index's "shard" section; null unsharded
+  std::optional<ShardSection> shard;  // the index's "shard" section; none unsharded
   std::vector<EnvironmentSpec> environments;  // the environments every case runs in (none: the run's own)
 };
 // Throws UserError for a selection that plans nothing or a bad --shard/--costs.
