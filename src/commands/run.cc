@@ -255,8 +255,8 @@ RunHeader start_run(const RunOptions& o, const PlannedRun& p, const WorkerSetup&
   if (auto slurm = slurm_ids(); !slurm.empty()) h.sections.slurm = slurm;
   h.sections.jitbench_git = this_build();
   if (!o.machine.empty()) h.sections.machine = MachineLabel{o.machine};
-  const auto manifest = environment_json(read_host_facts(), {{"executable", setup.python}}, compiler_env(),
-                                         o.deterministic ? "" : utc_now());
+  const auto manifest = unprobed_environment_json(read_host_facts(), setup.python, compiler_env(),
+                                                  o.deterministic ? "" : utc_now());
   h.info.environment = parse_environment(manifest);
   files.push_back({"environment.json", json_text(manifest)});
   const Stopped starting{"starting", "the run stopped while starting: probing the interpreter, measuring ceilings"};

@@ -55,6 +55,11 @@ json environment_json(const HostFacts& host, const json& probe, const std::map<s
           {"env", env}};
 }
 
+json unprobed_environment_json(const HostFacts& host, const std::string& python_executable,
+                               const std::map<std::string, std::string>& env, const std::string& captured_at) {
+  return environment_json(host, {{"executable", python_executable}}, env, captured_at);
+}
+
 void set_ceilings(json& manifest, const DeviceCeilings& ceilings) {
   manifest["ceilings"] = ceilings;
   const auto problems_of = [&](const char* device) {

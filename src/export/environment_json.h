@@ -13,6 +13,9 @@ inline constexpr const char* kEnvironmentSchema = "jitbench.environment.v1";
 // probe: the worker's probe message; captured_at "" for none (deterministic runs).
 nlohmann::json environment_json(const HostFacts& host, const nlohmann::json& probe,
                                 const std::map<std::string, std::string>& env, const std::string& captured_at);
+// Before the interpreter is probed: the host, and of the interpreter only its path.
+nlohmann::json unprobed_environment_json(const HostFacts& host, const std::string& python_executable,
+                                         const std::map<std::string, std::string>& env, const std::string& captured_at);
 
 // The machine's ceilings per device ("cpu", "gpu"): the ceilings worker's
 // answer, or why they were not measured (env/ceilings.h).
