@@ -137,3 +137,113 @@ def test_no_project_file_cites_the_notes_beside_the_checkout():
         if beside in text:
             citing.append(name)
     assert citing == []
+
+
+def without_comments_and_string_text(text):
+    """C++ source with its comments removed and every string or character
+    literal's text blanked ("..." -> ""), so that neither can look like code."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            i = text.find("\n", i)
+            i = n if i < 0 else i
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            out.append(" " + "\n" * text.count("\n", i, end))  # the lines keep their numbers
+            i = end
+        elif text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            delim = text[i + 2:text.index("(", i)]
+            end = text.find(")" + delim + '"', i)
+            end = n if end < 0 else end + len(delim) + 2
+            out.append('""' + "\n" * text.count("\n", i, end))
+            i = end
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + c)
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+# A JSON value assembled by hand: json::object()/array(), json{...}, json(...),
+# json x = {...}, a brace literal handed to an export/*_json function, or a
+# json variable that is filled in: x["key"] = ..., x[k] = ..., x.push_back(...),
+# x = {...}. The json variables: those the file declares json (or auto from a
+# *_json(...) or a get<json>), and the json members the headers of src/ declare
+# (h.index_extra, env.manifest), reached through . or ->.
+JSON_LITERAL = [
+    r"\bjson\s*::\s*(object|array)\s*\(",
+    r"\bjson\s*(\{|\(\s*\{|\()",
+    r"\bjson\s*[&*]?\s*\w+\s*=\s*\{",
+    r"\b\w+_json\s*\([^;]*\{\s*\{",
+]
+JSON_VARIABLE = [
+    r"\bjson\b\s*[&*]?\s+(\w+)",
+    r"\bauto\s*[&*]?\s+(\w+)\s*=\s*(?:[\w:]+::)?\w+_json\s*\(",
+    r"\bauto\s*[&*]?\s+(\w+)\s*=\s*std::get<(?:nlohmann::)?json>",
+]
+JSON_FILLED = r"{name}\s*((\[[^\]]*\]\s*)+=(?!=)|(\[[^\]]*\]\s*)*\.\s*(push_back|emplace_back|emplace|update|insert)\s*\(|=\s*\{{)"
+
+
+def json_built_in_commands(src):
+    """Every place of src/commands/**/*.cc that assembles a JSON value, as
+    'file:line: text'."""
+    members = {m.group(1) for h in src.rglob("*.h")
+               for m in re.finditer(JSON_VARIABLE[0], without_comments_and_string_text(h.read_text()))}
+    found = []
+    for p in sorted((src / "commands").rglob("*.cc")):
+        if p.name.endswith("_test.cc"):
+            continue
+        text = p.read_text()
+        code = without_comments_and_string_text(text)
+        names = {m.group(1) for pattern in JSON_VARIABLE for m in re.finditer(pattern, code)}
+        patterns = JSON_LITERAL + [JSON_FILLED.format(name=r"(?<![\w.>])" + re.escape(x)) for x in names] + \
+            [JSON_FILLED.format(name=r"(\.|->)\s*" + re.escape(x) + r"\b") for x in members]
+        for pattern in patterns:
+            for m in re.finditer(pattern, code):
+                line = code.count("\n", 0, m.start()) + 1
+                found.append(f"{p.relative_to(src).as_posix()}:{line}: {text.splitlines()[line - 1].strip()}")
+    return sorted(set(found))
+
+
+def test_no_json_is_assembled_in_commands():
+    """commands/ builds the typed records of results/ (index sections, bisect
+    steps, registry entries); only export/*_json.cc turns them into JSON. A
+    command may read JSON a worker or a probe answered with, never build it."""
+    assert json_built_in_commands(SRC) == []
+
+
+def test_the_json_check_sees_what_it_looks_for(tmp_path):
+    """The check above on code it must refuse, and on code it must let be."""
+    tmp = tmp_path / "commands"
+    tmp.mkdir()
+    refused = {
+        "object.cc": "nlohmann::json ids = nlohmann::json::object();",
+        "array.cc": "auto x = json::array();",
+        "braces.cc": 'json r = {{"status", s}, {"first_bad", nullptr}};',
+        "ctor.cc": 'listed.push_back(nlohmann::json(run.file));',
+        "key.cc": 'void f(nlohmann::json& h) { h["shard"] = p.shard; }',
+        "push.cc": 'json steps;\nvoid g() { steps.push_back(x); }',
+        "auto.cc": 'auto m = environment_json(host, probe);\nvoid g() { m["ceilings"][d] = c; }',
+        "member.cc": 'void f(RunHeader& h) { h.index_extra["cwd"] = cwd; }',
+        "literal_arg.cc": 'auto m = environment_json(read_host_facts(), {{"executable", python}}, env, at);',
+    }
+    allowed = {
+        "comment.cc": '// h["shard"] = json::object();\n/* json{{"a", 1}}\n */ int x = 1;',
+        "string.cc": 'say(stderr, "json::object() and x[\\"k\\"] = 1 in a message");',
+        "map.cc": 'std::map<std::string, std::string> env;\nvoid g() { env["A"] = "1"; }',
+        "files.cc": 'write_files_in(root, {{"report/report.html", html}});',
+        "read.cc": 'const auto& p = std::get<nlohmann::json>(probe);\nbool ok = p.at("b").value("available", false);',
+    }
+    for name, text in {**refused, **allowed}.items():
+        (tmp / name).write_text(text + "\n")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "run_info.h").write_text("struct RunHeader {\n  nlohmann::json index_extra;\n};\n")
+    flagged = {line.split(":")[0].split("/")[-1] for line in json_built_in_commands(tmp.parent)}
+    assert flagged == set(refused)

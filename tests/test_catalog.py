@@ -20,10 +20,9 @@ WORDS_OF_THE_FORMATS = {
     # manifest, [[environments]] and the seed contract; also the .venv path.
     ("src/commands/list.cc", "python"): 1,
     ("src/commands/common/paths.cc", "python"): 1,
-    ("src/commands/run.cc", "python"): 1,
     ("src/config/suite.cc", "python"): 2,
     ("src/env/environments.cc", "python"): 2,
-    ("src/export/environment_json.cc", "python"): 2,
+    ("src/export/environment_json.cc", "python"): 3,
     ("src/run/protocol.cc", "python"): 1,
     # The worker kinds of the catalog's "worker" field (programs, not backends).
     ("src/config/catalog.cc", "python"): 1,

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "config/input_copies.h"
 #include "config/suite.h"
 #include "plan/plan.h"
+#include "results/index_sections.h"
 
 namespace jitbench {
 // Exit codes: 0 every case ok or warn; 1 compare found a regression; 2 a case
@@ -54,7 +56,7 @@ struct PlannedRun {
   std::vector<Case> cases;         // what this run measures: the shard's, or the whole plan
   std::vector<double> costs;       // expected seconds per case of `full`
   std::vector<int> shard_of;       // 0-based shard per case of `full` (all 0 unsharded)
-  nlohmann::json shard = nullptr;  // the index's "shard" section; null unsharded
+  std::optional<ShardSection> shard;  // the index's "shard" section; none unsharded
   std::vector<EnvironmentSpec> environments;  // the environments every case runs in (none: the run's own)
   InputCopies inputs;  // where a resumed or replicated run reads its inputs from (none: the paths given)
 };

@@ -76,9 +76,9 @@ void print_environments(const LoadedRun& base, const LoadedRun& next) {
     say(stderr, "jitbench compare: warning: BASE and NEW ran in different environments ({})\n", diff.front());
   }
   for (const auto* run : {&base, &next})
-    if (run->index.merged.is_object() && run->index.merged.value("environments", nlohmann::json::array()).size() > 1)
+    if (run->index.merged && run->index.merged->environments.size() > 1)
       say(stdout, "{} is a merged run whose shards ran in {} environments (its summary.md lists them).\n\n",
-          run == &base ? "BASE" : "NEW", run->index.merged["environments"].size());
+          run == &base ? "BASE" : "NEW", run->index.merged->environments.size());
 }
 
 void print_summary(const compare::Comparison& cmp, double alpha) {

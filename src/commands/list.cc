@@ -29,17 +29,20 @@ int cmd_list(const ListOptions& opts) {
   const Catalog& catalog = Catalog::builtin();  // `list` takes no user workload
   for (const auto& bp : catalog.backends()) {
     const BackendInfo& b = *bp;
-    auto info = p["backends"].value(b.name, nlohmann::json::object());
+    // A Python backend as the probe found it; a native one by its executable.
+    const auto& probed = p.at("backends");
+    bool ok = false;
+    std::string why;
     if (b.worker != WorkerKind::Python) {
       const auto exe = resolve_native_worker(b.worker);
-      const bool built = ::access(exe.c_str(), X_OK) == 0;
+      ok = ::access(exe.c_str(), X_OK) == 0;
       const auto fix = b.worker == WorkerKind::NativeCuda ? "install the CUDA toolkit (nvcc), then scripts/setup.sh"
                                                           : "run scripts/setup.sh";
-      info = {{"available", built},
-              {"reason", built ? "" : fmt::format("{} is not built ({})", exe.string(), fix)}};
+      if (!ok) why = fmt::format("{} is not built ({})", exe.string(), fix);
+    } else if (probed.contains(b.name)) {
+      ok = probed.at(b.name).value("available", false);
+      why = probed.at(b.name).value("reason", "");
     }
-    const bool ok = info.value("available", false);
-    std::string why = info.value("reason", "");
     if (b.wants_gpu && ok && !opts.check_devices) why = "package present; GPU not checked (use --check-devices)";
     say(stdout, "  {:<20} {:<10} {}{}\n", b.name, ok ? "available" : "missing", b.summary,
         why.empty() ? "" : fmt::format("  [{}]", why));

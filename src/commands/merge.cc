@@ -13,7 +13,7 @@
 
 #include "artifacts/write_run.h"
 #include "commands/commands.h"
-#include "export/json_util.h"
+#include "export/index_json.h"
 #include "results/read.h"
 #include "util/clock.h"
 #include "util/fs.h"
@@ -31,7 +31,7 @@ struct Shard {
   int index = 0, count = 0;
   std::string digest, label, index_sha256, environment_text;
   std::set<std::string> listed;           // the files its index lists (what validate checked)
-  nlohmann::json environments = nlohmann::json::array();  // its pinned environments as built (none: empty)
+  std::vector<RecordedEnvironment> environments;  // its pinned environments as built (none: empty)
 };
 
 Shard load_shard(const std::string& dir) {
@@ -45,17 +45,17 @@ Shard load_shard(const std::string& dir) {
   s.dir = dir;
   s.run = std::get<LoadedRun>(std::move(loaded));
   const auto& sh = s.run.index.shard;
-  if (!sh.is_object())
+  if (!sh)
     throw UserError(fmt::format("'{}' is not a shard: it was not run with --shard K/N (`jitbench plan --shard` "
                                 "shows a plan's shards)", dir));
-  s.index = sh.at("index").get<int>();
-  s.count = sh.at("count").get<int>();
-  s.digest = sh.at("plan_digest").get<std::string>();
+  s.index = sh->index;
+  s.count = sh->count;
+  s.digest = sh->plan_digest;
   s.label = fmt::format("{}/{}", s.index, s.count);
   s.index_sha256 = sha256_file(fs::path(dir) / "index.json");
   s.environment_text = read_file(fs::path(dir) / "environment.json");
   for (const auto& f : s.run.index.files) s.listed.insert(f.path);
-  if (s.run.index.environments.is_array()) s.environments = s.run.index.environments;
+  s.environments = s.run.index.environments.value_or(std::vector<RecordedEnvironment>{});
   return s;
 }
 
@@ -127,16 +127,15 @@ void check_same_inputs_and_environments(const std::vector<Shard>& shards) {
   std::map<std::string, std::pair<std::string, std::string>> input_of;  // path -> (sha256, shard)
   for (const auto& s : shards) {
     for (const auto& e : s.environments) {
-      const auto name = e.value("name", "");
-      if (!e.value("ok", false)) continue;  // one that failed to build in a shard is no build to compare
+      const auto& name = e.name;
+      if (!e.ok) continue;  // one that failed to build in a shard is no build to compare
       // What makes the environment: its build and the variables its workers saw.
-      const auto made = (e.contains("build") && e["build"].is_object() ? e["build"].value("hash", "") : std::string()) +
-                        " with variables " + e.value("variables", nlohmann::json::object()).dump();
+      const auto made = recorded_build_hash(e) + " with variables " + json_value_text(e.variables);
       if (auto [it, fresh] = hash_of.emplace(name, std::pair{made, s.dir}); !fresh && it->second.first != made)
         throw UserError(fmt::format("environment '{}' is not the same in '{}' (build {}) and '{}' (build {}): "
                                     "shards of one run use the same environments", name, it->second.second,
                                     it->second.first, s.dir, made));
-      const auto file = e.contains("file") && e["file"].is_string() ? e["file"].get<std::string>() : std::string();
+      const auto file = e.file.value_or("");
       if (file != "environments/env-" + name + ".json" || !s.listed.count(file))
         throw UserError(fmt::format("shard '{}': environment '{}' names the file '{}', not its own "
                                     "environments/env-{}.json listed in the shard's index", s.dir, name, file, name));
@@ -157,13 +156,13 @@ void check_same_inputs_and_environments(const std::vector<Shard>& shards) {
 }
 
 // The pinned environments of every shard, once each (a shard lists those its cases used).
-nlohmann::json union_of_environments(const std::vector<Shard>& shards) {
-  nlohmann::json all = nlohmann::json::array();
+std::vector<RecordedEnvironment> union_of_environments(const std::vector<Shard>& shards) {
+  std::vector<RecordedEnvironment> all;
   std::set<std::string> seen;
   for (bool ok : {true, false})  // an environment built in some shard is listed as built
     for (const auto& s : shards)
       for (const auto& e : s.environments)
-        if (e.value("ok", false) == ok && seen.insert(e.value("name", "")).second) all.push_back(e);
+        if (e.ok == ok && seen.insert(e.name).second) all.push_back(e);
   return all;
 }
 
@@ -235,7 +234,8 @@ bool pinned(const CaseResult& c) { return c.environment.rfind("environments/env-
 // The shards' files into `out` (environments, logs), their cases by id, and
 // the index's list of shards.
 std::map<std::string, CaseResult> copy_shards(const OutDir& out, const std::vector<Shard>& shards,
-                                              const std::vector<std::string>& env_of, nlohmann::json& shard_list) {
+                                              const std::vector<std::string>& env_of,
+                                              std::vector<MergedShard>& shard_list) {
   out.write_text("environment.json", shards.front().environment_text);
   std::set<std::string> written{"environment.json"};
   std::map<std::string, CaseResult> by_id;
@@ -251,16 +251,13 @@ std::map<std::string, CaseResult> copy_shards(const OutDir& out, const std::vect
     // The pinned environments' manifests and the input copies, once each (the same in every shard: checked).
     std::vector<std::string> kept;
     for (const auto& e : s.environments)
-      if (e.contains("file") && e["file"].is_string()) kept.push_back(e["file"].get<std::string>());
+      if (e.file) kept.push_back(*e.file);
     for (const auto& in : s.run.index.inputs) kept.push_back(in.path);
     for (const auto& rel : kept)  // only what the shard's index lists (and validate checked) is read
       if (s.listed.count(rel) && written.insert(rel).second) out.write_text(rel, read_file(fs::path(s.dir) / rel));
-    shard_list.push_back({{"dir", fs::absolute(s.dir).lexically_normal().string()}, {"shard", s.label},
-                          {"index_sha256", s.index_sha256}, {"cases", s.run.cases.size()},
-                          {"environment", env_of[i]}});
     // Where and how the shard ran: its Slurm job and its own resumptions.
-    if (!s.run.index.slurm.is_null()) shard_list.back()["slurm"] = s.run.index.slurm;
-    if (s.run.index.resumed.is_array()) shard_list.back()["resumed"] = s.run.index.resumed;
+    shard_list.push_back({fs::absolute(s.dir).lexically_normal().string(), s.label, s.index_sha256,
+                          s.run.cases.size(), env_of[i], s.run.index.slurm, s.run.index.resumed});
   }
   return by_id;
 }
@@ -272,27 +269,26 @@ void keep_pinned_environments(RunHeader& h, const std::vector<Shard>& shards, co
   keep_recorded_inputs(shards.front().run.index, h);  // the same in every shard: checked
   const auto envs = union_of_environments(shards);
   if (envs.empty()) return;
-  h.index_extra["environments"] = envs;
+  h.sections.environments = envs;
   h.info.pinned_environments = true;
   for (const auto& e : envs)
-    if (e.value("ok", false) && e.contains("file") && e["file"].is_string()) {
-      const auto file = e["file"].get<std::string>();
+    if (e.ok && e.file) {
+      const auto& file = *e.file;
       auto info = read_environment(out.root() / file);
       if (auto* env = std::get_if<EnvironmentInfo>(&info)) h.info.environments.emplace_back(file, *env);
     }
 }
 
-int say_what_is_missing(const nlohmann::json& merged, const std::vector<std::string>& incomplete,
+int say_what_is_missing(const MergedSection& merged, const std::vector<std::string>& incomplete,
                         const std::vector<Shard>& shards) {
-  for (const auto& k : merged["missing_shards"]) {
-    const auto label = k.get<std::string>();
+  for (const auto& label : merged.missing_shards) {
     const int index = std::stoi(label.substr(0, label.find('/')));
     say(stderr, "jitbench: merge: shard {} is missing; measure it with: {}\n", label,
         command_for_shard(shards.front(), index, fmt::format("<new dir for shard {}>", index)));
   }
-  if (const auto& m = merged["missing_cases"]; !m.empty())
+  if (const auto& m = merged.missing_cases; !m.empty())
     say(stderr, "jitbench: merge: {} planned case{} measured by no shard given: {}\n", m.size(),
-        m.size() == 1 ? " was" : "s were", m.dump());
+        m.size() == 1 ? " was" : "s were", json_value_text(m));
   for (const auto& d : incomplete)
     say(stderr, "jitbench: merge: shard '{}' did not finish; `jitbench run --resume {}` completes it\n", d, d);
   return kExitIncompleteMerge;
@@ -308,26 +304,25 @@ int cmd_merge(const MergeOptions& o, int argc, char** argv) {
   std::size_t distinct = 0;
   const auto env_of = group_environments(shards, &distinct);
   for (const auto& e : union_of_environments(shards))  // a pinned environment named "1" and shard manifest env-1
-    if (distinct > 1 && std::find(env_of.begin(), env_of.end(), e.value("file", "")) != env_of.end())
+    if (distinct > 1 && std::find(env_of.begin(), env_of.end(), e.file.value_or("")) != env_of.end())
       throw UserError(fmt::format("the pinned environment '{}' has the name merge gives the manifest of a shard ({}): "
-                                  "rename it (--env NAME:...)", e.value("name", ""), e.value("file", "")));
+                                  "rename it (--env NAME:...)", e.name, e.file.value_or("")));
 
   auto prepared = OutDir::prepare(o.out);
   if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
   const OutDir out = std::get<OutDir>(prepared);
-  nlohmann::json shard_list = nlohmann::json::array();
-  auto by_id = copy_shards(out, shards, env_of, shard_list);
+  MergedSection merged;
+  auto by_id = copy_shards(out, shards, env_of, merged.shards);
 
   // The plan's order; what no shard measured is named.
   const Shard& first = shards.front();
   std::vector<CaseResult> cases;
-  nlohmann::json missing_cases = nlohmann::json::array(), missing_shards = nlohmann::json::array();
-  for (const auto& id : first.run.index.shard.at("plan"))
-    if (auto it = by_id.find(id.get<std::string>()); it != by_id.end()) cases.push_back(std::move(it->second));
-    else missing_cases.push_back(id);
+  for (const auto& id : first.run.index.shard->plan)
+    if (auto it = by_id.find(id); it != by_id.end()) cases.push_back(std::move(it->second));
+    else merged.missing_cases.push_back(id);
   for (int k = 1; k <= first.count; ++k)
     if (std::none_of(shards.begin(), shards.end(), [&](const Shard& s) { return s.index == k; }))
-      missing_shards.push_back(fmt::format("{}/{}", k, first.count));
+      merged.missing_shards.push_back(fmt::format("{}/{}", k, first.count));
   std::vector<std::string> incomplete;
   for (const auto& s : shards)
     if (!s.run.index.complete) incomplete.push_back(s.dir);
@@ -338,22 +333,22 @@ int cmd_merge(const MergeOptions& o, int argc, char** argv) {
   h.started_at = utc_now();
   h.info.suite_name = first.run.index.suite_name;
   h.info.suite_source = first.run.index.suite_source;
-  h.info.n_planned = first.run.index.shard.at("plan").size();
+  h.info.n_planned = first.run.index.shard->plan.size();
   h.info.environment = first.run.environment;
   const std::set<std::string> envs(env_of.begin(), env_of.end());
   for (std::size_t i = 0; i < shards.size() && distinct > 1; ++i)
     h.info.environments.emplace_back(env_of[i], shards[i].run.environment);
   keep_pinned_environments(h, shards, out);
-  h.index_extra["jitbench_git"] = build_git_json();
-  h.index_extra["merged"] = {{"shards", shard_list}, {"missing_shards", missing_shards},
-                             {"missing_cases", missing_cases}, {"environments", envs}};
-  const bool complete = missing_cases.empty() && missing_shards.empty() && incomplete.empty();
+  h.sections.jitbench_git = this_build();
+  merged.environments.assign(envs.begin(), envs.end());
+  h.sections.merged = merged;
+  const bool complete = merged.missing_cases.empty() && merged.missing_shards.empty() && incomplete.empty();
   write_run_artifacts(out, h, cases, complete);
-  const std::size_t n_envs = h.info.pinned_environments ? h.index_extra["environments"].size() : distinct;
+  const std::size_t n_envs = h.info.pinned_environments ? h.sections.environments->size() : distinct;
   say(stdout, "merged {} shard{} of {}: {} of {} cases in {} {}environment{} -> {}\n", shards.size(),
       shards.size() == 1 ? "" : "s", first.count, cases.size(), h.info.n_planned, n_envs,
       h.info.pinned_environments ? "pinned " : "", n_envs == 1 ? "" : "s", out.root().string());
-  return complete ? 0 : say_what_is_missing(h.index_extra["merged"], incomplete, shards);
+  return complete ? 0 : say_what_is_missing(merged, incomplete, shards);
 }
 
 }  // namespace jitbench

@@ -12,11 +12,11 @@ namespace jitbench {
 
 int cmd_plan(const PlanOptions& opts) {
   const PlannedRun p = make_planned_run(opts.selection);
-  const int count = p.shard.is_null() ? 1 : p.shard["count"].get<int>();
-  const int index = p.shard.is_null() ? 0 : p.shard["index"].get<int>();
+  const int count = p.shard ? p.shard->count : 1;
+  const int index = p.shard ? p.shard->index : 0;
   if (opts.json) {
     write_product(json_text(plan_json(p.suite, p.full, p.costs, p.shard_of, index, count,
-                                      p.shard.is_null() ? "" : p.shard["costs"].get<std::string>())),
+                                      p.shard ? p.shard->costs : "")),
                   "the plan");
     return 0;
   }
@@ -25,7 +25,7 @@ int cmd_plan(const PlanOptions& opts) {
     if (!index || p.shard_of[i] == index - 1) total += p.costs[i];
   std::string text = fmt::format("# suite '{}': {} of {} cases{}, expected ~{:.0f} s (costs: {})\n", p.suite.name,
                                  p.cases.size(), p.full.size(), index ? fmt::format(" (shard {}/{})", index, count) : "",
-                                 total, p.shard.is_null() ? "model (backend and size)" : p.shard["costs"].get<std::string>());
+                                 total, p.shard ? p.shard->costs : "model (backend and size)");
   for (std::size_t i = 0; i < p.full.size(); ++i)
     if (!index || p.shard_of[i] == index - 1) text += fmt::format("{:<60} ~{:.1f} s\n", p.full[i].id, p.costs[i]);
   write_product(text, "the plan");

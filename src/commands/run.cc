@@ -134,13 +134,10 @@ PlannedRun make_planned_run(const RunOptions& o, const InputCopies& inputs) {
     known += measured.count(p.full[i].id);
     if (p.shard_of[i] == k - 1) p.cases.push_back(p.full[i]);
   }
-  p.shard = {{"index", k},
-             {"count", n},
-             {"plan_digest", plan_digest(p.full)},
-             {"plan", ids},
-             {"costs", o.costs_dir.empty() ? std::string("model (backend and size)")
-                                           : fmt::format("measured in {} for {} of {} cases, model for the rest",
-                                                         o.costs_dir, known, p.full.size())}};
+  p.shard = ShardSection{k, n, plan_digest(p.full), ids,
+                         o.costs_dir.empty() ? std::string("model (backend and size)")
+                                             : fmt::format("measured in {} for {} of {} cases, model for the rest",
+                                                           o.costs_dir, known, p.full.size())};
   return p;
 }
 
@@ -177,9 +174,9 @@ WorkerSetup worker_setup(const RunOptions& o, const Suite& suite) {
 
 // The machine's ceilings per device: the CPU's when asked or when a native
 // case is planned, the GPU's when asked or when a native_cuda case is.
-nlohmann::json run_ceilings(const RunOptions& o, const std::vector<Case>& plan, const WorkerSetup& setup,
+DeviceCeilings run_ceilings(const RunOptions& o, const std::vector<Case>& plan, const WorkerSetup& setup,
                             const OutDir& out, ProcessLauncher& launcher) {
-  nlohmann::json all = nlohmann::json::object();
+  DeviceCeilings all;
   for (const auto kind : {WorkerKind::Native, WorkerKind::NativeCuda}) {
     const bool cuda = kind == WorkerKind::NativeCuda;
     const char* device = cuda ? "gpu" : "cpu";
@@ -204,8 +201,8 @@ nlohmann::json run_ceilings(const RunOptions& o, const std::vector<Case>& plan, 
 
 // Where Slurm runs this (a job array task, say): its ids, so a shard says which
 // job, task and node made it; {} outside Slurm.
-nlohmann::json slurm_ids() {
-  nlohmann::json ids = nlohmann::json::object();
+SlurmIds slurm_ids() {
+  SlurmIds ids;
   for (const char* k : {"SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_JOB_NODELIST",
                         "SLURMD_NODENAME", "SLURM_RESTART_COUNT", "SLURM_CLUSTER_NAME"})
     if (const char* v = std::getenv(k); v && *v) ids[k] = v;
@@ -214,10 +211,10 @@ nlohmann::json slurm_ids() {
 
 // The run's inputs, copied into the out dir and listed in the index: --resume
 // measures from these copies, never from whatever the original paths hold later.
-std::vector<FileWrite> input_copies(const RunOptions& o, const PlannedRun& p, nlohmann::json& listed) {
+std::vector<FileWrite> input_copies(const RunOptions& o, const PlannedRun& p, std::vector<InputCopy>& listed) {
   namespace fs = std::filesystem;
   std::vector<FileWrite> files;
-  listed = nlohmann::json::array();
+  listed.clear();
   const auto add = [&](const std::string& kind, const fs::path& source, const std::string& rel) {
     std::string text;
     try {
@@ -225,8 +222,7 @@ std::vector<FileWrite> input_copies(const RunOptions& o, const PlannedRun& p, nl
     } catch (const std::exception& e) {
       throw UserError(fmt::format("cannot copy the {} into the out dir: {}", kind, e.what()));
     }
-    listed.push_back({{"kind", kind}, {"source", fs::absolute(source).lexically_normal().string()}, {"path", rel},
-                      {"sha256", sha256_hex(text)}});
+    listed.push_back({kind, fs::absolute(source).lexically_normal().string(), rel, sha256_hex(text)});
     files.push_back({rel, std::move(text)});
   };
   if (!o.suite_file.empty()) add("suite", o.suite_file, "inputs/suite.toml");
@@ -234,7 +230,7 @@ std::vector<FileWrite> input_copies(const RunOptions& o, const PlannedRun& p, nl
   workloads.insert(workloads.end(), o.workload_paths.begin(), o.workload_paths.end());
   for (const auto& w : workloads) {
     const auto source = fs::absolute(w).lexically_normal().string();
-    if (std::none_of(listed.begin(), listed.end(), [&](const nlohmann::json& x) { return x["source"] == source; }))
+    if (std::none_of(listed.begin(), listed.end(), [&](const InputCopy& x) { return x.source == source; }))
       add("workload", w, "inputs/workloads/" + fs::path(w).filename().string());
   }
   return files;
@@ -255,16 +251,14 @@ RunHeader start_run(const RunOptions& o, const PlannedRun& p, const WorkerSetup&
   h.info.suite_source = p.suite.source;
   for (const auto& a : h.argv) h.info.command += (h.info.command.empty() ? "" : " ") + a;
   h.info.n_planned = p.cases.size();
-  if (!p.shard.is_null()) h.index_extra["shard"] = p.shard;
-  h.index_extra["cwd"] = std::filesystem::current_path().string();
-  nlohmann::json listed;
-  auto files = input_copies(o, p, listed);
-  if (!listed.empty()) h.index_extra["inputs"] = listed;
-  if (auto slurm = slurm_ids(); !slurm.empty()) h.index_extra["slurm"] = slurm;
-  h.index_extra["jitbench_git"] = build_git_json();
-  if (!o.machine.empty()) h.index_extra["machine"] = {{"label", o.machine}};
-  const auto manifest = environment_json(read_host_facts(), {{"executable", setup.python}}, compiler_env(),
-                                         o.deterministic ? "" : utc_now());
+  h.sections.shard = p.shard;
+  h.sections.inputs.cwd = std::filesystem::current_path().string();
+  auto files = input_copies(o, p, h.sections.inputs.inputs);
+  if (auto slurm = slurm_ids(); !slurm.empty()) h.sections.slurm = slurm;
+  h.sections.jitbench_git = this_build();
+  if (!o.machine.empty()) h.sections.machine = MachineLabel{o.machine};
+  const auto manifest = unprobed_environment_json(read_host_facts(), setup.python, compiler_env(),
+                                                  o.deterministic ? "" : utc_now());
   h.info.environment = parse_environment(manifest);
   files.push_back({"environment.json", json_text(manifest)});
   const Stopped starting{"starting", "the run stopped while starting: probing the interpreter, measuring ceilings"};
@@ -290,19 +284,7 @@ void probe_environment(RunHeader& h, const RunOptions& o, const std::vector<Case
   if (auto* e = std::get_if<std::string>(&probe)) throw UserError(*e);
   auto manifest = environment_json(read_host_facts(), std::get<nlohmann::json>(probe), compiler_env(),
                                    o.deterministic ? "" : utc_now());
-  manifest["ceilings"] = run_ceilings(o, plan, setup, out, launcher);
-  // A worker's ceilings that the manifest's schema would reject (a figure
-  // that is not a positive number) are not kept: the reason is.
-  const auto problems_of = [&](const char* device) {
-    auto trial = manifest;
-    for (const char* other : {"cpu", "gpu"})
-      if (std::string(other) != device) trial["ceilings"][other] = ceilings_not_measured("-");
-    return validate_against(trial, kEnvironmentSchema);
-  };
-  for (const char* device : {"cpu", "gpu"})
-    if (const auto problems = problems_of(device); !problems.empty())
-      manifest["ceilings"][device] =
-          ceilings_not_measured("the ceilings worker's answer fails the environment schema: " + problems.front());
+  set_ceilings(manifest, run_ceilings(o, plan, setup, out, launcher));
   h.info.environment = parse_environment(manifest);
 }
 
@@ -319,7 +301,7 @@ void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup&
   for (const auto& f : o.find_links) find_links.push_back(std::filesystem::absolute(f).lexically_normal().string());
   EnvironmentRequest req{resolve_python(""), resolve_worker_dir(), std::get<std::filesystem::path>(root), find_links,
                          o.no_index, {}, out.root()};
-  nlohmann::json listed = nlohmann::json::array();
+  std::vector<RecordedEnvironment> listed;
   // Only the environments a planned case (of this shard) runs in.
   std::vector<EnvironmentSpec> used;
   for (const auto& e : p.environments)
@@ -345,24 +327,18 @@ void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup&
         for (const auto& [k, v] : spec.variables) vars[k] = v;
         auto manifest = environment_json(read_host_facts(), std::get<nlohmann::json>(probe), vars,
                                          o.deterministic ? "" : utc_now());
-        if (!h.info.environment.ceilings().is_null()) manifest["ceilings"] = h.info.environment.ceilings();
-        // Every distribution installed, not only the probe's list of frameworks.
-        auto& pkgs = manifest["python"]["packages"];
-        const auto installed = b.record.value("packages", nlohmann::json::object());
-        for (const auto& [name, version] : installed.items())
-          if (version.is_string() && (!pkgs.contains(name) || pkgs[name].is_null())) pkgs[name] = version;
+        complete_environment_manifest(manifest, h.info.environment.ceilings(), b.record);
         out.write_text(run.file, json_text(manifest));
         h.info.environments.emplace_back(run.file, parse_environment(manifest));
       }
     }
     if (!o.quiet && !run.ok) say(stderr, "jitbench: environment {}: {}\n", spec.name, run.reason);
-    listed.push_back({{"name", spec.name}, {"requirements", spec.requirements}, {"python_request", spec.python},
-                      {"variables", spec.variables}, {"file", run.ok ? nlohmann::json(run.file) : nlohmann::json()},
-                      {"ok", run.ok}, {"reason", text_or_null(run.reason)}, {"build", b.record}});
+    listed.push_back({spec.name, spec.requirements, spec.python, spec.variables,
+                      run.ok ? std::optional<std::string>(run.file) : std::nullopt, run.ok, run.reason, b.record});
     setup.environments[spec.name] = run;
   }
   h.info.pinned_environments = true;
-  h.index_extra["environments"] = listed;
+  h.sections.environments = std::move(listed);
 }
 
 // A signal while the environments were built: no case is measured, so that
@@ -486,7 +462,7 @@ int run_cases(const OutDir& out, RunHeader h, CaseRunner& runner, const std::vec
       results.push_back(runner.run(plan[i], progress.for_case(i, plan[i])));
       fit_case_schema(results.back());
       progress.done(i, results.back());
-      if (h.index_extra.contains("resumed")) h.index_extra["resumed"].back()["remeasured"].push_back(plan[i].id);
+      if (h.sections.resumed) h.sections.resumed->back().remeasured.push_back(plan[i].id);
     }
     const bool stop = interrupted();
     const Stopped why{"interrupted", stop ? fmt::format("signal {}", interrupt_signal()) : ""};
@@ -532,11 +508,8 @@ void announce(bool quiet, std::size_t n, const WorkerSetup& setup, const OutDir&
 }  // namespace
 
 void keep_recorded_inputs(const RunIndex& index, RunHeader& h) {
-  if (!index.cwd.empty()) h.index_extra["cwd"] = index.cwd;
-  if (index.inputs.empty()) return;
-  h.index_extra["inputs"] = nlohmann::json::array();
-  for (const auto& in : index.inputs)
-    h.index_extra["inputs"].push_back({{"kind", in.kind}, {"source", in.source}, {"path", in.path}, {"sha256", in.sha256}});
+  if (!index.cwd.empty()) h.sections.inputs.cwd = index.cwd;
+  h.sections.inputs.inputs = index.inputs;
 }
 
 namespace {
@@ -552,20 +525,18 @@ RunHeader resumed_header(const LoadedRun& old, const RunOptions& o, const Planne
   for (const auto& a : h.argv) h.info.command += (h.info.command.empty() ? "" : " ") + a;
   h.info.n_planned = p.cases.size();
   h.info.environment = old.environment;
-  if (!old.index.shard.is_null()) h.index_extra["shard"] = old.index.shard;
+  h.sections.shard = old.index.shard;
   keep_recorded_inputs(old.index, h);
-  if (!old.index.slurm.is_null()) h.index_extra["slurm"] = old.index.slurm;
+  h.sections.slurm = old.index.slurm;
   // The build that started the run; a resumption by another build says so in its own entry.
-  for (auto [key, field] : {std::pair{"jitbench_git", &old.index.jitbench_git}, {"machine", &old.index.machine}})
-    if (!field->is_null()) h.index_extra[key] = *field;
-  h.index_extra["resumed"] = old.index.resumed.is_array() ? old.index.resumed : nlohmann::json::array();
-  nlohmann::json resumption = {{"at", text_or_null(o.deterministic ? "" : utc_now())},
-                               {"kept", kept},
-                               {"remeasured", nlohmann::json::array()}};
-  if (auto slurm = slurm_ids(); !slurm.empty()) resumption["slurm"] = slurm;  // a requeued task, say
-  const auto& then = old.index.jitbench_git;  // null in runs recorded before index v3
-  if (!then.is_object() || then.value("sha", "") != build_info().sha) resumption["jitbench_git"] = build_git_json();
-  h.index_extra["resumed"].push_back(resumption);
+  h.sections.jitbench_git = old.index.jitbench_git;
+  h.sections.machine = old.index.machine;
+  h.sections.resumed = old.index.resumed.value_or(std::vector<Resumption>{});
+  Resumption resumption{o.deterministic ? "" : utc_now(), kept, {}, std::nullopt, std::nullopt};
+  if (auto slurm = slurm_ids(); !slurm.empty()) resumption.slurm = slurm;  // a requeued task, say
+  const auto& then = old.index.jitbench_git;  // none in runs recorded before index v3
+  if (!then || then->sha != build_info().sha) resumption.jitbench_git = this_build();
+  h.sections.resumed->push_back(std::move(resumption));
   return h;
 }
 
@@ -600,14 +571,14 @@ int cmd_resume(const ResumeOptions& r) {
     say(stdout, "{}: complete, nothing to resume\n", dir);
     return 0;
   }
-  if (!old.index.merged.is_null()) throw UserError(fmt::format("--resume: '{}' is a merged run; resume its shards", dir));
+  if (old.index.merged) throw UserError(fmt::format("--resume: '{}' is a merged run; resume its shards", dir));
   RunOptions o = parse_run_command(old.index.command);
   o.out_dir = std::filesystem::absolute(dir).string();
   o.quiet = r.quiet;
   const InputCopies inputs = use_recorded_inputs(old.index, o.out_dir, o);
   const PlannedRun p = make_planned_run(o, inputs);
-  const std::string digest_then = old.index.shard.is_object() ? old.index.shard.value("plan_digest", "") : "";
-  const std::string digest_now = p.shard.is_object() ? p.shard.value("plan_digest", "") : "";
+  const std::string digest_then = old.index.shard ? old.index.shard->plan_digest : "";
+  const std::string digest_now = p.shard ? p.shard->plan_digest : "";
   std::map<std::string, CaseResult> keep;
   for (const auto& c : old.cases) {
     const auto planned = std::find_if(p.cases.begin(), p.cases.end(), [&](const Case& x) { return x.id == c.c.id; });
@@ -688,7 +659,7 @@ int cmd_run(const RunOptions& o, const std::vector<std::string>& command, const 
   prepare_environments(p, o, setup, h, out, launchers.posix);
   if (auto code = stopped_preparing(out, h)) return *code;
   announce(o.quiet, p.cases.size(), setup, out,
-           p.shard.is_null() ? "" : fmt::format(" (shard {} of {})", p.shard["index"].get<int>(), p.shard["count"].get<int>()));
+           p.shard ? fmt::format(" (shard {} of {})", p.shard->index, p.shard->count) : "");
   CaseRunner runner(launchers.get(), setup);
   return run_cases(out, std::move(h), runner, p.cases, {}, o.quiet);
 }

@@ -22,12 +22,11 @@ int cmd_validate(const ValidateOptions& opts) {
   if (i && !i->complete) {
     // Every file is what the index says, but the run is not all its plan: say so with its own exit code.
     std::string why = "it did not measure its whole plan";
-    if (i->stopped.is_object())
-      why = fmt::format("stopped: {} ({})", i->stopped.value("reason", "?"), i->stopped.value("detail", ""));
-    else if (i->merged.is_object())
-      why = fmt::format("merged without {} shard(s) and {} case(s) of its plan",
-                        i->merged.value("missing_shards", nlohmann::json::array()).size(),
-                        i->merged.value("missing_cases", nlohmann::json::array()).size());
+    if (i->stopped)
+      why = fmt::format("stopped: {} ({})", i->stopped->reason, i->stopped->detail);
+    else if (i->merged)
+      why = fmt::format("merged without {} shard(s) and {} case(s) of its plan", i->merged->missing_shards.size(),
+                        i->merged->missing_cases.size());
     say(stdout, "{}: valid but incomplete — {} ({} cases recorded; {} files hashed, {} documents checked)\n", opts.dir,
         why, i->cases.size(), rep.files_hashed, rep.documents_validated);
     return kExitIncomplete;

@@ -7,19 +7,59 @@
 #include "util/clock.h"
 
 namespace jitbench {
+namespace {
+nlohmann::json bisect_evidence_json(const std::vector<BisectEvidence>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : rows)
+    out.push_back({{"case", r.case_id}, {"median_s", r.median_s}, {"good_median_s", r.good_median_s},
+                   {"ratio", r.ratio}, {"ratio_ci95", {r.ratio_lo, r.ratio_hi}}, {"p", r.p},
+                   {"testable", r.testable}, {"regression", r.regression}, {"decision", r.decision}});
+  return out;
+}
+nlohmann::json bisect_step_json(const BisectStep& s) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : s.cases)
+    cases.push_back({{"case", c.case_id}, {"status", c.status}, {"reason", text_or_null(c.reason)}});
+  nlohmann::json out = {{"version", s.version}, {"role", s.role}, {"dir", s.dir},
+                        {"exit_code", s.exit_code}, {"verdict", s.verdict}, {"cases", cases}};
+  if (s.against_good) out["against_good"] = bisect_evidence_json(*s.against_good);
+  return out;
+}
+nlohmann::json bisect_result_json(const BisectResult& r) {
+  nlohmann::json out = {{"status", r.status}, {"first_bad", text_or_null(r.first_bad)},
+                        {"last_good", text_or_null(r.last_good)}};
+  if (r.unmeasurable) out["unmeasurable"] = *r.unmeasurable;
+  if (r.evidence) out["evidence"] = bisect_evidence_json(*r.evidence);
+  if (r.more_runs_needed) out["more_runs_needed"] = *r.more_runs_needed;
+  if (r.searched) {
+    out["skipped"] = r.skipped;
+    out["overturned"] = r.overturned;
+    out["confirmation"] = r.confirmation ? bisect_evidence_json(*r.confirmation) : nlohmann::json();
+    if (!r.skipped_between.empty()) out["skipped_between"] = r.skipped_between;
+  }
+  return out;
+}
+}  // namespace
+
+nlohmann::json bisect_document_json(const BisectDocument& d, const std::string& finished_at) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : d.steps) steps.push_back(bisect_step_json(s));
+  return {{"schema_version", kBisectSchema},
+          {"package", d.package},
+          {"good", d.good},
+          {"bad", d.bad},
+          {"with", d.with},
+          {"metric", d.metric},
+          {"threshold_pct", d.threshold_pct},
+          {"alpha", d.alpha},
+          {"candidates", d.candidates},
+          {"steps", steps},
+          {"result", bisect_result_json(d.result)},
+          {"finished_at", finished_at}};
+}
+
 std::string bisect_json(const BisectDocument& d) {
-  const nlohmann::json doc = {{"schema_version", kBisectSchema},
-                              {"package", d.package},
-                              {"good", d.good},
-                              {"bad", d.bad},
-                              {"with", d.with},
-                              {"metric", d.metric},
-                              {"threshold_pct", d.threshold_pct},
-                              {"alpha", d.alpha},
-                              {"candidates", d.candidates},
-                              {"steps", d.steps},
-                              {"result", d.result},
-                              {"finished_at", utc_now()}};
+  const nlohmann::json doc = bisect_document_json(d, utc_now());
   for (const auto& e : validate_against(doc, kBisectSchema))  // a document that breaks its schema is a bug here
     throw std::runtime_error("bisect.json does not match its schema: " + e);
   return json_text(doc);

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "results/bisect_record.h"
+
 namespace jitbench {
 inline constexpr const char* kBisectSchema = "jitbench.bisect.v2";
 
@@ -12,9 +14,12 @@ struct BisectDocument {
   std::string package, good, bad, metric;
   std::vector<std::string> with, candidates;
   double threshold_pct = 0, alpha = 0;
-  nlohmann::json steps, result;  // as the bisection recorded them
+  std::vector<BisectStep> steps;
+  BisectResult result;
 };
 
+// The document, stamped with the time it was written (finished_at).
+nlohmann::json bisect_document_json(const BisectDocument& d, const std::string& finished_at);
 // The document's text, stamped with the time it was written.
 std::string bisect_json(const BisectDocument& d);
 }  // namespace jitbench

@@ -1,6 +1,8 @@
 #include "export/environment_json.h"
 
+#include "env/ceilings.h"
 #include "export/json_util.h"
+#include "export/schema.h"
 #include "util/json_get.h"
 
 namespace jitbench {
@@ -51,6 +53,33 @@ json environment_json(const HostFacts& host, const json& probe, const std::map<s
             {"packages", object_or_empty(probe, "packages")}}},
           {"backends", object_or_empty(probe, "backends")},
           {"env", env}};
+}
+
+json unprobed_environment_json(const HostFacts& host, const std::string& python_executable,
+                               const std::map<std::string, std::string>& env, const std::string& captured_at) {
+  return environment_json(host, {{"executable", python_executable}}, env, captured_at);
+}
+
+void set_ceilings(json& manifest, const DeviceCeilings& ceilings) {
+  manifest["ceilings"] = ceilings;
+  const auto problems_of = [&](const char* device) {
+    auto trial = manifest;
+    for (const char* other : {"cpu", "gpu"})
+      if (std::string(other) != device) trial["ceilings"][other] = ceilings_not_measured("-");
+    return validate_against(trial, kEnvironmentSchema);
+  };
+  for (const char* device : {"cpu", "gpu"})
+    if (const auto problems = problems_of(device); !problems.empty())
+      manifest["ceilings"][device] =
+          ceilings_not_measured("the ceilings worker's answer fails the environment schema: " + problems.front());
+}
+
+void complete_environment_manifest(json& manifest, const json& run_ceilings, const json& build_record) {
+  if (!run_ceilings.is_null()) manifest["ceilings"] = run_ceilings;
+  auto& pkgs = manifest["python"]["packages"];
+  const auto installed = build_record.value("packages", json::object());
+  for (const auto& [name, version] : installed.items())
+    if (version.is_string() && (!pkgs.contains(name) || pkgs[name].is_null())) pkgs[name] = version;
 }
 
 }  // namespace jitbench

@@ -6,6 +6,67 @@
 namespace jitbench {
 using nlohmann::json;
 
+json git_build_json(const GitBuild& g) {
+  return {{"describe", g.describe}, {"sha", g.sha}, {"ref", g.ref}, {"repository", g.repository}, {"dirty", g.dirty}};
+}
+std::string json_value_text(const std::vector<std::string>& list) { return json(list).dump(); }
+std::string json_value_text(const std::map<std::string, std::string>& map) { return json(map).dump(); }
+
+json git_build_or_null(const std::optional<GitBuild>& g) { return g ? git_build_json(*g) : json(); }
+
+namespace {
+json resumptions_json(const std::vector<Resumption>& list) {
+  json out = json::array();
+  for (const auto& r : list) {
+    json x = {{"at", text_or_null(r.at)}, {"kept", r.kept}, {"remeasured", r.remeasured}};
+    if (r.slurm) x["slurm"] = *r.slurm;
+    if (r.jitbench_git) x["jitbench_git"] = git_build_json(*r.jitbench_git);
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+json merged_section_json(const MergedSection& m) {
+  json shards = json::array();
+  for (const auto& s : m.shards) {
+    json x = {{"dir", s.dir}, {"shard", s.shard}, {"index_sha256", s.index_sha256}, {"cases", s.cases},
+              {"environment", s.environment}};
+    if (s.slurm) x["slurm"] = *s.slurm;
+    if (s.resumed) x["resumed"] = resumptions_json(*s.resumed);
+    shards.push_back(std::move(x));
+  }
+  return {{"shards", shards}, {"missing_shards", m.missing_shards}, {"missing_cases", m.missing_cases},
+          {"environments", m.environments}};
+}
+json recorded_environments_json(const std::vector<RecordedEnvironment>& list) {
+  json out = json::array();
+  for (const auto& e : list)
+    out.push_back({{"name", e.name}, {"requirements", e.requirements}, {"python_request", e.python_request},
+                   {"variables", e.variables}, {"file", e.file ? json(*e.file) : json()}, {"ok", e.ok},
+                   {"reason", text_or_null(e.reason)}, {"build", e.build}});
+  return out;
+}
+}  // namespace
+
+json index_sections_json(const IndexSections& s) {
+  json out = json::object();
+  if (s.shard)
+    out["shard"] = {{"index", s.shard->index}, {"count", s.shard->count}, {"plan_digest", s.shard->plan_digest},
+                    {"plan", s.shard->plan}, {"costs", s.shard->costs}};
+  if (s.inputs.cwd) out["cwd"] = *s.inputs.cwd;
+  if (!s.inputs.inputs.empty()) {
+    out["inputs"] = json::array();
+    for (const auto& in : s.inputs.inputs)
+      out["inputs"].push_back({{"kind", in.kind}, {"source", in.source}, {"path", in.path}, {"sha256", in.sha256}});
+  }
+  if (s.slurm) out["slurm"] = *s.slurm;
+  if (s.jitbench_git) out["jitbench_git"] = git_build_json(*s.jitbench_git);
+  if (s.machine) out["machine"] = {{"label", s.machine->label}};
+  if (s.environments) out["environments"] = recorded_environments_json(*s.environments);
+  if (s.resumed) out["resumed"] = resumptions_json(*s.resumed);
+  if (s.merged) out["merged"] = merged_section_json(*s.merged);
+  return out;
+}
+
 json index_json(const RunHeader& h, const std::vector<CaseResult>& cases, bool complete,
                 const std::string& finished_at, const std::vector<FileEntry>& files, const Stopped* stopped) {
   json index_cases = json::array();
@@ -39,7 +100,8 @@ json index_json(const RunHeader& h, const std::vector<CaseResult>& cases, bool c
                   {"n_failed", n_failed}}},
                 {"files", file_list}};
   if (stopped) index["stopped"] = {{"reason", stopped->reason}, {"detail", stopped->detail}};
-  for (const auto& [k, v] : h.index_extra.items()) index[k] = v;
+  const json sections = index_sections_json(h.sections);
+  for (const auto& [k, v] : sections.items()) index[k] = v;
   return index;
 }
 

@@ -1,7 +1,6 @@
 #include "export/json_util.h"
 
 #include "stats/stats.h"
-#include "util/build_info.h"
 #include "util/json_parse.h"
 
 namespace jitbench {
@@ -28,9 +27,5 @@ json summary_json(std::span<const double> xs) {
 }
 
 std::string json_text(const json& j) { return dump_json(j, 2) + "\n"; }
-json build_git_json() {
-  const auto& b = build_info();
-  return {{"describe", b.describe}, {"sha", b.sha}, {"ref", b.ref}, {"repository", b.repository}, {"dirty", b.dirty}};
-}
 
 }  // namespace jitbench

@@ -15,6 +15,4 @@ nlohmann::json text_or_null(const std::string& s);
 nlohmann::json summary_json(std::span<const double> xs);
 // The file text jitbench writes for a JSON document (pretty, trailing newline).
 std::string json_text(const nlohmann::json& j);
-// The commit this jitbench was built from, as index.json's `jitbench_git`.
-nlohmann::json build_git_json();
 }  // namespace jitbench

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "export/index_json.h"
 #include "export/json_util.h"
 #include "util/sha256.h"
 
@@ -20,18 +21,71 @@ json software_pins(const LoadedRun& run) {
 
 std::string environment_digest(const LoadedRun& run) { return sha256_hex(software_pins(run).dump()); }
 
-std::string machine_label(const LoadedRun& run) {
-  const auto& m = run.index.machine;
-  return m.is_object() && m.contains("label") && m["label"].is_string() ? m["label"].get<std::string>() : "";
+std::string machine_label(const LoadedRun& run) { return run.index.machine ? run.index.machine->label : ""; }
+
+RegistryEntry registry_entry(const SnapshotFacts& f) {
+  const LoadedRun& r = *f.run;
+  const auto& env = r.environment;
+  RegistryEntry e;
+  e.id = f.id;
+  e.published_at = f.published_at;
+  e.path = f.path;
+  e.suite = r.index.suite_name;
+  e.started_at = r.index.started_at;
+  e.finished_at = r.index.finished_at;
+  e.command = r.index.command;
+  e.jitbench_version = r.index.jitbench_version;
+  e.jitbench_git = r.index.jitbench_git.value_or(GitBuild{});  // empty strings: not recorded
+  e.machine = f.machine_key;
+  e.machine_label = machine_label(r);
+  e.cpu_model = env.cpu_model;
+  e.logical_cores = env.logical_cores;
+  e.memory_gib = env.memory_total_gib;
+  e.gpus = env.gpus;
+  e.environment_digest = f.environment_digest;
+  e.python_version = env.python_version;
+  e.index_sha256 = f.index_sha256;
+  e.snapshot_index_sha256 = f.snapshot_index_sha256;
+  e.n_cases = r.cases.size();
+  for (const auto& c : r.cases) (c.status == Status::Ok ? e.n_ok : c.status == Status::Warn ? e.n_warn : e.n_failed)++;
+  e.signature = f.signature;
+  return e;
+}
+
+json registry_entry_json(const RegistryEntry& e) {
+  const json signature = e.signature ? json{{"file", e.signature->file}, {"key", e.signature->key},
+                                            {"principal", text_or_null(e.signature->principal.value_or(""))}}
+                                     : json();
+  return {{"id", e.id},
+          {"published_at", e.published_at},
+          {"path", e.path},
+          {"suite", e.suite},
+          {"run", {{"started_at", text_or_null(e.started_at)},
+                   {"finished_at", text_or_null(e.finished_at)},
+                   {"command", e.command}}},
+          {"jitbench_version", e.jitbench_version},
+          {"jitbench_git", git_build_json(e.jitbench_git)},
+          {"machine", {{"key", e.machine},
+                       {"label", text_or_null(e.machine_label)},
+                       {"cpu_model", e.cpu_model},
+                       {"logical_cores", e.logical_cores},
+                       {"memory_gib", e.memory_gib},
+                       {"gpus", e.gpus}}},
+          {"environment_digest", e.environment_digest},
+          {"python_version", e.python_version},
+          {"index_sha256", e.index_sha256},
+          {"snapshot_index_sha256", e.snapshot_index_sha256},
+          {"cases", {{"n", e.n_cases}, {"ok", e.n_ok}, {"warn", e.n_warn}, {"failed", e.n_failed}}},
+          {"signature", signature}};
+}
+
+json registry_json(const std::vector<RegistryEntry>& entries, const std::string& updated_at) {
+  json list = json::array();
+  for (const auto& e : entries) list.push_back(registry_entry_json(e));
+  return {{"schema_version", kRegistrySchema}, {"updated_at", updated_at}, {"snapshots", list}};
 }
 
 namespace {
-json git_or_unknown(const LoadedRun& run) {
-  const auto& g = run.index.jitbench_git;
-  if (g.is_object()) return g;
-  return {{"describe", ""}, {"sha", ""}, {"ref", ""}, {"repository", ""}, {"dirty", false}};
-}
-
 std::string joined(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
@@ -39,57 +93,21 @@ std::string joined(const std::vector<std::string>& argv) {
 }
 }  // namespace
 
-json registry_entry(const SnapshotFacts& f) {
-  const LoadedRun& r = *f.run;
-  const auto& e = r.environment;
-  int ok = 0, warn = 0, failed = 0;
-  for (const auto& c : r.cases) (c.status == Status::Ok ? ok : c.status == Status::Warn ? warn : failed)++;
-  const auto label = machine_label(r);
-  return {{"id", f.id},
-          {"published_at", f.published_at},
-          {"path", f.path},
-          {"suite", r.index.suite_name},
-          {"run", {{"started_at", text_or_null(r.index.started_at)},
-                   {"finished_at", text_or_null(r.index.finished_at)},
-                   {"command", r.index.command}}},
-          {"jitbench_version", r.index.jitbench_version},
-          {"jitbench_git", git_or_unknown(r)},
-          {"machine", {{"key", f.machine_key},
-                       {"label", text_or_null(label)},
-                       {"cpu_model", e.cpu_model},
-                       {"logical_cores", e.logical_cores},
-                       {"memory_gib", e.memory_total_gib},
-                       {"gpus", e.gpus}}},
-          {"environment_digest", f.environment_digest},
-          {"python_version", e.python_version},
-          {"index_sha256", f.index_sha256},
-          {"snapshot_index_sha256", f.snapshot_index_sha256},
-          {"cases", {{"n", r.cases.size()}, {"ok", ok}, {"warn", warn}, {"failed", failed}}},
-          {"signature", f.signature}};
-}
-
-json registry_json(const std::vector<json>& entries, const std::string& updated_at) {
-  return {{"schema_version", kRegistrySchema}, {"updated_at", updated_at}, {"snapshots", entries}};
-}
-
 json seed_snapshot_index(const std::string& snapshot_id, const std::string& generated_at, const LoadedRun& run,
                          const std::vector<FileEntry>& artifacts, const std::string& machine_key,
                          const std::string& environment_digest) {
-  const json git = git_or_unknown(run);
+  const GitBuild git = run.index.jitbench_git.value_or(GitBuild{});
   json files = json::array();
   for (const auto& a : artifacts) files.push_back({{"path", a.path}, {"bytes", a.bytes}, {"sha256", a.sha256}});
-  const auto str = [](const json& j, const char* k) {
-    return j.contains(k) && j[k].is_string() && !j[k].get<std::string>().empty() ? j[k].get<std::string>()
-                                                                                   : std::string("unknown");
-  };
+  const auto or_unknown = [](const std::string& s) { return s.empty() ? std::string("unknown") : s; };
   return {{"schema_version", kSeedSnapshotIndexSchema},
           {"generated_at", generated_at},
           {"snapshot_id", snapshot_id},
           {"suite", run.index.suite_name.empty() ? std::string("unnamed") : run.index.suite_name},
-          {"git", {{"sha", str(git, "sha")}, {"ref", str(git, "ref")}, {"repository", str(git, "repository")}}},
+          {"git", {{"sha", or_unknown(git.sha)}, {"ref", or_unknown(git.ref)}, {"repository", or_unknown(git.repository)}}},
           {"workflow", {{"tool", "jitbench"},
                         {"jitbench_version", run.index.jitbench_version},
-                        {"jitbench_describe", str(git, "describe")},
+                        {"jitbench_describe", or_unknown(git.describe)},
                         {"command", joined(run.index.command)},
                         {"machine", machine_key},
                         {"environment_digest", environment_digest},

@@ -5,6 +5,7 @@
 // every artifact), for the seed program's tools.
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,7 @@ struct SnapshotFacts {
   std::string path;  // the snapshot's directory, relative to the site
   const LoadedRun* run = nullptr;
   std::string machine_key, environment_digest, index_sha256, snapshot_index_sha256;
-  nlohmann::json signature;  // null, or {file, key, principal}
+  std::optional<SnapshotSignature> signature;  // none: published unsigned
 };
 
 // sha256 of the run's software pins: its own interpreter's and those of every
@@ -32,8 +33,10 @@ nlohmann::json software_pins(const LoadedRun& run);
 // The --machine label the run was given ("" when none).
 std::string machine_label(const LoadedRun& run);
 
-nlohmann::json registry_entry(const SnapshotFacts& f);
-nlohmann::json registry_json(const std::vector<nlohmann::json>& entries, const std::string& updated_at);
+// The registry entry of a snapshot, and the registry (entries oldest first) as written.
+RegistryEntry registry_entry(const SnapshotFacts& f);
+nlohmann::json registry_entry_json(const RegistryEntry& e);
+nlohmann::json registry_json(const std::vector<RegistryEntry>& entries, const std::string& updated_at);
 
 // The seed's snapshot index of a run: every file its index lists, plus the
 // index itself (and its signature when given), under prefix ("run/").

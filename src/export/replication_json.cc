@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "export/index_json.h"
 #include "export/json_util.h"
 #include "export/publish_json.h"
 #include "report/format.h"
@@ -71,8 +72,8 @@ json replication_json(const ReplicationFacts& f) {
           {"generated_at", text_or_null(f.generated_at)},
           {"original", {{"snapshot_id", f.original_id}, {"dir", f.original->dir.string()},
                         {"snapshot_index_sha256", f.original_snapshot_index_sha256},
-                        {"jitbench_git", f.original->index.jitbench_git}}},
-          {"replica", {{"snapshot_id", f.replica_id}, {"jitbench_git", f.replica->index.jitbench_git}}},
+                        {"jitbench_git", git_build_or_null(f.original->index.jitbench_git)}}},
+          {"replica", {{"snapshot_id", f.replica_id}, {"jitbench_git", git_build_or_null(f.replica->index.jitbench_git)}}},
           {"environment", {{"recreated", f.environment_note}, {"differences", f.environment_differences}}},
           {"tolerance_pct", f.tolerance_pct},
           {"alpha", f.alpha},

@@ -18,17 +18,11 @@ constexpr const char* kSiteCss =
     "code{font-size:12px}.note{color:#555;font-size:13px}.case{margin:1.5em 0 2.5em}"
     ".case svg{max-width:100%;height:auto}";
 
-std::string str(const json& j, const char* ptr, const std::string& fallback = "") {
-  const auto p = json::json_pointer(ptr);
-  return j.contains(p) && j.at(p).is_string() ? j.at(p).get<std::string>() : fallback;
-}
-
-std::string signer(const json& e) {
-  const auto& s = e.value("signature", json());
-  if (!s.is_object()) return "unsigned";
-  const auto principal = str(s, "/principal");
-  return principal.empty() ? "key `" + str(s, "/key", "?") + "` (signer not checked)"
-                           : "**" + principal + "** (`" + str(s, "/key", "?") + "`)";
+std::string signer(const RegistryEntry& e) {
+  if (!e.signature) return "unsigned";
+  const auto principal = e.signature->principal.value_or("");
+  return principal.empty() ? "key `" + e.signature->key + "` (signer not checked)"
+                           : "**" + principal + "** (`" + e.signature->key + "`)";
 }
 
 std::string step_cell(const compare::FlaggedStep& f) {
@@ -60,17 +54,14 @@ std::string snapshots_table(const SitePage& p) {
            "files"}, {}};
   for (std::size_t k = p.entries.size(); k-- > 0;) {
     const auto& e = p.entries[k];
-    const auto cases = e.value("cases", json::object());
-    TableRow row{{fmt::format("#{} `{}`", k + 1, str(e, "/id")), str(e, "/published_at"), str(e, "/suite"), str(e, "/machine/key"),
-                  "`" + str(e, "/environment_digest").substr(0, 12) + "`",
-                  "`" + str(e, "/jitbench_git/describe", str(e, "/jitbench_version")) + "`",
-                  fmt::format("{}/{}/{}", cases.value("ok", 0), cases.value("warn", 0), cases.value("failed", 0)),
-                  signer(e), link_marker(k)}, "", ""};
+    TableRow row{{fmt::format("#{} `{}`", k + 1, e.id), e.published_at, e.suite, e.machine,
+                  "`" + e.environment_digest.substr(0, 12) + "`", "`" + e.jitbench_git.describe + "`",
+                  fmt::format("{}/{}/{}", e.n_ok, e.n_warn, e.n_failed), signer(e), link_marker(k)}, "", ""};
     t.rows.push_back(std::move(row));  // the links are raw HTML: put in after rendering
   }
   std::string html = to_html(t);
   for (std::size_t k = 0; k < p.entries.size(); ++k) {
-    const auto dir = html_escape(str(p.entries[k], "/path"));
+    const auto dir = html_escape(p.entries[k].path);
     std::string links = "<a href='" + dir + "/run/summary.md'>summary</a>";
     if (p.has_report[k]) links += " · <a href='" + dir + "/run/report/report.html'>report</a>";
     links += " · <a href='" + dir + "/run/index.json'>index</a> · <a href='" + dir + "/snapshot_index.json'>seed index</a>";
@@ -105,7 +96,7 @@ TableRow series_row(const SitePage& p, const compare::HistorySeries& s) {
 std::string case_table(const SitePage& p, const std::string& id) {
   Table t{{"metric", "machine · software"}, {}};
   for (std::size_t k = 0; k < p.entries.size(); ++k)
-    t.columns.push_back(fmt::format("#{} `{}`", k + 1, str(p.entries[k], "/id")));
+    t.columns.push_back(fmt::format("#{} `{}`", k + 1, p.entries[k].id));
   for (const auto& metric : p.history.metrics)
     for (const auto& s : p.history.series)
       if (s.case_id == id && s.metric == metric) t.rows.push_back(series_row(p, s));

@@ -11,11 +11,12 @@
 #include <vector>
 
 #include "compare/history.h"
+#include "results/read.h"
 
 namespace jitbench {
 
 struct SitePage {
-  std::vector<nlohmann::json> entries;  // the registry's entries, oldest first
+  std::vector<RegistryEntry> entries;   // the registry's entries, oldest first
   std::vector<bool> has_report;         // per entry: report/report.html was written
   compare::History history;             // over the same snapshots, in the same order
   std::map<std::string, std::string> svgs;  // case id -> its history figure (drawn when matplotlib is there)

@@ -163,6 +163,108 @@ CaseResult read_case_document(const json& j) {
   return r;
 }
 
+// The index's optional sections (results/index_sections.h), as every index version wrote them.
+std::string text_or_empty(const json& j, const char* key) {
+  return j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>() : std::string();
+}
+GitBuild read_git_build(const json& j) {
+  return {j.at("describe").get<std::string>(), j.at("sha").get<std::string>(), j.at("ref").get<std::string>(),
+          j.at("repository").get<std::string>(), j.at("dirty").get<bool>()};
+}
+std::vector<Resumption> read_resumptions(const json& list) {
+  std::vector<Resumption> out;
+  for (const auto& r : list) {
+    Resumption x{text_or_empty(r, "at"), r.at("kept").get<std::size_t>(),
+                 r.at("remeasured").get<std::vector<std::string>>(), std::nullopt, std::nullopt};
+    if (r.contains("slurm")) x.slurm = r.at("slurm").get<SlurmIds>();
+    if (r.contains("jitbench_git")) x.jitbench_git = read_git_build(r.at("jitbench_git"));
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+MergedSection read_merged_section(const json& j) {
+  MergedSection m;
+  for (const auto& s : j.at("shards")) {
+    MergedShard x{s.at("dir").get<std::string>(), s.at("shard").get<std::string>(),
+                  s.at("index_sha256").get<std::string>(), s.at("cases").get<std::size_t>(),
+                  s.at("environment").get<std::string>(), std::nullopt, std::nullopt};
+    if (s.contains("slurm")) x.slurm = s.at("slurm").get<SlurmIds>();
+    if (s.contains("resumed")) x.resumed = read_resumptions(s.at("resumed"));
+    m.shards.push_back(std::move(x));
+  }
+  m.missing_shards = j.at("missing_shards").get<std::vector<std::string>>();
+  m.missing_cases = j.at("missing_cases").get<std::vector<std::string>>();
+  m.environments = j.at("environments").get<std::vector<std::string>>();
+  return m;
+}
+std::vector<RecordedEnvironment> read_recorded_environments(const json& list) {
+  std::vector<RecordedEnvironment> out;
+  for (const auto& e : list) {
+    RecordedEnvironment x;
+    x.name = e.at("name").get<std::string>();
+    x.requirements = e.at("requirements").get<std::vector<std::string>>();
+    x.python_request = e.at("python_request").get<std::string>();
+    x.variables = e.at("variables").get<std::map<std::string, std::string>>();
+    if (e.at("file").is_string()) x.file = inside_path(e.at("file"));
+    x.ok = e.at("ok").get<bool>();
+    x.reason = text_or_empty(e, "reason");
+    x.build = e.at("build");
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+void read_index_sections(const json& j, RunIndex& x) {
+  if (j.contains("shard")) {
+    const auto& s = j.at("shard");
+    x.shard = ShardSection{s.at("index").get<int>(), s.at("count").get<int>(), s.at("plan_digest").get<std::string>(),
+                           s.at("plan").get<std::vector<std::string>>(), s.at("costs").get<std::string>()};
+  }
+  if (j.contains("resumed")) x.resumed = read_resumptions(j.at("resumed"));
+  if (j.contains("merged")) x.merged = read_merged_section(j.at("merged"));
+  if (j.contains("slurm")) x.slurm = j.at("slurm").get<SlurmIds>();
+  if (j.contains("stopped"))
+    x.stopped = Stopped{j.at("stopped").at("reason").get<std::string>(), j.at("stopped").at("detail").get<std::string>()};
+  if (j.contains("jitbench_git")) x.jitbench_git = read_git_build(j.at("jitbench_git"));
+  if (j.contains("machine")) x.machine = MachineLabel{j.at("machine").at("label").get<std::string>()};
+  if (j.contains("environments")) x.environments = read_recorded_environments(j.at("environments"));
+}
+
+RegistryEntry read_registry_entry(const json& s) {
+  RegistryEntry e;
+  e.id = s.at("id").get<std::string>();
+  e.published_at = s.at("published_at").get<std::string>();
+  e.path = inside_path(s.at("path"));
+  e.suite = s.at("suite").get<std::string>();
+  const auto& run = s.at("run");
+  e.started_at = text_or_empty(run, "started_at");
+  e.finished_at = text_or_empty(run, "finished_at");
+  e.command = run.at("command").get<std::vector<std::string>>();
+  e.jitbench_version = s.at("jitbench_version").get<std::string>();
+  e.jitbench_git = read_git_build(s.at("jitbench_git"));
+  const auto& m = s.at("machine");
+  e.machine = m.at("key").get<std::string>();
+  e.machine_label = text_or_empty(m, "label");
+  e.cpu_model = m.at("cpu_model").get<std::string>();
+  e.logical_cores = m.at("logical_cores").get<std::string>();
+  e.memory_gib = m.at("memory_gib").get<double>();
+  e.gpus = m.at("gpus").get<std::vector<std::string>>();
+  e.environment_digest = s.at("environment_digest").get<std::string>();
+  e.python_version = s.at("python_version").get<std::string>();
+  e.index_sha256 = s.at("index_sha256").get<std::string>();
+  e.snapshot_index_sha256 = s.at("snapshot_index_sha256").get<std::string>();
+  const auto& c = s.at("cases");
+  e.n_cases = c.at("n").get<std::size_t>();
+  e.n_ok = c.at("ok").get<std::size_t>();
+  e.n_warn = c.at("warn").get<std::size_t>();
+  e.n_failed = c.at("failed").get<std::size_t>();
+  if (const auto& sig = s.at("signature"); sig.is_object())
+    e.signature = SnapshotSignature{sig.at("file").get<std::string>(), sig.at("key").get<std::string>(),
+                                    sig.at("principal").is_string()
+                                        ? std::optional<std::string>(sig.at("principal").get<std::string>())
+                                        : std::nullopt};
+  return e;
+}
+
 // f(document) or, when it wants it, f(document, the file's text).
 template <typename T, typename F>
 std::variant<T, std::string> guarded(const fs::path& file, F f) {
@@ -218,11 +320,7 @@ std::variant<RunIndex, std::string> read_index(const fs::path& file) {
     for (const auto& c : j.at("cases"))
       x.cases.push_back({c.at("case").get<std::string>(), inside_path(c.at("path")), status_of(c),
                          c.contains("environment") ? inside_path(c.at("environment")) : std::string()});
-    for (auto [key, field] : {std::pair{"shard", &x.shard}, {"resumed", &x.resumed}, {"merged", &x.merged},
-                              {"slurm", &x.slurm}, {"stopped", &x.stopped},
-                              {"jitbench_git", &x.jitbench_git}, {"machine", &x.machine},
-                              {"environments", &x.environments}})
-      if (j.contains(key)) *field = j.at(key);
+    read_index_sections(j, x);
     for (const auto& f : j.at("files"))
       x.files.push_back({inside_path(f.at("path")), f.at("sha256").get<std::string>(),
                          f.at("bytes").get<std::uintmax_t>()});
@@ -241,19 +339,7 @@ std::variant<std::vector<MlIndexEntry>, std::string> read_ml_index(const fs::pat
 std::variant<std::vector<RegistryEntry>, std::string> read_registry(const fs::path& file) {
   return guarded<std::vector<RegistryEntry>>(file, [](const json& j) {
     std::vector<RegistryEntry> out;
-    for (const auto& s : j.at("snapshots")) {
-      RegistryEntry e;
-      e.id = s.at("id").get<std::string>();
-      e.published_at = s.at("published_at").get<std::string>();
-      e.started_at = s.at("run").value("started_at", "");
-      e.suite = s.at("suite").get<std::string>();
-      e.path = inside_path(s.at("path"));
-      e.machine = s.at("machine").at("key").get<std::string>();
-      e.environment_digest = s.at("environment_digest").get<std::string>();
-      e.index_sha256 = s.at("index_sha256").get<std::string>();
-      e.raw = s;
-      out.push_back(std::move(e));
-    }
+    for (const auto& s : j.at("snapshots")) out.push_back(read_registry_entry(s));
     return out;
   });
 }

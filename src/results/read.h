@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -21,20 +22,21 @@ struct IndexedCase {
   std::string environment;  // merged runs: the environment file it ran in ("" otherwise)
 };
 
-// A file the run read and keeps a copy of (index "inputs").
-struct InputCopy {
-  std::string kind, source, path, sha256;  // source: absolute, as read; path: the copy, in the out dir
-};
-
 struct RunIndex {
   std::string jitbench_version, suite_name, suite_source, started_at, finished_at;
   std::string cwd;  // where the run was started ("" before index v2)
   std::vector<InputCopy> inputs;
   std::vector<std::string> command;
   bool complete = false;
-  nlohmann::json shard, resumed, merged, slurm, stopped;  // optional sections (null when absent)
-  nlohmann::json jitbench_git, machine;  // index v3: the build that measured it, the --machine label
-  nlohmann::json environments;  // pinned environments as built (null when the run had none)
+  // The optional sections (results/index_sections.h), unset when absent.
+  std::optional<ShardSection> shard;
+  std::optional<std::vector<Resumption>> resumed;
+  std::optional<MergedSection> merged;
+  std::optional<SlurmIds> slurm;
+  std::optional<Stopped> stopped;
+  std::optional<GitBuild> jitbench_git;  // index v3: the build that measured it
+  std::optional<MachineLabel> machine;   // index v3: the --machine label
+  std::optional<std::vector<RecordedEnvironment>> environments;  // pinned environments as built
   std::vector<IndexedCase> cases;
   std::vector<FileEntry> files;
 };
@@ -43,10 +45,29 @@ struct MlIndexEntry {
   std::string path, sha256;
 };
 
-// One published snapshot, as SITE/registry.json (jitbench.registry.v1) lists it.
+// The signature a snapshot was published with: the file, its key, its signer.
+struct SnapshotSignature {
+  std::string file, key;
+  std::optional<std::string> principal;  // none when no allowed-signers file was given
+  bool operator==(const SnapshotSignature&) const = default;
+};
+
+// One published snapshot, as SITE/registry.json (jitbench.registry.v1) lists
+// it; export/publish_json.cc writes it, read_registry reads it back.
 struct RegistryEntry {
-  std::string id, published_at, started_at, suite, path, machine, environment_digest, index_sha256;
-  nlohmann::json raw;  // the entry as written, re-written unchanged when the registry grows
+  std::string id, published_at, path, suite;
+  std::string started_at, finished_at;  // the run's ("" written null)
+  std::vector<std::string> command;
+  std::string jitbench_version;
+  GitBuild jitbench_git;  // empty strings: not recorded
+  // machine: what the site groups by (key), the --machine label and the hardware
+  std::string machine, machine_label, cpu_model, logical_cores;
+  double memory_gib = 0;
+  std::vector<std::string> gpus;
+  std::string environment_digest, python_version, index_sha256, snapshot_index_sha256;
+  std::size_t n_cases = 0, n_ok = 0, n_warn = 0, n_failed = 0;
+  std::optional<SnapshotSignature> signature;  // null when published unsigned
+  bool operator==(const RegistryEntry&) const = default;
 };
 
 struct LoadedRun {

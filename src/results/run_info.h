@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/environments.h"
+#include "results/index_sections.h"
 
 namespace jitbench {
 
@@ -74,9 +75,9 @@ struct RunHeader {
   std::vector<std::string> argv;
   std::string started_at;  // "" when deterministic
   bool deterministic = false;
-  // Optional index fields of a shard, a resumed or a merged run ("shard",
-  // "resumed", "merged"), written as they are.
-  nlohmann::json index_extra = nlohmann::json::object();
+  // The index's optional sections: a shard's, a resumed or a merged run's,
+  // the inputs, the build, the pinned environments (export/index_json.cc writes them).
+  IndexSections sections;
 };
 
 }  // namespace jitbench

@@ -159,7 +159,7 @@ std::vector<std::string> check_published_report(const fs::path& run_dir, int& ch
       const auto id = fs::weakly_canonical(run_dir).parent_path().filename().string();
       const auto it = std::find_if(entries->begin(), entries->end(), [&](const RegistryEntry& r) { return r.id == id; });
       if (it == entries->end()) errors.push_back("snapshot " + id + ": not in the site's registry.json");
-      else if (it->raw.value("snapshot_index_sha256", "") != sha256_file(snap))
+      else if (it->snapshot_index_sha256 != sha256_file(snap))
         errors.push_back("snapshot_index.json: sha256 differs from the site's registry.json");
     }
   return errors;

@@ -65,8 +65,8 @@ void check_analysis(const fs::path& dir, const LoadedRun& run, CrossReferenceRep
   if (in_analysis != in_index)
     rep.errors.push_back(fmt::format("analysis.json: lists {} case(s), the index {}: they are not the same cases",
                                      in_analysis.size(), in_index.size()));
-  const auto sha = run.index.jitbench_git.is_object() ? run.index.jitbench_git.value("sha", "") : std::string();
-  if (sha.empty() || sha != build_info().sha || build_info().dirty || run.index.jitbench_git.value("dirty", true)) {
+  const auto sha = run.index.jitbench_git ? run.index.jitbench_git->sha : std::string();
+  if (sha.empty() || sha != build_info().sha || build_info().dirty || run.index.jitbench_git->dirty) {
     rep.analysis_note = "analysis.json was written by another build of jitbench: its case list was checked, "
                         "its numbers were not recomputed";
     return;

@@ -29,7 +29,6 @@
 
 namespace jitbench {
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 namespace {
 
@@ -142,7 +141,7 @@ class Bisection {
     const auto p = launcher_.launch(spec);
     if (interrupted()) throw StepInterrupted{};
     StepSamples samples;
-    json cases = json::array();
+    std::vector<BisectStepCase> cases;
     std::string verdict = "measured";
     if (p.kind != ExitKind::Exited || (p.exit_code != 0 && p.exit_code != 2)) {
       verdict = "failed";
@@ -152,14 +151,13 @@ class Bisection {
         const auto key = without_environment(c.c.id);
         if (timings_comparable(c))
           if (auto xs = samples_of(c, o_.metric); !xs.empty()) samples[key] = std::move(xs), any = true;
-        cases.push_back({{"case", key}, {"status", to_string(c.status)}, {"reason", text_or_null(to_string(c.reason))}});
+        cases.push_back({key, std::string(to_string(c.status)), to_string(c.reason)});
       }
       if (!any) verdict = "unmeasurable";  // every case warn or failed: the release cannot be built here, say
     } else {
       verdict = "failed";
     }
-    steps_.push_back({{"version", v}, {"role", role}, {"dir", fs::relative(dir, out_.root()).string()},
-                      {"exit_code", p.exit_code}, {"verdict", verdict}, {"cases", cases}});
+    steps_.push_back({v, role, fs::relative(dir, out_.root()).string(), p.exit_code, verdict, std::move(cases), {}});
     return samples;
   }
 
@@ -168,10 +166,10 @@ class Bisection {
   // with confidence; clear when every case is, with confidence, within it (its
   // ratio's 95% interval ends below 1 + threshold); else inconclusive, with
   // the runs per side the widest such interval would need to decide.
-  Judgement judge(const StepSamples& ref, const StepSamples& step, json& evidence) const {
+  Judgement judge(const StepSamples& ref, const StepSamples& step, std::vector<BisectEvidence>& evidence) const {
     Judgement j{Verdict::Clear, 0};
     const double limit = 1 + o_.threshold_pct / 100;
-    evidence = json::array();
+    evidence.clear();
     std::size_t compared = 0;
     for (const auto& [key, xs] : step) {
       const auto g = ref.find(key);
@@ -187,9 +185,8 @@ class Bisection {
       const auto n = std::min(g->second.size(), xs.size());
       j.runs = j.runs ? std::min<long>(j.runs, static_cast<long>(n)) : static_cast<long>(n);
       if (!worse && !clear) j.more_runs = std::max(j.more_runs, more_runs_needed(*row, n, limit));
-      evidence.push_back({{"case", key}, {"median_s", row->new_median}, {"good_median_s", row->base_median},
-                          {"ratio", row->ratio}, {"ratio_ci95", {row->lo, row->hi}}, {"p", row->p},
-                          {"testable", row->testable}, {"regression", worse}, {"decision", decision}});
+      evidence.push_back({key, row->new_median, row->base_median, row->ratio, row->lo, row->hi, row->p,
+                          row->testable, worse, decision});
     }
     // Nothing compared, or a case of the reference not measured here: nothing is clear.
     if (j.verdict == Verdict::Clear && (compared == 0 || compared < ref.size()))
@@ -197,12 +194,12 @@ class Bisection {
     return j;
   }
 
-  void record_verdict(const json& evidence, const Judgement& j) {
-    steps_.back()["against_good"] = evidence;
-    steps_.back()["verdict"] = j.verdict == Verdict::Regression ? "bad" : j.verdict == Verdict::Clear ? "good" : "inconclusive";
+  void record_verdict(const std::vector<BisectEvidence>& evidence, const Judgement& j) {
+    steps_.back().against_good = evidence;
+    steps_.back().verdict = j.verdict == Verdict::Regression ? "bad" : j.verdict == Verdict::Clear ? "good" : "inconclusive";
   }
 
-  json steps() const { return steps_; }
+  const std::vector<BisectStep>& steps() const { return steps_; }
 
  private:
   static std::string replace_version(std::string req, const std::string& v) {
@@ -228,7 +225,7 @@ class Bisection {
   const OutDir& out_;
   PosixLauncher launcher_;
   std::map<std::string, int> runs_;
-  json steps_ = json::array();
+  std::vector<BisectStep> steps_;
 };
 
 // The candidate halfway between lo and hi that is not left out, if any.
@@ -247,7 +244,7 @@ StepSamples pooled(const StepSamples& a, const StepSamples& b) {
 }
 
 void write_result(const OutDir& out, const BisectOptions& o, const std::vector<std::string>& candidates,
-                  const Bisection& b, json result) {
+                  const Bisection& b, BisectResult result) {
   out.write_text("bisect.json", bisect_json({.package = o.package,
                                              .good = o.good,
                                              .bad = o.bad,
@@ -267,14 +264,15 @@ namespace {
 // runs it would take. 0 with the result written, or -1 when the search goes on.
 int decide_ends(Bisection& b, const BisectOptions& o, const OutDir& out, const std::vector<std::string>& cands,
                 const StepSamples& good, const StepSamples& bad) {
-  json evidence;
+  std::vector<BisectEvidence> evidence;
   const auto j = b.judge(good, bad, evidence);
   b.record_verdict(evidence, j);
   if (j.verdict == Verdict::Regression) return -1;
   const bool clear = j.verdict == Verdict::Clear;
-  json result = {{"status", clear ? "no_regression" : "inconclusive"}, {"first_bad", nullptr}, {"last_good", nullptr},
-                 {"evidence", evidence}};
-  if (!clear) result["more_runs_needed"] = j.more_runs;
+  BisectResult result;
+  result.status = clear ? "no_regression" : "inconclusive";
+  result.evidence = evidence;
+  if (!clear) result.more_runs_needed = j.more_runs;
   write_result(out, o, cands, b, result);
   if (clear)
     say(stdout, "jitbench bisect: no regression of {} from {} {} to {}: every case is, with confidence, less than "
@@ -293,7 +291,7 @@ int decide_ends(Bisection& b, const BisectOptions& o, const OutDir& out, const s
 // remeasurement that gave nothing decides nothing: the step is left out.
 enum class StepCall { Bad, Good, Undecided };
 StepCall judge_step(Bisection& b, const StepSamples& good, const std::string& version, const StepSamples& first) {
-  json evidence;
+  std::vector<BisectEvidence> evidence;
   auto j = b.judge(good, first, evidence);
   b.record_verdict(evidence, j);
   if (j.verdict != Verdict::Inconclusive) return j.verdict == Verdict::Regression ? StepCall::Bad : StepCall::Good;
@@ -309,18 +307,21 @@ StepCall judge_step(Bisection& b, const StepSamples& good, const std::string& ve
 // processes? Once more with more runs before it is given up. `lo` keeps the
 // last good side's pooled samples (for asking whether it is the bad one).
 enum class Boundary { Confirmed, NotConfirmed, Unmeasured };
-Boundary confirm_boundary(Bisection& b, const std::string& lo, const std::string& hi, json& confirm, StepSamples& ls) {
+using Confirmation = std::optional<std::vector<BisectEvidence>>;  // none until the boundary is judged
+Boundary confirm_boundary(Bisection& b, const std::string& lo, const std::string& hi, Confirmation& confirm,
+                          StepSamples& ls) {
   const auto l1 = b.measure(lo, "confirm"), h1 = b.measure(hi, "confirm");
   const auto l2 = b.measure(lo, "confirm"), h2 = b.measure(hi, "confirm");
   if (l1.empty() || h1.empty() || l2.empty() || h2.empty()) return Boundary::Unmeasured;
   ls = pooled(l1, l2);
   auto hs = pooled(h1, h2);
-  if (b.judge(ls, hs, confirm).verdict == Verdict::Regression) return Boundary::Confirmed;
+  if (b.judge(ls, hs, confirm.emplace()).verdict == Verdict::Regression) return Boundary::Confirmed;
   const auto l3 = b.measure(lo, "remeasure"), h3 = b.measure(hi, "remeasure");
   if (l3.empty() || h3.empty()) return Boundary::Unmeasured;
   ls = pooled(ls, l3);
   hs = pooled(hs, h3);
-  return b.judge(ls, hs, confirm).verdict == Verdict::Regression ? Boundary::Confirmed : Boundary::NotConfirmed;
+  return b.judge(ls, hs, confirm.emplace()).verdict == Verdict::Regression ? Boundary::Confirmed
+                                                                            : Boundary::NotConfirmed;
 }
 
 // The search's state: known good releases (the good end first) and known bad
@@ -332,25 +333,29 @@ struct Search {
 };
 
 void finish_search(Bisection& b, const BisectOptions& o, const OutDir& out, const std::vector<std::string>& cands,
-                   const Search& s, bool confirmed, const json& confirm) {
+                   const Search& s, bool confirmed, const Confirmation& confirm) {
   const auto& first_bad = cands[s.bads.back()];
   const auto& last_good = cands[s.goods.back()];
   std::vector<std::string> between;  // left out, yet between the two: one of them may be the first bad
   for (auto k = s.goods.back() + 1; k < s.bads.back(); ++k) between.push_back(cands[k]);
-  json result = {{"status", confirmed ? "found" : "unconfirmed"}, {"first_bad", first_bad}, {"last_good", last_good},
-                 {"skipped", s.skipped}, {"overturned", s.overturned}, {"confirmation", confirm}};
-  if (!between.empty()) result["skipped_between"] = between;
+  BisectResult result;
+  result.status = confirmed ? "found" : "unconfirmed";
+  result.first_bad = first_bad;
+  result.last_good = last_good;
+  result.searched = true;
+  result.skipped = s.skipped;
+  result.overturned = s.overturned;
+  result.skipped_between = between;
+  result.confirmation = confirm;
   write_result(out, o, cands, b, result);
   say(stdout, "jitbench bisect: {} {} {} the first release with the regression of {} (last good {}){}{}; every step in {}\n",
       o.package, first_bad, confirmed ? "is" : "looks like", o.metric, last_good,
       between.empty() ? "" : fmt::format(", or one of {} between them, which could not be measured", fmt::join(between, ", ")),
       confirmed ? ", confirmed by measuring both again" : ", but measuring both again did not confirm it",
       (out.root() / "bisect.json").string());
-  for (const auto& row : confirm)
-    say(stdout, "  {}: {} -> {} ({:.2f}x [{:.2f}-{:.2f}], p = {:.3g})\n", row["case"].get<std::string>(),
-        format_seconds(row["good_median_s"].get<double>()), format_seconds(row["median_s"].get<double>()),
-        row["ratio"].get<double>(), row["ratio_ci95"][0].get<double>(), row["ratio_ci95"][1].get<double>(),
-        row["p"].get<double>());
+  for (const auto& row : confirm.value_or(std::vector<BisectEvidence>{}))
+    say(stdout, "  {}: {} -> {} ({:.2f}x [{:.2f}-{:.2f}], p = {:.3g})\n", row.case_id, format_seconds(row.good_median_s),
+        format_seconds(row.median_s), row.ratio, row.ratio_lo, row.ratio_hi, row.p);
 }
 }  // namespace
 
@@ -360,7 +365,7 @@ namespace {
 // overturned). false when neither can move (the ends themselves).
 bool revise(Bisection& b, const StepSamples& good, const StepSamples& lo_samples, Search& s,
             const std::vector<std::string>& cands) {
-  json evidence;
+  std::vector<BisectEvidence> evidence;
   if (s.goods.size() > 1 && b.judge(good, lo_samples, evidence).verdict == Verdict::Regression) {
     s.bads.push_back(s.goods.back());
     s.goods.pop_back();
@@ -381,14 +386,16 @@ int bisect(const BisectOptions& o, const OutDir& out) {
   const auto bad_samples = b.measure(cands.back(), "bad");
   if (good.empty() || bad_samples.empty()) {  // an end that cannot be measured decides nothing
     const std::string& end = good.empty() ? o.good : o.bad;
-    write_result(out, o, cands, b, {{"status", "unmeasurable"}, {"first_bad", nullptr}, {"last_good", nullptr},
-                                    {"unmeasurable", end}});
+    BisectResult result;
+    result.status = "unmeasurable";
+    result.unmeasurable = end;
+    write_result(out, o, cands, b, result);
     throw UserError(fmt::format("bisect: {} {} gave no comparable measurement (see {}); pick an end that builds and "
                                 "runs here", o.package, end, (out.root() / "bisect.json").string()));
   }
   if (const int rc = decide_ends(b, o, out, cands, good, bad_samples); rc >= 0) return rc;
   Search s{{0}, {cands.size() - 1}, std::vector<bool>(cands.size(), false), {}, {}};
-  json confirm;
+  Confirmation confirm;
   auto boundary = Boundary::NotConfirmed;
   // Every release changes sides at most once or twice: the rounds are bounded.
   for (std::size_t rounds = 0; rounds <= 2 * cands.size(); ++rounds) {

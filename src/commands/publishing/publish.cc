@@ -43,7 +43,7 @@ int publish(const PublishOptions& o) {
     throw UserError(fmt::format("'{}' is an incomplete run: finish it (`jitbench run --resume {}`) before publishing",
                                 o.run, o.run));
   refuse_test_runs(run, o.run);
-  const json signature = signature_of(o, o.run);
+  const auto signature = signature_of(o, o.run);
   const fs::path site = o.site;
   const auto lock = open_site(site);
   auto registry = registry_of(site);
@@ -64,8 +64,7 @@ int publish(const PublishOptions& o) {
   f.index_sha256 = index_sha;
   f.signature = signature;
   const auto published = write_snapshot(o, run, f, site);
-  std::vector<json> entries;
-  for (const auto& e : registry) entries.push_back(e.raw);
+  std::vector<RegistryEntry> entries = registry;  // each re-written as it was read
   entries.push_back(registry_entry(f));
   const json doc = registry_json(entries, f.published_at);
   for (const auto& e : validate_against(doc, kRegistrySchema))

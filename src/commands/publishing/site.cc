@@ -44,7 +44,7 @@ std::vector<RegistryEntry> registry_of(const fs::path& site) {
 }
 
 // SITE/index.html (and its figures) from every snapshot in the registry.
-void regenerate_site(const PublishOptions& o, const fs::path& site, const std::vector<json>& entries,
+void regenerate_site(const PublishOptions& o, const fs::path& site, const std::vector<RegistryEntry>& entries,
                      const std::string& now) {
   std::vector<LoadedRun> runs;
   runs.reserve(entries.size());
@@ -54,7 +54,7 @@ void regenerate_site(const PublishOptions& o, const fs::path& site, const std::v
   page.generated_at = now;
   std::vector<compare::SnapshotRun> snaps;
   for (const auto& e : entries) {
-    const fs::path dir = site / e.at("path").get<std::string>() / "run";
+    const fs::path dir = site / e.path / "run";
     auto loaded = read_run(dir);
     if (auto* err = std::get_if<std::string>(&loaded)) throw UserError("a published snapshot cannot be read: " + *err);
     runs.push_back(std::get<LoadedRun>(std::move(loaded)));
@@ -62,9 +62,8 @@ void regenerate_site(const PublishOptions& o, const fs::path& site, const std::v
     page.has_report.push_back(fs::is_regular_file(dir / "report" / "report.html"));
   }
   for (std::size_t k = 0; k < runs.size(); ++k)
-    snaps.push_back({entries[k].at("id").get<std::string>(), entries[k].at("published_at").get<std::string>(),
-                     entries[k].at("machine").at("key").get<std::string>(),
-                     entries[k].at("environment_digest").get<std::string>(), &runs[k].cases});
+    snaps.push_back({entries[k].id, entries[k].published_at, entries[k].machine, entries[k].environment_digest,
+                     &runs[k].cases});
   page.history = compare::build_history(snaps, o.gate_pct, o.alpha);
   try {
     for (auto& [key, svg] : draw_figures(resolve_python(o.python), site_figure_data(page), site, site / "site.log"))

@@ -20,5 +20,5 @@ OutDirLock open_site(const std::filesystem::path& site);
 std::vector<RegistryEntry> registry_of(const std::filesystem::path& site);
 // SITE/index.html (and its figures) from every snapshot in the registry.
 void regenerate_site(const PublishOptions& o, const std::filesystem::path& site,
-                     const std::vector<nlohmann::json>& entries, const std::string& now);
+                     const std::vector<RegistryEntry>& entries, const std::string& now);
 }  // namespace jitbench

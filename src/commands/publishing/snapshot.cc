@@ -39,16 +39,16 @@ std::string snapshot_id(const PublishOptions& o, const LoadedRun& run, const std
   return id;
 }
 
-json signature_of(const PublishOptions& o, const fs::path& run) {
-  if (!fs::is_regular_file(run / kIndexSignatureFile)) return nullptr;
+std::optional<SnapshotSignature> signature_of(const PublishOptions& o, const fs::path& run) {
+  if (!fs::is_regular_file(run / kIndexSignatureFile)) return std::nullopt;
   const auto check = o.allowed_signers.empty()
                          ? ssh_check_key(run / kIndexFile, run / kIndexSignatureFile)
                          : ssh_verify(run / kIndexFile, run / kIndexSignatureFile, o.allowed_signers);
   if (!check.ok)
     throw UserError(fmt::format("'{}': its {} does not verify ({}): publish it unsigned or sign it again",
                                 run.string(), kIndexSignatureFile, check.message));
-  return {{"file", std::string("run/") + kIndexSignatureFile}, {"key", check.key},
-          {"principal", text_or_null(check.principal)}};
+  return SnapshotSignature{std::string("run/") + kIndexSignatureFile, check.key,
+                           check.principal.empty() ? std::nullopt : std::optional<std::string>(check.principal)};
 }
 namespace {
 // Every file the run's index lists, the index and its signatures, into dest;

@@ -14,8 +14,8 @@
 namespace jitbench {
 // --id, or <run start>-<the index's sha256 prefix>: content-addressed.
 std::string snapshot_id(const PublishOptions& o, const LoadedRun& run, const std::string& index_sha);
-// Who signed the run (null when unsigned); a signature that does not verify is refused.
-nlohmann::json signature_of(const PublishOptions& o, const std::filesystem::path& run);
+// Who signed the run (none when unsigned); a signature that does not verify is refused.
+std::optional<SnapshotSignature> signature_of(const PublishOptions& o, const std::filesystem::path& run);
 
 struct Published {
   std::string id, dir;

@@ -179,7 +179,7 @@ ReplicationFacts write_replication(const Original& orig, const LoadedRun& replic
   f.alpha = o.alpha;
   f.environment_note = environment_note(orig.run, python);
   f.environment_differences = environment_differences(orig.run.environment.manifest, replica.environment.manifest);
-  const auto git = [](const LoadedRun& r) { return r.index.jitbench_git.is_object() ? r.index.jitbench_git.value("describe", "?") : std::string("not recorded"); };
+  const auto git = [](const LoadedRun& r) { return r.index.jitbench_git ? r.index.jitbench_git->describe : std::string("not recorded"); };
   if (git(orig.run) != git(replica)) f.environment_differences.push_back("jitbench: " + git(orig.run) + " vs " + git(replica));
   f.gates = correctness_gates(orig, replica, o, a, b, f);
   f.timings = compare::replicate_timings(orig.run.cases, replica.cases, o.tolerance_pct, o.alpha);

@@ -1,0 +1,52 @@
+#pragma once
+// What `jitbench bisect` records (OUT/bisect.json, jitbench.bisect.v2): every
+// step measured and the result, typed; export/bisect_json.cc writes them.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jitbench {
+
+// One case of a step judged against a reference (the good end, or the
+// boundary's other side): compare's row for the metric and the decision.
+struct BisectEvidence {
+  std::string case_id;
+  double median_s = 0, good_median_s = 0, ratio = 0, ratio_lo = 0, ratio_hi = 0, p = 0;
+  bool testable = false, regression = false;
+  std::string decision;  // "regression", "clear" or "inconclusive"
+  bool operator==(const BisectEvidence&) const = default;
+};
+
+// A case as a step's run recorded it.
+struct BisectStepCase {
+  std::string case_id, status;
+  std::string reason;  // "" written null
+  bool operator==(const BisectStepCase&) const = default;
+};
+
+// One `jitbench run` of the selection in a release's environment.
+struct BisectStep {
+  std::string version, role, dir;  // role: good, bad, step, remeasure, confirm; dir: relative to OUT
+  int exit_code = 0;
+  std::string verdict;  // measured, good, bad, inconclusive, failed, unmeasurable
+  std::vector<BisectStepCase> cases;
+  std::optional<std::vector<BisectEvidence>> against_good;  // once judged against the good end
+  bool operator==(const BisectStep&) const = default;
+};
+
+// How the bisection ended.
+struct BisectResult {
+  std::string status;  // found, unconfirmed, no_regression, inconclusive, unmeasurable
+  std::string first_bad, last_good;  // "" written null
+  std::optional<std::string> unmeasurable;  // the end that gave no comparable measurement
+  std::optional<std::vector<BisectEvidence>> evidence;  // the ends, when they decided it
+  std::optional<long> more_runs_needed;  // inconclusive ends: runs per end to add
+  // The search ran: skipped, overturned and confirmation are written, and
+  // skipped_between when some release between the two could not be measured.
+  bool searched = false;
+  std::vector<std::string> skipped, overturned, skipped_between;
+  std::optional<std::vector<BisectEvidence>> confirmation;  // null when the boundary was never judged
+  bool operator==(const BisectResult&) const = default;
+};
+
+}  // namespace jitbench
