@@ -177,18 +177,24 @@ def without_comments_and_string_text(text):
 # x = {...}. The json variables: those the file declares json (or auto from a
 # *_json(...) or a get<json>), and the json members the headers of src/ declare
 # (h.index_extra, env.manifest), reached through . or ->.
+JSON = r"(?:json|ordered_json|basic_json\s*<[^>]*>)"
 JSON_LITERAL = [
-    r"\bjson\s*::\s*(object|array)\s*\(",
-    r"\bjson\s*(\{|\(\s*\{|\()",
-    r"\bjson\s*[&*]?\s*\w+\s*=\s*\{",
+    rf"\b{JSON}\s*::\s*(object|array)\s*\(",
+    rf"\b{JSON}\s*(\{{|\(\s*\{{|\()",
+    rf"\b{JSON}\s*[&*]?\s*\w+\s*(=\s*)?\{{",  # json x = {...}, json x{...}
     r"\b\w+_json\s*\([^;]*\{\s*\{",
+    # A container of JSON values (filled here, whatever it is filled with), or a function returning one by value.
+    rf"(?<!get)(?<!get_if)(?<!holds_alternative)<\s*(?:nlohmann::)?{JSON}\s*[,>]",
+    rf",\s*(?:nlohmann::)?{JSON}\s*>",
+    rf"(?<!const )(?<!const nlohmann::)(?<![\w:<])(?:nlohmann::)?{JSON}\s+\w+\s*\([^;{{]*\)\s*(const\s*)?\{{",
 ]
 JSON_VARIABLE = [
-    r"\bjson\b\s*[&*]?\s+(\w+)",
+    rf"\b{JSON}\b\s*[&*]?\s+(\w+)",
     r"\bauto\s*[&*]?\s+(\w+)\s*=\s*(?:[\w:]+::)?\w+_json\s*\(",
-    r"\bauto\s*[&*]?\s+(\w+)\s*=\s*std::get<(?:nlohmann::)?json>",
+    rf"\bauto\s*[&*]?\s+(\w+)\s*=\s*std::get<(?:nlohmann::)?{JSON}>",
 ]
-JSON_FILLED = r"{name}\s*((\[[^\]]*\]\s*)+=(?!=)|(\[[^\]]*\]\s*)*\.\s*(push_back|emplace_back|emplace|update|insert)\s*\(|=\s*\{{)"
+JSON_FILLED = (r"{name}\s*((\[[^\]]*\]\s*|\.\s*at\s*\([^)]*\)\s*)+\+?=(?!=)|\+=|"
+               r"(\[[^\]]*\]\s*)*\.\s*(push_back|emplace_back|emplace|update|insert|merge_patch)\s*\(|=\s*\{{)")
 
 
 def json_built_in_commands(src):
@@ -197,7 +203,7 @@ def json_built_in_commands(src):
     members = {m.group(1) for h in src.rglob("*.h")
                for m in re.finditer(JSON_VARIABLE[0], without_comments_and_string_text(h.read_text()))}
     found = []
-    for p in sorted((src / "commands").rglob("*.cc")):
+    for p in sorted([*(src / "commands").rglob("*.cc"), *(src / "commands").rglob("*.h")]):
         if p.name.endswith("_test.cc"):
             continue
         text = p.read_text()
@@ -233,6 +239,13 @@ def test_the_json_check_sees_what_it_looks_for(tmp_path):
         "auto.cc": 'auto m = environment_json(host, probe);\nvoid g() { m["ceilings"][d] = c; }',
         "member.cc": 'void f(RunHeader& h) { h.index_extra["cwd"] = cwd; }',
         "literal_arg.cc": 'auto m = environment_json(read_host_facts(), {{"executable", python}}, env, at);',
+        "brace_init.cc": 'nlohmann::json x{{"a", 1}};',
+        "returned.cc": 'nlohmann::json f(int s) { return {{"status", s}}; }',
+        "vector.cc": 'std::vector<nlohmann::json> v;',
+        "map.h": 'struct S { std::map<std::string, nlohmann::json> loaded; };',
+        "ordered.cc": 'nlohmann::ordered_json o;\nvoid g() { o["k"] = 1; }',
+        "at.cc": 'void f(nlohmann::json& h) { h.at("k") = 1; }',
+        "plus.cc": 'void f(nlohmann::json& h) { h += 1; }',
     }
     allowed = {
         "comment.cc": '// h["shard"] = json::object();\n/* json{{"a", 1}}\n */ int x = 1;',
@@ -240,6 +253,9 @@ def test_the_json_check_sees_what_it_looks_for(tmp_path):
         "map.cc": 'std::map<std::string, std::string> env;\nvoid g() { env["A"] = "1"; }',
         "files.cc": 'write_files_in(root, {{"report/report.html", html}});',
         "read.cc": 'const auto& p = std::get<nlohmann::json>(probe);\nbool ok = p.at("b").value("available", false);',
+        "const_ref.cc": 'const nlohmann::json& manifest_of(const LoadedRun& run) { return run.manifest; }',
+        "const_value.cc": 'const json doc = registry_json(entries, at);\nwrite(json_text(doc));',
+        "variant.cc": 'if (std::holds_alternative<nlohmann::json>(r)) use(std::get_if<nlohmann::json>(&r));',
     }
     for name, text in {**refused, **allowed}.items():
         (tmp / name).write_text(text + "\n")

@@ -23,6 +23,7 @@ def one_line_error(res):
         (["run", "--python", "/nonexistent/python"], "--python"),
         (["frobnicate"], "frobnicate"),
         ([], "a command is required"),
+        (["merge", "", "a", "b"], "is empty text"),  # was an internal error (exit 3)
     ],
 )
 def test_bad_arguments(jitbench, args, expect):

@@ -54,11 +54,14 @@ def test_every_run_records_the_commit_of_the_jitbench_that_measured_it(jitbench,
 
 def test_publish_twice_shows_both_snapshots_with_per_case_history(jitbench, two_runs, tmp_path):
     site = tmp_path / "site"
+    entries = []
     for run in two_runs:
         res = publish(jitbench, run, site)
         assert res.rc == 0, res.stderr
+        entries.append(registry(site)["snapshots"])
     reg = registry(site)
     validate(reg, "jitbench.registry.v1")
+    assert entries[1][0] == entries[0][0], "the registry's first entry changed when it grew"
     assert [s["index_sha256"] for s in reg["snapshots"]] == [
         hashlib.sha256((r / "index.json").read_bytes()).hexdigest() for r in two_runs]
     html = (site / "index.html").read_text()

@@ -1,6 +1,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <iostream>
 
@@ -30,8 +32,10 @@ std::vector<Name> typed_names(const std::vector<std::string>& names, std::option
   return out;
 }
 
-// The flags read as text and typed once the whole line is parsed (CLI11's
-// errors first, then these, in the order users have always seen them).
+// The flags read as text and typed once the whole line is parsed: CLI11's
+// errors first, then these, among themselves in the order users have always
+// seen them. All of them come before what planning finds (a suite file that
+// cannot be read, an unknown case): --shard is checked here, not when planning.
 struct CliSelectionText {
   std::vector<std::string> cache_policies, precisions;
   std::string shard;
@@ -369,7 +373,11 @@ Command parse_command_line(int argc, char** argv) {
     plan.selection.shard = typed_shard(plan_text.shard);
     return plan;
   }
-  if (*merge_cmd) return merge;
+  if (*merge_cmd) {
+    if (merge.out.empty() || std::any_of(merge.shards.begin(), merge.shards.end(), [](auto& d) { return d.empty(); }))
+      throw UserError("merge: a directory given is empty text: name the merged run's directory and each shard's");
+    return merge;
+  }
   if (*bisect_cmd) {
     check_bisect(bisect.selection, bisect_text);
     return bisect;

@@ -45,22 +45,22 @@ void print_rows(const compare::Comparison& cmp) {
 
 // The manifest a case ran in: its pinned environment's file, or the run's.
 const nlohmann::json& manifest_of(const LoadedRun& run, const CaseResult& c,
-                                  std::map<std::string, nlohmann::json>& loaded) {
+                                  std::map<std::string, EnvironmentInfo>& loaded) {
   if (c.environment.empty()) return run.environment.manifest;
   const std::string key = (run.dir / c.environment).string();
   if (!loaded.count(key)) {
     auto env = read_environment(run.dir / c.environment);
     if (auto* e = std::get_if<std::string>(&env)) throw UserError(*e);
-    loaded[key] = std::get<EnvironmentInfo>(env).manifest;
+    loaded.emplace(key, std::get<EnvironmentInfo>(std::move(env)));
   }
-  return loaded[key];
+  return loaded.at(key).manifest;
 }
 
 // Two runs on different machines or packages compare those as much as the
 // code: said before the table, never hidden. Cases measured in pinned
 // environments are compared with the environment each ran in.
 void print_environments(const LoadedRun& base, const LoadedRun& next) {
-  std::map<std::string, nlohmann::json> loaded;
+  std::map<std::string, EnvironmentInfo> loaded;
   std::vector<std::string> diff;
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& [a, b] : compare::paired_cases(base.cases, next.cases)) {

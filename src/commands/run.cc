@@ -183,7 +183,7 @@ DeviceCeilings run_ceilings(const RunOptions& o, const std::vector<Case>& plan, 
     const bool planned = std::any_of(plan.begin(), plan.end(), [&](const Case& c) { return c.worker() == kind; });
     if (o.ceilings == CeilingsMode::Off || (o.ceilings == CeilingsMode::Auto && !planned)) {
       const auto* floor = Catalog::builtin().floor_of(device);
-      all[device] = ceilings_not_measured(o.ceilings == CeilingsMode::Off
+      all.of(device) = ceilings_not_measured(o.ceilings == CeilingsMode::Off
                                               ? "--ceilings off"
                                               : fmt::format("no {} case planned (--ceilings on measures anyway)",
                                                             floor ? floor->name : device));
@@ -194,7 +194,7 @@ DeviceCeilings run_ceilings(const RunOptions& o, const std::vector<Case>& plan, 
     if (!cuda && !setup.native_blas.empty()) req.env["JITBENCH_NATIVE_BLAS"] = setup.native_blas;
     req.log_path = out.root() / "logs" / fmt::format("ceilings-{}.log", device);
     req.log_root = out.root();
-    all[device] = measure_ceilings(launcher, req);
+    all.of(device) = measure_ceilings(launcher, req);
   }
   return all;
 }

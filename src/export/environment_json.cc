@@ -61,7 +61,7 @@ json unprobed_environment_json(const HostFacts& host, const std::string& python_
 }
 
 void set_ceilings(json& manifest, const DeviceCeilings& ceilings) {
-  manifest["ceilings"] = ceilings;
+  manifest["ceilings"] = {{"cpu", ceilings.cpu}, {"gpu", ceilings.gpu}};
   const auto problems_of = [&](const char* device) {
     auto trial = manifest;
     for (const char* other : {"cpu", "gpu"})

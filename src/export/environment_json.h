@@ -19,7 +19,10 @@ nlohmann::json unprobed_environment_json(const HostFacts& host, const std::strin
 
 // The machine's ceilings per device ("cpu", "gpu"): the ceilings worker's
 // answer, or why they were not measured (env/ceilings.h).
-using DeviceCeilings = std::map<std::string, nlohmann::json>;
+struct DeviceCeilings {
+  nlohmann::json cpu, gpu;
+  nlohmann::json& of(const std::string& device) { return device == "gpu" ? gpu : cpu; }
+};
 // The manifest's "ceilings". A worker's answer that the manifest's schema
 // would reject (a figure that is not a positive number) is not kept: the reason is.
 void set_ceilings(nlohmann::json& manifest, const DeviceCeilings& ceilings);

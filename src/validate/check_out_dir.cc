@@ -104,10 +104,12 @@ ValidationReport check_out_dir(const fs::path& dir) {
     rep.errors.push_back(fmt::format("{}: no {} here; is this a jitbench out dir?", dir.string(), kIndexFile));
     return rep;
   }
+  const auto errors_before = rep.errors.size();
   check_document(index_path, kIndexFile, rep);
   auto index = read_index(index_path);
   if (auto* e = std::get_if<std::string>(&index)) {
-    rep.errors.push_back(*e);
+    // The schema's lines already say what is wrong with it: the reader's would say it again.
+    if (rep.errors.size() == errors_before) rep.errors.push_back(*e);
     return rep;
   }
   check_times(std::get<RunIndex>(index), rep);

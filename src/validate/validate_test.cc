@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "util/fs.h"
@@ -72,6 +73,36 @@ TEST(CheckOutDir, ADocumentThatBreaksItsSchemaIsNamed) {
   write_file_atomic(g.dir() / "index.json", doc.dump(2));
   const auto rep = check_out_dir(g.dir());
   EXPECT_TRUE(mentions(rep.errors, "index.json")) << joined(rep.errors);
+}
+
+// What the index's sections hold, made schema-valid and re-hashed nowhere: the
+// index itself is not listed in its own files.
+void edit_index(const GoldenCopy& g, const std::function<void(nlohmann::json&)>& edit) {
+  auto doc = nlohmann::json::parse(read_file(g.dir() / "index.json"));
+  edit(doc);
+  write_file_atomic(g.dir() / "index.json", doc.dump(2));
+}
+
+TEST(CheckOutDir, AMergedShardsOpenResumedListStillReads) {
+  GoldenCopy g;  // the schema leaves merged.shards[].resumed's items open
+  edit_index(g, [](nlohmann::json& d) {
+    d["schema_version"] = "jitbench.index.v3";
+    d["merged"] = {{"shards", {{{"dir", "s1"}, {"shard", "1/2"}, {"index_sha256", std::string(64, 'a')},
+                                {"cases", 1}, {"environment", "environment.json"}, {"resumed", {"x", 1}}}}},
+                   {"missing_shards", nlohmann::json::array()}, {"missing_cases", nlohmann::json::array()},
+                   {"environments", {"environment.json"}}};
+  });
+  const auto rep = check_out_dir(g.dir());
+  EXPECT_FALSE(mentions(rep.errors, "a section is not as jitbench writes it")) << joined(rep.errors);
+  EXPECT_FALSE(mentions(rep.errors, "json.exception")) << joined(rep.errors);
+}
+
+TEST(CheckOutDir, ASectionTheSchemaRefusesIsSaidOnceByTheSchema) {
+  GoldenCopy g;
+  edit_index(g, [](nlohmann::json& d) { d["machine"] = {{"label", 5}}; });
+  const auto rep = check_out_dir(g.dir());
+  EXPECT_TRUE(mentions(rep.errors, "index.json")) << joined(rep.errors);
+  EXPECT_FALSE(mentions(rep.errors, "json.exception")) << joined(rep.errors);
 }
 
 TEST(CrossReferences, AnIndexWhoseMedianIsNotItsCaseFilesIsCaught) {

@@ -55,7 +55,8 @@ std::vector<double> samples_of(const CaseResult& c, const std::string& metric) {
   return out;
 }
 
-// The arguments of `jitbench run` that make the selection, as the user gave them.
+// The arguments of `jitbench run` that make the selection (cache policies and precisions by their canonical
+// names: an alias such as process_cold is written as the policy it stands for).
 std::vector<std::string> run_args(const RunOptions& o) {
   std::vector<std::string> a;
   const auto list = [&](const char* flag, const std::vector<std::string>& v) {
