@@ -37,6 +37,10 @@ class Workload:
     # The shard planner's model of one call on a compiled backend: coef * n^exp seconds.
     cost: Tuple[float, float] = (1e-8, 1.0)
     loop: Optional[Tuple[str, int]] = None  # a short loop: (its step's name, steps per call)
+    # A user file's planning fields (issue 35): what `--workload-path` alone plans.
+    sizes: Optional[Tuple[int, ...]] = None
+    dtypes: Optional[Tuple[str, ...]] = None
+    backends: Optional[Tuple[str, ...]] = None
 
 
 _REGISTRY = {
