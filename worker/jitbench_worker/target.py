@@ -270,6 +270,12 @@ def dtype_of(args) -> str:
     return "f64" if any(d == np.float64 or d == np.complex128 for d in kinds) else "f32"
 
 
+def describe(args):
+    """Each argument's type and shape: 'float32[6,5]', 'float', 'dict'."""
+    return [f"{a.dtype}[{','.join(map(str, a.shape))}]" if hasattr(a, "dtype") and hasattr(a, "shape")
+            else type(a).__name__ for a in args]
+
+
 class Mismatch(Exception):
     """The output's structure is not the reference's."""
 
@@ -331,7 +337,9 @@ class Measured:
     def _callable(self, key, what):
         if key not in self._cache:
             spec = self.spec[key]
-            where, name = spec.rpartition(":")[::2] if ":" in spec else ("", spec)
+            # "" for the target's own module; the target's spec is only its display name.
+            where, name = spec.rpartition(":")[::2] if ":" in spec and key != "target" else ("", spec)
+            name = name.rpartition(":")[2]
             self._cache[key] = attribute(self._module(where), name, spec, what)
         return self._cache[key]
 
@@ -367,7 +375,7 @@ class Measured:
         return build
 
     def check(self, out, inputs, n, dtype, seed, ctx=None):
-        info = {"target": self.spec["target"], "framework": self.spec["framework"]}
+        info = {"target": self.spec["target"], "framework": self.spec["framework"], "inputs": describe(inputs)}
         if self.spec.get("check"):
             return self._user_check(out, inputs), info
         ctx = ctx or verify.Context(dtype)
@@ -437,7 +445,11 @@ def _x64(framework):
 
 
 def inputs_from(factory, spec):
-    args = factory()
+    try:
+        args = factory()
+    except Exception as exc:
+        raise ValueError(f"--inputs {spec} raised {_one_line(exc)} (it is called with no arguments and returns "
+                         "the argument tuple)") from exc
     if not isinstance(args, (tuple, list)):
         raise ValueError(f"--inputs {spec} returned a {type(args).__name__}: it must return the argument tuple "
                          "(return (x,) for one argument)")
@@ -467,7 +479,7 @@ def plan(target, inputs=None, check=None, name=None, target_file_as=None):
         spec["search_path"] = [os.path.dirname(real)]
         spec["target"] = f"{os.path.basename(real)}:{attr}"
         files.append(real)
-    obj = resolve(f"{os.path.realpath(where) if is_file(where) else where}:{attr}")
+    obj = resolve(target)
     module = _module_of_target(where)
     if not is_file(where):
         spec["search_path"] = [d for d in [_import_root(module, where)] if d]
