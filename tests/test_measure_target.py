@@ -290,6 +290,17 @@ def test_a_package_module_target_records_its_distribution(tmp_path):
     ok_against_eager_f64(run_worker(pathlib_of(meta["shim"]), "numpy", "f64"), "the function itself")
 
 
+def test_inputs_and_check_from_another_file_are_listed_once_and_a_checkout_gives_its_commit(tmp_path):
+    side = write(tmp_path, "side.py", "def make():\n    return (3, 1e-7)\n\ndef check(out, inputs):\n    return True\n")
+    text, meta = T.plan(f"{ROOT / 'worker/jitbench_worker/verify.py'}:gamma", inputs=f"{side}:make",
+                        check=f"{side}:check")
+    assert meta["files"] == [str(ROOT / "worker/jitbench_worker/verify.py"), str(side.resolve())]
+    assert f"'check': '{side.resolve()}:check'" in text and f"'inputs': '{side.resolve()}:make'" in text
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    assert meta["commit"] == head.strip() and meta["distribution"] is None
+    assert (meta["dtypes"], meta["framework"]) == (["f32"], "numpy")  # no floating array: f32
+
+
 # -- what must fail ------------------------------------------------------------------
 def test_a_check_that_says_no_fails_the_case(tmp_path):
     path = write(tmp_path, "numbamod.py", NUMBA_MODULE)

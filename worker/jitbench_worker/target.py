@@ -485,17 +485,18 @@ def plan(target, inputs=None, check=None, name=None, target_file_as=None):
         spec["search_path"] = [d for d in [_import_root(module, where)] if d]
     detected = detect(obj)
     spec["framework"] = detected.framework
-    factory = _side(spec, "inputs", module, files, required=True)
+    target_file = files[0] if files else None
+    factory = _side(spec, "inputs", module, files, target_file)
     dtype = dtype_of(inputs_from(factory, spec["inputs"]))
     if check:
-        _side(spec, "check", module, files)
+        _side(spec, "check", module, files, target_file)
     name = name or default_name(target)
     backends = list(BACKENDS[detected.framework])
     catalog = {"summary": f"jitbench measure {spec['target']} ({detected.framework}"
                           f"{'' if detected.jitted is not None else ', no JIT'})",
                "backends": backends, "sizes": [1], "dtypes": [dtype]}
     meta = {"name": name, "framework": detected.framework, "backends": backends, "dtypes": [dtype],
-            "target": target, "target_file": files[0] if is_file(where) else None, "files": files,
+            "target": target, "target_file": target_file, "files": files,
             **provenance(module, where)}
     return shim_text(spec, catalog), meta
 
@@ -514,26 +515,29 @@ def _import_root(module, where):
     return path
 
 
-def _side(spec, key, module, files, required=False):
-    """Resolves --inputs / --check; a file of its own is listed, the target's file is the target's."""
+def _side(spec, key, module, files, target_file=None):
+    """Resolves --inputs / --check. A file other than the target's is listed in
+    files; an importable module's root joins the search path."""
     value = spec[key]
     where, name = value.rpartition(":")[::2] if ":" in value else ("", value)
     what = "--inputs" if key == "inputs" else "--check"
     if not where:
-        if not hasattr(module, name):
-            if required and value == "make_inputs":
-                raise ValueError(f"{spec['target']} has no module-level make_inputs: give --inputs module:factory "
-                                 "(a callable returning the argument tuple)")
-            raise ValueError(f"{what} {value!r}: {module.__name__} has no attribute {name!r}")
+        if not hasattr(module, name) and value == "make_inputs":
+            raise ValueError(f"{spec['target']} has no module-level make_inputs: give --inputs module:factory "
+                             "(a callable returning the argument tuple)")
         return attribute(module, name, value, what)
-    if is_file(where):
-        real = os.path.realpath(where)
-        if files and real == files[0]:
-            spec[key] = name  # the target's own module
-        else:
-            spec[key] = f"{real}:{name}"
+    if not is_file(where):
+        found = load_module(where)
+        spec["search_path"] += [d for d in [_import_root(found, where)] if d and d not in spec["search_path"]]
+        return attribute(found, name, value, what)
+    real = os.path.realpath(where)
+    if real == target_file:
+        spec[key] = name  # the target's own module
+    else:
+        spec[key] = f"{real}:{name}"
+        if real not in files:
             files.append(real)
-    return attribute(load_module(real if is_file(where) else where), name, value, what)
+    return attribute(load_file(where), name, value, what)
 
 
 def shim_text(spec, catalog) -> str:
