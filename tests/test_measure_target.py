@@ -121,13 +121,15 @@ def shim(target, *options, out, cwd=None):
     return p.returncode, (json.loads(p.stdout) if p.returncode == 0 else None), p.stderr
 
 
-def run_worker(shim_path, backend, dtype, mode="cold", cwd=None):
+def run_worker(shim_path, backend, dtype, mode="cold", cwd=None, policy="cold_cache", cache_dir=None):
     """The worker run as jitbench spawns it: the messages it sent on its descriptor."""
     r, w = os.pipe()
     name = shim_path.stem
     argv = [sys.executable, "-m", "jitbench_worker", "run", "--fd", str(w), "--mode", mode, "--backend", backend,
-            "--workload", name, "--workload-path", str(shim_path), "--n", "1", "--dtype", dtype, "--warm-iters", "2"]
-    proc = subprocess.Popen(argv, pass_fds=(w,), env=ENV, cwd=cwd, stdout=subprocess.DEVNULL,
+            "--workload", name, "--workload-path", str(shim_path), "--n", "1", "--dtype", dtype, "--warm-iters", "2",
+            "--cache-policy", policy]
+    env = dict(ENV, JITBENCH_CACHE_DIR=str(cache_dir)) if cache_dir else ENV
+    proc = subprocess.Popen(argv, pass_fds=(w,), env=env, cwd=cwd, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     os.close(w)
     data = b""
@@ -243,6 +245,24 @@ def test_a_numba_function_runs_on_numba_and_its_py_func_on_numpy(tmp_path):
     ok_against_eager_f64(run_worker(shim_path, "numpy", "f64"), "py_func")
 
 
+def test_a_users_numba_dispatcher_follows_the_cases_cache_policy(tmp_path):
+    """cache=True in the user's file writes nothing beside it in a cold run; under
+    warm_cache a dispatcher caches in the case's directory and the next process loads it."""
+    path = write(tmp_path, "cached.py", NUMBA_MODULE.replace("@numba.njit", "@numba.njit(cache=True)"))
+    _, shim_path = measured(tmp_path, path, "ema")
+    cold = run_worker(shim_path, "numba", "f64")
+    assert cold["compiles"]["first_call"] == 1 and not list(tmp_path.rglob("*.nbi"))  # numba's cache index
+    # A dispatcher without cache=True caches too under warm_cache, as jitbench's own njit does.
+    _, shim_path = measured(tmp_path, write(tmp_path, "uncached.py", NUMBA_MODULE), "ema", "--name", "ema_u")
+    cache = tmp_path / "case-cache"
+    cache.mkdir()
+    first = run_worker(shim_path, "numba", "f64", policy="warm_cache", cache_dir=cache)
+    assert first["cache_events"]["misses"] == 1 and any(cache.rglob("*.nbi"))
+    again = run_worker(shim_path, "numba", "f64", policy="warm_cache", cache_dir=cache)
+    assert again["cache_events"]["hits"] == 1 and again["compiles"]["first_call"] == 0
+    assert again["verify"]["ok"] is True
+
+
 @pytest.mark.skipif(not HAVE_TF, reason="tensorflow is not installed")
 def test_a_tf_function_runs_on_tensorflow_and_eagerly(tmp_path):
     meta, shim_path = measured(tmp_path, write(tmp_path, "tfmod.py", TF_MODULE), "soft")
@@ -333,6 +353,13 @@ def test_a_lambda_or_a_closure_is_refused_with_one_line_saying_why():
     with pytest.raises(ValueError, match=r"closure \(defined inside a function\): a fresh process cannot import"):
         T.resolve(outer())
     assert T.resolve(T.detect) is T.detect  # a module-level function given by reference is found by name
+    assert T.target_of(T.detect) == "jitbench_worker.target:detect"
+
+
+def test_a_function_from_a_file_loaded_by_path_is_found_by_its_path(tmp_path, plain):
+    fn = T.resolve(f"{plain}:norms")
+    assert T.target_of(fn) == f"{plain.resolve()}:norms"
+    assert T.resolve(fn) is fn
 
 
 @pytest.mark.parametrize("target,expect", [

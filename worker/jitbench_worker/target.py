@@ -43,6 +43,7 @@ Importing this module imports no framework."""
 
 import argparse
 import contextlib
+import hashlib
 import importlib
 import importlib.util
 import json
@@ -106,7 +107,9 @@ def load_file(path: str, search_path=()):
         if d and os.path.isdir(d) and d not in sys.path:
             sys.path.insert(0, d)
     stem = os.path.splitext(os.path.basename(real))[0]
-    name = stem if stem.isidentifier() and stem not in sys.modules else f"jitbench_target_{abs(hash(real))}"
+    # The same name in every process (numba's cache files are named after it).
+    name = stem if stem.isidentifier() and stem not in sys.modules else \
+        f"jitbench_target_{hashlib.sha1(real.encode()).hexdigest()[:12]}"
     spec = importlib.util.spec_from_file_location(name, real)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses, pickling and numba's cache look modules up by name
@@ -177,6 +180,9 @@ def target_of(obj) -> str:
     if name is None:
         raise ValueError(f"{qualname}: no module-level name in {module.__name__} holds this object (a fresh process "
                          "could not find it); assign it to one, or give 'module:name'")
+    loaded = next((path for path, m in _FILE_MODULES.items() if m is module), None)
+    if loaded:  # loaded by path: found by path
+        return f"{loaded}:{name}"
     if module.__name__ == "__main__":
         path = getattr(module, "__file__", None)
         if not path:
@@ -208,7 +214,9 @@ def detect(obj) -> Detected:
 
     if from_("numba") and callable(getattr(obj, "py_func", None)):
         return Detected("numba", obj, obj.py_func)
-    if from_("jax", "jaxlib") and callable(getattr(obj, "__wrapped__", None)):
+    # jax.jit's object has .lower (the ahead-of-time path); other JAX wrappers
+    # with a __wrapped__ (custom_jvp) are no JIT.
+    if from_("jax", "jaxlib") and callable(getattr(obj, "__wrapped__", None)) and hasattr(obj, "lower"):
         return Detected("jax", obj, obj.__wrapped__)
     if from_("tensorflow") and callable(getattr(obj, "python_function", None)):
         return Detected("tensorflow", obj, obj.python_function)
@@ -404,10 +412,10 @@ class Measured:
         eager, fw = self.detected().eager, self.spec["framework"]
         what = EAGER[fw]
         try:
-            return to_host(to_f64(self._run(eager, to_f64(inputs)))), f"{what}, float64"
+            return to_f64(to_host(self._run(eager, to_f64(inputs)))), f"{what}, float64"
         except Exception as exc:
             why = _one_line(exc)
-        out = to_host(to_f64(self._run(eager, inputs)))
+        out = to_f64(to_host(self._run(eager, inputs)))
         return out, f"{what}, on the inputs as given (with float64 copies it raised {why})"
 
     def _run(self, fn, args):
