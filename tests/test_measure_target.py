@@ -375,6 +375,23 @@ def test_a_bad_target_exits_2_with_one_line_naming_the_fix(tmp_path, plain, targ
     assert len(err.strip().splitlines()) == 1 and expect in err, err
 
 
+@pytest.mark.parametrize("options,expect", [
+    (["--name", "matmul"], "--name 'matmul' is a built-in workload's"),
+    (["--name", "My-Step"], "--name 'My-Step': a workload's name is lower-case letters"),
+])
+def test_a_bad_name_exits_2_with_one_line(tmp_path, plain, options, expect):
+    rc, _, err = shim(f"{plain}:norms", *options, out=tmp_path)
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and expect in err, err
+
+
+def test_the_default_name_steps_aside_from_a_built_in_workload(tmp_path):
+    write(tmp_path, "mm.py", "import numpy as np\n\ndef matmul(a):\n    return a @ a\n\n"
+                             "def make_inputs():\n    return (np.eye(3),)\n")
+    rc, meta, err = shim(f"{tmp_path / 'mm.py'}:matmul", out=tmp_path)
+    assert rc == 0, err
+    assert meta["name"] == "matmul_fn" and pathlib_of(meta["shim"]).name == "matmul_fn.py"
+
+
 def test_without_make_inputs_the_error_names_the_inputs_option(tmp_path):
     write(tmp_path, "bare.py", "def f(x):\n    return x\n")
     rc, _, err = shim(f"{tmp_path / 'bare.py'}:f", out=tmp_path)

@@ -499,6 +499,7 @@ def plan(target, inputs=None, check=None, name=None, target_file_as=None):
     if check:
         _side(spec, "check", module, files, target_file)
     name = name or default_name(target)
+    _check_name(name)
     backends = list(BACKENDS[detected.framework])
     catalog = {"summary": f"jitbench measure {spec['target']} ({detected.framework}"
                           f"{'' if detected.jitted is not None else ', no JIT'})",
@@ -507,6 +508,16 @@ def plan(target, inputs=None, check=None, name=None, target_file_as=None):
             "target": target, "target_file": target_file, "files": files,
             **provenance(module, where)}
     return shim_text(spec, catalog), meta
+
+
+def _check_name(name):
+    from . import workloads
+
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise ValueError(f"--name {name!r}: a workload's name is lower-case letters, digits and '_', starting "
+                         "with a letter")
+    if name in workloads.names():
+        raise ValueError(f"--name {name!r} is a built-in workload's: give another --name")
 
 
 def _module_of_target(where):
@@ -627,6 +638,8 @@ def main(argv) -> int:
 def _out_path(out, name):
     if os.path.isdir(out):
         return os.path.join(out, f"{name}.py")
+    if not out.endswith(".py"):
+        raise ValueError(f"--out {out}: give an existing directory or a NAME.py file")
     stem = os.path.splitext(os.path.basename(out))[0]
     if stem != name:
         raise ValueError(f"--out {out}: the shim's file must be {name}.py (a workload's name is its file's stem); "
