@@ -603,6 +603,7 @@ int cmd_resume(const ResumeOptions& r) {
   }
   if (old.index.merged) throw UserError(fmt::format("--resume: '{}' is a merged run; resume its shards", dir));
   RunOptions o = parse_run_command(old.index.command);
+  add_measured_workload(old.index, o);
   o.out_dir = std::filesystem::absolute(dir).string();
   o.quiet = r.quiet;
   const InputCopies inputs = use_recorded_inputs(old.index, o.out_dir, o);

@@ -339,8 +339,13 @@ class Measured:
         return where if not is_file(where) else os.path.join(self.base, where)
 
     def _module(self, where):
-        return load_module(self._path(where) if where else self._path(self.spec["where"]),
-                           self.spec.get("search_path", ()))
+        path = self._path(where) if where else self._path(self.spec["where"])
+        pinned = self.spec.get("sha256", {}).get(os.path.realpath(path)) if is_file(path) else None
+        if pinned and _sha256(path) != pinned:
+            raise RuntimeError(f"{path} is not the file this workload was generated from (its sha256 differs): "
+                               "a resumed or replicated run measures the code it started with; run jitbench "
+                               "measure again to measure the new one")
+        return load_module(path, self.spec.get("search_path", ()))
 
     def _callable(self, key, what):
         if key not in self._cache:
@@ -498,6 +503,7 @@ def plan(target, inputs=None, check=None, name=None, target_file_as=None):
     dtype = dtype_of(inputs_from(factory, spec["inputs"]))
     if check:
         _side(spec, "check", module, files, target_file)
+    spec["sha256"] = {f: _sha256(f) for f in files}  # the code measured: a later change is refused, not measured
     name = name or default_name(target)
     _check_name(name)
     backends = list(BACKENDS[detected.framework])
@@ -508,6 +514,11 @@ def plan(target, inputs=None, check=None, name=None, target_file_as=None):
             "target": target, "target_file": target_file, "files": files,
             **provenance(module, where)}
     return shim_text(spec, catalog), meta
+
+
+def _sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def _check_name(name):
