@@ -63,22 +63,13 @@ CLI::Validator finite_number(double lo, double hi, bool closed = false) {
 const CLI::Validator kNonEmpty(
     [](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); }, "TEXT");
 
-// What selects the cases: shared by `run` and `plan`, so both make the same plan.
-void add_selection(CLI::App* cmd, RunOptions& run, CliSelectionText& text) {
-  cmd->add_option("--suite", run.suite_file, "suite file (TOML; see docs/suite-format.md)")->check(kNonEmpty);
-  cmd->add_option("--cases", run.cases, "comma-separated <workload>_<n>_<f32|f64>, e.g. matmul_512_f32")->delimiter(',');
+// How each case is measured: shared by `run`, `plan` and `measure`.
+void add_measurement(CLI::App* cmd, RunOptions& run, CliSelectionText& text) {
   cmd->add_option("--backends", run.backends, "comma-separated backends (see `jitbench list`)")->delimiter(',');
   cmd->add_option("--cache-policy", text.cache_policies, "comma-separated cache policies")->delimiter(',');
   cmd->add_option("--precision", text.precisions,
                   "comma-separated matmul precisions: default (each framework's own), highest (IEEE float32)")
       ->delimiter(',');
-  cmd->add_option("--workload-path", run.workload_paths,
-                  "a Python file defining a user workload (repeatable; docs/user-workloads.md)")
-      ->check(kNonEmpty);
-  cmd->add_option("--shard", text.shard, "K/N: only the K-th of N disjoint, cost-balanced shards of the plan")
-      ->check(kNonEmpty);
-  cmd->add_option("--costs", run.costs_dir, "an earlier run's out dir: its measured case times balance the shards")
-      ->check(kNonEmpty);
   cmd->add_option("--env", run.envs,
                   "measure every case in a pinned environment: [NAME:]REQ;REQ... (repeatable; docs/environments.md)")
       ->check(kNonEmpty);
@@ -87,6 +78,20 @@ void add_selection(CLI::App* cmd, RunOptions& run, CliSelectionText& text) {
   cmd->add_option("--find-links", run.find_links, "a directory of wheels the environments' installer may use")
       ->check(kNonEmpty);
   cmd->add_flag("--no-index", run.no_index, "build environments from --find-links alone, without a package index");
+}
+
+// What selects the cases: shared by `run` and `plan`, so both make the same plan.
+void add_selection(CLI::App* cmd, RunOptions& run, CliSelectionText& text) {
+  cmd->add_option("--suite", run.suite_file, "suite file (TOML; see docs/suite-format.md)")->check(kNonEmpty);
+  cmd->add_option("--cases", run.cases, "comma-separated <workload>_<n>_<f32|f64>, e.g. matmul_512_f32")->delimiter(',');
+  add_measurement(cmd, run, text);
+  cmd->add_option("--workload-path", run.workload_paths,
+                  "a Python file defining a user workload (repeatable; docs/user-workloads.md)")
+      ->check(kNonEmpty);
+  cmd->add_option("--shard", text.shard, "K/N: only the K-th of N disjoint, cost-balanced shards of the plan")
+      ->check(kNonEmpty);
+  cmd->add_option("--costs", run.costs_dir, "an earlier run's out dir: its measured case times balance the shards")
+      ->check(kNonEmpty);
 }
 
 // How often each case is measured, and for how long a worker may take.
@@ -139,6 +144,28 @@ CLI::App* add_run(CLI::App& app, RunOptions& run, CliRunText& text) {
   return cmd;
 }
 
+// `jitbench measure TARGET`: the run's measurement options, no selection of cases (TARGET is the case).
+CLI::App* add_measure(CLI::App& app, MeasureOptions& m, CliSelectionText& text) {
+  auto* cmd = app.add_subcommand("measure", "measure your own jitted function against its eager baseline "
+                                            "(docs/your-code.md)");
+  cmd->add_option("target", m.target, "path/to/file.py:name or package.module:name")->required()->check(kNonEmpty);
+  cmd->add_option("--inputs", m.inputs, "module:factory or file.py:factory returning the argument tuple "
+                                        "(default: TARGET's make_inputs)")->check(kNonEmpty);
+  cmd->add_option("--check", m.check, "module:fn or file.py:fn: check(out, inputs) -> bool or a verify dict "
+                                      "(default: compared with the eager function in float64)")->check(kNonEmpty);
+  cmd->add_option("--name", m.name, "the workload's name in case ids (default: TARGET's function name)")
+      ->check(kNonEmpty);
+  cmd->add_option("--out-dir", m.run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)")
+      ->check(kNonEmpty);
+  add_measurement(cmd, m.run, text);
+  cmd->add_option("--python", m.run.python, "interpreter whose packages are benchmarked (default: the project's .venv)")
+      ->check(kNonEmpty);
+  add_repetitions(cmd, m.run, "fresh-process runs per case (default 5)",
+                  "warm processes per case (default 1; compare needs 4+ to test warm calls)");
+  cmd->add_flag("--quiet,-q", m.run.quiet, "print only the final summary line");
+  return cmd;
+}
+
 CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
   auto* cmd = app.add_subcommand("compare", "compare two runs case by case, with statistical tests");
   cmd->add_option("base", compare.base, "out dir of the baseline run")->required();
@@ -154,12 +181,12 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
   return cmd;
 }
 
-constexpr const char* kCommands = "run, plan, merge, bisect, list, validate, report, compare, publish, replicate, "
-                                  "sign, verify";
+constexpr const char* kCommands = "run, measure, plan, merge, bisect, list, validate, report, compare, publish, "
+                                  "replicate, sign, verify";
 
 void check_command_name(int argc, char** argv) {
   const std::string first = argc > 1 ? argv[1] : "";
-  for (const char* c : {"run", "plan", "merge", "bisect", "list", "validate", "report", "compare", "publish",
+  for (const char* c : {"run", "measure", "plan", "merge", "bisect", "list", "validate", "report", "compare", "publish",
                         "replicate", "sign", "verify"})
     if (first == c) return;
   if (!first.empty() && first[0] != '-')
@@ -321,6 +348,19 @@ Command typed_run(RunOptions run, const CliRunText& text) {
   return run;
 }
 
+Command typed_measure(MeasureOptions m, const CliSelectionText& text) {
+  type_selection(text, m.run);
+  check_sampling(m.run);
+  return m;
+}
+
+CLI::App* add_merge(CLI::App& app, MergeOptions& merge) {
+  auto* cmd = app.add_subcommand("merge", "merge the out dirs of a plan's shards into one verified run");
+  cmd->add_option("out", merge.out, "new or empty directory for the merged run")->required();
+  cmd->add_option("shards", merge.shards, "the shards' out dirs (jitbench run --shard K/N)")->required();
+  return cmd;
+}
+
 void check_bisect(RunOptions& selection, const CliSelectionText& text) {
   type_selection(text, selection);
   check_sampling(selection);
@@ -341,6 +381,9 @@ Command parse_command_line(int argc, char** argv) {
   Inspecting inspecting;
   add_inspection(app, inspecting);
   auto* compare_cmd = add_compare(app, compare);
+  MeasureOptions measure;
+  CliSelectionText measure_text;
+  auto* measure_cmd = add_measure(app, measure, measure_text);
   PlanOptions plan;
   CliSelectionText plan_text, bisect_text;
   auto* plan_cmd = app.add_subcommand("plan", "list the cases `run` would measure, in order, with stable ids");
@@ -349,9 +392,7 @@ Command parse_command_line(int argc, char** argv) {
   BisectOptions bisect;
   auto* bisect_cmd = add_bisect(app, bisect, bisect_text);
   MergeOptions merge;
-  auto* merge_cmd = app.add_subcommand("merge", "merge the out dirs of a plan's shards into one verified run");
-  merge_cmd->add_option("out", merge.out, "new or empty directory for the merged run")->required();
-  merge_cmd->add_option("shards", merge.shards, "the shards' out dirs (jitbench run --shard K/N)")->required();
+  auto* merge_cmd = add_merge(app, merge);
   PublishingCommands publishing;
   add_publish(app, publishing);
   add_replicate(app, publishing);
@@ -368,6 +409,7 @@ Command parse_command_line(int argc, char** argv) {
     throw UserError(msg + " (see jitbench --help)");
   }
   if (*run_cmd) return typed_run(std::move(run), run_text);
+  if (*measure_cmd) return typed_measure(std::move(measure), measure_text);
   if (*plan_cmd) {
     type_selection(plan_text, plan.selection);
     plan.selection.shard = typed_shard(plan_text.shard);
@@ -397,8 +439,10 @@ RunOptions parse_run_command(const std::vector<std::string>& argv) {
   std::vector<char*> ptrs;
   for (auto& a : copy) ptrs.push_back(a.data());
   ptrs.push_back(nullptr);
-  if (copy.size() < 2 || copy[1] != "run") throw UserError("the recorded command is not a `jitbench run`");
+  if (copy.size() < 2 || (copy[1] != "run" && copy[1] != "measure"))
+    throw UserError("the recorded command is not a `jitbench run`");
   const Command cmd = parse_command_line(static_cast<int>(copy.size()), ptrs.data());
+  if (const auto* m = std::get_if<MeasureOptions>(&cmd)) return m->run;
   const auto* run = std::get_if<RunOptions>(&cmd);
   if (!run) throw UserError("the recorded command is not a `jitbench run`");
   return *run;

@@ -50,6 +50,15 @@ struct ResumeOptions {
   bool quiet = false;
 };
 
+// `jitbench measure TARGET`: the user's own function (file.py:name or
+// package.module:name) measured like a workload file, against its eager
+// baseline (docs/your-code.md). `run` holds the measurement options.
+struct MeasureOptions {
+  RunOptions run;
+  std::string target;
+  std::string inputs, check, name;  // "" -> TARGET's make_inputs; compare with the eager baseline; derived
+};
+
 // `jitbench plan`: the cases `run` with the same selection would measure.
 struct PlanOptions {
   RunOptions selection;
@@ -124,15 +133,16 @@ struct Done {
   int exit_code = 0;  // --help, --version
 };
 
-using Command = std::variant<RunOptions, ResumeOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions,
+using Command = std::variant<RunOptions, MeasureOptions, ResumeOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions,
                              PlanOptions, MergeOptions, BisectOptions, PublishOptions, ReplicateOptions, SignOptions,
                              VerifyOptions, Done>;
 
 // Throws UserError with a one-line message for bad input.
 Command parse_command_line(int argc, char** argv);
 // The options of a `jitbench run` command line recorded in an index (argv[0]
-// included), for --resume and replicate. Throws UserError when it is not one
-// (a `jitbench run --resume` is not).
+// included), for --resume and replicate; of a `jitbench measure`, its
+// measurement options (its workload file is the run's recorded input). Throws
+// UserError when it is neither (a `jitbench run --resume` is not).
 RunOptions parse_run_command(const std::vector<std::string>& argv);
 
 }  // namespace jitbench

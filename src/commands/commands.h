@@ -16,6 +16,7 @@
 #include "results/index_sections.h"
 
 namespace jitbench {
+struct RunIndex;
 // Exit codes: 0 every case ok or warn; 1 compare found a regression; 2 a case
 // failed, or a usage error; 3 an internal error; 4 the out dir refused a write
 // (full, read-only) and the run stopped, what it recorded still valid; 5 merge
@@ -32,12 +33,18 @@ int cmd_run(const RunOptions& opts, const std::vector<std::string>& command, con
 // --resume DIR: the command and environment from DIR's index, the cases it
 // measured kept, those missing or interrupted measured now.
 int cmd_resume(const ResumeOptions& opts);
+// `jitbench measure TARGET`: the worker writes a workload file that measures
+// TARGET (worker/jitbench_worker/target.py), which is then run as
+// `run --workload-path` alone would run it; the index records the command as typed.
+int cmd_measure(const MeasureOptions& opts, const std::vector<std::string>& command);
+// A recorded `measure` command names no workload file: its run's is the
+// workload input its index lists. Adds it to `o` (a `run` command: nothing).
+void add_measured_workload(const RunIndex& index, RunOptions& o);
 // A recorded run's command made runnable here (for --resume and replicate):
 // relative paths anchored at the directory it was started from, the suite
 // and workload files read from the copies in its out dir (checked against
 // their sha256). Throws UserError when a copy is missing or altered.
 // Returns the copies to read the inputs from (InputCopies: the plan takes them).
-struct RunIndex;
 InputCopies use_recorded_inputs(const RunIndex& index, const std::filesystem::path& dir, RunOptions& o);
 // The index's cwd and inputs sections as a recorded run has them, for a run
 // that goes on from it (a resumption, a merge of its shards).

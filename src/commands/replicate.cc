@@ -11,6 +11,7 @@ namespace jitbench {
 
 int cmd_replicate(const ReplicateOptions& o) {
   return replicate(o, [](RunOptions options, const std::vector<std::string>& command, const LoadedRun& original) {
+    add_measured_workload(original.index, options);
     const InputCopies inputs = use_recorded_inputs(original.index, original.dir, options);
     return cmd_run(options, command, inputs);
   });

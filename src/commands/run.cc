@@ -44,6 +44,35 @@ Suite load_suite(const RunOptions& o, Catalog& catalog, const InputCopies& input
   return std::get<Suite>(r);
 }
 
+// --workload-path with no --suite: the files' own plan (config/suite.h,
+// workload_files_suite), named after them; --cases that name a built-in
+// workload keep the default suite's blocks for it too.
+Suite workload_files_suite_of(const RunOptions& o, const Catalog& catalog) {
+  std::vector<std::string> names;
+  for (const auto& path : o.workload_paths) {
+    const auto stem = std::filesystem::path(path).stem().string();
+    if (std::find(names.begin(), names.end(), stem) == names.end()) names.push_back(stem);
+  }
+  // A file whose record could not be read (said above) has no plan of its own: with --cases its cases are
+  // planned as before (--backends), and fail with the worker's reason.
+  const bool unread = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+    const auto w = catalog.find_workload(n);
+    return !w || !w->record_loaded;
+  });
+  if (unread && !o.cases.empty()) return default_suite();
+  auto r = workload_files_suite(catalog, names, !read_host_facts().gpus.empty());
+  if (auto* e = std::get_if<ConfigError>(&r)) throw UserError(e->message);
+  Suite s = std::get<Suite>(std::move(r));
+  const bool built_in_case = std::any_of(o.cases.begin(), o.cases.end(), [&](const std::string& spec) {
+    return std::none_of(names.begin(), names.end(), [&](const std::string& n) { return spec.starts_with(n + "_"); });
+  });
+  if (built_in_case) {
+    s.name = "default";
+    for (const auto& blk : default_suite().matrix) s.matrix.push_back(blk);
+  }
+  return s;
+}
+
 // --env and --env-var over the suite's [[environments]]: the command line's
 // environments replace the suite's; variables apply to whichever are used.
 std::vector<EnvironmentSpec> selected_environments(const Suite& suite, const RunOptions& o) {
@@ -73,7 +102,7 @@ std::vector<Case> plan_cases(const Catalog& catalog, const Suite& suite, const R
   for (const auto& spec : o.cases) {
     auto r = parse_case_spec(spec, catalog);
     if (auto* e = std::get_if<std::string>(&r)) throw UserError(*e);
-    sel.cases.push_back(std::get<CaseSpec>(r));
+    for (auto& c : std::get<std::vector<CaseSpec>>(r)) sel.cases.push_back(std::move(c));
   }
   auto plan = make_plan(catalog, suite, sel);
   if (auto* e = std::get_if<std::string>(&plan)) throw UserError(*e);
@@ -114,6 +143,7 @@ PlannedRun make_planned_run(const RunOptions& o, const InputCopies& inputs) {
   p.inputs = inputs;
   p.suite = load_suite(o, catalog, inputs);
   catalog = load_user_workload_records(resolve_python(o.python), std::move(catalog));
+  if (o.suite_file.empty() && !o.workload_paths.empty()) p.suite = workload_files_suite_of(o, catalog);
   p.environments = selected_environments(p.suite, o);
   p.full = plan_cases(catalog, p.suite, o, p.environments);
   const int processes = o.cold_runs.value_or(p.suite.cold_runs) + o.warm_runs.value_or(p.suite.warm_runs);
@@ -573,6 +603,7 @@ int cmd_resume(const ResumeOptions& r) {
   }
   if (old.index.merged) throw UserError(fmt::format("--resume: '{}' is a merged run; resume its shards", dir));
   RunOptions o = parse_run_command(old.index.command);
+  add_measured_workload(old.index, o);
   o.out_dir = std::filesystem::absolute(dir).string();
   o.quiet = r.quiet;
   const InputCopies inputs = use_recorded_inputs(old.index, o.out_dir, o);

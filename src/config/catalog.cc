@@ -70,6 +70,32 @@ double in_range(const nlohmann::json& v, const char* what, double lo, double hi,
 }
 }  // namespace
 
+namespace {
+// CATALOG's sizes, dtypes and backends and the file's frameworks, checked as
+// the worker checks them (workloads/__init__.py, _check_plan): a record that
+// passed one and not the other is refused here too.
+void read_user_plan(const nlohmann::json& w, WorkloadInfo& out) {
+  const auto list = [&](const char* key) {
+    const auto it = w.find(key);
+    if (it == w.end() || it->is_null()) return nlohmann::json::array();
+    if (!it->is_array() || it->empty()) throw std::invalid_argument(std::string(key) + " must be a non-empty list");
+    return *it;
+  };
+  for (const auto& n : list("sizes")) {
+    if (!n.is_number_integer()) throw std::invalid_argument("sizes must be whole numbers");
+    out.sizes.push_back(static_cast<long>(in_range(n, "size", 1, 1e12, false)));
+  }
+  for (const auto& d : list("dtypes")) {
+    if (!d.is_string() || !is_dtype(d.get<std::string>())) throw std::invalid_argument("dtypes must be f32 or f64");
+    out.dtypes.push_back(d.get<std::string>());
+  }
+  for (const auto& b : list("backends")) out.backends.push_back(b.get<std::string>());
+  if (const auto it = w.find("frameworks"); it != w.end() && it->is_array())  // empty: IMPLEMENTATIONS is
+    for (const auto& f : *it) out.frameworks.push_back(f.get<std::string>());
+
+}
+}  // namespace
+
 WorkloadInfo workload_from_json(const nlohmann::json& w) {
   WorkloadInfo out;
   out.name = w.at("name").get<std::string>();
@@ -93,6 +119,7 @@ WorkloadInfo workload_from_json(const nlohmann::json& w) {
     if (!steps.is_number_integer()) throw std::invalid_argument("loop steps must be a whole number");
     out.loop_steps = static_cast<long>(in_range(steps, "loop steps", 1, 1e9, false));
   }
+  read_user_plan(w, out);
   return out;
 }
 
@@ -121,6 +148,7 @@ BackendInfo backend_from_json(const nlohmann::json& b) {
   i.floor = b.at("floor").get<bool>();
   i.startup_s = b.at("startup_s").get<double>();
   i.cost_factor = b.at("cost_factor").get<double>();
+  i.framework = b.value("framework", "");
   return i;
 }
 }  // namespace

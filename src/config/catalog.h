@@ -36,6 +36,7 @@ struct BackendInfo {
   bool floor = false;             // the no-JIT floor of its device
   double startup_s = 2.0;         // a worker process's start-up (the shard planner's model)
   double cost_factor = 1.0;       // its calls' work relative to a compiled backend
+  std::string framework = "";     // the key of a workload file's IMPLEMENTATIONS it runs ("" for none)
 };
 
 // How a workload's throughput is counted: check()'s info[field] * scale, in unit.
@@ -61,6 +62,12 @@ struct WorkloadInfo {
   std::string loop_step;          // a short loop: its step's name ("" for none)
   long loop_steps = 0;            // and the steps one call runs
   bool record_loaded = true;      // false for a user workload until its worker has described it
+  // A user workload file's own plan (`--workload-path` alone, docs/user-workloads.md): the keys of its
+  // IMPLEMENTATIONS, and CATALOG's sizes, dtypes ("f32", "f64") and backends; empty where not given.
+  std::vector<std::string> frameworks = {};
+  std::vector<long> sizes = {};
+  std::vector<std::string> dtypes = {};
+  std::vector<std::string> backends = {};
 };
 
 // A record as the worker prints it (catalog.json, `catalog --workload-file`,

@@ -1,6 +1,7 @@
 #include "config/suite.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -336,6 +337,58 @@ Suite default_suite() {
   // The embedded suite is checked by a unit test; failing here is a build defect.
   if (auto* e = std::get_if<ConfigError>(&r)) throw std::logic_error(e->message);
   return std::get<Suite>(r);
+}
+
+namespace {
+// The backends a user workload runs on when `--workload-path` alone plans it.
+std::variant<std::vector<std::string>, ConfigError> user_workload_backends(const Catalog& catalog,
+                                                                            const WorkloadInfo& w, bool gpu_seen) {
+  const auto where = fmt::format("workload file {}", w.path);
+  if (!w.backends.empty()) {
+    for (const auto& b : w.backends)
+      if (!catalog.find_backend(b))
+        return ConfigError{fmt::format("{}: CATALOG backends names '{}', which is not a backend (valid: {})", where,
+                                       b, catalog.backend_names())};
+    return w.backends;
+  }
+  std::vector<std::string> out, known;  // known: the frameworks the catalog's backends run
+  for (const auto& b : catalog.backends()) {
+    if (b->worker != WorkerKind::Python || b->framework.empty()) continue;
+    if (std::find(known.begin(), known.end(), b->framework) == known.end()) known.push_back(b->framework);
+    if (std::find(w.frameworks.begin(), w.frameworks.end(), b->framework) != w.frameworks.end() &&
+        (b->device != "gpu" || gpu_seen))
+      out.push_back(b->name);
+  }
+  if (out.empty())
+    return ConfigError{fmt::format(
+        "{}: no backend here runs it: its IMPLEMENTATIONS name {} (jitbench runs {}{}); add one, or list CATALOG "
+        "backends", where, w.frameworks.empty() ? std::string("no framework") : fmt::format("{}", fmt::join(w.frameworks, ", ")),
+        fmt::join(known, ", "), gpu_seen ? "" : "; GPU backends only where a GPU is seen")};
+  return out;
+}
+}  // namespace
+
+std::variant<Suite, ConfigError> workload_files_suite(const Catalog& catalog, const std::vector<std::string>& workloads,
+                                                      bool gpu_seen) {
+  Suite s = default_suite();
+  s.matrix.clear();
+  s.name = fmt::format("{}", fmt::join(workloads, "+"));
+  s.source = "<--workload-path>";
+  for (const auto& name : workloads) {
+    const auto w = catalog.find_workload(name);
+    if (!w || !w->record_loaded)
+      return ConfigError{fmt::format("workload '{}': its file could not be read (the line above says why): fix it, "
+                                     "or give --suite or --cases", name)};
+    auto backends = user_workload_backends(catalog, *w, gpu_seen);
+    if (auto* e = std::get_if<ConfigError>(&backends)) return *e;
+    MatrixBlock blk;
+    blk.backends = std::get<std::vector<std::string>>(std::move(backends));
+    blk.workloads = {name};
+    blk.sizes = w->sizes.empty() ? std::vector<long>{kUserWorkloadDefaultSize} : w->sizes;
+    blk.dtypes = w->dtypes.empty() ? std::vector<std::string>{"f32"} : w->dtypes;
+    s.matrix.push_back(std::move(blk));
+  }
+  return s;
 }
 
 }  // namespace jitbench

@@ -60,4 +60,17 @@ std::variant<Suite, ConfigError> load_suite_file(const std::string& path, Catalo
 // The embedded default suite: built-in names only.
 Suite default_suite();
 
+// The size a user workload file is planned at when its CATALOG gives no sizes
+// (docs/user-workloads.md says so).
+inline constexpr long kUserWorkloadDefaultSize = 1024;
+
+// `run --workload-path FILE...` with no suite file: the default suite's
+// settings, named after the workloads, with one block per workload file: its
+// CATALOG's backends, or every backend of `catalog` that runs one of its
+// IMPLEMENTATIONS' frameworks (a GPU backend only when `gpu_seen`), at its
+// CATALOG's sizes (else kUserWorkloadDefaultSize) and dtypes (else f32).
+// An error names the file and the fix.
+std::variant<Suite, ConfigError> workload_files_suite(const Catalog& catalog, const std::vector<std::string>& workloads,
+                                                      bool gpu_seen);
+
 }  // namespace jitbench

@@ -58,9 +58,28 @@ std::optional<WorkloadInfo> workload_record(const Case& c, const nlohmann::json&
   return workload_record(c.workload_info.get(), reported);
 }
 
-std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text, const Catalog& catalog) {
+namespace {
+// "<workload>_<n>" naming a known workload: one spec per dtype of its record.
+std::optional<std::vector<CaseSpec>> without_dtype(const std::string& text, const Catalog& catalog) {
+  const auto last = text.rfind('_');
+  if (last == std::string::npos || last == 0) return std::nullopt;
+  const auto n_text = text.substr(last + 1);
+  const auto w = catalog.find_workload(text.substr(0, last));
+  if (!w || n_text.empty() || n_text.size() > 12 || !std::all_of(n_text.begin(), n_text.end(), ::isdigit) ||
+      std::stol(n_text) < 1)
+    return std::nullopt;
+  std::vector<CaseSpec> out;
+  for (const auto& d : w->dtypes.empty() ? std::vector<std::string>{"f32"} : w->dtypes)
+    out.push_back({w->name, std::stol(n_text), d});
+  return out;
+}
+}  // namespace
+
+std::variant<std::vector<CaseSpec>, std::string> parse_case_spec(const std::string& text, const Catalog& catalog) {
+  if (auto specs = without_dtype(text, catalog)) return *specs;
   const auto bad = [&](const std::string& why) {
-    return fmt::format("bad case '{}': {} (write <workload>_<n>_<f32|f64>, e.g. matmul_512_f32)", text, why);
+    return fmt::format("bad case '{}': {} (write <workload>_<n>_<f32|f64>, e.g. matmul_512_f32, or <workload>_<n> "
+                       "for the workload's dtypes)", text, why);
   };
   const auto last = text.rfind('_');
   if (last == std::string::npos || last == 0) return bad("no dtype");
@@ -77,7 +96,7 @@ std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text, con
     return bad(fmt::format("size '{}' is not a positive integer", n_text));
   s.n = std::stol(n_text);
   if (s.n < 1) return bad("size must be >= 1");
-  return s;
+  return std::vector<CaseSpec>{s};
 }
 
 namespace {

@@ -73,8 +73,9 @@ struct CaseSpec {
   long n = 0;
   std::string dtype;
 };
-// The workload must be one of `catalog`'s.
-std::variant<CaseSpec, std::string> parse_case_spec(const std::string& text, const Catalog& catalog);
+// The workload must be one of `catalog`'s. "<workload>_<n>" without a dtype
+// means each of the workload's CATALOG dtypes (f32 when it gives none).
+std::variant<std::vector<CaseSpec>, std::string> parse_case_spec(const std::string& text, const Catalog& catalog);
 
 struct Selection {
   std::vector<std::string> backends;          // empty: the suite's

@@ -1,6 +1,9 @@
 #include "plan/plan.h"
 
 #include <gtest/gtest.h>
+#include <filesystem>
+
+#include "util/fs.h"
 
 namespace jitbench {
 namespace {
@@ -33,14 +36,40 @@ TEST(CaseId, MatchesSeedContract) {
 
 TEST(CaseSpec, ParsesWorkloadsWithUnderscores) {
   auto r = parse_case_spec("mc_pi_100000_f64", Catalog::builtin());
-  ASSERT_TRUE(std::holds_alternative<CaseSpec>(r));
-  EXPECT_EQ(std::get<CaseSpec>(r).workload, "mc_pi");
-  EXPECT_EQ(std::get<CaseSpec>(r).n, 100000);
-  EXPECT_EQ(std::get<CaseSpec>(r).dtype, "f64");
+  ASSERT_TRUE(std::holds_alternative<std::vector<CaseSpec>>(r));
+  ASSERT_EQ(std::get<std::vector<CaseSpec>>(r).size(), 1u);
+  const auto& s = std::get<std::vector<CaseSpec>>(r)[0];
+  EXPECT_EQ(s.workload, "mc_pi");
+  EXPECT_EQ(s.n, 100000);
+  EXPECT_EQ(s.dtype, "f64");
+}
+
+TEST(CaseSpec, WithoutADtypeMeansTheWorkloadsDtypes) {
+  auto r = parse_case_spec("mc_pi_100", Catalog::builtin());  // a built-in gives none: f32
+  ASSERT_TRUE(std::holds_alternative<std::vector<CaseSpec>>(r)) << std::get<std::string>(r);
+  ASSERT_EQ(std::get<std::vector<CaseSpec>>(r).size(), 1u);
+  EXPECT_EQ(std::get<std::vector<CaseSpec>>(r)[0].dtype, "f32");
+  EXPECT_EQ(std::get<std::vector<CaseSpec>>(r)[0].n, 100);
+  const auto file = std::filesystem::temp_directory_path() / "ema_scan.py";
+  write_file_atomic(file, "IMPLEMENTATIONS = {}\n");
+  auto added = Catalog::builtin().with_user_workload(file.string());
+  ASSERT_TRUE(std::holds_alternative<Catalog>(added)) << std::get<std::string>(added);
+  WorkloadInfo mine;
+  mine.name = "ema_scan";
+  mine.dtypes = {"f32", "f64"};
+  const Catalog c = std::get<Catalog>(added).with_record(mine);
+  r = parse_case_spec("ema_scan_1000", c);
+  ASSERT_TRUE(std::holds_alternative<std::vector<CaseSpec>>(r)) << std::get<std::string>(r);
+  const auto& specs = std::get<std::vector<CaseSpec>>(r);
+  ASSERT_EQ(specs.size(), 2u);
+  EXPECT_EQ(specs[0].workload, "ema_scan");
+  EXPECT_EQ(specs[0].dtype, "f32");
+  EXPECT_EQ(specs[1].dtype, "f64");
+  EXPECT_EQ(specs[1].n, 1000);
 }
 
 TEST(CaseSpec, RejectsBadSpecsWithHint) {
-  for (const char* bad : {"matmul", "matmul_512", "matmul_x_f32", "matmul_512_f16", "conv_512_f32", "matmul_-1_f32"}) {
+  for (const char* bad : {"matmul", "matmul_0", "matmul_x_f32", "matmul_512_f16", "conv_512_f32", "matmul_-1_f32"}) {
     auto r = parse_case_spec(bad, Catalog::builtin());
     ASSERT_TRUE(std::holds_alternative<std::string>(r)) << bad;
     EXPECT_NE(std::get<std::string>(r).find("e.g. matmul_512_f32"), std::string::npos);
@@ -153,7 +182,7 @@ TEST(Plan, NamedCasesKeepTheEnvironmentsTheSuitePairsThemWith) {
   s.matrix.push_back({{"jax_jit_cpu"}, {"matmul"}, {8}, {"f32"}, {}, {"jax-a"}});
   s.matrix.push_back({{"numba"}, {"matmul"}, {8}, {"f32"}, {}, {"numba-a"}});
   Selection sel;
-  sel.cases = {std::get<CaseSpec>(parse_case_spec("matmul_8_f32", Catalog::builtin()))};
+  sel.cases = std::get<std::vector<CaseSpec>>(parse_case_spec("matmul_8_f32", Catalog::builtin()));
   auto r = make_plan(Catalog::builtin(), s, sel);
   ASSERT_TRUE(std::holds_alternative<std::vector<Case>>(r)) << std::get<std::string>(r);
   std::vector<std::string> ids;

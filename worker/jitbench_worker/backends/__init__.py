@@ -151,10 +151,12 @@ def catalog():
     for name, b in _REGISTRY.items():
         if b.factory is None:
             package, writes, wants_gpu = b.needs, False, b.device == "gpu"  # compiled ahead of time: no cache
+            framework = ""  # runs no workload file's IMPLEMENTATIONS
         else:
             # Triton runs in its interpreter without a GPU: it is a GPU backend that does not insist on one.
             adapter = b.factory()
             package, writes, wants_gpu = adapter.package, adapter.writes_cache_by_default, adapter.wants_gpu
+            framework = adapter.framework
         if b.jit and b.baseline and b.baseline not in _REGISTRY:
             raise ValueError(f"backend {name}: baseline {b.baseline!r} is not a backend")
         out.append({"name": name, "package": package, "wants_gpu": wants_gpu, "device": b.device,
@@ -162,5 +164,7 @@ def catalog():
                     "default_baseline": b.default_baseline, "floor": b.floor, "startup_s": b.startup_s,
                     "cost_factor": b.cost_factor, "aot_crosscheck": b.aot_crosscheck,
                     # Whether a cold run may write to the case's cache (jitbench checks it may not otherwise).
-                    "writes_cache_by_default": writes, "packages": list(b.packages)})
+                    "writes_cache_by_default": writes, "packages": list(b.packages),
+                    # The key of a workload's IMPLEMENTATIONS it runs (`--workload-path` alone plans by it).
+                    "framework": framework})
     return out

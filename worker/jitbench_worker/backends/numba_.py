@@ -88,6 +88,20 @@ class NumbaAdapter(Adapter):
             _wrap_cache(d, self.recorder)
         return d
 
+    def adopt(self, dispatcher):
+        """The user's own dispatcher caches as njit does here: in the case's
+        directory under warm_cache, not at all otherwise (a cache=True file left
+        by an earlier process would make a cold run a warm one)."""
+        from numba.core.caching import NullCache
+
+        if self._cache.get("cache"):
+            dispatcher.enable_caching()  # in NUMBA_CACHE_DIR, set before numba's import
+            _wrap_cache(dispatcher, self.recorder)
+        else:
+            dispatcher._cache = NullCache()
+        self._dispatchers.append(dispatcher)
+        return dispatcher
+
     def info(self):
         import llvmlite
 

@@ -37,6 +37,11 @@ class Workload:
     # The shard planner's model of one call on a compiled backend: coef * n^exp seconds.
     cost: Tuple[float, float] = (1e-8, 1.0)
     loop: Optional[Tuple[str, int]] = None  # a short loop: (its step's name, steps per call)
+    # A user workload's own plan, for `--workload-path` alone (docs/user-workloads.md): its sizes, its
+    # dtypes, and the backends it runs on (None: every backend its IMPLEMENTATIONS' frameworks run on).
+    sizes: Optional[Tuple[int, ...]] = None
+    dtypes: Optional[Tuple[str, ...]] = None
+    backends: Optional[Tuple[str, ...]] = None
 
 
 _REGISTRY = {
@@ -101,9 +106,13 @@ def record_json(name: str, w: Workload, path: str = ""):
     """A workload's catalog record as the C++ side reads it."""
     work = None if w.work is None else {"field": w.work[0], "scale": w.work[1], "unit": w.work[2]}
     loop = None if w.loop is None else {"step": w.loop[0], "steps": w.loop[1]}
-    return {"name": name, "summary": w.summary, "pair": w.pair, "work": work, "ceiling": w.ceiling,
-            "ceiling_note": w.ceiling_note, "accuracy": w.accuracy,
-            "cost": {"coefficient": w.cost[0], "exponent": w.cost[1]}, "loop": loop, "path": path}
+    out = {"name": name, "summary": w.summary, "pair": w.pair, "work": work, "ceiling": w.ceiling,
+           "ceiling_note": w.ceiling_note, "accuracy": w.accuracy,
+           "cost": {"coefficient": w.cost[0], "exponent": w.cost[1]}, "loop": loop, "path": path}
+    for key in ("sizes", "dtypes", "backends"):  # a user file's plan, when its CATALOG gives one
+        if getattr(w, key) is not None:
+            out[key] = list(getattr(w, key))
+    return out
 
 
 def catalog():
@@ -125,11 +134,14 @@ def record(name: str, path: str = None, module=None):
     if unknown:
         raise ValueError(f"workload file {path}: CATALOG has unknown fields {', '.join(sorted(unknown))} "
                          "(see docs/user-workloads.md)")
-    for key in ("work", "cost", "loop"):
+    for key in ("work", "cost", "loop", "sizes", "dtypes", "backends"):
         if fields.get(key) is not None:
             fields[key] = tuple(fields[key])
     _check_numbers(path, fields)
-    return record_json(name, Workload(module="", **fields), path)
+    _check_plan(path, fields)
+    out = record_json(name, Workload(module="", **fields), path)
+    out["frameworks"] = [str(k) for k in module.IMPLEMENTATIONS]  # what `--workload-path` alone plans it on
+    return out
 
 
 # What a user's CATALOG numbers may be: the shard planner multiplies the cost
@@ -168,6 +180,30 @@ def _check_numbers(path, fields):
         number("work", "its scale", work[1], *_WORK_SCALE, open_low=True)
     if (loop := pair("loop", 2)) is not None:
         number("loop", "its steps per call", loop[1], *_LOOP_STEPS, integer=True)
+
+
+_SIZES = (1, 10**12)
+_DTYPES = ("f32", "f64")
+
+
+def _check_plan(path, fields):
+    """Raises ValueError naming the first of CATALOG's sizes, dtypes and
+    backends that is not a plan jitbench can make."""
+    for key in ("sizes", "dtypes", "backends"):
+        value = fields.get(key)
+        if value is not None and not value:
+            raise ValueError(f"workload file {path}: CATALOG {key} is empty: leave it out for the default, "
+                             "or list at least one")
+    for n in fields.get("sizes") or ():
+        if not isinstance(n, int) or isinstance(n, bool) or not _SIZES[0] <= n <= _SIZES[1]:
+            raise ValueError(f"workload file {path}: CATALOG sizes: each must be a whole number in "
+                             f"[{_SIZES[0]}, {_SIZES[1]:.0e}], not {n!r}")
+    for d in fields.get("dtypes") or ():
+        if d not in _DTYPES:
+            raise ValueError(f"workload file {path}: CATALOG dtypes: {d!r} is not one of {', '.join(_DTYPES)}")
+    for b in fields.get("backends") or ():
+        if not isinstance(b, str):
+            raise ValueError(f"workload file {path}: CATALOG backends: {b!r} is not a backend name")
 
 
 def _from_file(name: str, path: str):

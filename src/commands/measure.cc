@@ -1,0 +1,80 @@
+// `jitbench measure TARGET`: the worker turns the user's function into a
+// workload file (its "shim", worker/jitbench_worker/target.py), and that file
+// is run exactly as `run --workload-path` alone runs one: the JIT backend the
+// function was wrapped for and its eager baseline, named after the function.
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "commands/commands.h"
+#include "env/probe.h"
+#include "results/read.h"
+#include "util/fs.h"
+#include "util/json_get.h"
+#include "util/json_parse.h"
+
+namespace jitbench {
+namespace fs = std::filesystem;
+
+namespace {
+// A private directory for the shim, removed when the command ends (the run
+// keeps its copy under inputs/workloads/).
+class ShimDir {
+ public:
+  ShimDir() {
+    std::string tmpl = (fs::temp_directory_path() / "jitbench-measure-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw UserError("measure: cannot make a temporary directory for the workload file");
+    path_ = tmpl;
+  }
+  ~ShimDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// The shim's file, written by the worker; its one-line error as a UserError.
+std::string write_shim(const MeasureOptions& m, const std::string& python, const fs::path& dir) {
+  std::vector<std::string> argv = {python, "-m", "jitbench_worker.target", "shim", m.target, "--out", dir.string()};
+  for (const auto& [flag, value] : {std::pair{"--inputs", m.inputs}, {"--check", m.check}, {"--name", m.name}})
+    if (!value.empty()) argv.insert(argv.end(), {flag, value});
+  const fs::path log = dir / "shim.log";
+  auto spec = worker_module_spawn(argv, resolve_worker_dir(), log, {}, 300);
+  // The user's own modules are found where the user's Python finds them.
+  if (const char* p = std::getenv("PYTHONPATH"); p && *p) spec.env_set["PYTHONPATH"] += std::string(":") + p;
+  PosixLauncher launcher;
+  const auto p = launcher.launch(spec);
+  if (p.kind == ExitKind::SpawnFailed)
+    throw UserError(fmt::format("measure: cannot start Python '{}': {} (pass --python PATH)", python, p.spawn_error));
+  const std::string line = last_line(log);
+  if (p.kind != ExitKind::Exited || p.exit_code != 0)
+    throw UserError(fmt::format("measure {}: {}", m.target, line.empty() ? "the worker could not load it" : line));
+  auto parsed = parse_json(line);
+  const auto* doc = std::get_if<nlohmann::json>(&parsed);
+  const std::string shim = doc ? string_or(*doc, "shim", "") : "";
+  if (shim.empty()) throw UserError(fmt::format("measure {}: the worker wrote no workload file (see {})", m.target,
+                                                log.string()));
+  return shim;
+}
+}  // namespace
+
+int cmd_measure(const MeasureOptions& m, const std::vector<std::string>& command) {
+  const ShimDir dir;
+  RunOptions o = m.run;
+  o.workload_paths = {write_shim(m, resolve_python(o.python), dir.path())};
+  return cmd_run(o, command);
+}
+
+void add_measured_workload(const RunIndex& index, RunOptions& o) {
+  if (index.command.size() < 2 || index.command[1] != "measure") return;
+  for (const auto& in : index.inputs)
+    if (in.kind == "workload") o.workload_paths.push_back(in.source);
+}
+
+}  // namespace jitbench

@@ -1,0 +1,662 @@
+"""`jitbench measure TARGET`, the worker side: the user's own function as a
+workload file (docs/user-workloads.md) that jitbench runs like any other.
+
+TARGET is `path/to/file.py:name` (loaded by path as a module of its own, its
+directory first on sys.path so that its sibling imports work) or
+`package.module:name` (imported). It names a function wrapped by the user's
+JIT (jax.jit, numba.njit/jit, torch.compile, tf.function) or a plain
+Python/NumPy function. detect() tells which from the object alone, importing
+no framework, and derives the eager callable from the same object: the JIT
+backend measures the user's object as is, its baseline backend the eager one.
+
+    python -m jitbench_worker.target shim TARGET [--inputs SPEC] [--check SPEC]
+        [--name NAME] [--target-file-as PATH] --out FILE_OR_DIR
+
+writes the generated workload file (the "shim", NAME.py: a workload's name is
+its file's stem) and prints one JSON line: name, framework, backends, dtypes,
+target, target_file (the user's file, absolute, for a file TARGET), files
+(every user file the shim loads by path), distribution/version (a package
+TARGET's top-level distribution) and commit (the git commit of the checkout
+holding the target's source, when it is in one); exit 2 with one line on
+stderr for a bad target. --target-file-as PATH: the path the shim loads the
+target's file from instead of where it is now (jitbench copies the file under
+the run's inputs/ and passes the copy's path; a relative path is taken from
+the shim's own directory). The original directory stays on sys.path after it,
+for sibling imports.
+
+--inputs SPEC: `module:factory`, `file.py:factory` or a bare name in TARGET's
+module; the factory takes no argument and returns the argument tuple (its
+arrays become NumPy on the host; the backend's adapter moves them to the
+device). Default: TARGET's module-level `make_inputs`. The case's size is 1
+and its dtype f64 when any floating input is float64, else f32.
+
+--check SPEC: check(out, inputs) -> a bool, or a verify dict with at least
+"ok" (docs/user-workloads.md); out and inputs are NumPy, out keeping the
+result's structure. Without it the output is compared with the eager callable's
+run in float64 (on float64 copies of the inputs when it accepts them, else on
+the inputs as given), under the precision model's tolerance (verify.py; the
+constants of the built-in JAX transform workloads): largest relative error
+over the result's leaves. This holds for the eager baseline's own case too: it
+is then its own precision compared with float64.
+
+Importing this module imports no framework."""
+
+import argparse
+import contextlib
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from . import verify
+
+# Each framework's JIT backend and its eager baseline (CPU). A plain function
+# has no JIT: it is measured on NumPy alone.
+BACKENDS = {
+    "jax": ("jax_jit_cpu", "jax_eager_cpu"),
+    "numba": ("numba", "numpy"),
+    "tensorflow": ("tensorflow", "tensorflow_eager"),
+    "torch": ("torch_compile", "torch_eager"),
+    "numpy": ("numpy",),
+}
+EAGER = {
+    "jax": "the un-jitted JAX function (jax.jit's __wrapped__)",
+    "numba": "the numba function's py_func (plain Python)",
+    "tensorflow": "the tf.function's python_function, run eagerly",
+    "torch": "the callable torch.compile wrapped, eager",
+    "numpy": "the function itself",
+}
+# The precision model's IEEE tolerances for a computation of unknown shape: those
+# of the built-in JAX transform workloads (workloads/_nets.py), relative error.
+F32_REL_TOL = 2e-3
+F64_REL_TOL = 1e-9
+
+
+# -- finding the user's objects ---------------------------------------------------
+def split(spec: str, what: str = "TARGET"):
+    """'where:name' -> (where, name)."""
+    where, sep, name = spec.rpartition(":")
+    if not sep or not where or not name:
+        raise ValueError(f"{what} {spec!r} must be path/to/file.py:name or package.module:name (a ':' before the "
+                         "function's name)")
+    return where, name
+
+
+def is_file(where: str) -> bool:
+    return where.endswith(".py") or os.sep in where or "/" in where
+
+
+_FILE_MODULES = {}  # realpath -> module: a file is loaded once per process
+
+
+def load_file(path: str, search_path=()):
+    """The file as a module of its own, named after its stem (a stem already
+    taken gets a prefix); its directory and search_path go first on sys.path."""
+    real = os.path.realpath(path)
+    if real in _FILE_MODULES:
+        return _FILE_MODULES[real]
+    if not os.path.isfile(real):
+        raise ValueError(f"file not found: {path} (give the path to a .py file, relative to where you run jitbench)")
+    for d in reversed([os.path.dirname(real), *search_path]):
+        if d and os.path.isdir(d) and d not in sys.path:
+            sys.path.insert(0, d)
+    stem = os.path.splitext(os.path.basename(real))[0]
+    # The same name in every process (numba's cache files are named after it).
+    name = stem if stem.isidentifier() and stem not in sys.modules else \
+        f"jitbench_target_{hashlib.sha1(real.encode()).hexdigest()[:12]}"
+    spec = importlib.util.spec_from_file_location(name, real)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses, pickling and numba's cache look modules up by name
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise ValueError(f"cannot load {path}: {_one_line(exc)}") from exc
+    _FILE_MODULES[real] = module
+    return module
+
+
+def load_module(where: str, search_path=()):
+    if is_file(where):
+        return load_file(where, search_path)
+    for d in search_path:
+        if os.path.isdir(d) and d not in sys.path:
+            sys.path.append(d)  # after what is installed: an installed package wins
+    try:
+        return importlib.import_module(where)
+    except ModuleNotFoundError as exc:
+        if exc.name and where.startswith(exc.name):
+            raise ValueError(f"cannot import module {where!r} ({exc}): install it, run from the directory that "
+                             "holds it, or name its file (path/to/file.py:name)") from exc
+        raise ValueError(f"cannot import module {where!r}: {_one_line(exc)}") from exc
+    except Exception as exc:
+        raise ValueError(f"cannot import module {where!r}: {_one_line(exc)}") from exc
+
+
+def attribute(module, name: str, spec: str, what: str = "TARGET"):
+    obj = module
+    for part in name.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"{what} {spec!r}: {module.__name__} has no attribute {name!r} (is it defined at "
+                             "module level under that name?)")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise ValueError(f"{what} {spec!r} is a {type(obj).__name__}, not callable: name a function")
+    return obj
+
+
+def resolve(target, search_path=()):
+    """The callable TARGET names ('file.py:name', 'package.module:name'), or
+    TARGET itself given by reference, checked to be importable by name."""
+    if not isinstance(target, str):
+        target = target_of(target)
+    where, name = split(target)
+    return attribute(load_module(where, search_path), name, target)
+
+
+def target_of(obj) -> str:
+    """'module:name' (or 'file.py:name' for a script's __main__) under which a
+    fresh process finds obj; ValueError saying why there is none."""
+    if not callable(obj):
+        raise ValueError(f"a {type(obj).__name__} is not callable: give a function")
+    inner = detect(obj).eager
+    qualname = getattr(inner, "__qualname__", "") or ""
+    if getattr(inner, "__name__", "") == "<lambda>":
+        raise ValueError("a lambda cannot be measured: a fresh process cannot import it (it has no name in its "
+                         "module); define it with def at module level")
+    if "<locals>" in qualname:
+        raise ValueError(f"{qualname} is a closure (defined inside a function): a fresh process cannot import it; "
+                         "define it at module level")
+    module = sys.modules.get(getattr(inner, "__module__", None) or "")
+    if module is None:
+        raise ValueError(f"{qualname or obj!r}: its module is not imported, so a fresh process cannot find it")
+    name = next((k for k, v in vars(module).items() if v is obj), None)
+    if name is None:
+        raise ValueError(f"{qualname}: no module-level name in {module.__name__} holds this object (a fresh process "
+                         "could not find it); assign it to one, or give 'module:name'")
+    loaded = next((path for path, m in _FILE_MODULES.items() if m is module), None)
+    if loaded:  # loaded by path: found by path
+        return f"{loaded}:{name}"
+    if module.__name__ == "__main__":
+        path = getattr(module, "__file__", None)
+        if not path:
+            raise ValueError(f"{name} is defined in a notebook or interactive session: a fresh process cannot "
+                             "import it; move it to a .py file and import it from there")
+        return f"{os.path.abspath(path)}:{name}"
+    return f"{module.__name__}:{name}"
+
+
+def _one_line(exc) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+# -- which framework ----------------------------------------------------------------
+@dataclass(frozen=True)
+class Detected:
+    framework: str               # a key of BACKENDS (and of IMPLEMENTATIONS)
+    jitted: Optional[Callable]   # the user's JIT-wrapped object; None for a plain function
+    eager: Callable              # the same computation without the JIT
+
+
+def detect(obj) -> Detected:
+    """From the object's type and attributes alone: no framework is imported."""
+    module = type(obj).__module__ or ""
+
+    def from_(*prefixes):
+        return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+    if from_("numba") and callable(getattr(obj, "py_func", None)):
+        return Detected("numba", obj, obj.py_func)
+    # jax.jit's object has .lower (the ahead-of-time path); other JAX wrappers
+    # with a __wrapped__ (custom_jvp) are no JIT.
+    if from_("jax", "jaxlib") and callable(getattr(obj, "__wrapped__", None)) and hasattr(obj, "lower"):
+        return Detected("jax", obj, obj.__wrapped__)
+    if from_("tensorflow") and callable(getattr(obj, "python_function", None)):
+        return Detected("tensorflow", obj, obj.python_function)
+    orig = getattr(obj, "__dict__", {}).get("_torchdynamo_orig_callable")  # torch.compile(function)
+    if callable(orig):
+        return Detected("torch", obj, orig)
+    if from_("torch") and callable(getattr(obj, "_orig_mod", None)):  # torch.compile(nn.Module)
+        return Detected("torch", obj, obj._orig_mod)
+    return Detected("numpy", None, obj)
+
+
+# -- values ---------------------------------------------------------------------------
+def to_host(tree):
+    """Arrays of any framework as NumPy, in the same structure (lists become tuples)."""
+    import numpy as np
+
+    if isinstance(tree, dict):
+        return {k: to_host(v) for k, v in tree.items()}
+    if isinstance(tree, (tuple, list)):
+        return tuple(to_host(v) for v in tree)
+    if hasattr(tree, "detach"):  # torch
+        return tree.detach().cpu().numpy()
+    if hasattr(tree, "numpy") and not isinstance(tree, np.ndarray):  # TensorFlow
+        return np.asarray(tree.numpy())
+    if hasattr(tree, "__array__") and not isinstance(tree, np.ndarray):  # JAX and the like
+        return np.asarray(tree)
+    return tree
+
+
+def to_f64(tree):
+    """Floating arrays (and complex ones) widened to 64 bits; anything else as is."""
+    import numpy as np
+
+    if isinstance(tree, dict):
+        return {k: to_f64(v) for k, v in tree.items()}
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(to_f64(v) for v in tree)
+    if isinstance(tree, np.ndarray) and tree.dtype.kind == "f":
+        return tree.astype(np.float64)
+    if isinstance(tree, np.ndarray) and tree.dtype.kind == "c":
+        return tree.astype(np.complex128)
+    return tree
+
+
+def leaves(tree, path=""):
+    """[(path, leaf)] in a fixed order."""
+    if isinstance(tree, dict):
+        return [x for k in sorted(tree, key=str) for x in leaves(tree[k], f"{path}[{k!r}]")]
+    if isinstance(tree, (tuple, list)):
+        return [x for i, v in enumerate(tree) for x in leaves(v, f"{path}[{i}]")]
+    return [(path or "out", tree)]
+
+
+def dtype_of(args) -> str:
+    """f64 when any floating input is float64, else f32."""
+    import numpy as np
+
+    kinds = [np.asarray(x).dtype for _, x in leaves(args) if hasattr(x, "dtype")]
+    return "f64" if any(d == np.float64 or d == np.complex128 for d in kinds) else "f32"
+
+
+def describe(args):
+    """Each argument's type and shape: 'float32[6,5]', 'float', 'dict'."""
+    return [f"{a.dtype}[{','.join(map(str, a.shape))}]" if hasattr(a, "dtype") and hasattr(a, "shape")
+            else type(a).__name__ for a in args]
+
+
+class Mismatch(Exception):
+    """The output's structure is not the reference's."""
+
+
+def leaf_error(got, want):
+    """Relative 2-norm error of one leaf (absolute where the reference is 0);
+    equal non-finite values count as equal."""
+    import numpy as np
+
+    g, w = np.asarray(got), np.asarray(want)
+    if g.shape != w.shape:
+        raise Mismatch(f"shape {g.shape}, expected {w.shape}")
+    if w.dtype.kind not in "biufc" or g.dtype.kind not in "biufc":
+        if np.array_equal(g, w):
+            return 0.0
+        raise Mismatch(f"{g!r} differs from the reference's {w!r}")
+    g, w = g.astype(np.result_type(g, np.float64)), w.astype(np.result_type(w, np.float64))
+    same = (g == w) | (np.isnan(g) & np.isnan(w))
+    diff = np.where(same, 0.0, g - w)
+    num = float(np.sqrt(np.sum(np.abs(diff) ** 2)))
+    den = float(np.sqrt(np.sum(np.abs(np.where(np.isfinite(w), w, 0.0)) ** 2)))
+    return num / den if den > 0 else num
+
+
+def error(got, want):
+    """(largest leaf error, its path) of out against the reference."""
+    g, w = leaves(got), leaves(want)
+    if [p for p, _ in g] != [p for p, _ in w]:
+        raise Mismatch(f"the result's structure {[p for p, _ in g]} is not the reference's {[p for p, _ in w]}")
+    worst = None
+    for (path, a), (_, b) in zip(g, w):
+        try:
+            e = leaf_error(a, b)
+        except Mismatch as exc:
+            raise Mismatch(f"{path}: {exc}") from None
+        if worst is None or not e <= worst[0]:  # NaN is the worst
+            worst = (e, path)
+    return worst or (0.0, "")
+
+
+# -- the generated workload's behaviour ----------------------------------------------
+class Measured:
+    """What a shim delegates to: TARGET, its inputs and its check, loaded in
+    the worker at setup (after the backend imported its framework)."""
+
+    def __init__(self, spec: dict, here: str = ""):
+        self.spec = spec
+        self.base = os.path.dirname(os.path.abspath(here)) if here else os.getcwd()
+        self.adapter = None  # the backend's adapter, kept by build() for the reference run
+        self._cache = {}
+
+    def _path(self, where):
+        return where if not is_file(where) else os.path.join(self.base, where)
+
+    def _module(self, where):
+        path = self._path(where) if where else self._path(self.spec["where"])
+        pinned = self.spec.get("sha256", {}).get(os.path.realpath(path)) if is_file(path) else None
+        if pinned and _sha256(path) != pinned:
+            raise RuntimeError(f"{path} is not the file this workload was generated from (its sha256 differs): "
+                               "a resumed or replicated run measures the code it started with; run jitbench "
+                               "measure again to measure the new one")
+        return load_module(path, self.spec.get("search_path", ()))
+
+    def _callable(self, key, what):
+        if key not in self._cache:
+            spec = self.spec[key]
+            # "" for the target's own module; the target's spec is only its display name.
+            where, name = spec.rpartition(":")[::2] if ":" in spec and key != "target" else ("", spec)
+            name = name.rpartition(":")[2]
+            self._cache[key] = attribute(self._module(where), name, spec, what)
+        return self._cache[key]
+
+    def detected(self) -> Detected:
+        if "detected" not in self._cache:
+            self._cache["detected"] = detect(self._callable("target", "TARGET"))
+            found = self._cache["detected"].framework
+            if found != self.spec["framework"]:
+                raise RuntimeError(f"{self.spec['target']} is now {found}, not {self.spec['framework']} as when "
+                                   "this workload was generated: run jitbench measure again")
+        return self._cache["detected"]
+
+    # The contract: make_inputs, IMPLEMENTATIONS, check.
+    def make_inputs(self, n, dtype, seed):
+        """The factory's argument tuple as host (NumPy) values; n, dtype and seed are not used."""
+        return inputs_from(self._callable("inputs", "--inputs"), self.spec["inputs"])
+
+    def implementations(self) -> dict:
+        framework = self.spec["framework"]
+        if framework == "numba":
+            return {"numba": self._build(True), "numpy": self._build(False)}
+        if framework == "numpy":
+            return {"numpy": self._build(False)}
+        return {framework: self._build(None)}
+
+    def _build(self, jit):
+        def build(adapter, n, dtype):
+            self.adapter = adapter
+            d = self.detected()
+            use_jit = jit if jit is not None else getattr(adapter, "use_jit", getattr(adapter, "compiled", True))
+            return adapter.adopt(d.jitted) if use_jit else d.eager
+
+        return build
+
+    def check(self, out, inputs, n, dtype, seed, ctx=None):
+        info = {"target": self.spec["target"], "framework": self.spec["framework"], "inputs": describe(inputs)}
+        if self.spec.get("check"):
+            return self._user_check(out, inputs), info
+        ctx = ctx or verify.Context(dtype)
+        want, what = ctx.memo("reference", lambda: self.reference(inputs))
+        info["verified_against"] = what
+        try:
+            err, where = error(out, want)
+        except Mismatch as exc:
+            return {"ok": False, "metric": "relative_error", "reference": what, "message": str(exc)}, info
+        ieee = F32_REL_TOL if dtype == "f32" else F64_REL_TOL
+        tol, basis = ctx.tolerance(ieee, lambda: error(self.reference(verify.round_tree(ctx.matmul, inputs))[0],
+                                                       want)[0])
+        v = {"ok": bool(err <= tol), "metric": "relative_error", "error": err, "tolerance": tol,
+             "tolerance_basis": basis, "reference": what}
+        if where:
+            info["worst_leaf"] = where
+        if "unverifiable" in basis:
+            v["message"] = basis["unverifiable"]
+        elif not v["ok"]:
+            v["message"] = (f"relative error {err:.3g} of {where} against {what} exceeds {tol:.3g} "
+                            f"({basis['precision']} products)")
+        return v, info
+
+    def reference(self, inputs):
+        """(the eager callable's output in float64 as NumPy, what it was)."""
+        eager, fw = self.detected().eager, self.spec["framework"]
+        what = EAGER[fw]
+        try:
+            return to_f64(to_host(self._run(eager, to_f64(inputs)))), f"{what}, float64"
+        except Exception as exc:
+            why = _one_line(exc)
+        out = to_f64(to_host(self._run(eager, inputs)))
+        return out, f"{what}, on the inputs as given (with float64 copies it raised {why})"
+
+    def _run(self, fn, args):
+        adapter = self.adapter
+        with _x64(self.spec["framework"]):
+            dev = tuple(adapter.to_device(x) for x in args) if adapter else tuple(args)
+            out = fn(*dev)
+            return adapter.sync(out) if adapter else out
+
+    def _user_check(self, out, inputs):
+        spec = self.spec["check"]
+        got = self._callable("check", "--check")(out, inputs)
+        what = f"the user's check {spec if ':' in spec else self.spec['target'].rpartition(':')[0] + ':' + spec}"
+        if isinstance(got, dict) and "ok" in got:
+            return {"metric": "user_check", "reference": what, **got, "ok": bool(got["ok"])}
+        if isinstance(got, bool) or type(got).__name__ == "bool_":
+            v = {"ok": bool(got), "metric": "user_check", "reference": what}
+            if not got:
+                v["message"] = f"{what} returned False"
+            return v
+        return {"ok": False, "metric": "user_check", "reference": what,
+                "message": f"{what} returned a {type(got).__name__}: it must return a bool or a dict with 'ok'"}
+
+
+def _x64(framework):
+    """JAX computes float64 only with x64 on: on for the reference run."""
+    if framework != "jax":
+        return contextlib.nullcontext()
+    import jax
+
+    enable = getattr(jax, "enable_x64", None)
+    if enable is None:  # older releases
+        from jax.experimental import enable_x64 as enable
+    return enable(True)
+
+
+def inputs_from(factory, spec):
+    try:
+        args = factory()
+    except Exception as exc:
+        raise ValueError(f"--inputs {spec} raised {_one_line(exc)} (it is called with no arguments and returns "
+                         "the argument tuple)") from exc
+    if not isinstance(args, (tuple, list)):
+        raise ValueError(f"--inputs {spec} returned a {type(args).__name__}: it must return the argument tuple "
+                         "(return (x,) for one argument)")
+    return tuple(to_host(a) for a in args)
+
+
+# -- generating the shim ------------------------------------------------------------
+def default_name(target: str) -> str:
+    from . import workloads
+
+    name = re.sub(r"[^a-z0-9_]", "_", split(target)[1].rpartition(".")[2].lower()).strip("_") or "target"
+    if not name[0].isalpha():
+        name = f"fn_{name}"
+    return f"{name}_fn" if name in workloads.names() else name
+
+
+def plan(target, inputs=None, check=None, name=None, target_file_as=None):
+    """(the shim's text, what the CLI prints about it). Loads TARGET, calls the
+    inputs factory once (for the dtype) and resolves the check."""
+    where, attr = split(target)
+    spec = {"target": target, "where": where, "inputs": inputs or "make_inputs", "check": check,
+            "search_path": []}
+    files = []
+    if is_file(where):
+        real = os.path.realpath(where)
+        spec["where"] = target_file_as or real
+        spec["search_path"] = [os.path.dirname(real)]
+        spec["target"] = f"{os.path.basename(real)}:{attr}"
+        files.append(real)
+    obj = resolve(target)
+    module = _module_of_target(where)
+    if not is_file(where):
+        spec["search_path"] = [d for d in [_import_root(module, where)] if d]
+    detected = detect(obj)
+    spec["framework"] = detected.framework
+    target_file = files[0] if files else None
+    factory = _side(spec, "inputs", module, files, target_file)
+    dtype = dtype_of(inputs_from(factory, spec["inputs"]))
+    if check:
+        _side(spec, "check", module, files, target_file)
+    spec["sha256"] = {f: _sha256(f) for f in files}  # the code measured: a later change is refused, not measured
+    name = name or default_name(target)
+    _check_name(name)
+    backends = list(BACKENDS[detected.framework])
+    catalog = {"summary": f"jitbench measure {spec['target']} ({detected.framework}"
+                          f"{'' if detected.jitted is not None else ', no JIT'})",
+               "backends": backends, "sizes": [1], "dtypes": [dtype]}
+    meta = {"name": name, "framework": detected.framework, "backends": backends, "dtypes": [dtype],
+            "target": target, "target_file": target_file, "files": files,
+            **provenance(module, where)}
+    return shim_text(spec, catalog), meta
+
+
+def _sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def _check_name(name):
+    from . import workloads
+
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise ValueError(f"--name {name!r}: a workload's name is lower-case letters, digits and '_', starting "
+                         "with a letter")
+    if name in workloads.names():
+        raise ValueError(f"--name {name!r} is a built-in workload's: give another --name")
+
+
+def _module_of_target(where):
+    return load_file(where) if is_file(where) else importlib.import_module(where)
+
+
+def _import_root(module, where):
+    """The sys.path entry a package module was imported from."""
+    if not getattr(module, "__file__", None):
+        return ""
+    path = os.path.realpath(module.__file__)
+    for _ in range(where.count(".") + (2 if path.endswith("__init__.py") else 1)):
+        path = os.path.dirname(path)
+    return path
+
+
+def _side(spec, key, module, files, target_file=None):
+    """Resolves --inputs / --check. A file other than the target's is listed in
+    files; an importable module's root joins the search path."""
+    value = spec[key]
+    where, name = value.rpartition(":")[::2] if ":" in value else ("", value)
+    what = "--inputs" if key == "inputs" else "--check"
+    if not where:
+        if not hasattr(module, name) and value == "make_inputs":
+            raise ValueError(f"{spec['target']} has no module-level make_inputs: give --inputs module:factory "
+                             "(a callable returning the argument tuple)")
+        return attribute(module, name, value, what)
+    if not is_file(where):
+        found = load_module(where)
+        spec["search_path"] += [d for d in [_import_root(found, where)] if d and d not in spec["search_path"]]
+        return attribute(found, name, value, what)
+    real = os.path.realpath(where)
+    if real == target_file:
+        spec[key] = name  # the target's own module
+    else:
+        spec[key] = f"{real}:{name}"
+        if real not in files:
+            files.append(real)
+    return attribute(load_file(where), name, value, what)
+
+
+def shim_text(spec, catalog) -> str:
+    return (f'"""Generated by `python -m jitbench_worker.target shim` for `jitbench measure {spec["target"]}`\n'
+            f'({spec["framework"]}): the workload that measures it. Regenerate it rather than edit it."""\n\n'
+            "from jitbench_worker.target import Measured\n\n"
+            "_SPEC = {\n" + "".join(f"    {k!r}: {v!r},\n" for k, v in spec.items()) + "}\n"
+            "_MEASURED = Measured(_SPEC, __file__)\n\n"
+            "make_inputs = _MEASURED.make_inputs\n"
+            "check = _MEASURED.check\n"
+            "IMPLEMENTATIONS = _MEASURED.implementations()\n"
+            f"CATALOG = {catalog!r}\n")
+
+
+def make_shim(target, inputs=None, check=None, name=None, target_file_as=None) -> str:
+    """The text of the workload file that measures TARGET (see the module's doc)."""
+    return plan(target, inputs, check, name, target_file_as)[0]
+
+
+def provenance(module, where) -> dict:
+    """The distribution and version of a package TARGET; the git commit of the checkout its source is in."""
+    out = {"distribution": None, "version": None, "commit": _commit(getattr(module, "__file__", None))}
+    if is_file(where):
+        return out
+    import importlib.metadata as md
+
+    top = where.split(".")[0]
+    dists = md.packages_distributions().get(top) or []
+    if dists:
+        out["distribution"] = dists[0]
+        try:
+            out["version"] = md.version(dists[0])
+        except md.PackageNotFoundError:
+            pass
+    return out
+
+
+def _commit(path):
+    """HEAD of the git checkout holding path, when there is one (else None)."""
+    d = os.path.dirname(os.path.realpath(path)) if path else None
+    while d and not os.path.exists(os.path.join(d, ".git")):
+        parent = os.path.dirname(d)
+        d = None if parent == d else parent
+    if not d:
+        return None
+    try:
+        got = subprocess.run(["git", "-C", d, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return got.stdout.strip() or None if got.returncode == 0 else None
+
+
+# -- command line ---------------------------------------------------------------------
+def main(argv) -> int:
+    p = argparse.ArgumentParser(prog="python -m jitbench_worker.target")
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("shim", help="write the workload file that measures TARGET")
+    s.add_argument("target")
+    s.add_argument("--inputs", default=None)
+    s.add_argument("--check", default=None)
+    s.add_argument("--name", default=None)
+    s.add_argument("--target-file-as", default=None)
+    s.add_argument("--out", required=True, help="the shim file (NAME.py), or a directory to write NAME.py in")
+    args = p.parse_args(argv)
+    if not args.name and not os.path.isdir(args.out):
+        args.name = os.path.splitext(os.path.basename(args.out))[0]  # a workload's name is its file's stem
+    try:
+        text, meta = plan(args.target, args.inputs, args.check, args.name, args.target_file_as)
+        path = _out_path(args.out, meta["name"])
+    except ValueError as exc:
+        sys.stderr.write(f"{str(exc).splitlines()[0]}\n")
+        return 2
+    with open(path, "w") as f:
+        f.write(text)
+    sys.stdout.write(json.dumps({**meta, "shim": os.path.abspath(path)}) + "\n")
+    return 0
+
+
+def _out_path(out, name):
+    if os.path.isdir(out):
+        return os.path.join(out, f"{name}.py")
+    if not out.endswith(".py"):
+        raise ValueError(f"--out {out}: give an existing directory or a NAME.py file")
+    stem = os.path.splitext(os.path.basename(out))[0]
+    if stem != name:
+        raise ValueError(f"--out {out}: the shim's file must be {name}.py (a workload's name is its file's stem); "
+                         "give a directory, or the same --name")
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
