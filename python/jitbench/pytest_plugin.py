@@ -187,6 +187,9 @@ class _Session:
             self.lines.insert(1 if self.dir is not None else 0, f"compared with {self.saved_dir}"
                               + (f", failing above {self.fail_pct:g}% regression" if self.fail_pct is not None
                                  else ""))
+        if self.failed:
+            self.lines.append("jitbench: the session fails: a measurement regressed or could not be compared "
+                              "(as `jitbench compare --fail-on-regression` exits 1)")
         return self.failed
 
     def _keep(self):
