@@ -149,7 +149,8 @@ def test_a_scripts_function_resolves_to_its_file(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == [f"{script}:step", f"{script}:make_batch"]
     # No file behind __main__ (python -c, a notebook): nothing a fresh process can import.
-    proc = _python("import jitbench\ndef f(): pass\ntry:\n    jitbench.resolve(f)\nexcept ValueError as e:\n    print(e)")
+    proc = _python("import jitbench\ndef f(): pass\n"
+                   "try:\n    jitbench.resolve(f)\nexcept ValueError as e:\n    print(e)")
     assert "interactive session (__main__ has no file)" in proc.stdout, proc.stdout + proc.stderr
 
 
