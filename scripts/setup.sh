@@ -115,4 +115,10 @@ if [ -n "$pip_pid" ]; then
   pid=$pip_pid; pip_pid=
   wait "$pid" || { log "installing ${todo[*]} into .venv failed (pip's message above); run scripts/setup.sh again"; exit 1; }
 fi
+# The Python API and pytest plugin (python/: `import jitbench`, the pytest11
+# entry point), editable and offline; again only when .venv's jitbench is not this tree's.
+if ! .venv/bin/python -c 'import pathlib, sys, jitbench; sys.exit(pathlib.Path(jitbench.__file__).parent.resolve() != pathlib.Path("python/jitbench").resolve())' 2>/dev/null; then
+  log "installing python/ (the jitbench package, editable) into .venv"
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e python
+fi
 log "ready: build/jitbench"

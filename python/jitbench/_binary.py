@@ -1,0 +1,51 @@
+"""Finding the jitbench binary and running it."""
+
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+# The source tree's build (python/jitbench/../../build/jitbench): where
+# scripts/setup.sh puts it when the package is installed editable.
+SOURCE_BUILD = pathlib.Path(__file__).resolve().parent.parent.parent / "build" / "jitbench"
+
+
+class JitbenchError(RuntimeError):
+    """jitbench could not run, or refused what it was given (its message says why)."""
+
+
+def find_binary():
+    """$JITBENCH_BIN, else `jitbench` on PATH, else the source tree's build/jitbench."""
+    env = os.environ.get("JITBENCH_BIN")
+    if env:
+        if not (os.path.isfile(env) and os.access(env, os.X_OK)):
+            raise JitbenchError(f"JITBENCH_BIN={env} is not an executable file")
+        return env
+    on_path = shutil.which("jitbench")
+    if on_path:
+        return on_path
+    if SOURCE_BUILD.is_file() and os.access(SOURCE_BUILD, os.X_OK):
+        return str(SOURCE_BUILD)
+    raise JitbenchError("no jitbench binary: set JITBENCH_BIN, put jitbench on PATH, or build "
+                        f"{SOURCE_BUILD} (scripts/setup.sh)")
+
+
+def run_binary(args, quiet=True, env=None):
+    """Runs `jitbench ARGS`; returns (exit code, stdout, stderr). Quiet: both
+    are captured; otherwise stderr joins stdout and each line is also written
+    to sys.stdout as it comes (a notebook shows it, which a child's own stdout
+    would bypass)."""
+    argv = [find_binary(), *map(str, args)]
+    full_env = dict(os.environ, **(env or {}))
+    if quiet:
+        proc = subprocess.run(argv, capture_output=True, text=True, env=full_env, stdin=subprocess.DEVNULL)
+        return proc.returncode, proc.stdout, proc.stderr
+    lines = []
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=full_env,
+                          stdin=subprocess.DEVNULL) as proc:
+        for line in proc.stdout:
+            lines.append(line)
+            sys.stdout.write(line)
+            sys.stdout.flush()
+    return proc.returncode, "".join(lines), ""

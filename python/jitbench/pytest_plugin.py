@@ -1,0 +1,202 @@
+"""pytest plugin (entry point pytest11): a `jitbench` fixture whose
+measure() is jitbench.measure(), every measurement's out dir under one
+session dir, and options to keep a session and compare a later one with it:
+
+    def test_step(jitbench):
+        r = jitbench.measure(train_step, inputs=make_batch)
+        assert r.status == "ok" and r.n_star is not None
+
+    pytest --jitbench-save main                  # keeps the session in <rootdir>/.jitbench/main
+    pytest --jitbench-compare main --jitbench-fail-on-regression 10
+
+A measurement is matched with the saved one of the same test and name (the
+target's name, or name=...). The comparison is `jitbench compare SAVED NEW
+[--fail-on-regression PCT]`: its Mann-Whitney tests and ratio intervals, and
+its exit semantics: the session fails (exit 1) when a compared measurement
+regressed significantly by more than PCT %, got a worse status or lost a case,
+or could not be compared; a measurement the saved session lacks is reported
+and passes."""
+
+import json
+import os
+import pathlib
+import re
+import shutil
+
+import pytest
+
+from . import api
+from ._binary import JitbenchError
+from ._refs import resolve
+
+SAVE_DIR = ".jitbench"  # saved sessions: <rootdir>/.jitbench/NAME
+MANIFEST = "jitbench-session.json"  # in a session dir: each measurement's test, name and out dir
+_STATE = pytest.StashKey()
+
+
+def _measure(**kwargs):
+    """The one way the fixture measures a function (jitbench.measure)."""
+    return api.measure(**kwargs)
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("jitbench", "jitbench: JIT costs measured in fresh processes")
+    group.addoption("--jitbench-save", metavar="NAME",
+                    help=f"keep this session's measurements in <rootdir>/{SAVE_DIR}/NAME (replacing an earlier one)")
+    group.addoption("--jitbench-compare", metavar="NAME|PATH",
+                    help=f"compare each measurement with the saved one of the same test and name ({SAVE_DIR}/NAME, "
+                         "or a saved session's directory) with `jitbench compare`")
+    group.addoption("--jitbench-fail-on-regression", metavar="PCT", type=float,
+                    help="with --jitbench-compare: fail the session when a measurement is significantly worse by "
+                         "more than PCT %% (as `jitbench compare --fail-on-regression PCT`)")
+
+
+def pytest_configure(config):
+    config.stash[_STATE] = _Session(config)
+
+
+def pytest_sessionfinish(session):
+    state = session.config.stash.get(_STATE, None)
+    if state is not None and state.finish() and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    state = config.stash.get(_STATE, None)
+    if state is not None and state.lines:
+        terminalreporter.write_sep("=", "jitbench")
+        for line in state.lines:
+            terminalreporter.write_line(line)
+
+
+@pytest.fixture
+def jitbench(request, tmp_path_factory):
+    """measure(...) as jitbench.measure (run_workload(...) as jitbench.run_workload),
+    its out dir in this session's run dir."""
+    return JitbenchFixture(request.config.stash[_STATE], request.node.nodeid, tmp_path_factory)
+
+
+class JitbenchFixture:
+    def __init__(self, state, nodeid, tmp_path_factory):
+        self._state, self._nodeid, self._factory = state, nodeid, tmp_path_factory
+
+    def measure(self, fn_or_target, inputs=None, check=None, cold_runs=None, warm_runs=None, envs=None,
+                cache_policy=None, out_dir=None, backends=None, quiet=True, extra_args=(), name=None):
+        label = name or resolve(fn_or_target, "target").text.rpartition(":")[2]
+        kwargs = dict(fn_or_target=fn_or_target, inputs=inputs, check=check, cold_runs=cold_runs,
+                      warm_runs=warm_runs, envs=envs, cache_policy=cache_policy, backends=backends, quiet=quiet,
+                      extra_args=extra_args, name=name)
+        return self._measured(label, out_dir, lambda out: _measure(out_dir=out, **kwargs))
+
+    def run_workload(self, path, cases=None, backends=None, cold_runs=None, warm_runs=None, envs=None,
+                     cache_policy=None, out_dir=None, quiet=True, extra_args=(), name=None):
+        label = name or pathlib.Path(path).stem
+        kwargs = dict(path=path, cases=cases, backends=backends, cold_runs=cold_runs, warm_runs=warm_runs,
+                      envs=envs, cache_policy=cache_policy, quiet=quiet, extra_args=extra_args)
+        return self._measured(label, out_dir, lambda out: api.run_workload(out_dir=out, **kwargs))
+
+    def _measured(self, label, out_dir, run):
+        key, out = self._state.allocate(self._nodeid, label, out_dir, self._factory)
+        result = run(out)
+        self._state.record(key, self._nodeid, label, out)
+        return result
+
+
+class _Session:
+    """One pytest session's measurements: where they go, what they are
+    compared with, and what is kept at the end."""
+
+    def __init__(self, config):
+        opt = config.getoption
+        self.rootdir = pathlib.Path(config.rootpath)
+        self.save_name = opt("--jitbench-save")
+        self.fail_pct = opt("--jitbench-fail-on-regression")
+        compare = opt("--jitbench-compare")
+        if self.save_name is not None and not re.fullmatch(r"[A-Za-z0-9._-]+", self.save_name or "."):
+            raise pytest.UsageError(f"--jitbench-save {self.save_name!r}: a name of letters, digits, '.', '_', '-'")
+        if self.fail_pct is not None and (compare is None or self.fail_pct < 0):
+            raise pytest.UsageError("--jitbench-fail-on-regression PCT needs --jitbench-compare and PCT >= 0")
+        self.saved_dir, self.saved = (self._saved_session(compare) if compare else (None, {}))
+        self.dir = None
+        self.entries = []
+        self.lines = []
+        self.failed = False
+
+    def _saved_session(self, value):
+        path = pathlib.Path(value)
+        if os.sep not in value and "/" not in value and not path.is_dir():
+            path = self.rootdir / SAVE_DIR / value
+        manifest = path / MANIFEST
+        if not manifest.is_file():
+            raise pytest.UsageError(f"--jitbench-compare {value}: no saved session at {path} (make one with "
+                                    "--jitbench-save NAME)")
+        entries = json.loads(manifest.read_text())["measurements"]
+        return path, {e["key"]: path / e["dir"] for e in entries}
+
+    def _session_dir(self, factory):
+        if self.dir is None:
+            if self.save_name:  # measured in place, renamed to NAME at the end
+                self.dir = self.rootdir / SAVE_DIR / f".{self.save_name}.partial-{os.getpid()}"
+                shutil.rmtree(self.dir, ignore_errors=True)
+                self.dir.mkdir(parents=True)
+            else:
+                self.dir = factory.mktemp("jitbench-session")
+        return self.dir
+
+    def allocate(self, nodeid, label, out_dir, factory):
+        key = f"{nodeid}::{label}"
+        used = {e["key"] for e in self.entries}
+        n = 2
+        while key in used:
+            key, n = f"{nodeid}::{label}#{n}", n + 1
+        session_dir = self._session_dir(factory)
+        if out_dir is not None:  # the caller's choice, recorded by its absolute path
+            return key, pathlib.Path(out_dir).resolve()
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{nodeid}-{label}")[-100:]
+        return key, session_dir / f"{len(self.entries):03d}-{slug}"
+
+    def record(self, key, nodeid, label, out):
+        inside = out.parent == self.dir
+        self.entries.append({"key": key, "nodeid": nodeid, "name": label, "dir": out.name if inside else str(out)})
+        (self.dir / MANIFEST).write_text(json.dumps({"measurements": self.entries}, indent=1) + "\n")
+        if self.saved_dir is not None:
+            self._compare(key, out)
+
+    def _compare(self, key, out):
+        saved = self.saved.get(key)
+        if saved is None:
+            self.lines.append(f"{key}: no saved measurement in {self.saved_dir} (not compared)")
+            return
+        try:
+            cmp = api.compare(saved, out, fail_on_regression=self.fail_pct)
+        except JitbenchError as exc:
+            self.failed = True
+            self.lines.append(f"{key}: not compared: {exc}")
+            return
+        changed = [f"{r.metric} {r.verdict} ({r.ratio:.3f}x)" for r in cmp.significant()]
+        self.lines.append(f"{key}: {len(changed)} of {len(cmp.rows)} metrics differ significantly"
+                          + (": " + ", ".join(changed) if changed else ""))
+        self.lines += [f"  REGRESSION {line}" for line in cmp.regressions]
+        self.failed |= cmp.regressed
+
+    def finish(self):
+        """Keeps the session (--jitbench-save); True when the session must fail."""
+        if self.dir is not None:
+            self.lines.insert(0, f"{len(self.entries)} measurement(s) in {self._keep()}")
+        if self.saved_dir is not None:
+            self.lines.insert(1 if self.dir is not None else 0, f"compared with {self.saved_dir}"
+                              + (f", failing above {self.fail_pct:g}% regression" if self.fail_pct is not None
+                                 else ""))
+        if self.failed:
+            self.lines.append("jitbench: the session fails: a measurement regressed or could not be compared "
+                              "(as `jitbench compare --fail-on-regression` exits 1)")
+        return self.failed
+
+    def _keep(self):
+        if not self.save_name:
+            return self.dir
+        target = self.rootdir / SAVE_DIR / self.save_name
+        shutil.rmtree(target, ignore_errors=True)
+        self.dir.rename(target)
+        self.dir = target
+        return f"{target} (saved as {self.save_name})"
