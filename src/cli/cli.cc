@@ -361,6 +361,12 @@ CLI::App* add_merge(CLI::App& app, MergeOptions& merge) {
   return cmd;
 }
 
+Command typed_merge(MergeOptions merge) {
+  if (merge.out.empty() || std::any_of(merge.shards.begin(), merge.shards.end(), [](auto& d) { return d.empty(); }))
+    throw UserError("merge: a directory given is empty text: name the merged run's directory and each shard's");
+  return merge;
+}
+
 void check_bisect(RunOptions& selection, const CliSelectionText& text) {
   type_selection(text, selection);
   check_sampling(selection);
@@ -415,11 +421,7 @@ Command parse_command_line(int argc, char** argv) {
     plan.selection.shard = typed_shard(plan_text.shard);
     return plan;
   }
-  if (*merge_cmd) {
-    if (merge.out.empty() || std::any_of(merge.shards.begin(), merge.shards.end(), [](auto& d) { return d.empty(); }))
-      throw UserError("merge: a directory given is empty text: name the merged run's directory and each shard's");
-    return merge;
-  }
+  if (*merge_cmd) return typed_merge(std::move(merge));
   if (*bisect_cmd) {
     check_bisect(bisect.selection, bisect_text);
     return bisect;
