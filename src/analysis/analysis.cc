@@ -85,17 +85,20 @@ std::optional<BreakEven> break_even(std::span<const double> ttfr_jit, std::span<
 
 namespace {
 // An ok case of `backend` with jit's workload, n, dtype and precision: the same
-// cache policy if there is one, else cold_cache.
+// cache policy if there is one, else cold_cache; in jit's own environment
+// before any other (a run across releases weighs each JIT against its own).
 const CaseResult* find_match(const CaseResult& jit, const std::string& backend, const std::vector<CaseResult>& all) {
-  const CaseResult* fallback = nullptr;
+  const CaseResult* best = nullptr;
+  int best_rank = 0;
   for (const auto& c : all) {
     if (c.c.backend != backend || c.c.workload != jit.c.workload || c.c.n != jit.c.n || c.c.dtype != jit.c.dtype ||
         c.c.precision != jit.c.precision || !timings_comparable(c))
       continue;
-    if (c.c.cache_policy == jit.c.cache_policy) return &c;
-    if (c.c.cache_policy == CachePolicy::ColdCache) fallback = &c;
+    const int rank = (c.c.cache_policy == jit.c.cache_policy ? 2 : c.c.cache_policy == CachePolicy::ColdCache ? 1 : 0) +
+                     (c.c.env == jit.c.env ? 4 : 0);
+    if (rank > best_rank) best = &c, best_rank = rank;
   }
-  return fallback;
+  return best_rank % 4 > 0 ? best : nullptr;
 }
 }  // namespace
 

@@ -83,6 +83,22 @@ TEST(EagerBaseline, SameWorkloadAndPolicyElseColdCache) {
   EXPECT_EQ(eager_baseline(all[3], all).c, &all[1]);
 }
 
+TEST(EagerBaseline, EachEnvironmentsJitIsWeighedAgainstItsOwnEager) {
+  auto mk = [](std::string b, std::string env) {
+    CaseResult c;
+    c.c = make_case(b, "matmul", 8, "f32", CachePolicy::ColdCache, Precision::Default, env);
+    c.status = Status::Ok;
+    return c;
+  };
+  // Two releases, the eager cases first (as a run across environments lists them).
+  std::vector<CaseResult> all{mk("jax_eager_cpu", "old"), mk("jax_eager_cpu", "new"), mk("jax_jit_cpu", "old"),
+                              mk("jax_jit_cpu", "new")};
+  EXPECT_EQ(eager_baseline(all[2], all).c, &all[0]);
+  EXPECT_EQ(eager_baseline(all[3], all).c, &all[1]);
+  all.erase(all.begin() + 1);  // the new release's eager case is gone: the old one stands in
+  EXPECT_EQ(eager_baseline(all[2], all).c, &all[0]);
+}
+
 TEST(EagerBaseline, SameFrameworkOnSameDeviceElseNumpyWithReason) {
   auto mk = [](std::string b, Precision precision = Precision::Default) {
     CaseResult c;
