@@ -66,6 +66,20 @@ def test_a_jitted_jax_function_is_measured_against_its_un_jitted_self(jitbench, 
     assert (out / "inputs" / "workloads" / "step.py").is_file()  # the workload file, kept like a user's
 
 
+def test_a_numba_function_is_measured_against_its_py_func_on_numpy(jitbench, tmp_path):
+    mine = user_module(tmp_path, "\n\nimport numba\n\n\n@numba.njit\ndef nsum(w, x):\n"
+                                 "    return np.tanh(x @ w).sum(axis=0)\n")
+    res = jitbench("measure", f"{mine}:nsum", *QUICK, "--out-dir", str(tmp_path / "out"), out=False)
+    assert res.rc == 0, res.stderr
+    out = tmp_path / "out"
+    index = json.loads((out / "index.json").read_text())
+    assert sorted(c["case"] for c in index["cases"]) == ["numba_nsum_1_f32", "numpy_nsum_1_f32"]
+    case = json.loads((out / "cases" / "numba_nsum_1_f32.json").read_text())
+    assert case["status"] == "ok" and "py_func" in case["verification"]["reference"], case["verification"]
+    rows = json.loads((out / "analysis.json").read_text())["break_even"]
+    assert [(r["jit_case"], r["eager_case"]) for r in rows] == [("numba_nsum_1_f32", "numpy_nsum_1_f32")]
+
+
 def test_a_plain_numpy_function_runs_on_numpy_alone(jitbench, tmp_path):
     mine = user_module(tmp_path)
     res = jitbench("measure", f"{mine}:plain", *QUICK, "--out-dir", str(tmp_path / "out"), out=False)
