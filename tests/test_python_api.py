@@ -425,6 +425,33 @@ def test_plugin_saves_compares_and_fails_on_a_regression(pytester, monkeypatch):
     report_only.stdout.fnmatch_lines(["*softmax_rows: * metrics differ significantly: *slower*"])
 
 
+MEASURE_TEST = """
+import numpy as np
+
+
+def make_inputs():
+    return (np.arange(64, dtype=np.float32).reshape(8, 8),)
+
+
+def plain(x):
+    return np.tanh(x @ x).sum(axis=0)
+
+
+def test_plain(jitbench):
+    r = jitbench.measure(plain, inputs=make_inputs, cold_runs=2, warm_runs=1)
+    assert r.status == "ok", r.reason
+    assert [c.name for c in r.cases] == ["numpy_plain_1_f32"]
+    assert r.ttfr.median > 0 and len(r.ttfr.samples) == 2
+"""
+
+
+def test_the_fixture_measures_a_function_of_the_test_module_in_fresh_processes(pytester, monkeypatch):
+    monkeypatch.setenv("JITBENCH_BIN", str(JITBENCH))
+    pytester.makepyfile(test_mine=MEASURE_TEST)
+    res = pytester.runpytest(*_plugin_args())
+    res.assert_outcomes(passed=1)
+
+
 def test_plugin_option_errors(pytester):
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
     res = pytester.runpytest(*_plugin_args(), "--jitbench-fail-on-regression", "10")
