@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 from conftest import ROOT
@@ -121,8 +122,9 @@ def shim(target, *options, out, cwd=None):
     return p.returncode, (json.loads(p.stdout) if p.returncode == 0 else None), p.stderr
 
 
-def run_worker(shim_path, backend, dtype, mode="cold", cwd=None, policy="cold_cache", cache_dir=None):
-    """The worker run as jitbench spawns it: the messages it sent on its descriptor."""
+def run_worker(shim_path, backend, dtype, mode="cold", cwd=None, policy="cold_cache", cache_dir=None,
+               expect_ok=True):
+    """The worker run as jitbench spawns it: its result message (every message, expect_ok=False)."""
     r, w = os.pipe()
     name = shim_path.stem
     argv = [sys.executable, "-m", "jitbench_worker", "run", "--fd", str(w), "--mode", mode, "--backend", backend,
@@ -139,6 +141,8 @@ def run_worker(shim_path, backend, dtype, mode="cold", cwd=None, policy="cold_ca
     stderr = proc.communicate(timeout=300)[1].decode()
     messages = [json.loads(line) for line in data.decode().splitlines()]
     by_type = {m["type"]: m for m in messages}
+    if not expect_ok:
+        return messages
     assert "result" in by_type, (by_type.get("error") or by_type.get("skip"), stderr[-3000:])
     return by_type["result"]
 
@@ -308,6 +312,11 @@ def test_a_package_module_target_records_its_distribution(tmp_path):
     assert meta["target_file"] is None and meta["files"] == [str((tmp_path / "vecs.py").resolve())]
     assert (meta["name"], meta["dtypes"]) == ("norm", ["f64"])
     ok_against_eager_f64(run_worker(pathlib_of(meta["shim"]), "numpy", "f64"), "the function itself")
+    # Where the recorded version is not the one installed (a replica elsewhere), the case says what to install.
+    shim_file = pathlib_of(meta["shim"])
+    shim_file.write_text(shim_file.read_text().replace(f"'version': '{numpy.__version__}'", "'version': '0.0.1'"))
+    out = json.dumps(run_worker(shim_file, "numpy", "f64", expect_ok=False))
+    assert "was measured with numpy 0.0.1" in out and "install numpy==0.0.1" in out, out
 
 
 def test_inputs_and_check_from_another_file_are_listed_once_and_a_checkout_gives_its_commit(tmp_path):
@@ -437,3 +446,31 @@ def test_an_output_of_another_structure_fails_with_its_path():
         T.error((a, a), (a,))
     assert math.isnan(T.error((float("nan"),), (1.0,))[0])
     assert T.error((np.array([np.nan, 1.0]),), (np.array([np.nan, 1.0]),))[0] == 0.0  # NaN where the reference has it
+
+
+def test_one_wrong_element_among_many_is_not_averaged_away():
+    want = np.ones(1_000_000)
+    got = want.copy()
+    got[17] = 2.0  # 100% off, one element in a million: a 2-norm error of 1e-3 alone
+    assert T.leaf_error(got, want) >= 1.0
+    assert T.leaf_error(want * (1 + 1e-7), want) < 1e-6
+
+
+def test_integer_leaves_must_be_equal_and_a_reference_of_nans_verifies_nothing():
+    with pytest.raises(T.Mismatch):
+        T.leaf_error(np.array([1, 2, 4]), np.array([1, 2, 3]))
+    with pytest.raises(T.Mismatch):
+        T.leaf_error(np.array([True, False]), np.array([True, True]))
+    assert T.leaf_error(np.array([1, 2, 3]), np.array([1, 2, 3])) == 0.0
+    with pytest.raises(T.Mismatch, match="no finite value"):
+        T.leaf_error(np.full(4, np.nan), np.full(4, np.nan))
+
+
+def test_a_numpy_bool_from_the_users_check_is_a_bool_and_the_check_cannot_rename_the_reference():
+    m = T.Measured({"target": "m.py:f", "check": "c", "framework": "numpy", "where": "m.py"})
+    m._cache["check"] = lambda out, inputs: np.bool_(True)
+    assert m._user_check(None, ())["ok"] is True
+    m._cache["check"] = lambda out, inputs: (np.arange(3) == np.arange(3)).all()
+    assert m._user_check(None, ())["ok"] is True
+    m._cache["check"] = lambda out, inputs: {"ok": True, "reference": "a float64 oracle"}
+    assert m._user_check(None, ())["reference"].startswith("the user's check")

@@ -33,5 +33,6 @@ def test_a_measured_function_displays_as_a_table_in_a_notebook(tmp_path):
     outputs = nb.cells[1].outputs
     html = "".join(o.get("data", {}).get("text/html", "") for o in outputs if o.get("output_type") == "execute_result")
     assert html, [o.get("output_type") for o in outputs]
-    assert "numpy_plain_1_f32" in html and "ok" in html and "TTFR" in html, html[:500]
+    assert "<td>numpy_plain_1_f32</td>" in html and "<td>ok</td>" in html and "TTFR median" in html, html[:500]
+    assert "<svg" in html, "the TTFR-by-phase figure was not drawn: " + html[-500:]
     assert (tmp_path / "out" / "index.json").is_file()

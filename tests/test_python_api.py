@@ -304,14 +304,6 @@ def test_measure_says_why_jitbench_refused(usermod, fake_bin, monkeypatch, tmp_p
         jb.measure("jb_usermod:nope", out_dir=tmp_path / "m")
 
 
-def _has_measure():
-    try:
-        return subprocess.run([str(JITBENCH), "measure", "--help"], capture_output=True).returncode == 0
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not _has_measure(), reason="this build of jitbench has no `measure` command yet (issue 35)")
 def test_measure_end_to_end(tmp_path, monkeypatch):
     (tmp_path / "jb_e2e.py").write_text(textwrap.dedent("""
         import jax
@@ -448,8 +440,31 @@ def test_plain(jitbench):
 def test_the_fixture_measures_a_function_of_the_test_module_in_fresh_processes(pytester, monkeypatch):
     monkeypatch.setenv("JITBENCH_BIN", str(JITBENCH))
     pytester.makepyfile(test_mine=MEASURE_TEST)
-    res = pytester.runpytest(*_plugin_args())
+    res = pytester.runpytest_subprocess(*_plugin_args())
     res.assert_outcomes(passed=1)
+
+
+def test_save_never_removes_what_it_did_not_save(pytester, monkeypatch):
+    """`--jitbench-save ..` was the project itself, removed to make room."""
+    monkeypatch.setenv("JITBENCH_BIN", str(JITBENCH))
+    pytester.makepyfile(test_mine=MEASURE_TEST)
+    for name in ("..", ".", ".hidden"):
+        res = pytester.runpytest_subprocess(*_plugin_args(), "--jitbench-save", name)
+        assert res.ret == pytest.ExitCode.USAGE_ERROR, name
+    assert (pytester.path / "test_mine.py").is_file()
+    foreign = pytester.path / ".jitbench" / "base"
+    foreign.mkdir(parents=True)
+    (foreign / "notes.txt").write_text("mine")
+    res = pytester.runpytest_subprocess(*_plugin_args(), "--jitbench-save", "base")
+    res.assert_outcomes(passed=1)
+    assert (foreign / "notes.txt").read_text() == "mine"
+    res.stdout.fnmatch_lines(["*not saved: *base holds something that is not a saved session*"])
+    (foreign / "notes.txt").unlink()
+    foreign.rmdir()
+    assert pytester.runpytest_subprocess(*_plugin_args(), "--jitbench-save", "base").ret == 0
+    assert (foreign / "jitbench-session.json").is_file()
+    assert pytester.runpytest_subprocess(*_plugin_args(), "--jitbench-save", "base").ret == 0  # its own: replaced
+    assert (foreign / "jitbench-session.json").is_file() and not list(foreign.parent.glob(".base.replaced-*"))
 
 
 def test_plugin_option_errors(pytester):
@@ -462,3 +477,13 @@ def test_plugin_option_errors(pytester):
     res.stderr.fnmatch_lines(["*no saved session at*never-saved*--jitbench-save NAME*"])
     # Unused, the plugin changes nothing.
     assert pytester.runpytest(*_plugin_args()).ret == 0
+
+
+def test_an_out_dir_that_holds_a_run_is_refused_not_read_back_as_the_new_result(tmp_path, monkeypatch):
+    monkeypatch.setenv("JITBENCH_BIN", str(JITBENCH))
+    (tmp_path / "again.py").write_text(MEASURE_TEST.split("def test_plain")[0])
+    out = tmp_path / "out"
+    first = jb.measure(f"{tmp_path / 'again.py'}:plain", cold_runs=2, warm_runs=1, out_dir=out)
+    assert first.status == "ok"
+    with pytest.raises(jb.JitbenchError, match="already holds files"):
+        jb.measure(f"{tmp_path / 'again.py'}:plain", cold_runs=2, warm_runs=1, out_dir=out)

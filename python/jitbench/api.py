@@ -75,6 +75,9 @@ def _new_out_dir(label):
 
 def _run_into(args, out_dir, label, quiet, refs):
     out = pathlib.Path(out_dir) if out_dir is not None else _new_out_dir(label)
+    if out.is_dir() and any(out.iterdir()):  # jitbench refuses it: an earlier run there is not this one's result
+        raise JitbenchError(f"out_dir {out} already holds files: give a new or empty directory (an earlier run "
+                            "there would be read back as this one)")
     out.parent.mkdir(parents=True, exist_ok=True)
     # A module imported from a folder no fresh process looks in (a test file's,
     # a script's): the workers find it through PYTHONPATH, which jitbench passes on.

@@ -112,8 +112,9 @@ class _Session:
         self.save_name = opt("--jitbench-save")
         self.fail_pct = opt("--jitbench-fail-on-regression")
         compare = opt("--jitbench-compare")
-        if self.save_name is not None and not re.fullmatch(r"[A-Za-z0-9._-]+", self.save_name or "."):
-            raise pytest.UsageError(f"--jitbench-save {self.save_name!r}: a name of letters, digits, '.', '_', '-'")
+        if self.save_name is not None and not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]*", self.save_name):
+            raise pytest.UsageError(f"--jitbench-save {self.save_name!r}: a name of letters, digits, '.', '_', '-', "
+                                    "starting with a letter, a digit, '_' or '-'")
         if self.fail_pct is not None and (compare is None or self.fail_pct < 0):
             raise pytest.UsageError("--jitbench-fail-on-regression PCT needs --jitbench-compare and PCT >= 0")
         self.saved_dir, self.saved = (self._saved_session(compare) if compare else (None, {}))
@@ -196,7 +197,17 @@ class _Session:
         if not self.save_name:
             return self.dir
         target = self.rootdir / SAVE_DIR / self.save_name
-        shutil.rmtree(target, ignore_errors=True)
+        if target.resolve().parent != (self.rootdir / SAVE_DIR).resolve():
+            return f"{self.dir} (not saved: {target} is not a directory of {self.rootdir / SAVE_DIR})"
+        old = None
+        if target.exists() or target.is_symlink():
+            # Only a session this plugin saved is replaced; anything else there is the user's, and stays.
+            if target.is_symlink() or not (target / MANIFEST).is_file():
+                return f"{self.dir} (not saved: {target} holds something that is not a saved session; move it)"
+            old = target.with_name(f".{target.name}.replaced-{os.getpid()}")
+            target.rename(old)
         self.dir.rename(target)
+        if old is not None:
+            shutil.rmtree(old)
         self.dir = target
         return f"{target} (saved as {self.save_name})"

@@ -94,11 +94,12 @@ const CaseResult* find_match(const CaseResult& jit, const std::string& backend, 
     if (c.c.backend != backend || c.c.workload != jit.c.workload || c.c.n != jit.c.n || c.c.dtype != jit.c.dtype ||
         c.c.precision != jit.c.precision || !timings_comparable(c))
       continue;
-    const int rank = (c.c.cache_policy == jit.c.cache_policy ? 2 : c.c.cache_policy == CachePolicy::ColdCache ? 1 : 0) +
-                     (c.c.env == jit.c.env ? 4 : 0);
+    const int policy = c.c.cache_policy == jit.c.cache_policy ? 2 : c.c.cache_policy == CachePolicy::ColdCache ? 1 : 0;
+    if (policy == 0) continue;  // another policy than the JIT's, and not cold_cache: no baseline
+    const int rank = policy + (c.c.env == jit.c.env ? 4 : 0);
     if (rank > best_rank) best = &c, best_rank = rank;
   }
-  return best_rank % 4 > 0 ? best : nullptr;
+  return best;
 }
 }  // namespace
 

@@ -97,6 +97,11 @@ TEST(EagerBaseline, EachEnvironmentsJitIsWeighedAgainstItsOwnEager) {
   EXPECT_EQ(eager_baseline(all[3], all).c, &all[1]);
   all.erase(all.begin() + 1);  // the new release's eager case is gone: the old one stands in
   EXPECT_EQ(eager_baseline(all[2], all).c, &all[0]);
+  // Its own environment's eager case at a policy that is no baseline does not hide the other one.
+  CaseResult warm = mk("jax_eager_cpu", "new");
+  warm.c = make_case("jax_eager_cpu", "matmul", 8, "f32", CachePolicy::WarmProcess, Precision::Default, "new");
+  all.push_back(warm);
+  EXPECT_EQ(eager_baseline(all[2], all).c, &all[0]);
 }
 
 TEST(EagerBaseline, SameFrameworkOnSameDeviceElseNumpyWithReason) {

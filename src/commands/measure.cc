@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 
 #include "commands/commands.h"
 #include "env/probe.h"
@@ -55,11 +56,17 @@ std::string write_shim(const MeasureOptions& m, const std::string& python, const
   const std::string line = last_line(log);
   if (p.kind != ExitKind::Exited || p.exit_code != 0)
     throw UserError(fmt::format("measure {}: {}", m.target, line.empty() ? "the worker could not load it" : line));
-  auto parsed = parse_json(line);
-  const auto* doc = std::get_if<nlohmann::json>(&parsed);
-  const std::string shim = doc ? string_or(*doc, "shim", "") : "";
-  if (shim.empty()) throw UserError(fmt::format("measure {}: the worker wrote no workload file (see {})", m.target,
-                                                log.string()));
+  // Its record is the last JSON line: a framework may log after it (the log goes with this directory).
+  std::string shim;
+  std::istringstream lines(read_file(log));
+  for (std::string l; std::getline(lines, l);) {
+    if (l.empty() || l.front() != '{') continue;
+    auto parsed = parse_json(l);
+    if (const auto* doc = std::get_if<nlohmann::json>(&parsed)) shim = string_or(*doc, "shim", shim);
+  }
+  if (shim.empty())
+    throw UserError(fmt::format("measure {}: the worker wrote no workload file (its last line: {})", m.target,
+                                line.empty() ? "none" : line));
   return shim;
 }
 }  // namespace

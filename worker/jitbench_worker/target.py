@@ -289,23 +289,32 @@ class Mismatch(Exception):
 
 
 def leaf_error(got, want):
-    """Relative 2-norm error of one leaf (absolute where the reference is 0);
-    equal non-finite values count as equal."""
+    """The larger of the relative 2-norm error of one leaf and its largest
+    element error relative to the reference's largest magnitude (absolute
+    where the reference is 0), so that one wrong element among many is not
+    averaged away; equal non-finite values count as equal. Integer and
+    boolean leaves must be equal; a reference with no finite value verifies
+    nothing and is a Mismatch."""
     import numpy as np
 
     g, w = np.asarray(got), np.asarray(want)
     if g.shape != w.shape:
         raise Mismatch(f"shape {g.shape}, expected {w.shape}")
-    if w.dtype.kind not in "biufc" or g.dtype.kind not in "biufc":
+    if w.dtype.kind not in "biufc" or g.dtype.kind not in "biufc" or (w.dtype.kind in "biu" and g.dtype.kind in "biu"):
         if np.array_equal(g, w):
             return 0.0
-        raise Mismatch(f"{g!r} differs from the reference's {w!r}")
+        raise Mismatch(f"{g!r} differs from the reference's {w!r}"[:300])
     g, w = g.astype(np.result_type(g, np.float64)), w.astype(np.result_type(w, np.float64))
+    if w.size and not np.isfinite(w).any():
+        raise Mismatch("the reference holds no finite value: there is nothing to verify the result against")
     same = (g == w) | (np.isnan(g) & np.isnan(w))
-    diff = np.where(same, 0.0, g - w)
-    num = float(np.sqrt(np.sum(np.abs(diff) ** 2)))
-    den = float(np.sqrt(np.sum(np.abs(np.where(np.isfinite(w), w, 0.0)) ** 2)))
-    return num / den if den > 0 else num
+    diff = np.abs(np.where(same, 0.0, g - w))
+    finite_w = np.abs(np.where(np.isfinite(w), w, 0.0))
+    num = float(np.sqrt(np.sum(diff ** 2)))
+    den = float(np.sqrt(np.sum(finite_w ** 2)))
+    largest = float(np.max(finite_w)) if w.size else 0.0
+    worst = float(np.max(diff)) if w.size else 0.0
+    return max(num / den if den > 0 else num, worst / largest if largest > 0 else worst)
 
 
 def error(got, want):
@@ -356,8 +365,25 @@ class Measured:
             self._cache[key] = attribute(self._module(where), name, spec, what)
         return self._cache[key]
 
+    def _check_installed(self):
+        """A package TARGET is measured at the version the run recorded, or not at all."""
+        got = self.spec.get("provenance") or {}
+        dist, version = got.get("distribution"), got.get("version")
+        if not dist or not version:
+            return
+        import importlib.metadata as md
+
+        try:
+            here = md.version(dist)
+        except md.PackageNotFoundError:
+            here = None
+        if here != version:
+            raise RuntimeError(f"{self.spec['target']} was measured with {dist} {version}; this interpreter has "
+                               f"{dist} {here or 'not installed'}: install {dist}=={version} to measure it again")
+
     def detected(self) -> Detected:
         if "detected" not in self._cache:
+            self._check_installed()
             self._cache["detected"] = detect(self._callable("target", "TARGET"))
             found = self._cache["detected"].framework
             if found != self.spec["framework"]:
@@ -434,9 +460,10 @@ class Measured:
         spec = self.spec["check"]
         got = self._callable("check", "--check")(out, inputs)
         what = f"the user's check {spec if ':' in spec else self.spec['target'].rpartition(':')[0] + ':' + spec}"
-        if isinstance(got, dict) and "ok" in got:
-            return {"metric": "user_check", "reference": what, **got, "ok": bool(got["ok"])}
-        if isinstance(got, bool) or type(got).__name__ == "bool_":
+        if isinstance(got, dict) and "ok" in got:  # what was verified is jitbench's to say, not the check's
+            return {"metric": "user_check", **got, "reference": what, "ok": bool(got["ok"])}
+        if isinstance(got, bool) or (getattr(got, "shape", None) == () and getattr(got, "dtype", None) is not None
+                                     and got.dtype.kind == "b"):  # numpy's bool (np.True_, a 0-d array)
             v = {"ok": bool(got), "metric": "user_check", "reference": what}
             if not got:
                 v["message"] = f"{what} returned False"
@@ -510,9 +537,10 @@ def plan(target, inputs=None, check=None, name=None, target_file_as=None):
     catalog = {"summary": f"jitbench measure {spec['target']} ({detected.framework}"
                           f"{'' if detected.jitted is not None else ', no JIT'})",
                "backends": backends, "sizes": [1], "dtypes": [dtype]}
+    found = provenance(module, where)
+    spec["provenance"] = found  # kept in the workload file (under the run's inputs/): checked where it runs again
     meta = {"name": name, "framework": detected.framework, "backends": backends, "dtypes": [dtype],
-            "target": target, "target_file": target_file, "files": files,
-            **provenance(module, where)}
+            "target": target, "target_file": target_file, "files": files, **found}
     return shim_text(spec, catalog), meta
 
 
