@@ -130,3 +130,27 @@ def test_resume_measures_the_code_it_started_with_or_refuses(tmp_path):
     assert json.loads((out / "index.json").read_text())["resumed"], res.stderr
     assert case["status"] == "failed", case["status"]
     assert "not the file this workload was generated from" in json.dumps(case), case.get("detail")
+
+
+def test_a_static_argument_reaches_the_function_as_the_factory_gave_it(jitbench, tmp_path):
+    mine = user_module(tmp_path, '''
+
+import functools
+
+import jax
+
+
+@functools.partial(jax.jit, static_argnums=(1,))
+def power(x, k):
+    return x ** k
+
+
+def power_inputs():
+    return (np.linspace(0.5, 1.5, 8).astype(np.float32), 3)
+''')
+    res = jitbench("measure", f"{mine}:power", "--inputs", "power_inputs", *QUICK, "--out-dir", str(tmp_path / "out"),
+                   out=False)
+    assert res.rc == 0, res.stdout + res.stderr
+    index = json.loads((tmp_path / "out" / "index.json").read_text())
+    assert {c["case"]: c["status"] for c in index["cases"]} == {"jax_jit_cpu_power_1_f32": "ok",
+                                                                 "jax_eager_cpu_power_1_f32": "ok"}

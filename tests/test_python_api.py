@@ -487,3 +487,17 @@ def test_an_out_dir_that_holds_a_run_is_refused_not_read_back_as_the_new_result(
     assert first.status == "ok"
     with pytest.raises(jb.JitbenchError, match="already holds files"):
         jb.measure(f"{tmp_path / 'again.py'}:plain", cold_runs=2, warm_runs=1, out_dir=out)
+
+
+def test_a_script_that_measures_at_its_top_level_is_refused_not_started_again(tmp_path, monkeypatch):
+    """Without an `if __name__ == "__main__":` guard, importing the script to
+    measure its function called measure again, about a hundred levels deep."""
+    monkeypatch.setenv("JITBENCH_BIN", str(JITBENCH))
+    script = tmp_path / "unguarded.py"
+    script.write_text("import jitbench\nimport numpy as np\n\n\ndef f(x):\n    return x + 1\n\n\n"
+                      "def mk():\n    return (np.ones(2),)\n\n\n"
+                      "r = jitbench.measure(f, inputs=mk, cold_runs=1, warm_runs=1)\n")
+    res = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert res.returncode != 0
+    assert 'if __name__ == "__main__":' in res.stderr, res.stderr[-2000:]
+    assert res.stderr.count("jitbench measure exited") == 1, res.stderr[-3000:]  # one level, not a chain

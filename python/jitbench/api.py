@@ -23,6 +23,9 @@ def measure(fn_or_target, inputs=None, check=None, cold_runs=None, warm_runs=Non
     (jitted or not) or a 'package.module:name' / 'file.py:name' string;
     inputs and check likewise. ValueError when a fresh process could not
     import one of them; JitbenchError when jitbench refused the command."""
+    if os.environ.get("JITBENCH_IMPORTING_TARGET"):
+        raise JitbenchError("jitbench.measure was called while jitbench imported the code it measures (a call at "
+                            "a script's top level?): put it under `if __name__ == \"__main__\":`")
     refs = [resolve(fn_or_target, "target")]
     args = ["measure", refs[0].text]
     for option, value in (("--inputs", inputs), ("--check", check)):

@@ -114,7 +114,8 @@ def load_file(path: str, search_path=()):
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses, pickling and numba's cache look modules up by name
     try:
-        spec.loader.exec_module(module)
+        with _importing():
+            spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[name]
         raise ValueError(f"cannot load {path}: {_one_line(exc)}") from exc
@@ -129,7 +130,8 @@ def load_module(where: str, search_path=()):
         if os.path.isdir(d) and d not in sys.path:
             sys.path.append(d)  # after what is installed: an installed package wins
     try:
-        return importlib.import_module(where)
+        with _importing():
+            return importlib.import_module(where)
     except ModuleNotFoundError as exc:
         if exc.name and where.startswith(exc.name):
             raise ValueError(f"cannot import module {where!r} ({exc}): install it, run from the directory that "
@@ -334,6 +336,26 @@ def error(got, want):
 
 
 # -- the generated workload's behaviour ----------------------------------------------
+# Set while jitbench imports a user's code (here and in every worker of a
+# measure run): jitbench.measure refuses to start a measurement from inside
+# one, so that a script calling it at its top level, without an
+# `if __name__ == "__main__":` guard, cannot start itself again and again.
+IMPORTING = "JITBENCH_IMPORTING_TARGET"
+
+
+@contextlib.contextmanager
+def _importing():
+    before = os.environ.get(IMPORTING)
+    os.environ[IMPORTING] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(IMPORTING, None)
+        else:
+            os.environ[IMPORTING] = before
+
+
 class Measured:
     """What a shim delegates to: TARGET, its inputs and its check, loaded in
     the worker at setup (after the backend imported its framework)."""
@@ -394,7 +416,9 @@ class Measured:
     # The contract: make_inputs, IMPLEMENTATIONS, check.
     def make_inputs(self, n, dtype, seed):
         """The factory's argument tuple as host (NumPy) values; n, dtype and seed are not used."""
-        return inputs_from(self._callable("inputs", "--inputs"), self.spec["inputs"])
+        if "host_inputs" not in self._cache:
+            self._cache["host_inputs"] = inputs_from(self._callable("inputs", "--inputs"), self.spec["inputs"])
+        return self._cache["host_inputs"]
 
     def implementations(self) -> dict:
         framework = self.spec["framework"]
@@ -409,7 +433,13 @@ class Measured:
             self.adapter = adapter
             d = self.detected()
             use_jit = jit if jit is not None else getattr(adapter, "use_jit", getattr(adapter, "compiled", True))
-            return adapter.adopt(d.jitted) if use_jit else d.eager
+            fn = adapter.adopt(d.jitted) if use_jit else d.eager
+            # The adapter moves every input to the device; a Python scalar or other non-array argument (a
+            # static_argnums size, a flag) is passed to the function as the factory gave it.
+            kept = {i: x for i, x in enumerate(self.make_inputs(n, dtype, 0)) if not hasattr(x, "shape")}
+            if not kept:
+                return fn
+            return lambda *args: fn(*(kept.get(i, a) for i, a in enumerate(args)))
 
         return build
 
@@ -560,7 +590,10 @@ def _check_name(name):
 
 
 def _module_of_target(where):
-    return load_file(where) if is_file(where) else importlib.import_module(where)
+    if is_file(where):
+        return load_file(where)
+    with _importing():
+        return importlib.import_module(where)
 
 
 def _import_root(module, where):
@@ -636,6 +669,8 @@ def provenance(module, where) -> dict:
 def _commit(path):
     """HEAD of the git checkout holding path, when there is one (else None)."""
     d = os.path.dirname(os.path.realpath(path)) if path else None
+    if d and any(part in ("site-packages", "dist-packages") for part in d.split(os.sep)):
+        return None  # installed: the checkout a virtual environment happens to lie in is not its source
     while d and not os.path.exists(os.path.join(d, ".git")):
         parent = os.path.dirname(d)
         d = None if parent == d else parent
