@@ -13,6 +13,7 @@
 #include "results/read.h"
 #include "util/fs.h"
 #include "util/sha256.h"
+#include "util/test_dir.h"
 
 namespace jitbench {
 namespace {
@@ -55,17 +56,16 @@ TEST(PlannedRun, ASelectionThatPlansNothingIsTheUsersError) {
 }
 
 struct RecordedRun {
-  fs::path dir = fs::temp_directory_path() / ("jitbench-run-test-" + std::to_string(::getpid()));
+  TestDir made{"run-test"};
+  const fs::path& dir = made.path();
   RunIndex index;
   RecordedRun() {
-    fs::remove_all(dir);
     fs::create_directories(dir / "inputs" / "workloads");
     write_file_atomic(dir / "inputs" / "workloads" / "mine.py", "IMPLEMENTATIONS = {}\n");
     index.cwd = "/home/u/project";
     index.inputs = {{"workload", "/home/u/project/wl/mine.py", "inputs/workloads/mine.py",
                      sha256_hex(std::string("IMPLEMENTATIONS = {}\n"))}};
   }
-  ~RecordedRun() { fs::remove_all(dir); }
 };
 
 TEST(RecordedInputs, PathsAreAnchoredWhereTheRunStartedAndFilesReadFromTheirCopies) {

@@ -1,4 +1,5 @@
 #include "config/catalog.h"
+#include "util/test_dir.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -12,21 +13,10 @@ namespace jitbench {
 namespace {
 namespace fs = std::filesystem;
 
-// A directory of this test's own, removed when the test program ends.
-struct RemovedAtExit {
-  fs::path dir;
-  ~RemovedAtExit() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-};
-
 // A user workload file `<stem>.py` in a directory of this test's own.
 fs::path user_workload_file(const std::string& stem) {
-  const auto dir = fs::temp_directory_path() / ("jitbench-catalog-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  static const RemovedAtExit cleanup{dir};
-  const auto path = dir / (stem + ".py");
+  static const TestDir dir("catalog-test");
+  const auto path = dir.path() / (stem + ".py");
   std::ofstream(path) << "# a user workload\n";
   return path;
 }

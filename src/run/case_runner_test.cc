@@ -9,29 +9,19 @@
 
 #include "plan/shard.h"
 #include "run/worker_env.h"
+#include "util/test_dir.h"
 
 namespace jitbench {
 namespace {
 namespace fs = std::filesystem;
 
-// A directory of this test's own, removed when the test program ends.
-struct RemovedAtExit {
-  fs::path dir;
-  ~RemovedAtExit() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-};
-
 // A plan made from a catalog that holds a user workload ("carried_loop", a
 // cost coefficient of 0.5), returned after that catalog is gone; `path` is
 // the workload's file as the catalog recorded it.
 std::vector<Case> plan_from_a_catalog_now_gone(std::string& path) {
-  const auto dir = fs::temp_directory_path() / ("jitbench-case-runner-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  static const RemovedAtExit cleanup{dir};
-  std::ofstream(dir / "carried_loop.py") << "# a user workload\n";
-  auto added = Catalog::builtin().with_user_workload((dir / "carried_loop.py").string());
+  static const TestDir dir("case-runner-test");
+  std::ofstream(dir.path() / "carried_loop.py") << "# a user workload\n";
+  auto added = Catalog::builtin().with_user_workload((dir.path() / "carried_loop.py").string());
   const auto* err = std::get_if<std::string>(&added);
   EXPECT_EQ(err, nullptr) << *err;
   WorkloadInfo record;

@@ -13,6 +13,7 @@
 #include "util/fs.h"
 #include "validate/check_out_dir.h"
 #include "validate/cross_references.h"
+#include "util/test_dir.h"
 
 namespace jitbench {
 namespace {
@@ -23,15 +24,11 @@ const fs::path kGolden = fs::path(JITBENCH_TEST_DATA) / "golden" / "expected";
 // A private copy of the golden run, removed when the test ends.
 class GoldenCopy {
  public:
-  GoldenCopy() : dir_(fs::temp_directory_path() / ("jitbench-validate-test-" + std::to_string(::getpid()))) {
-    fs::remove_all(dir_);
-    fs::copy(kGolden, dir_, fs::copy_options::recursive);
-  }
-  ~GoldenCopy() { fs::remove_all(dir_); }
-  const fs::path& dir() const { return dir_; }
+  GoldenCopy() { fs::copy(kGolden, dir_.path(), fs::copy_options::recursive); }
+  const fs::path& dir() const { return dir_.path(); }
 
  private:
-  fs::path dir_;
+  TestDir dir_{"validate-test"};
 };
 
 bool mentions(const std::vector<std::string>& lines, const std::string& what) {
