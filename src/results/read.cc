@@ -164,9 +164,6 @@ CaseResult read_case_document(const json& j) {
 }
 
 // The index's optional sections (results/index_sections.h), as every index version wrote them.
-std::string text_or_empty(const json& j, const char* key) {
-  return j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>() : std::string();
-}
 GitBuild read_git_build(const json& j) {
   return {j.at("describe").get<std::string>(), j.at("sha").get<std::string>(), j.at("ref").get<std::string>(),
           j.at("repository").get<std::string>(), j.at("dirty").get<bool>()};
@@ -174,7 +171,7 @@ GitBuild read_git_build(const json& j) {
 std::vector<Resumption> read_resumptions(const json& list) {
   std::vector<Resumption> out;
   for (const auto& r : list) {
-    Resumption x{text_or_empty(r, "at"), r.at("kept").get<std::size_t>(),
+    Resumption x{opt_str(r, "at"), r.at("kept").get<std::size_t>(),
                  r.at("remeasured").get<std::vector<std::string>>(), std::nullopt, std::nullopt};
     if (r.contains("slurm")) x.slurm = r.at("slurm").get<SlurmIds>();
     if (r.contains("jitbench_git")) x.jitbench_git = read_git_build(r.at("jitbench_git"));
@@ -212,7 +209,7 @@ std::vector<RecordedEnvironment> read_recorded_environments(const json& list) {
     x.variables = e.at("variables").get<std::map<std::string, std::string>>();
     if (e.at("file").is_string()) x.file = inside_path(e.at("file"));
     x.ok = e.at("ok").get<bool>();
-    x.reason = text_or_empty(e, "reason");
+    x.reason = opt_str(e, "reason");
     x.build = e.at("build");
     out.push_back(std::move(x));
   }
@@ -241,14 +238,14 @@ RegistryEntry read_registry_entry(const json& s) {
   e.path = inside_path(s.at("path"));
   e.suite = s.at("suite").get<std::string>();
   const auto& run = s.at("run");
-  e.started_at = text_or_empty(run, "started_at");
-  e.finished_at = text_or_empty(run, "finished_at");
+  e.started_at = opt_str(run, "started_at");
+  e.finished_at = opt_str(run, "finished_at");
   e.command = run.at("command").get<std::vector<std::string>>();
   e.jitbench_version = s.at("jitbench_version").get<std::string>();
   e.jitbench_git = read_git_build(s.at("jitbench_git"));
   const auto& m = s.at("machine");
   e.machine = m.at("key").get<std::string>();
-  e.machine_label = text_or_empty(m, "label");
+  e.machine_label = opt_str(m, "label");
   e.cpu_model = m.at("cpu_model").get<std::string>();
   e.logical_cores = m.at("logical_cores").get<std::string>();
   e.memory_gib = m.at("memory_gib").get<double>();
