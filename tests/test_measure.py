@@ -5,6 +5,7 @@ verified against the eager function in float64, break-even computed; the
 out dir is an ordinary run that `--resume` finishes from its own copy."""
 
 import json
+import re
 import signal
 import subprocess
 import time
@@ -64,6 +65,15 @@ def test_a_jitted_jax_function_is_measured_against_its_un_jitted_self(jitbench, 
     rows = json.loads((out / "analysis.json").read_text())["break_even"]
     assert [(r["jit_case"], r["eager_case"]) for r in rows] == [("jax_jit_cpu_step_1_f32", "jax_eager_cpu_step_1_f32")]
     assert (out / "inputs" / "workloads" / "step.py").is_file()  # the workload file, kept like a user's
+    assert (out / "inputs" / "targets" / "mine.py").read_text() == mine.read_text()  # and the user's own
+    # summary.md and the report say what each case was verified against: the JIT against its un-jitted self.
+    summary = (out / "summary.md").read_text()
+    row = next(l for l in summary.splitlines() if l.startswith("| `jax_jit_cpu_step_1_f32` |") and "against" not in l
+               and "un-jitted" in l)
+    assert "`relative_error`" in row and "3 of 3" in row, row  # 2 cold runs and the warm process
+    assert jitbench("report", str(out), out=False).rc == 0
+    report = (out / "report" / "report.md").read_text()
+    assert "## Verification" in report and "un-jitted JAX function" in report, report[:2000]
 
 
 def test_a_numba_function_is_measured_against_its_py_func_on_numpy(jitbench, tmp_path):
@@ -95,6 +105,9 @@ def test_a_wrong_check_fails_the_case(jitbench, tmp_path):
     assert res.rc == 2
     case = json.loads((tmp_path / "out" / "cases" / "numpy_plain_1_f32.json").read_text())
     assert (case["status"], case["reason"]) == ("failed", "incorrect_result"), (case["status"], case["reason"])
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    row = next(l for l in summary.splitlines() if l.startswith("| `numpy_plain_1_f32` |") and "user's check" in l)
+    assert "the user's check mine.py:wrong_check" in row and re.search(r"`user_check` \| — \| 0 of [1-9]", row), row
 
 
 def test_a_target_that_is_no_function_is_one_line_and_nothing_is_run(jitbench, tmp_path):
@@ -108,11 +121,15 @@ def test_a_target_that_is_no_function_is_one_line_and_nothing_is_run(jitbench, t
         assert not (tmp_path / "out").exists()
 
 
-def test_resume_measures_the_code_it_started_with_or_refuses(tmp_path):
-    """A measure run's index records the command as typed; --resume finishes it
-    from the workload file it kept, and a target file changed since then is
-    refused by each case it measures, never measured as if it were the same code."""
-    mine = user_module(tmp_path, "\n\ndef slow(w, x):\n    import time\n    time.sleep(30)\n    return plain(w, x)\n")
+def test_resume_measures_the_kept_copy_of_the_code_it_started_with(tmp_path):
+    """A measure run keeps the user's file under inputs/targets/ (listed in the
+    index with its sha256) and its workload loads that copy: --resume finishes
+    the run with the code it started with though the original was changed, and
+    a kept copy changed since is refused before anything is measured."""
+    marker = tmp_path / "slow-while-this-exists"
+    marker.touch()
+    mine = user_module(tmp_path, f"\n\ndef slow(w, x):\n    import os, time\n    while os.path.exists({str(marker)!r}):"
+                                 "\n        time.sleep(0.2)\n    return plain(w, x)\n")
     out = tmp_path / "out"
     proc = subprocess.Popen([str(JITBENCH), "measure", f"{mine}:slow", *QUICK, "--out-dir", str(out), "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -122,14 +139,29 @@ def test_resume_measures_the_code_it_started_with_or_refuses(tmp_path):
     time.sleep(1)
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=60)
+    marker.unlink()
     index = json.loads((out / "index.json").read_text())
     assert index["complete"] is False and index["command"][1] == "measure"
-    mine.write_text(mine.read_text().replace("time.sleep(30)", "time.sleep(0)") + "\n# changed\n")
+    kept = [i for i in index["inputs"] if i["kind"] == "target"]
+    assert [(k["source"], k["path"]) for k in kept] == [(str(mine.resolve()), "inputs/targets/mine.py")], kept
+    original = mine.read_text()
+    assert (out / "inputs" / "targets" / "mine.py").read_text() == original
+    mine.write_text("raise SystemExit('the original was changed')\n")
+    copy = out / "inputs" / "targets" / "mine.py"
+    # A kept copy changed since is refused, one line, nothing measured.
+    copy.write_text(original + "\n# changed\n")
+    before = {p.name: p.read_bytes() for p in (out / "cases").iterdir()}
     res = subprocess.run([str(JITBENCH), "run", "--resume", str(out)], capture_output=True, text=True, timeout=300)
-    case = json.loads((out / "cases" / "numpy_slow_1_f32.json").read_text())
+    assert res.returncode != 0 and "inputs/targets/mine.py" in res.stderr and "sha256" in res.stderr, res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert {p.name: p.read_bytes() for p in (out / "cases").iterdir()} == before
+    copy.write_text(original)
+    res = subprocess.run([str(JITBENCH), "run", "--resume", str(out)], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
     assert json.loads((out / "index.json").read_text())["resumed"], res.stderr
-    assert case["status"] == "failed", case["status"]
-    assert "not the file this workload was generated from" in json.dumps(case), case.get("detail")
+    case = json.loads((out / "cases" / "numpy_slow_1_f32.json").read_text())
+    assert case["status"] == "ok", (case["status"], case.get("detail"))
+    assert case["verification"]["ok"] is True
 
 
 def test_a_static_argument_reaches_the_function_as_the_factory_gave_it(jitbench, tmp_path):

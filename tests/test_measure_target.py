@@ -287,19 +287,30 @@ def test_a_plain_function_runs_on_numpy_with_its_sibling_import(tmp_path, plain)
     assert result["workload"]["target"] == "plainmod.py:norms"
 
 
-def test_the_shim_loads_the_copy_of_the_target_it_is_given(tmp_path, plain):
-    """--target-file-as: jitbench copies the file under inputs/; the shim loads the copy
-    (a path relative to the shim), the original's directory serving its sibling imports."""
-    inputs = tmp_path / "inputs"
-    inputs.mkdir()
-    # The copy makes other inputs than the original: the result tells which one ran.
-    (inputs / "plainmod.py").write_text(plain.read_text().replace("(6, 5)", "(7, 5)"))
-    rc, meta, err = shim(f"{plain}:norms", "--target-file-as", "plainmod.py", out=inputs)
+def test_the_shim_loads_the_copies_it_keeps_pinned_by_sha256(tmp_path, plain):
+    """--keep DIR: the user's files are copied into DIR (relative to the shim) and
+    the shim loads those copies, the original's directory serving sibling imports;
+    a copy changed afterwards is refused, never measured."""
+    inputs = tmp_path / "inputs" / "workloads"
+    inputs.mkdir(parents=True)
+    rc, meta, err = shim(f"{plain}:norms", "--keep", "../targets", out=inputs)
     assert rc == 0, err
-    assert "'where': 'plainmod.py'" in pathlib_of(meta["shim"]).read_text()
+    assert meta["kept"] == [{"source": str(plain.resolve()), "file": "plainmod.py"}]
+    copy = tmp_path / "inputs" / "targets" / "plainmod.py"
+    assert copy.read_text() == plain.read_text()
+    assert "'where': '../targets/plainmod.py'" in pathlib_of(meta["shim"]).read_text()
+    # The original changes: the copy is what runs.
+    plain.write_text(plain.read_text().replace("(6, 5)", "(7, 5)"))
     got = run_worker(pathlib_of(meta["shim"]), "numpy", "f32", cwd="/")
-    assert got["verify"]["ok"] is True
-    assert got["workload"]["inputs"] == ["float32[7,5]"]
+    assert got["verify"]["ok"] is True and got["workload"]["inputs"] == ["float32[6,5]"], got
+    copy.write_text(plain.read_text())
+    out = json.dumps(run_worker(pathlib_of(meta["shim"]), "numpy", "f32", cwd="/", expect_ok=False))
+    assert "not the file this workload was generated from" in out, out
+
+
+def test_keep_must_be_relative_to_the_shim(tmp_path, plain):
+    rc, meta, err = shim(f"{plain}:norms", "--keep", str(tmp_path), out=tmp_path)
+    assert rc == 2 and "relative to the shim" in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_a_package_module_target_records_its_distribution(tmp_path):

@@ -19,6 +19,12 @@ struct UserError : std::runtime_error {
 // --ceilings: measure the machine's ceilings when the plan has a native floor case, always, or never.
 enum class CeilingsMode { Auto, On, Off };
 
+// A user file `measure` keeps under inputs/targets/ (its shim loads that copy).
+struct KeptFile {
+  std::string source;  // absolute, where the user has it
+  std::string file;    // its name under inputs/targets/
+};
+
 struct RunOptions {
   std::string out_dir;  // "" -> jitbench-out/run-<timestamp>
   std::string suite_file;
@@ -33,6 +39,7 @@ struct RunOptions {
   std::vector<CachePolicy> cache_policies;  // empty: the suite's
   std::vector<Precision> precisions;        // empty: the suite's
   std::vector<std::string> workload_paths;
+  std::vector<KeptFile> kept_files;  // set by measure (and by its resume/replicate), never by a flag
   bool quiet = false;
   CeilingsMode ceilings = CeilingsMode::Auto;
   std::optional<ShardSpec> shard;  // --shard K/N: only the K-th of N shards of the plan

@@ -21,8 +21,9 @@ namespace jitbench {
 namespace fs = std::filesystem;
 
 namespace {
-// A private directory for the shim, removed when the command ends (the run
-// keeps its copy under inputs/workloads/).
+// A private directory for the shim (workloads/NAME.py) and the copies of the
+// user's files it loads (targets/), laid out as the run's inputs/ will keep
+// them; removed when the command ends.
 class ShimDir {
  public:
   ShimDir() {
@@ -40,9 +41,32 @@ class ShimDir {
   fs::path path_;
 };
 
+struct Shim {
+  std::string path;              // the workload file
+  std::vector<KeptFile> kept;  // the user's files it loads, copied beside it (targets/)
+};
+
+// The worker's record of the shim: its last JSON line (a framework may log after it).
+Shim read_shim_record(const std::string& log) {
+  Shim shim;
+  std::istringstream lines(log);
+  for (std::string l; std::getline(lines, l);) {
+    if (l.empty() || l.front() != '{') continue;
+    auto parsed = parse_json(l);
+    const auto* doc = std::get_if<nlohmann::json>(&parsed);
+    if (!doc) continue;
+    shim = {string_or(*doc, "shim", ""), {}};
+    if (doc->contains("kept") && (*doc)["kept"].is_array())
+      for (const auto& k : (*doc)["kept"]) shim.kept.push_back({string_or(k, "source", ""), string_or(k, "file", "")});
+  }
+  return shim;
+}
+
 // The shim's file, written by the worker; its one-line error as a UserError.
-std::string write_shim(const MeasureOptions& m, const std::string& python, const fs::path& dir) {
-  std::vector<std::string> argv = {python, "-m", "jitbench_worker.target", "shim", m.target, "--out", dir.string()};
+Shim write_shim(const MeasureOptions& m, const std::string& python, const fs::path& dir) {
+  fs::create_directories(dir / "workloads");
+  std::vector<std::string> argv = {python, "-m", "jitbench_worker.target", "shim", m.target, "--keep", "../targets",
+                                   "--out", (dir / "workloads").string()};
   for (const auto& [flag, value] : {std::pair{"--inputs", m.inputs}, {"--check", m.check}, {"--name", m.name}})
     if (!value.empty()) argv.insert(argv.end(), {flag, value});
   const fs::path log = dir / "shim.log";
@@ -56,15 +80,8 @@ std::string write_shim(const MeasureOptions& m, const std::string& python, const
   const std::string line = last_line(log);
   if (p.kind != ExitKind::Exited || p.exit_code != 0)
     throw UserError(fmt::format("measure {}: {}", m.target, line.empty() ? "the worker could not load it" : line));
-  // Its record is the last JSON line: a framework may log after it (the log goes with this directory).
-  std::string shim;
-  std::istringstream lines(read_file(log));
-  for (std::string l; std::getline(lines, l);) {
-    if (l.empty() || l.front() != '{') continue;
-    auto parsed = parse_json(l);
-    if (const auto* doc = std::get_if<nlohmann::json>(&parsed)) shim = string_or(*doc, "shim", shim);
-  }
-  if (shim.empty())
+  Shim shim = read_shim_record(read_file(log));
+  if (shim.path.empty())
     throw UserError(fmt::format("measure {}: the worker wrote no workload file (its last line: {})", m.target,
                                 line.empty() ? "none" : line));
   return shim;
@@ -74,14 +91,18 @@ std::string write_shim(const MeasureOptions& m, const std::string& python, const
 int cmd_measure(const MeasureOptions& m, const std::vector<std::string>& command) {
   const ShimDir dir;
   RunOptions o = m.run;
-  o.workload_paths = {write_shim(m, resolve_python(o.python), dir.path())};
+  Shim shim = write_shim(m, resolve_python(o.python), dir.path());
+  o.workload_paths = {shim.path};
+  o.kept_files = std::move(shim.kept);
   return cmd_run(o, command);
 }
 
 void add_measured_workload(const RunIndex& index, RunOptions& o) {
   if (index.command.size() < 2 || index.command[1] != "measure") return;
-  for (const auto& in : index.inputs)
+  for (const auto& in : index.inputs) {
     if (in.kind == "workload") o.workload_paths.push_back(in.source);
+    if (in.kind == "target") o.kept_files.push_back({in.source, fs::path(in.path).filename().string()});
+  }
 }
 
 }  // namespace jitbench

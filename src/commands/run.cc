@@ -263,6 +263,11 @@ std::vector<FileWrite> input_copies(const RunOptions& o, const PlannedRun& p, st
     if (std::none_of(listed.begin(), listed.end(), [&](const InputCopy& x) { return x.source == source; }))
       add("workload", w, "inputs/workloads/" + fs::path(w).filename().string());
   }
+  for (const auto& k : o.kept_files) {
+    if (k.file.empty() || fs::path(k.file).filename() != k.file || k.file[0] == '.')
+      throw UserError(fmt::format("cannot keep {} as '{}': not a plain file name", k.source, k.file));
+    add("target", k.source, "inputs/targets/" + k.file);
+  }
   return files;
 }
 

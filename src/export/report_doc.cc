@@ -7,6 +7,7 @@
 #include "export/figure_data.h"
 #include "export/sampling_table.h"
 #include "export/throughput_table.h"
+#include "export/verification_table.h"
 #include "report/format.h"
 #include "report/table.h"
 #include "stats/stats.h"
@@ -219,7 +220,11 @@ std::string report_html(const LoadedRun& run, const Analysis& analysis, const st
                       "</p></section>\n",
                       run.cases.size(), to_html(cases_table(run.cases)));
   page += "<section id='sampling'><h2>Sampling</h2><p class='note'>" + inline_html(kSamplingIntro) + "</p>" +
-          to_html(sampling_table(run.cases)) + "</section>\n</body></html>\n";
+          to_html(sampling_table(run.cases)) + "</section>\n";
+  if (const auto t = verification_table(run.cases); !t.empty())
+    page += "<section id='verification'><h2>Verification</h2><p class='note'>" + inline_html(kVerificationIntro) +
+            "</p>" + to_html(t) + "</section>\n";
+  page += "</body></html>\n";
   return page;
 }
 
@@ -237,6 +242,8 @@ std::string report_md(const LoadedRun& run, const Analysis& analysis, const std:
           to_markdown(t);
   md += fmt::format("\n## Cases ({})\n\n", run.cases.size()) + to_markdown(cases_table(run.cases));
   md += fmt::format("\n## Sampling\n\n{}\n\n", kSamplingIntro) + to_markdown(sampling_table(run.cases));
+  if (const auto t = verification_table(run.cases); !t.empty())
+    md += fmt::format("\n## Verification\n\n{}\n\n", kVerificationIntro) + to_markdown(t);
   std::string titles;
   for (const auto& f : report_figures())
     if (svgs.count(f.key)) titles += (titles.empty() ? "" : ", ") + f.title;

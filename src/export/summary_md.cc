@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "export/sampling_table.h"
+#include "export/verification_table.h"
 #include "export/throughput_table.h"
 #include "report/format.h"
 #include "report/table.h"
@@ -403,6 +404,7 @@ std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases
         "Medians with bootstrap 95% confidence intervals over the cold runs.\n\n";
   md += environments_section(info) + summary_cases_table(cases) + notes(cases) +
         section(std::string("\n## Sampling\n\n") + kSamplingIntro + "\n\n", sampling_table(cases)) +
+        section(std::string("\n## Verification\n\n") + kVerificationIntro + "\n\n", verification_table(cases)) +
         releases_section(releases);
   md += phases_section(analysis) + cache_modes_section(analysis) + break_even_section(analysis) +
         loops_section(analysis) +

@@ -30,6 +30,10 @@ Verification verification(const json& raw, const char* key) {
   v.present = true;
   v.ok = bool_or(raw[key], "ok", false);
   v.message = string_at(raw[key], "/message").value_or("result differs from the float64 reference");
+  v.reference = string_at(raw[key], "/reference").value_or("");
+  v.metric = string_at(raw[key], "/metric").value_or("");
+  v.error = number_at(raw[key], "/error");
+  v.tolerance = number_at(raw[key], "/tolerance");
   return v;
 }
 

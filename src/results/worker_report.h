@@ -28,6 +28,8 @@ struct CacheFiles {
 struct Verification {
   bool present = false, ok = false;
   std::string message;
+  std::string reference, metric;  // what the result was compared with, and how; "" when the worker did not say
+  std::optional<double> error, tolerance;
 };
 
 struct WorkerReport {

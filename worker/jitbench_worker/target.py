@@ -10,7 +10,7 @@ no framework, and derives the eager callable from the same object: the JIT
 backend measures the user's object as is, its baseline backend the eager one.
 
     python -m jitbench_worker.target shim TARGET [--inputs SPEC] [--check SPEC]
-        [--name NAME] [--target-file-as PATH] --out FILE_OR_DIR
+        [--name NAME] [--keep DIR] --out FILE_OR_DIR
 
 writes the generated workload file (the "shim", NAME.py: a workload's name is
 its file's stem) and prints one JSON line: name, framework, backends, dtypes,
@@ -18,11 +18,13 @@ target, target_file (the user's file, absolute, for a file TARGET), files
 (every user file the shim loads by path), distribution/version (a package
 TARGET's top-level distribution) and commit (the git commit of the checkout
 holding the target's source, when it is in one); exit 2 with one line on
-stderr for a bad target. --target-file-as PATH: the path the shim loads the
-target's file from instead of where it is now (jitbench copies the file under
-the run's inputs/ and passes the copy's path; a relative path is taken from
-the shim's own directory). The original directory stays on sys.path after it,
-for sibling imports.
+stderr for a bad target. --keep DIR: the user's files (the target's, and those
+of --inputs and --check) are copied into DIR (relative to the shim's own
+directory; `jitbench measure` passes ../targets, so that a run keeps them as
+inputs/targets/ beside inputs/workloads/NAME.py) and the shim loads those
+copies, each pinned by its sha256; the JSON line's "kept" lists each copy
+(file, under DIR) with its source. The original files' directories stay on
+sys.path, for sibling imports: modules they import are not kept.
 
 --inputs SPEC: `module:factory`, `file.py:factory` or a bare name in TARGET's
 module; the factory takes no argument and returns the argument tuple (its
@@ -49,6 +51,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -370,8 +373,10 @@ class Measured:
         return where if not is_file(where) else os.path.join(self.base, where)
 
     def _module(self, where):
-        path = self._path(where) if where else self._path(self.spec["where"])
-        pinned = self.spec.get("sha256", {}).get(os.path.realpath(path)) if is_file(path) else None
+        where = where or self.spec["where"]
+        path = self._path(where)
+        pins = self.spec.get("sha256", {})  # by the path as the spec names it (before kept copies: its realpath)
+        pinned = pins.get(where, pins.get(os.path.realpath(path))) if is_file(path) else None
         if pinned and _sha256(path) != pinned:
             raise RuntimeError(f"{path} is not the file this workload was generated from (its sha256 differs): "
                                "a resumed or replicated run measures the code it started with; run jitbench "
@@ -536,7 +541,7 @@ def default_name(target: str) -> str:
     return f"{name}_fn" if name in workloads.names() else name
 
 
-def plan(target, inputs=None, check=None, name=None, target_file_as=None):
+def plan(target, inputs=None, check=None, name=None, keep=None):
     """(the shim's text, what the CLI prints about it). Loads TARGET, calls the
     inputs factory once (for the dtype) and resolves the check."""
     where, attr = split(target)
@@ -545,7 +550,7 @@ def plan(target, inputs=None, check=None, name=None, target_file_as=None):
     files = []
     if is_file(where):
         real = os.path.realpath(where)
-        spec["where"] = target_file_as or real
+        spec["where"] = real
         spec["search_path"] = [os.path.dirname(real)]
         spec["target"] = f"{os.path.basename(real)}:{attr}"
         files.append(real)
@@ -561,6 +566,7 @@ def plan(target, inputs=None, check=None, name=None, target_file_as=None):
     if check:
         _side(spec, "check", module, files, target_file)
     spec["sha256"] = {f: _sha256(f) for f in files}  # the code measured: a later change is refused, not measured
+    kept = _keep(spec, files, keep) if keep else []
     name = name or default_name(target)
     _check_name(name)
     backends = list(BACKENDS[detected.framework])
@@ -570,8 +576,30 @@ def plan(target, inputs=None, check=None, name=None, target_file_as=None):
     found = provenance(module, where)
     spec["provenance"] = found  # kept in the workload file (under the run's inputs/): checked where it runs again
     meta = {"name": name, "framework": detected.framework, "backends": backends, "dtypes": [dtype],
-            "target": target, "target_file": target_file, "files": files, **found}
+            "target": target, "target_file": target_file, "files": files, "kept": kept, **found}
     return shim_text(spec, catalog), meta
+
+
+def _keep(spec, files, keep):
+    """Points the spec at copies of the user's files under keep/ (one name
+    each, in files' order) and pins the copies' paths; [{"source", "file"}]."""
+    kept, taken = [], set()
+    for real in files:
+        stem, ext = os.path.splitext(os.path.basename(real))
+        name, i = stem + ext, 1
+        while name in taken:
+            i += 1
+            name = f"{stem}_{i}{ext}"
+        taken.add(name)
+        as_kept = f"{keep}/{name}"
+        kept.append({"source": real, "file": name})
+        spec["sha256"][as_kept] = spec["sha256"].pop(real)
+        if spec["where"] == real:
+            spec["where"] = as_kept
+        for key in ("inputs", "check"):
+            if spec.get(key) and spec[key].startswith(real + ":"):
+                spec[key] = as_kept + spec[key][len(real):]
+    return kept
 
 
 def _sha256(path):
@@ -643,9 +671,9 @@ def shim_text(spec, catalog) -> str:
             f"CATALOG = {catalog!r}\n")
 
 
-def make_shim(target, inputs=None, check=None, name=None, target_file_as=None) -> str:
+def make_shim(target, inputs=None, check=None, name=None) -> str:
     """The text of the workload file that measures TARGET (see the module's doc)."""
-    return plan(target, inputs, check, name, target_file_as)[0]
+    return plan(target, inputs, check, name)[0]
 
 
 def provenance(module, where) -> dict:
@@ -692,17 +720,23 @@ def main(argv) -> int:
     s.add_argument("--inputs", default=None)
     s.add_argument("--check", default=None)
     s.add_argument("--name", default=None)
-    s.add_argument("--target-file-as", default=None)
+    s.add_argument("--keep", default=None, help="copy the user's files into DIR (relative to the shim) and load those")
     s.add_argument("--out", required=True, help="the shim file (NAME.py), or a directory to write NAME.py in")
     args = p.parse_args(argv)
     if not args.name and not os.path.isdir(args.out):
         args.name = os.path.splitext(os.path.basename(args.out))[0]  # a workload's name is its file's stem
     try:
-        text, meta = plan(args.target, args.inputs, args.check, args.name, args.target_file_as)
+        if args.keep and (os.path.isabs(args.keep) or not args.keep.strip("./")):
+            raise ValueError(f"--keep {args.keep}: give a directory relative to the shim's, such as ../targets")
+        text, meta = plan(args.target, args.inputs, args.check, args.name, args.keep)
         path = _out_path(args.out, meta["name"])
     except ValueError as exc:
         sys.stderr.write(f"{str(exc).splitlines()[0]}\n")
         return 2
+    keep_dir = os.path.join(os.path.dirname(os.path.abspath(path)), args.keep or "")
+    for k in meta["kept"]:
+        os.makedirs(keep_dir, exist_ok=True)
+        shutil.copyfile(k["source"], os.path.join(keep_dir, k["file"]))
     with open(path, "w") as f:
         f.write(text)
     sys.stdout.write(json.dumps({**meta, "shim": os.path.abspath(path)}) + "\n")

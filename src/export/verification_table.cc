@@ -1,0 +1,62 @@
+#include "export/verification_table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/format.h"
+
+namespace jitbench {
+
+const char* const kVerificationIntro =
+    "What each case's result was checked against, as its worker reported it: a built-in workload's float64 "
+    "reference, the eager function itself for `jitbench measure` without `--check` (docs/your-code.md), or the "
+    "user's check. The worst error is the largest over the case's runs, beside the tolerance it was held to; "
+    "\"not reported\" where the worker did not say.";
+
+namespace {
+struct VerifiedRuns {
+  const Verification* first = nullptr;  // the first run that verified at all
+  int checked = 0, passed = 0;
+  std::optional<double> worst, tolerance;
+};
+
+VerifiedRuns verified_runs(const CaseResult& c) {
+  VerifiedRuns v;
+  const auto add = [&](const RunRecord& r) {
+    const auto& got = r.worker.verify;
+    if (!got.present) return;
+    if (!v.first) v.first = &got;
+    ++v.checked;
+    v.passed += got.ok ? 1 : 0;
+    if (got.error && (!v.worst || *got.error > *v.worst)) {
+      v.worst = got.error;
+      v.tolerance = got.tolerance;
+    }
+  };
+  for (const auto& r : c.cold) add(r);
+  for (const auto& r : c.warm) add(r);
+  return v;
+}
+
+std::string or_not_reported(const std::string& s, bool code) {
+  if (s.empty()) return "not reported";
+  return code ? md_code(s) : md_cell(s);
+}
+}  // namespace
+
+Table verification_table(const std::vector<CaseResult>& cases) {
+  Table t{{"Case", "Verified against", "Check", "Worst error (tolerance)", "Runs verified"}, {}};
+  for (const auto& c : cases) {
+    const auto v = verified_runs(c);
+    if (!v.first) continue;
+    std::string worst = "—";
+    if (v.worst)
+      worst = fmt::format("{:.3g}{}", *v.worst, v.tolerance ? fmt::format(" (≤ {:.3g})", *v.tolerance) : "");
+    t.add({md_code(c.c.id), or_not_reported(v.first->reference, false), or_not_reported(v.first->metric, true), worst,
+           fmt::format("{} of {}", v.passed, v.checked)});
+  }
+  return t;
+}
+
+}  // namespace jitbench
