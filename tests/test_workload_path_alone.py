@@ -135,3 +135,20 @@ def test_the_run_is_labelled_with_the_workload_and_measures_only_it(jitbench, tm
     assert index["suite"]["name"] == "ema_scan", index["suite"]
     assert index["cases"][0]["status"] == "ok"
     assert (res.out / "summary.md").read_text().startswith("# jitbench: suite `ema_scan`\n")
+
+
+def test_a_file_beside_a_suite_that_uses_it_nowhere_is_refused(jitbench, tmp_path):
+    """--workload-path with --suite adds the file's workload to what the suite may
+    name; a suite that names it nowhere would have ignored the file silently."""
+    ema = write_ema(tmp_path)
+    suite = tmp_path / "s.toml"
+    suite.write_text('[suite]\nname = "other"\n\n[[matrix]]\nbackends = ["numpy"]\nworkloads = ["matmul"]\n'
+                     'sizes = [64]\ndtypes = ["f32"]\n')
+    res = jitbench("plan", "--suite", str(suite), "--workload-path", str(ema), out=False)
+    lines = res.stderr.strip().splitlines()
+    assert res.rc == 2 and len(lines) == 1, res.stderr
+    assert "its workload 'ema_scan' is in no case of suite 'other'" in lines[0] and "drop --suite" in lines[0]
+    # Named by the suite, the file is used and the plan is made.
+    suite.write_text(suite.read_text().replace('workloads = ["matmul"]', 'workloads = ["matmul", "ema_scan"]'))
+    _, cases = planned(jitbench, "--suite", str(suite), "--workload-path", str(ema))
+    assert sorted(cases) == ["numpy_ema_scan_64_f32", "numpy_matmul_64_f32"], cases

@@ -131,6 +131,19 @@ std::map<std::string, double> measured_costs(const std::string& dir) {
 }
 }  // namespace
 
+// A --workload-path file beside --suite that no case of the plan uses is a
+// mistake, not a silent no-op: the user meant to measure it.
+void require_used_workload_files(const RunOptions& o, const std::vector<Case>& plan, const std::string& suite) {
+  if (o.suite_file.empty()) return;
+  for (const auto& path : o.workload_paths) {
+    const auto name = std::filesystem::path(path).stem().string();
+    if (std::none_of(plan.begin(), plan.end(), [&](const Case& c) { return c.workload == name; }))
+      throw UserError(fmt::format("--workload-path {}: its workload '{}' is in no case of suite '{}': add it to the "
+                                  "suite's workloads, or drop --suite to run the file alone",
+                                  path, name, suite));
+  }
+}
+
 PlannedRun make_planned_run(const RunOptions& o, const InputCopies& inputs) {
   // The catalog of this command: built-ins, then the user's workloads with their records.
   Catalog catalog = Catalog::builtin();
@@ -146,6 +159,7 @@ PlannedRun make_planned_run(const RunOptions& o, const InputCopies& inputs) {
   if (o.suite_file.empty() && !o.workload_paths.empty()) p.suite = workload_files_suite_of(o, catalog);
   p.environments = selected_environments(p.suite, o);
   p.full = plan_cases(catalog, p.suite, o, p.environments);
+  require_used_workload_files(o, p.full, p.suite.name);
   const int processes = o.cold_runs.value_or(p.suite.cold_runs) + o.warm_runs.value_or(p.suite.warm_runs);
   const int calls = o.warm_iters.value_or(p.suite.warm_iters) * o.warm_runs.value_or(p.suite.warm_runs);
   const auto measured = o.costs_dir.empty() ? std::map<std::string, double>{} : measured_costs(o.costs_dir);
