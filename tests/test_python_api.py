@@ -501,3 +501,21 @@ def test_a_script_that_measures_at_its_top_level_is_refused_not_started_again(tm
     assert res.returncode != 0
     assert 'if __name__ == "__main__":' in res.stderr, res.stderr[-2000:]
     assert res.stderr.count("jitbench measure exited") == 1, res.stderr[-3000:]  # one level, not a chain
+
+
+def test_the_gate_says_which_metrics_it_could_not_judge(tmp_path):
+    """Two cold runs a side cannot reach p < 0.05: compare marks those metrics
+    'too few runs', and the plugin's session says so rather than pass silently."""
+    from jitbench.pytest_plugin import _Session
+
+    cmp = jb.compare(GOLDEN, GOLDEN, fail_on_regression=10)
+    untestable = cmp.untestable()
+    assert untestable and all(r.verdict == "too few runs" for r in untestable)
+    assert {r.metric for r in untestable} >= {"cold_ttfr_s"}, {r.metric for r in untestable}
+    session = _Session.__new__(_Session)
+    session.saved, session.saved_dir, session.fail_pct, session.lines, session.failed = \
+        {"k": GOLDEN}, tmp_path, 10.0, [], False
+    session._compare("k", GOLDEN)
+    said = [l for l in session.lines if "NOT JUDGED" in l]
+    assert len(said) == 1 and f"NOT JUDGED {len(untestable)} of {len(cmp.rows)} metrics" in said[0], session.lines
+    assert session.failed is False

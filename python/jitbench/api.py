@@ -130,6 +130,11 @@ class Comparison:
     def significant(self):
         return [r for r in self.rows if r.verdict not in ("no significant change", "too few runs")]
 
+    def untestable(self):
+        """Rows with too few processes a side for the test to reach its alpha:
+        no difference there can be significant, nor fail the gate."""
+        return [r for r in self.rows if r.verdict == "too few runs"]
+
 
 def _out_dir_of(run):
     return str(getattr(run, "out_dir", run))

@@ -178,6 +178,11 @@ class _Session:
         self.lines.append(f"{key}: {len(changed)} of {len(cmp.rows)} metrics differ significantly"
                           + (": " + ", ".join(changed) if changed else ""))
         self.lines += [f"  REGRESSION {line}" for line in cmp.regressions]
+        untestable = cmp.untestable()
+        if untestable:  # the gate cannot fail there: said, never silent
+            self.lines.append(f"  NOT JUDGED {len(untestable)} of {len(cmp.rows)} metrics: too few runs a side for "
+                              "the test to reach p < 0.05 (4+ processes each), so no regression there can fail "
+                              "the session: measure with cold_runs=4 or more on both sides")
         self.failed |= cmp.regressed
 
     def finish(self):
