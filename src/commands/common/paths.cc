@@ -7,6 +7,43 @@
 namespace jitbench {
 namespace fs = std::filesystem;
 
+namespace {
+fs::path this_binary_dir() {
+  std::error_code ec;
+  const auto self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : self.parent_path();
+}
+
+// Installed by pip (pyproject.toml): the packages it runs live under
+// <site-packages>/jitbench/_data/ and the environment's interpreter in
+// <prefix>/bin. The binary is <prefix>/bin/jitbench as built, or
+// <site-packages>/jitbench.scripts/jitbench once auditwheel has repaired the
+// wheel (bin/jitbench is then a launcher that execs it). Empty when this
+// binary is a build in a source tree.
+struct Installed {
+  fs::path data, bin;
+};
+
+const Installed& installed() {
+  static const Installed found = [] {
+    const auto exe = this_binary_dir();
+    std::error_code ec;
+    const auto has_worker = [&](const fs::path& data) {
+      return fs::is_regular_file(data / "worker" / "jitbench_worker" / "__init__.py", ec);
+    };
+    if (exe.empty()) return Installed{};
+    if (exe.filename() == "jitbench.scripts" && has_worker(exe.parent_path() / "jitbench" / "_data"))
+      return Installed{exe.parent_path() / "jitbench" / "_data",  // <prefix>/lib/python3.X/site-packages/..
+                       exe.parent_path().parent_path().parent_path().parent_path() / "bin"};
+    for (const auto& py : fs::directory_iterator(exe.parent_path() / "lib", ec))
+      if (const auto data = py.path() / "site-packages" / "jitbench" / "_data"; has_worker(data))
+        return Installed{data, exe};
+    return Installed{};
+  }();
+  return found;
+}
+}  // namespace
+
 std::string resolve_python(const std::string& flag) {
   if (!flag.empty()) {
     if (flag.find('/') != std::string::npos && ::access(flag.c_str(), X_OK) != 0)
@@ -14,6 +51,10 @@ std::string resolve_python(const std::string& flag) {
     return flag;
   }
   if (const char* env = std::getenv("JITBENCH_PYTHON"); env && *env) return env;
+  // Installed: the interpreter of the environment it was installed into.
+  if (!installed().data.empty())
+    for (const char* name : {"python", "python3"})
+      if (const auto p = installed().bin / name; ::access(p.c_str(), X_OK) == 0) return p.string();
   const fs::path venv = fs::path(JITBENCH_SOURCE_DIR) / ".venv" / "bin" / "python";
   if (::access(venv.c_str(), X_OK) == 0) return venv.string();
   return "python3";
@@ -23,10 +64,8 @@ fs::path resolve_native_worker(WorkerKind kind) {
   const bool cuda = kind == WorkerKind::NativeCuda;
   if (const char* env = std::getenv(cuda ? "JITBENCH_NATIVE_CUDA_WORKER" : "JITBENCH_NATIVE_WORKER"); env && *env)
     return fs::absolute(env);
-  std::error_code ec;
-  const auto self = fs::read_symlink("/proc/self/exe", ec);
-  return (ec ? fs::path(".") : self.parent_path()) /
-         (cuda ? "jitbench-native-cuda-worker" : "jitbench-native-worker");
+  const auto bin = this_binary_dir();
+  return (bin.empty() ? fs::path(".") : bin) / (cuda ? "jitbench-native-cuda-worker" : "jitbench-native-worker");
 }
 
 std::string resolve_native_blas(const std::string& python) {
@@ -49,11 +88,13 @@ std::string resolve_native_blas(const std::string& python) {
 
 fs::path resolve_figures_dir() {
   if (const char* env = std::getenv("JITBENCH_FIGURES_DIR"); env && *env) return fs::absolute(env);
+  if (const auto& data = installed().data; !data.empty()) return data / "figures";
   return fs::path(JITBENCH_SOURCE_DIR) / "src" / "report" / "figures";
 }
 
 fs::path resolve_worker_dir() {
   if (const char* env = std::getenv("JITBENCH_WORKER_DIR"); env && *env) return fs::absolute(env);
+  if (const auto& data = installed().data; !data.empty()) return data / "worker";
   return fs::path(JITBENCH_SOURCE_DIR) / "worker";
 }
 }  // namespace jitbench
