@@ -75,6 +75,10 @@ def _break_even_reason(row, doc):
         return f"no break-even: the case's status is {doc['status']} ({doc.get('reason')})"
     if row is None:
         return "no eager baseline case of this workload in the run (analysis.json break_even)"
+    if row["verdict"] == "ahead_until":
+        return (f"ahead_until: the JIT's first result is sooner but its warm call ({fmt_seconds(row['warm_jit_s'])}) "
+                f"is slower than the eager baseline's ({fmt_seconds(row['warm_eager_s'])}, {row['eager_case']}): "
+                f"eager catches up after {row['calls']:.3g} more calls, so the JIT never pays for itself")
     if row["verdict"] == "never":
         return (f"never: the JIT's warm call ({fmt_seconds(row['warm_jit_s'])}) is no faster than the eager "
                 f"baseline's ({fmt_seconds(row['warm_eager_s'])}, {row['eager_case']})")
@@ -120,7 +124,7 @@ def _phases(analysis_case):
 def _case(doc, analysis_case, be_row):
     backend = doc.get("backend") or {}
     jit = be_row is not None or backend.get("jit") is True
-    calls = be_row["calls"] if be_row else None
+    calls = be_row["calls"] if be_row and be_row["verdict"] != "ahead_until" else None
     if be_row and be_row["verdict"] == "immediately" and calls is None:
         calls = 0.0  # faster from the first call on
     return Case(

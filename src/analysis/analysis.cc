@@ -50,7 +50,10 @@ std::optional<BreakEven> break_even(std::span<const double> ttfr_jit, std::span<
   be.warm_eager = *stats::median(warm_eager);
   const double gain = be.warm_eager - be.warm_jit;
   const double cost = be.ttfr_jit - be.ttfr_eager;
-  if (gain <= 0) {
+  if (gain < 0 && cost < 0) {
+    be.verdict = "ahead_until";
+    be.calls = cost / gain;
+  } else if (gain <= 0) {
     be.verdict = cost <= 0 ? "immediately" : "never";
     if (cost <= 0) be.calls = 0.0;
   } else if (cost <= 0) {
@@ -73,7 +76,10 @@ std::optional<BreakEven> break_even(std::span<const double> ttfr_jit, std::span<
   for (int i = 0; i < resamples; ++i) {
     const double c = resample_median(ttfr_jit) - resample_median(ttfr_eager);
     const double g = resample_median(warm_eager) - resample_median(warm_jit);
-    ns.push_back(c <= 0 && g > 0 ? 0.0 : ratio_or_inf(std::max(c, 0.0), g));
+    if (be.verdict == "ahead_until")  // the calls until eager catches up: never where it does not in a resample
+      ns.push_back(c < 0 && g < 0 ? c / g : c >= 0 ? 0.0 : std::numeric_limits<double>::infinity());
+    else
+      ns.push_back(c <= 0 && g > 0 ? 0.0 : ratio_or_inf(std::max(c, 0.0), g));
   }
   std::sort(ns.begin(), ns.end());
   const auto at = [&](double q) { return ns[static_cast<std::size_t>(q * static_cast<double>(ns.size() - 1))]; };

@@ -19,8 +19,12 @@
 namespace jitbench {
 
 struct BreakEven {
-  std::string verdict;  // "calls", "never", "immediately"
-  std::optional<double> calls;      // N* when verdict == "calls"
+  // "calls": the JIT pays for itself after N* further calls; "never": it is no faster warm and
+  // slower to its first result; "immediately": sooner to its first result and no slower warm;
+  // "ahead_until": sooner to its first result but slower warm, so the eager function catches
+  // up after `calls` further calls and is cheaper from then on.
+  std::string verdict;
+  std::optional<double> calls;      // N* ("calls"), or the calls until eager catches up ("ahead_until")
   std::optional<double> ci_low, ci_high;  // bootstrap 95%; ci_high empty: "never" is inside the interval
   double ttfr_jit = 0, ttfr_eager = 0, warm_jit = 0, warm_eager = 0;  // medians used
 };

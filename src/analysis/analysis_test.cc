@@ -59,6 +59,19 @@ TEST(BreakEven, ImmediatelyWhenFasterFromTheFirstCall) {
   EXPECT_DOUBLE_EQ(*be->calls, 0.0);
 }
 
+// Sooner to the first result but slower warm: not "immediately" -- the eager
+// function catches up after (TTFR_jit - TTFR_eager) / (warm_eager - warm_jit) calls.
+TEST(BreakEven, AheadUntilEagerCatchesUpWhenSlowerWarm) {
+  std::vector<double> tj{0.1}, te{0.2}, wj{0.005}, we{0.001};
+  auto be = break_even(tj, te, wj, we);
+  EXPECT_EQ(be->verdict, "ahead_until");
+  EXPECT_NEAR(*be->calls, 25.0, 1e-9);  // 0.1 s ahead, losing 4 ms a call
+  EXPECT_NEAR(*be->ci_low, 25.0, 1e-9);
+  EXPECT_NEAR(*be->ci_high, 25.0, 1e-9);
+  std::vector<double> same{0.001};  // no slower warm: ahead for good
+  EXPECT_EQ(break_even(tj, te, same, same)->verdict, "immediately");
+}
+
 TEST(BreakEven, IntervalCoversPointEstimateWithNoise) {
   std::vector<double> tj{1.0, 1.1, 0.9, 1.05, 0.95}, te{0.2, 0.21, 0.19}, wj{0.002, 0.0021, 0.0019},
       we{0.010, 0.011, 0.009, 0.0105};

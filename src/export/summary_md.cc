@@ -205,6 +205,10 @@ std::string cache_modes_section(const Analysis& analysis) {
 std::string calls_cell(const BreakEven& be) {
   if (be.verdict == "never") return "never (not faster warm)";
   if (be.verdict == "immediately") return "immediately";
+  if (be.verdict == "ahead_until")
+    return fmt::format("ahead from the first call, overtaken by eager after {:.1f} [{} – {}] more calls (slower warm)",
+                       *be.calls, be.ci_low ? fmt::format("{:.1f}", *be.ci_low) : "—",
+                       be.ci_high ? fmt::format("{:.1f}", *be.ci_high) : "never");
   return fmt::format("{:.1f} [{} – {}]", *be.calls, be.ci_low ? fmt::format("{:.1f}", *be.ci_low) : "—",
                      be.ci_high ? fmt::format("{:.1f}", *be.ci_high) : "never");
 }
@@ -267,6 +271,7 @@ std::string steps_cell(const LoopRow& row, const Analysis& analysis) {
     if (be.verdict == "never") return "never (not faster warm)";
     if (be.verdict == "immediately") return "immediately";
     const double k = static_cast<double>(row.steps_per_call);
+    if (be.verdict == "ahead_until") return fmt::format("ahead until {:.0f} steps, then slower", *be.calls * k);
     return fmt::format("{:.0f} [{} – {}] vs `{}`", *be.calls * k,
                        be.ci_low ? fmt::format("{:.0f}", *be.ci_low * k) : "—",
                        be.ci_high ? fmt::format("{:.0f}", *be.ci_high * k) : "never", r.baseline.c->c.backend);

@@ -115,6 +115,8 @@ def _break_even_panel(ax, title, bs, color):
             label += " (never)"
         elif b["verdict"] == "immediately":
             label += " (from the first call)"
+        elif b["verdict"] == "ahead_until":
+            label += f" (ahead until {b['calls']:.3g} calls, then slower)"
         elif n_star is not None and n_star > x_max:
             label += f" (N*={n_star:.3g}, off the axis)"
         elif n_star is not None:
