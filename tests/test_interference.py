@@ -13,31 +13,13 @@ import os
 import subprocess
 import sys
 
-from conftest import validate
+from conftest import machine_samples, validate
 
 CASES = ["--cases", "matmul_8_f32", "--cold-runs", "2", "--warm-iters", "3"]
 
 
-def proc_stat(busy, idle, steal=0, n_cpus=2):
-    cpus = "".join(f"cpu{i} 1 0 0 1 0 0 0 0 0 0\n" for i in range(n_cpus))
-    return f"cpu  {busy} 0 0 {idle} 0 0 0 {steal} 0 0\n{cpus}intr 0\nctxt 1\n"
-
-
-def write_samples(d, pairs):
-    """pairs: per process, "quiet" (nothing else ran), "hog" (every CPU busy
-    for 1000 s of CPU time: far more than any idle capacity), or None (no
-    snapshot: not reported)."""
-    d.mkdir(exist_ok=True)
-    for i, kind in enumerate(pairs):
-        if kind is None:
-            continue
-        before, after = 2 * i, 2 * i + 1
-        (d / f"stat.{before}").write_text(proc_stat(1000, 1000))
-        (d / f"loadavg.{before}").write_text("0.50 0.40 0.30 1/100 1\n")
-        busy = 1000 if kind == "quiet" else 1000 + 100_000
-        (d / f"stat.{after}").write_text(proc_stat(busy, 1100))
-        (d / f"loadavg.{after}").write_text("2.75 0.40 0.30 3/100 1\n")
-    return {"JITBENCH_TEST_MACHINE_SAMPLES": str(d)}
+def write_samples(d, kinds):
+    return machine_samples(d, kinds)
 
 
 def test_each_process_records_its_interference_beside_its_status(jitbench, fake_env, tmp_path):
@@ -86,16 +68,14 @@ def test_a_quiet_machine_is_not_flagged(jitbench, fake_env, tmp_path):
 
 
 def test_steal_time_is_interference(jitbench, fake_env, tmp_path):
-    d = tmp_path / "samples"
-    d.mkdir()
-    (d / "stat.0").write_text(proc_stat(1000, 1000, steal=0))
-    (d / "stat.1").write_text(proc_stat(1000, 1000, steal=50_000))
+    env = dict(fake_env(), **write_samples(tmp_path / "samples", ["steal"]))
+    (tmp_path / "samples" / "loadavg.0").unlink()
     res = jitbench("run", "--cases", "matmul_8_f32", "--cold-runs", "1", "--warm-iters", "0",
-                   "--backends", "numpy", env=dict(fake_env(), JITBENCH_TEST_MACHINE_SAMPLES=str(d)))
+                   "--backends", "numpy", env=env)
     assert res.rc == 0, res.stderr
     x = res.case("numpy_matmul_8_f32")["cold"]["runs"][0]["interference"]
-    assert x["steal_s"] == 500 and x["interfered"] is True
-    assert x["load_start"] is None  # no loadavg snapshot: the figure is null, the rest stands
+    assert x["steal_s"] == 500 and x["other_cpu_s"] == 0 and x["interfered"] is True
+    assert x["load_start"] is None and x["load_end"] == 2.75  # no loadavg snapshot: that figure is null
 
 
 def test_a_real_hog_is_seen(jitbench, fake_env):
@@ -167,8 +147,8 @@ def test_compare_shows_each_sides_interference_and_the_gate_says_so(jitbench, fa
                    "--fail-on-regression", "10")
     assert res.rc == 1, res.stdout + res.stderr  # still a regression, with the same exit code
     row = next(line for line in res.stdout.splitlines() if "cold_ttfr_s" in line)
-    assert "slower [interfered BASE 0/5, NEW 2/5]" in row, row
-    assert "measured while the machine interfered (interfered BASE 0/5, NEW 2/5)" in res.stderr, res.stderr
+    assert row.endswith("0/5, 2/5  slower"), row  # the verdict stays the line's last word
+    assert "measured while the machine interfered (interfered with: BASE 0/5, NEW 2/5)" in res.stderr, res.stderr
     assert "were measured while the machine interfered with BASE or NEW" in res.stderr
     import csv
     rows = {r["metric"]: r for r in csv.DictReader(open(tmp_path / "c.csv"))}
@@ -179,5 +159,5 @@ def test_compare_shows_each_sides_interference_and_the_gate_says_so(jitbench, fa
                                                 **write_samples(tmp_path / "q", ["quiet"] * 5)))
     res = jitbench("compare", str(base.out), str(quiet_new.out), "--fail-on-regression", "10")
     assert res.rc == 1
-    assert "interfered BASE 0/5, NEW 0/5" in res.stdout
+    assert "0/5, 0/5  slower" in res.stdout
     assert "measured while the machine interfered" not in res.stderr
