@@ -31,14 +31,15 @@ std::string run_interference_line(const std::vector<CaseResult>& cases) {
   for (const auto& c : cases) all += case_interference(c);
   if (all.runs == 0) return "No measured process.";
   const auto not_reported = all.runs - all.reported;
-  if (all.reported == 0) return fmt::format("Interference: not reported for any of the {} measured processes "
-                                            "(no readable /proc/stat, or recorded before jitbench measured it).", all.runs);
+  constexpr const char* why = "(no readable /proc/stat, or recorded before jitbench measured it)";
+  if (all.reported == 0)
+    return fmt::format("Interference: not reported for any of the {} measured processes {}.", all.runs, why);
   std::string line = all.interfered == 0
                          ? fmt::format("No measured process was interfered with ({} measured).", all.reported)
                          : fmt::format("{} of {} measured processes were interfered with: the machine did other "
                                        "work beyond what the worker left idle, so their times may be slower for "
                                        "reasons outside the case.", all.interfered, all.reported);
-  if (not_reported > 0) line += fmt::format(" Not reported for {} more (no readable /proc/stat, or recorded before jitbench measured it).", not_reported);
+  if (not_reported > 0) line += fmt::format(" Not reported for {} more {}.", not_reported, why);
   return line;
 }
 
