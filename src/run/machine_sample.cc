@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "util/say.h"
+
 namespace jitbench {
 namespace fs = std::filesystem;
 
@@ -83,7 +85,12 @@ std::optional<Interference> measure_interference(const std::optional<MachineSamp
 }
 
 ProcSampler::ProcSampler() {
-  if (const char* dir = std::getenv("JITBENCH_TEST_MACHINE_SAMPLES"); dir && *dir) injected_ = dir;
+  if (const char* dir = std::getenv("JITBENCH_TEST_MACHINE_SAMPLES"); dir && *dir) {
+    injected_ = dir;
+    // Never silently: the interference figures of this run are not this machine's.
+    say(stderr, "jitbench: JITBENCH_TEST_MACHINE_SAMPLES is set (a test-only switch): interference is read from "
+                "the snapshots in {}, not measured on this machine\n", injected_.string());
+  }
   if (const long hz = ::sysconf(_SC_CLK_TCK); hz > 0) ticks_ = hz;
 }
 
