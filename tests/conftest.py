@@ -67,6 +67,37 @@ def validate(doc, name):
     jsonschema.Draft202012Validator(schema(name)).validate(doc)
 
 
+def _proc_stat(busy, idle, steal=0, n_cpus=2):
+    cpus = "".join(f"cpu{i} 1 0 0 1 0 0 0 0 0 0\n" for i in range(n_cpus))
+    return f"cpu  {busy} 0 0 {idle} 0 0 0 {steal} 0 0\n{cpus}intr 0\nctxt 1\n"
+
+
+def machine_samples(directory, kinds):
+    """The /proc/stat snapshots jitbench reads instead of the machine's own
+    (JITBENCH_TEST_MACHINE_SAMPLES, docs/noise.md): two per measured worker
+    process, in the order they run. Each kind is "quiet" (nothing else ran),
+    "hog" (1000 s of other CPU time: far above any idle capacity), "steal"
+    (500 s of steal time) or None (no snapshot: not reported). Returns the env."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for i, kind in enumerate(kinds):
+        if kind is None:
+            continue
+        before, after = 2 * i, 2 * i + 1
+        (directory / f"stat.{before}").write_text(_proc_stat(1000, 1000))
+        (directory / f"loadavg.{before}").write_text("0.50 0.40 0.30 1/100 1\n")
+        busy = 1000 + (100_000 if kind == "hog" else 0)
+        (directory / f"stat.{after}").write_text(_proc_stat(busy, 1100, 50_000 if kind == "steal" else 0))
+        (directory / f"loadavg.{after}").write_text("2.75 0.40 0.30 3/100 1\n")
+    return {"JITBENCH_TEST_MACHINE_SAMPLES": str(directory)}
+
+
+# A machine on which nothing else runs, for tests whose outcome would change
+# with interference (an ahead-of-time cross-check that disagrees).
+@pytest.fixture
+def quiet_machine(tmp_path):
+    return machine_samples(tmp_path / "quiet-machine", ["quiet"] * 200)
+
+
 # A tiny file system of its own (a tmpfs), to fill or make read-only.
 @pytest.fixture
 def small_fs(tmp_path):

@@ -105,7 +105,7 @@ def test_warm_process_excludes_the_import(modes_run, backend):
 
 def test_analysis_artifact(modes_run):
     a = json.loads((modes_run / "analysis.json").read_text())
-    validate(a, "jitbench.analysis.v3")
+    validate(a, "jitbench.analysis.v4")
     be = {b["jit_case"]: b for b in a["break_even"]}
     assert be["numba_mc_pi_20000_f64"]["eager_case"] == "numpy_mc_pi_20000_f64"
     assert be["numba_mc_pi_20000_f64__warm_process"]["eager_case"] == "numpy_mc_pi_20000_f64__warm_process"

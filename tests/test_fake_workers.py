@@ -23,7 +23,7 @@ def test_all_ok_exit_zero_and_valid(jitbench, fake_env):
     case = res.case("numpy_matmul_8_f32")
     assert len(case["cold"]["runs"]) == 2
     assert case["warm"]["calls_s"] == [0.001, 0.0011, 0.0009]
-    validate(case, "jitbench.case.v4")
+    validate(case, "jitbench.case.v5")
     # What the worker printed went to its log, not into the protocol.
     log = (res.out / case["cold"]["runs"][0]["log"]).read_text()
     assert "may print to stdout freely" in log
@@ -36,7 +36,7 @@ def test_several_warm_processes(jitbench, fake_env):
     assert res.rc == 2, res.stderr  # a failed case
     assert "1 cold runs + 3 warm runs of 3 calls each" in res.stderr
     case = res.case("numpy_matmul_8_f32")
-    validate(case, "jitbench.case.v4")
+    validate(case, "jitbench.case.v5")
     assert case["config"]["warm_runs"] == 3
     assert [r["index"] for r in case["warm"]["runs"]] == [0, 1, 2]
     assert case["warm"]["run"] == case["warm"]["runs"][0]
@@ -72,7 +72,7 @@ def test_failure_modes_fail_one_case_not_the_suite(jitbench, fake_env, mode, rea
     case = res.case("numpy_matmul_8_f32")
     assert detail in case["detail"]
     assert len(case["cold"]["runs"]) == 1  # a case stops at its first bad run
-    validate(case, "jitbench.case.v4")
+    validate(case, "jitbench.case.v5")
     assert jitbench("validate", str(res.out)).rc == 0
 
 
@@ -186,9 +186,10 @@ def test_warm_process_of_a_warm_cache_case_is_checked(jitbench, fake_env):
     assert [r["reason"] for r in case["warm"]["runs"]] == ["cache_not_used"]
 
 
-def test_phases_the_ahead_of_time_compile_contradicts_are_flagged(jitbench, fake_env):
+def test_phases_the_ahead_of_time_compile_contradicts_are_flagged(jitbench, fake_env, quiet_machine):
+    # On a quiet machine: a disagreement on an interfered run is no warning (test_interference.py).
     res = jitbench("run", *CASES, "--backends", "jax_jit_cpu,numpy",
-                   env=fake_env(jax_jit_cpu="phases_disagree", numpy="ok"))
+                   env=dict(fake_env(jax_jit_cpu="phases_disagree", numpy="ok"), **quiet_machine))
     assert res.rc == 0, res.stderr
     case = res.case("jax_jit_cpu_matmul_8_f32")
     assert case["crosscheck"]["mode"] == "aot" and case["crosscheck"]["log"].endswith("crosscheck.log")
@@ -266,8 +267,9 @@ def test_a_users_own_cache_never_serves_a_cold_run(jitbench, fake_env, tmp_path)
     assert "## Compile-cache settings kept from the workers" in md and "`JAX_COMPILATION_CACHE_DIR=" in md
 
 
-def test_a_crosscheck_that_disagrees_makes_the_case_warn(jitbench, fake_env):
-    res = jitbench("run", *CASES, "--backends", "jax_jit_cpu", env=fake_env(jax_jit_cpu="phases_disagree"))
+def test_a_crosscheck_that_disagrees_makes_the_case_warn(jitbench, fake_env, quiet_machine):
+    res = jitbench("run", *CASES, "--backends", "jax_jit_cpu",
+                   env=dict(fake_env(jax_jit_cpu="phases_disagree"), **quiet_machine))
     assert res.rc == 0, res.stderr
     assert statuses(res)["jax_jit_cpu_matmul_8_f32"] == ("warn", "crosscheck_disagrees")
     case = res.case("jax_jit_cpu_matmul_8_f32")

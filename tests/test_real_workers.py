@@ -39,7 +39,7 @@ def test_run_succeeds_and_validates(small_run, jitbench):
     validate(index, "jitbench.index.v4")
     validate(load(out / "environment.json"), "jitbench.environment.v1")
     for c in index["cases"]:
-        validate(load(out / c["path"]), "jitbench.case.v4")
+        validate(load(out / c["path"]), "jitbench.case.v5")
 
 
 def test_expected_statuses(small_run):

@@ -205,6 +205,8 @@ CaseAnalysis analyze_case(const CaseResult& c) {
   a.cache = cache_analysis(c);
   a.harness_gap_median_s = median_of(cold_values(c, "harness_gap_s"));
   a.crosscheck = crosscheck(c);
+  a.cold_interference = interference_share(c.cold);
+  a.warm_interference = interference_share(c.warm);
   return a;
 }
 

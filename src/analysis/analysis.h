@@ -70,6 +70,8 @@ struct CaseAnalysis {
   CacheAnalysis cache;
   std::optional<double> harness_gap_median_s;
   std::optional<Crosscheck> crosscheck;
+  // How many measured processes were interfered with, per side (docs/noise.md).
+  InterferenceShare cold_interference, warm_interference;
   std::optional<double> cv_ttfr, cv_second_call, cv_warm_between, cv_warm_within;
 };
 

@@ -31,15 +31,29 @@ std::string fmt_value(const std::string& metric, double v) {
   return metric == "peak_rss_kib" ? fmt::format("{:.1f} MiB", v / 1024.0) : format_seconds(v);
 }
 
+// Beside each verdict: how many runs on each side the machine interfered with
+// ("2/5", "—" where none was measured).
+std::string interference_column(const compare::MetricRow& r) {
+  const auto side = [](const InterferenceShare& s) {
+    return s.reported == 0 ? std::string("—") : fmt::format("{}/{}", s.interfered, s.runs);
+  };
+  return side(r.base_interference) + ", " + side(r.new_interference);
+}
+
+std::string interference_words(const compare::MetricRow& r) {
+  return fmt::format("interfered with: BASE {}, NEW {}", compare::share_text(r.base_interference),
+                     compare::share_text(r.new_interference));
+}
+
 void print_rows(const compare::Comparison& cmp) {
-  say(stdout, "{:<48} {:<22} {:>12} {:>12} {:>24} {:>9} {:>12}  {}\n", "case", "metric", "base", "new",
-      "ratio [95% CI]", "p (MWU)", "HL shift", "verdict");
+  say(stdout, "{:<48} {:<22} {:>12} {:>12} {:>24} {:>9} {:>12} {:>15}  {}\n", "case", "metric", "base", "new",
+      "ratio [95% CI]", "p (MWU)", "HL shift", "interfered B, N", "verdict");
   for (const auto& r : cmp.rows) {
     const std::string hl = r.metric == "peak_rss_kib" ? fmt::format("{:+.1f} MiB", r.hl / 1024.0)
                                                       : (r.hl < 0 ? "-" : "+") + format_seconds(std::abs(r.hl));
-    say(stdout, "{:<48} {:<22} {:>12} {:>12} {:>24} {:>9.3g} {:>12}  {}\n", r.case_id, r.metric,
+    say(stdout, "{:<48} {:<22} {:>12} {:>12} {:>24} {:>9.3g} {:>12} {:>15}  {}\n", r.case_id, r.metric,
         fmt_value(r.metric, r.base_median), fmt_value(r.metric, r.new_median),
-        fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi), r.p, hl, r.verdict);
+        fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi), r.p, hl, interference_column(r), r.verdict);
   }
 }
 
@@ -130,8 +144,10 @@ int gate(const CompareOptions& o, const compare::Comparison& cmp) {
   const double limit = 1.0 + *o.fail_on_regression_pct / 100.0;
   const auto bad = compare::regressions(cmp, *o.fail_on_regression_pct, o.alpha);
   for (const auto* r : bad)
-    say(stderr, "regression: {} {} is {:.1f}% worse (ratio 95% CI [{:.3f}–{:.3f}], above {:.3f}; p = {:.3g})\n",
-        r->case_id, r->metric, (r->ratio - 1) * 100, r->lo, r->hi, limit, r->p);
+    say(stderr, "regression: {} {} is {:.1f}% worse (ratio 95% CI [{:.3f}–{:.3f}], above {:.3f}; p = {:.3g}){}\n",
+        r->case_id, r->metric, (r->ratio - 1) * 100, r->lo, r->hi, limit, r->p,
+        r->interfered() ? fmt::format("; measured while the machine interfered ({})", interference_words(*r)) : "");
+  const auto interfered = std::count_if(bad.begin(), bad.end(), [](const auto* r) { return r->interfered(); });
   for (const auto& w : cmp.worsened) say(stderr, "regression: status got worse: {}\n", w);
   // A case NEW lost (a run stopped by a full disk, a shard that never ran) is
   // a result that got worse, not one that went away quietly.
@@ -141,6 +157,9 @@ int gate(const CompareOptions& o, const compare::Comparison& cmp) {
       "jitbench compare: {} significant regression(s) above {:g}%, {} case(s) with a worse status, {} case(s) "
       "missing in NEW\n",
       bad.size(), *o.fail_on_regression_pct, cmp.worsened.size(), cmp.removed.size());
+  if (interfered > 0)
+    say(stderr, "jitbench compare: {} of the {} regression(s) were measured while the machine interfered with BASE "
+                "or NEW (docs/noise.md): re-run on a quiet machine before believing them\n", interfered, bad.size());
   return 1;
 }
 }  // namespace

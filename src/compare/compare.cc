@@ -130,6 +130,9 @@ Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<C
       if (it == sb.end() || xa.empty() || it->second.empty()) continue;
       auto row = metric_row(by(a.c.id), metric, xa, it->second, alpha);
       if (!row) continue;
+      const bool warm = metric == "warm_call_s";
+      row->base_interference = interference_share(warm ? a.warm : a.cold);
+      row->new_interference = interference_share(warm ? b->warm : b->cold);
       out.few_runs = out.few_runs || !row->testable;
       out.log_ratios[metric].push_back(std::log(row->ratio));
       if (row->testable) {
@@ -140,6 +143,11 @@ Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<C
     }
   }
   return out;
+}
+
+std::string share_text(const InterferenceShare& s) {
+  if (s.reported == 0) return "not reported";
+  return fmt::format("{}/{}", s.interfered, s.runs);
 }
 
 std::vector<const MetricRow*> regressions(const Comparison& c, double pct, double alpha) {

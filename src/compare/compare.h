@@ -29,7 +29,14 @@ struct MetricRow {
   double base_median = 0, new_median = 0, ratio = 0, lo = 0, hi = 0, p = 1, hl = 0;
   bool testable = true;  // enough runs for the test to reach alpha
   bool significant = false;  // testable and p < alpha: the verdict is a change
+  // How many of each side's processes behind this metric (cold, or warm for
+  // warm_call_s) the machine interfered with (docs/noise.md).
+  InterferenceShare base_interference, new_interference;
+  bool interfered() const { return base_interference.any() || new_interference.any(); }
 };
+
+// "2/5", or "not reported" when none of the side's runs was measured for interference.
+std::string share_text(const InterferenceShare& s);
 
 struct Comparison {
   std::vector<MetricRow> rows;

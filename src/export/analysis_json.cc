@@ -37,7 +37,11 @@ json crosscheck_json(const std::optional<Crosscheck>& x) {
   for (const auto& s : x->steps) steps[s.step] = {{"event_median_s", s.event_median_s}, {"aot_s", s.aot_s},
                                                   {"agrees", s.agrees}};
   return {{"status", "ok"}, {"reason", nullptr}, {"agrees", x->agrees ? json(*x->agrees) : json(nullptr)},
-          {"steps", steps}};
+          {"interfered", x->interfered}, {"steps", steps}};
+}
+
+json share_json(const InterferenceShare& s) {
+  return {{"runs", s.runs}, {"reported", s.reported}, {"interfered", s.interfered}};
 }
 
 json case_analysis_json(const CaseAnalysis& a) {
@@ -62,6 +66,7 @@ json case_analysis_json(const CaseAnalysis& a) {
       {"cache", cache_json(a.cache)},
       {"harness_gap_median_s", number_or_null(a.harness_gap_median_s)},
       {"crosscheck", crosscheck_json(a.crosscheck)},
+      {"interference", {{"cold", share_json(a.cold_interference)}, {"warm", share_json(a.warm_interference)}}},
       {"variance",
        {{"between_process_cv_ttfr", number_or_null(a.cv_ttfr)},
         {"between_process_cv_second_call", number_or_null(a.cv_second_call)},

@@ -27,6 +27,16 @@ json reported(const WorkerReport* w, const char* key, json absent) {
   return w && w->raw.contains(key) ? w->raw[key] : absent;
 }
 
+// A run's interference figures (docs/noise.md); null: not reported.
+json interference_json(const std::optional<Interference>& x) {
+  if (!x) return nullptr;
+  return {{"other_cpu_s", x->other_cpu_s}, {"steal_s", x->steal_s},
+          {"nivcsw", x->nivcsw},           {"worker_cpu_s", x->worker_cpu_s},
+          {"wall_s", x->wall_s},           {"load_start", number_or_null(x->load_start)},
+          {"load_end", number_or_null(x->load_end)}, {"n_cpus", x->n_cpus},
+          {"interfered", x->interfered}};
+}
+
 json config_json(const CaseResult& r) {
   json j = {{"backend", r.c.backend},
           {"workload", r.c.workload},
@@ -58,6 +68,7 @@ json crosscheck_json(const CaseResult& r) {
     steps.push_back({{"step", s.step}, {"event_median_s", s.event_median_s}, {"aot_s", s.aot_s}, {"agrees", s.agrees}});
   return {{"bound", {{"factor", kCrosscheckFactor}, {"abs_s", kCrosscheckAbsS}}},
           {"agrees", x->agrees ? json(*x->agrees) : json(nullptr)},
+          {"interfered", x->interfered},
           {"steps", steps}};
 }
 
@@ -117,6 +128,7 @@ json run_json(const RunRecord& r) {
             {"rusage", {{"max_rss_kib", r.max_rss_kib}, {"user_s", r.user_s}, {"sys_s", r.sys_s}}},
             {"log", r.log}};
   j["ttfr_includes_import"] = r.ttfr_includes_import;
+  j["interference"] = interference_json(r.interference);
   const auto& seen = r.cache_seen;
   j["cache_dir_files"] = {{"before", seen.files_before}, {"after", seen.files_after}};
   j["cache_dir_bytes"] = {{"before", seen.bytes_before}, {"after", seen.bytes_after}};

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "export/figure_data.h"
+#include "export/interference_text.h"
 #include "export/sampling_table.h"
 #include "export/throughput_table.h"
 #include "export/verification_table.h"
@@ -40,6 +41,9 @@ void case_warnings(const CaseResult& c, std::vector<ReportWarning>& out) {
     out.push_back({"high variance", c.c.id, fmt::format("cold TTFR varies by {:.0f}% (coefficient of variation)", *cv * 100)});
   if (auto cv = stats::coefficient_of_variation(warm_values(c)); cv && *cv > kCvLimit)
     out.push_back({"high variance", c.c.id, fmt::format("warm calls vary by {:.0f}% (coefficient of variation)", *cv * 100)});
+  if (auto text = case_interference_text(c); !text.empty())
+    out.push_back({"interfered", c.c.id, text + ": the machine did other work beyond what the worker left idle "
+                                                "(docs/noise.md)"});
 }
 }  // namespace
 
@@ -53,8 +57,13 @@ std::vector<ReportWarning> report_warnings(const std::vector<CaseResult>& cases,
       if (!s.agrees)
         steps += fmt::format("{}{} {} (events) vs {} (ahead of time)", steps.empty() ? "" : ", ", s.step,
                              format_seconds(s.event_median_s), format_seconds(s.aot_s));
-    out.push_back({"phases disagree", a.c->c.id, "the ahead-of-time cross-check disagrees: " + steps});
+    if (a.crosscheck->interfered)
+      out.push_back({"phases disagree (interfered)", a.c->c.id,
+                     "the ahead-of-time cross-check disagrees on an interfered run, so it is not a warning: " + steps});
+    else out.push_back({"phases disagree", a.c->c.id, "the ahead-of-time cross-check disagrees: " + steps});
   }
+  if (std::any_of(cases.begin(), cases.end(), [](const auto& c) { return case_interference(c).any(); }))
+    out.insert(out.begin(), {"interfered", "the run", run_interference_line(cases)});
   const auto few = std::count_if(out.begin(), out.end(), [](const auto& w) { return w.kind == "few runs"; });
   if (few > 3) {  // one line instead of one per case
     const auto first = *std::find_if(out.begin(), out.end(), [](const auto& w) { return w.kind == "few runs"; });

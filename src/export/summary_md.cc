@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "export/interference_text.h"
 #include "export/sampling_table.h"
 #include "export/verification_table.h"
 #include "export/throughput_table.h"
@@ -97,7 +98,8 @@ std::string crosscheck_cell(const CaseAnalysis& a) {
     const auto r = to_string(a.crosscheck->reason);
     return a.crosscheck->status != Status::Ok ? md_cell(r) : "—";
   }
-  return *a.crosscheck->agrees ? "agrees" : "**disagrees**";
+  if (*a.crosscheck->agrees) return "agrees";
+  return a.crosscheck->interfered ? "disagrees (interfered: not a warning)" : "**disagrees**";
 }
 
 // "4: jit(fit), jit(stack) ×2, ..." -- which functions the first call compiled.
@@ -407,7 +409,7 @@ std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases
         "first synchronized call, in a fresh process with an empty compile cache; **process TTFR** adds the "
         "interpreter's own start-up. **Warm call** = one synchronized call once the function is compiled. "
         "Medians with bootstrap 95% confidence intervals over the cold runs.\n\n";
-  md += environments_section(info) + summary_cases_table(cases) + notes(cases) +
+  md += environments_section(info) + summary_cases_table(cases) + notes(cases) + interference_section_md(cases) +
         section(std::string("\n## Sampling\n\n") + kSamplingIntro + "\n\n", sampling_table(cases)) +
         section(std::string("\n## Verification\n\n") + kVerificationIntro + "\n\n", verification_table(cases)) +
         releases_section(releases);

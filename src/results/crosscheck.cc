@@ -17,6 +17,12 @@ std::optional<Crosscheck> crosscheck(const CaseResult& c) {
   out.reason = x.reason;
   if (x.status != Status::Ok) return out;
   bool agrees = true;
+  int compared = 0, compared_interfered = 0;
+  for (const auto& r : c.cold)
+    if (r.status == Status::Ok) {
+      ++compared;
+      if (r.interference && r.interference->interfered) ++compared_interfered;
+    }
   for (const char* step : {"trace", "lower", "compile"}) {
     std::vector<double> events;
     for (const auto& r : c.cold)
@@ -35,6 +41,8 @@ std::optional<Crosscheck> crosscheck(const CaseResult& c) {
     out.steps.push_back({step, ev, t, ok});
   }
   if (!out.steps.empty()) out.agrees = agrees;
+  const bool aot_interfered = x.interference && x.interference->interfered;
+  out.interfered = !agrees && (aot_interfered || (compared > 0 && compared_interfered == compared));
   return out;
 }
 
@@ -45,7 +53,7 @@ std::optional<std::pair<Reason, std::string>> crosscheck_warning(const CaseResul
     return std::pair{Reason{ReasonCode::CrosscheckFailed, ""},
                      fmt::format("the ahead-of-time cross-check process failed ({}: {}): the phases are unconfirmed",
                                  to_string(x->reason), c.crosscheck->detail)};
-  if (x->agrees.value_or(true)) return std::nullopt;
+  if (x->agrees.value_or(true) || x->interfered) return std::nullopt;
   std::string steps;
   for (const auto& s : x->steps)
     if (!s.agrees)

@@ -4,7 +4,10 @@
 // process of its own, each step on the worker's own clock): per step, the
 // cold runs' median event time and the AOT process's timer. A step agrees when
 // the two are within kCrosscheckFactor of each other or kCrosscheckAbsS apart;
-// a case whose steps do not all agree is warn / crosscheck_disagrees.
+// a case whose steps do not all agree is warn / crosscheck_disagrees, unless
+// the disagreement came with interference (docs/noise.md): the AOT process was
+// interfered with, or every cold run compared was. Then the case keeps its
+// status, and the verdict keeps its figures and says interfered.
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +28,9 @@ struct Crosscheck {
   Status status = Status::Ok;  // the AOT process's own
   Reason reason;
   std::optional<bool> agrees;  // nullopt: nothing to compare (or the run was not ok)
+  // A disagreement that came with interference: the AOT process was interfered
+  // with, or every cold run compared was. false when the steps agree.
+  bool interfered = false;
   std::vector<CrosscheckStep> steps;
 };
 // nullopt when the case has no cross-check run.

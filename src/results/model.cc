@@ -28,6 +28,17 @@ const WorkerReport* CaseResult::first_worker_report() const {
   return nullptr;
 }
 
+InterferenceShare interference_share(const std::vector<RunRecord>& runs) {
+  InterferenceShare s;
+  for (const auto& r : runs) {
+    ++s.runs;
+    if (!r.interference) continue;
+    ++s.reported;
+    if (r.interference->interfered) ++s.interfered;
+  }
+  return s;
+}
+
 void settle_status(CaseResult& r) {
   r.status = Status::Ok;
   r.reason = {};

@@ -9,6 +9,7 @@
 
 #include "config/names.h"
 #include "plan/plan.h"
+#include "results/interference.h"
 #include "results/worker_report.h"
 #include "stats/sequential.h"
 
@@ -45,6 +46,10 @@ struct RunRecord {
   int signal = 0;
   long max_rss_kib = 0;
   double user_s = 0, sys_s = 0;
+  // What else the machine did while this process ran (docs/noise.md); nullopt:
+  // not reported (no /proc/stat, or a case file older than jitbench.case.v5).
+  // Beside the status, never part of it.
+  std::optional<Interference> interference;
   std::string log;  // path relative to the out dir
   WorkerReport worker;  // what the worker reported beyond timings
 
@@ -109,9 +114,13 @@ struct CaseResult {
   const WorkerReport* first_worker_report() const;
 };
 
+// How many of these runs were interfered with (docs/noise.md).
+InterferenceShare interference_share(const std::vector<RunRecord>& runs);
+
 // Status of a case from its runs: the most severe run, reason from the first
 // such run; an ok case whose ahead-of-time cross-check disagrees or failed is
-// warn / crosscheck_* (results/crosscheck.h).
+// warn / crosscheck_* (results/crosscheck.h), unless the disagreement came
+// with interference (the case stays ok; its cross-check is marked interfered).
 void settle_status(CaseResult& r);
 
 // Whether a case's timings (TTFR, warm calls) may be compared with others':

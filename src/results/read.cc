@@ -76,6 +76,23 @@ void read_cache_observed(const json& j, RunRecord& r) {
   seen.note = "recorded by the worker, before jitbench watched the cache itself (jitbench.case.v1/v2)";
 }
 
+// v5's per-run "interference"; absent or null: not reported.
+std::optional<Interference> read_interference(const json& j) {
+  if (!j.contains("interference") || j["interference"].is_null()) return std::nullopt;
+  const auto& o = j.at("interference");
+  Interference x;
+  x.other_cpu_s = o.at("other_cpu_s").get<double>();
+  x.steal_s = o.at("steal_s").get<double>();
+  x.nivcsw = o.at("nivcsw").get<long>();
+  x.worker_cpu_s = o.at("worker_cpu_s").get<double>();
+  x.wall_s = o.at("wall_s").get<double>();
+  x.load_start = opt_num(o, "load_start");
+  x.load_end = opt_num(o, "load_end");
+  x.n_cpus = o.at("n_cpus").get<int>();
+  x.interfered = o.at("interfered").get<bool>();
+  return x;
+}
+
 RunRecord read_run_record(const json& j) {
   RunRecord r;
   const auto mode = j.at("mode").get<std::string>();
@@ -93,6 +110,7 @@ RunRecord read_run_record(const json& j) {
   r.max_rss_kib = j.at("rusage").at("max_rss_kib").get<long>();
   r.user_s = j.at("rusage").at("user_s").get<double>();
   r.sys_s = j.at("rusage").at("sys_s").get<double>();
+  r.interference = read_interference(j);
   r.log = opt_str(j, "log");
   r.worker = parse_worker_report(j.value("worker", json::object()));
   read_cache_observed(j, r);

@@ -35,6 +35,37 @@ TEST(Read, TheWholeRunAndItsEnvironment) {
   EXPECT_FALSE(run.index.files.empty());
 }
 
+// A run's interference figures read back as written; a case file from before
+// jitbench.case.v5 has none, and its runs read back as not reported.
+TEST(Read, InterferenceRoundTripsAndOlderFilesHaveNone) {
+  const fs::path dir = fs::temp_directory_path() / "jitbench-read-interference-test";
+  fs::create_directories(dir);
+  auto r = read_case(kGolden / "cases" / "numpy_matmul_512_f32.json");
+  ASSERT_TRUE(std::holds_alternative<CaseResult>(r));
+  auto c = std::get<CaseResult>(std::move(r));
+  ASSERT_FALSE(c.cold.empty());
+  c.cold[0].interference = Interference{1.25, 0.5, 42, 0.75, 1.0, 0.5, std::nullopt, 2, true};
+  const auto text = json_text(case_json(c));
+  write_file_atomic(dir / "v5.json", text);
+  auto back = read_case(dir / "v5.json");
+  ASSERT_TRUE(std::holds_alternative<CaseResult>(back)) << std::get<std::string>(back);
+  const auto& x = std::get<CaseResult>(back).cold[0].interference;
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->nivcsw, 42);
+  EXPECT_EQ(x->load_start, 0.5);
+  EXPECT_FALSE(x->load_end);
+  EXPECT_TRUE(x->interfered);
+  EXPECT_EQ(json_text(case_json(std::get<CaseResult>(back))), text);
+  auto old = nlohmann::json::parse(text);
+  old["schema_version"] = "jitbench.case.v4";
+  for (auto& run : old["cold"]["runs"]) run.erase("interference");
+  write_file_atomic(dir / "v4.json", old.dump());
+  auto v4 = read_case(dir / "v4.json");
+  ASSERT_TRUE(std::holds_alternative<CaseResult>(v4)) << std::get<std::string>(v4);
+  EXPECT_FALSE(std::get<CaseResult>(v4).cold[0].interference);
+  fs::remove_all(dir);
+}
+
 TEST(Read, ABrokenCaseFileIsOneLineNamingTheFile) {
   const fs::path dir = fs::temp_directory_path() / "jitbench-read-test";
   fs::create_directories(dir);

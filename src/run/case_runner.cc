@@ -103,6 +103,7 @@ RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::
   spec.log_path = setup_.out_dir / log_rel;
   spec.log_root = setup_.out_dir;
   spec.timeout = std::chrono::milliseconds(static_cast<long long>(setup_.timeout_s * 1000));
+  spec.sample_machine = true;
   RunRequest req{mode, std::max(index, 0), setup_.timeout_s, warm, c.dtype, c.precision, c.gpu};
   CacheWatch watch(cache_dir);  // before the spawn: the kernel queues what the worker does
   RunRecord r = classify_run(launcher_.launch(spec), req);

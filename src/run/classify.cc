@@ -253,6 +253,9 @@ RunRecord classify_run(const ProcessResult& p, const RunRequest& req) {
   r.max_rss_kib = p.max_rss_kib;
   r.user_s = p.user_s;
   r.sys_s = p.sys_s;
+  if (p.kind != ExitKind::SpawnFailed)
+    r.interference = measure_interference(p.machine_before, p.machine_after, p.user_s + p.sys_s + p.orphan_cpu_s,
+                                          p.wall_s, p.nivcsw, p.ticks_per_s);
   if (p.kind == ExitKind::SpawnFailed) {
     fail(r, ReasonCode::WorkerFailed, "could not start the worker: " + p.spawn_error);
     return r;

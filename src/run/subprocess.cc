@@ -230,23 +230,30 @@ std::vector<pid_t> own_children() {
   return out;
 }
 
+double cpu_seconds(const rusage& ru) {
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 // Kills and reaps every child left: with PR_SET_CHILD_SUBREAPER they are the
 // worker's descendants that escaped its process group. Workers run one at a
-// time, so no other child exists here.
-void end_orphans() {
+// time, so no other child exists here. Returns the CPU time they used.
+double end_orphans() {
+  double cpu_s = 0;
   for (int round = 0; round < 50; ++round) {
     const auto kids = own_children();
-    if (kids.empty()) return;
+    if (kids.empty()) return cpu_s;
     for (const pid_t k : kids) {
       ::kill(-k, SIGKILL);  // its own group when it called setsid
       ::kill(k, SIGKILL);
     }
     for (const pid_t k : kids) {
       int st = 0;
-      rusage ignored{};
-      reap_until(k, monotonic_ns() + 1'000'000'000LL, &st, &ignored);
+      rusage ru{};
+      if (reap_until(k, monotonic_ns() + 1'000'000'000LL, &st, &ru)) cpu_s += cpu_seconds(ru);
     }
   }
+  return cpu_s;
 }
 
 // Waits for the worker (killing its group when stop or past the deadline),
@@ -269,11 +276,12 @@ void reap(pid_t pid, long long deadline, bool stop, ProcessResult& res) {
   // not outlive it: its group, then whatever left the group and was
   // reparented to this subreaper.
   ::kill(-pid, SIGKILL);
-  end_orphans();
+  res.orphan_cpu_s = end_orphans();
   res.wall_s = static_cast<double>(monotonic_ns() - res.spawn_ns) / 1e9;
   res.max_rss_kib = ru.ru_maxrss;
   res.user_s = static_cast<double>(ru.ru_utime.tv_sec) + static_cast<double>(ru.ru_utime.tv_usec) / 1e6;
   res.sys_s = static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) / 1e6;
+  res.nivcsw = ru.ru_nivcsw;
   if (timed_out) {
     res.kind = ExitKind::TimedOut;
     res.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
@@ -287,7 +295,7 @@ void reap(pid_t pid, long long deadline, bool stop, ProcessResult& res) {
 }
 }  // namespace
 
-PosixLauncher::PosixLauncher() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
+PosixLauncher::PosixLauncher(MachineSampler& sampler) : sampler_(sampler) { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
 
 ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
   ProcessResult res;
@@ -300,6 +308,7 @@ ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
     res.spawn_error = errno_text("pipe2", errno);
     return res;
   }
+  if (spec.sample_machine) res.machine_before = sampler_.sample();
   const pid_t pid = spawn(spec, pipefd, res);
   if (pid == 0) {
     ::close(pipefd[0]);
@@ -309,6 +318,10 @@ ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
   const bool stop = read_channel(pipefd[0], pid, deadline, res);
   ::close(pipefd[0]);
   reap(pid, deadline, stop, res);
+  if (spec.sample_machine) {
+    res.machine_after = sampler_.sample();
+    res.ticks_per_s = sampler_.ticks_per_s();
+  }
   return res;
 }
 

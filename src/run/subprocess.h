@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "run/machine_sample.h"
+
 namespace jitbench {
 
 // The descriptor number the worker finds its result channel on.
@@ -29,6 +31,9 @@ struct SpawnSpec {
   // (the out dir); else log_path's own directory is trusted.
   std::filesystem::path log_root;
   std::chrono::milliseconds timeout{std::chrono::seconds(600)};
+  // Snapshot the machine just before the spawn and just after the reap
+  // (run/machine_sample.h): set for measured worker runs only.
+  bool sample_machine = false;
 };
 
 enum class ExitKind { Exited, Signaled, TimedOut, SpawnFailed };
@@ -43,10 +48,18 @@ struct ProcessResult {
   double wall_s = 0;           // spawn -> reaped
   long max_rss_kib = 0;        // from wait4 rusage
   double user_s = 0, sys_s = 0;
+  long nivcsw = 0;             // involuntary context switches (wait4 rusage)
+  // CPU time of descendants that escaped the worker's group and were reaped
+  // by jitbench (not in user_s/sys_s): part of the worker tree's own demand.
+  double orphan_cpu_s = 0;
   std::vector<std::string> lines;  // complete lines read from the result channel
   std::string trailing;            // bytes after the last newline
   bool channel_overflow = false;
   bool interrupted = false;  // jitbench got SIGINT/SIGTERM while this ran
+  // SpawnSpec::sample_machine: the snapshots around the process (nullopt when
+  // not taken or unreadable) and the clock ticks per second they count in.
+  std::optional<MachineSample> machine_before, machine_after;
+  long ticks_per_s = 0;
 };
 
 // Interface so the case runner can be tested without spawning anything.
@@ -58,8 +71,12 @@ class ProcessLauncher {
 
 class PosixLauncher final : public ProcessLauncher {
  public:
-  PosixLauncher();  // makes this process a child subreaper
+  // Makes this process a child subreaper.
+  explicit PosixLauncher(MachineSampler& sampler = default_machine_sampler());
   ProcessResult launch(const SpawnSpec& spec) override;
+
+ private:
+  MachineSampler& sampler_;
 };
 
 }  // namespace jitbench

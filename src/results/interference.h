@@ -1,0 +1,57 @@
+#pragma once
+// What else the machine did while one worker process ran (docs/noise.md,
+// "Interference"), and the rule that calls the process interfered with.
+// The figures come from two snapshots of /proc/stat and /proc/loadavg taken
+// around the process (run/machine_sample.h) and from the worker tree's own
+// rusage; this file holds only the arithmetic, so it can be tested on
+// synthetic snapshots.
+#include <optional>
+#include <vector>
+
+namespace jitbench {
+
+// The rule's constants (docs/noise.md explains each).
+// Outside demand counts when it used more than this share of the CPU time the
+// worker left idle ...
+inline constexpr double kInterferenceIdleShare = 0.5;
+// ... and more than this many CPUs' worth over the process's wall time.
+inline constexpr double kInterferenceFloorCpus = 0.25;
+// Steal time (a hypervisor ran someone else on our virtual CPUs) counts above
+// this many CPUs' worth over the wall time.
+inline constexpr double kInterferenceStealCpus = 0.05;
+
+// One process's figures (case file: a run's "interference", jitbench.case.v5).
+struct Interference {
+  double other_cpu_s = 0;   // CPU time of everything but the worker tree over the interval (never below 0)
+  double steal_s = 0;       // steal time over the interval, all CPUs
+  long nivcsw = 0;          // the worker's involuntary context switches (rusage, children included)
+  double worker_cpu_s = 0;  // the worker tree's user + system time
+  double wall_s = 0;        // the process's wall time (spawn to reaped)
+  std::optional<double> load_start, load_end;  // 1-minute load average; nullopt where unreadable
+  int n_cpus = 0;           // online CPUs (the cpuN lines of /proc/stat)
+  bool interfered = false;  // interference_rule() over the figures above
+};
+
+// Whether outside demand exceeded what the worker left idle (docs/noise.md):
+//   busy     = clamp(worker_cpu_s / wall_s, 0, n_cpus)        the worker's busy CPUs, on average
+//   idle_s   = (n_cpus - busy) * wall_s                        the CPU time it left to others
+//   true when other_cpu_s > max(kInterferenceIdleShare * idle_s, kInterferenceFloorCpus * wall_s) + resolution_s
+//          or steal_s     > kInterferenceStealCpus * wall_s + resolution_s
+// resolution_s: the snapshots' granularity (one clock tick per CPU).
+bool interference_rule(double other_cpu_s, double steal_s, double worker_cpu_s, double wall_s, int n_cpus,
+                       double resolution_s);
+
+// How many of a list of runs were interfered with: total runs, the runs whose
+// interference was measured (the rest: "not reported"), and those flagged.
+struct InterferenceShare {
+  int runs = 0, reported = 0, interfered = 0;
+  bool any() const { return interfered > 0; }
+  InterferenceShare& operator+=(const InterferenceShare& o) {
+    runs += o.runs;
+    reported += o.reported;
+    interfered += o.interfered;
+    return *this;
+  }
+};
+
+}  // namespace jitbench
