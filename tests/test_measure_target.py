@@ -229,7 +229,7 @@ def test_a_jitted_jax_function_runs_on_jit_and_eager_and_is_verified(tmp_path):
     path = write(tmp_path, "jaxmod.py", JAX_MODULE)
     meta, shim_path = measured(tmp_path, path, "step")
     assert (meta["name"], meta["framework"], meta["backends"], meta["dtypes"]) == \
-        ("step", "jax", ["jax_jit_cpu", "jax_eager_cpu"], ["f32"])
+        ("step", "jax", ["jax_jit_cpu", "jax_eager_cpu", "jax_jit_gpu", "jax_eager_gpu"], ["f32"])
     assert meta["target_file"] == str(path.resolve())
     jit = run_worker(shim_path, "jax_jit_cpu", "f32")
     ok_against_eager_f64(jit, "un-jitted JAX function")
@@ -270,7 +270,7 @@ def test_a_users_numba_dispatcher_follows_the_cases_cache_policy(tmp_path):
 @pytest.mark.skipif(not HAVE_TF, reason="tensorflow is not installed")
 def test_a_tf_function_runs_on_tensorflow_and_eagerly(tmp_path):
     meta, shim_path = measured(tmp_path, write(tmp_path, "tfmod.py", TF_MODULE), "soft")
-    assert meta["backends"] == ["tensorflow", "tensorflow_eager"]
+    assert meta["backends"] == ["tensorflow", "tensorflow_eager", "tensorflow_gpu", "tensorflow_eager_gpu"]
     jit = run_worker(shim_path, "tensorflow", "f32")
     ok_against_eager_f64(jit, "python_function")
     assert jit["compiles"]["first_call_by_function"].get("(tf.function traces)") == 1

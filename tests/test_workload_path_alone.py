@@ -152,3 +152,25 @@ def test_a_file_beside_a_suite_that_uses_it_nowhere_is_refused(jitbench, tmp_pat
     suite.write_text(suite.read_text().replace('workloads = ["matmul"]', 'workloads = ["matmul", "ema_scan"]'))
     _, cases = planned(jitbench, "--suite", str(suite), "--workload-path", str(ema))
     assert sorted(cases) == ["numpy_ema_scan_64_f32", "numpy_matmul_64_f32"], cases
+
+
+def gpu_seen():
+    """What jitbench's device check sees (nvidia-smi listing a GPU)."""
+    import shutil
+    import subprocess
+
+    if not shutil.which("nvidia-smi"):
+        return False
+    p = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+    return p.returncode == 0 and "GPU" in p.stdout
+
+
+def test_catalog_gpu_backends_are_planned_only_where_a_gpu_is_seen(jitbench, tmp_path):
+    ema = write_ema(tmp_path, '{"backends": ["numpy", "jax_jit_gpu"]}')
+    _, cases = planned(jitbench, "--workload-path", str(ema))
+    want = ["numpy_ema_scan_1024_f32"] + (["jax_jit_gpu_ema_scan_1024_f32"] if gpu_seen() else [])
+    assert sorted(cases) == sorted(want), cases
+    if not gpu_seen():  # GPU backends alone, and no GPU: said, not an empty plan
+        only_gpu = write_ema(tmp_path, '{"backends": ["jax_jit_gpu", "jax_eager_gpu"]}')
+        res = jitbench("plan", "--workload-path", str(only_gpu), out=False)
+        assert res.rc == 2 and "names only GPU backends" in res.stderr and "no GPU is seen" in res.stderr, res.stderr

@@ -345,11 +345,18 @@ std::variant<std::vector<std::string>, ConfigError> user_workload_backends(const
                                                                             const WorkloadInfo& w, bool gpu_seen) {
   const auto where = fmt::format("workload file {}", w.path);
   if (!w.backends.empty()) {
-    for (const auto& b : w.backends)
-      if (!catalog.find_backend(b))
+    std::vector<std::string> here;  // a GPU backend only where a GPU is seen, as without CATALOG backends
+    for (const auto& b : w.backends) {
+      const auto info = catalog.find_backend(b);
+      if (!info)
         return ConfigError{fmt::format("{}: CATALOG backends names '{}', which is not a backend (valid: {})", where,
                                        b, catalog.backend_names())};
-    return w.backends;
+      if (info->device != "gpu" || gpu_seen) here.push_back(b);
+    }
+    if (here.empty())
+      return ConfigError{fmt::format("{}: CATALOG backends names only GPU backends ({}) and no GPU is seen here: "
+                                     "add a CPU backend, or run where a GPU is", where, fmt::join(w.backends, ", "))};
+    return here;
   }
   std::vector<std::string> out, known;  // known: the frameworks the catalog's backends run
   for (const auto& b : catalog.backends()) {

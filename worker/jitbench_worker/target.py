@@ -61,11 +61,13 @@ from . import verify
 
 # Each framework's JIT backend and its eager baseline (CPU). A plain function
 # has no JIT: it is measured on NumPy alone.
+# The GPU backends are planned only where jitbench's device check sees a GPU
+# (a workload file's CATALOG backends are narrowed so: docs/user-workloads.md).
 BACKENDS = {
-    "jax": ("jax_jit_cpu", "jax_eager_cpu"),
+    "jax": ("jax_jit_cpu", "jax_eager_cpu", "jax_jit_gpu", "jax_eager_gpu"),
     "numba": ("numba", "numpy"),
-    "tensorflow": ("tensorflow", "tensorflow_eager"),
-    "torch": ("torch_compile", "torch_eager"),
+    "tensorflow": ("tensorflow", "tensorflow_eager", "tensorflow_gpu", "tensorflow_eager_gpu"),
+    "torch": ("torch_compile", "torch_eager", "torch_compile_gpu", "torch_eager_gpu"),
     "numpy": ("numpy",),
 }
 EAGER = {
