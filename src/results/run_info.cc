@@ -98,6 +98,13 @@ EnvironmentInfo parse_environment(const json& m) {
     for (const auto& d : m.at(devices))
       e.gpus.push_back(d.is_object() ? d.value("name", d.dump()) : d.dump());
   e.gpu_note = str_at(m, "/host/gpu/note", "not detected");
+  const auto checks = "/host/checks"_json_pointer;
+  if (m.contains(checks) && m.at(checks).is_array())
+    for (const auto& c : m.at(checks))
+      if (c.is_object() && c.value("level", "") == "warn")
+        e.machine_warnings.push_back(c.value("check", "?") + ": " + c.value("found", ""));
+  if (const auto cpus = str_at(m, "/affinity/cpus"); !cpus.empty())
+    e.affinity = cpus + (m.value("/affinity/pinned"_json_pointer, false) ? " (pinned with --affinity)" : "");
   const auto test_switch = json::json_pointer("/env") / kTestGpuOnCpu;
   e.test_gpu_on_cpu = m.contains(test_switch) && m.at(test_switch) == "1";
   return e;

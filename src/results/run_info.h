@@ -26,6 +26,10 @@ struct EnvironmentInfo {
   // Measured with the test-only switch kTestGpuOnCpu=1 (config/environments.h):
   // the run says so in its summary and report, and is never published or mixed.
   bool test_gpu_on_cpu = false;
+  // `jitbench doctor`'s warns when the manifest was written ("check: found"),
+  // and the workers' CPUs ("0-1", "2-3 (pinned)"; "" in manifests before v2).
+  std::vector<std::string> machine_warnings;
+  std::string affinity;
   // The manifest's "ceilings" ({"cpu", "gpu"}), or null when it has none.
   nlohmann::json ceilings() const {
     return manifest.is_object() && manifest.contains("ceilings") ? manifest["ceilings"] : nlohmann::json();

@@ -58,8 +58,14 @@ class ProcessLauncher {
 
 class PosixLauncher final : public ProcessLauncher {
  public:
-  PosixLauncher();  // makes this process a child subreaper
+  // Makes this process a child subreaper. `cpus` (--affinity): every process
+  // it starts is pinned to them (sched_setaffinity before exec, inherited by
+  // the worker's own children); empty: they run where jitbench may.
+  explicit PosixLauncher(std::vector<int> cpus = {});
   ProcessResult launch(const SpawnSpec& spec) override;
+
+ private:
+  std::vector<int> cpus_;
 };
 
 }  // namespace jitbench
