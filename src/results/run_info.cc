@@ -35,6 +35,12 @@ std::vector<std::string> environment_differences(const json& a, const json& b) {
   field("architecture", str_at(a, "/host/arch", "?"), str_at(b, "/host/arch", "?"));
   field("GPUs", gpus_of(a), gpus_of(b));
   field("Python", str_at(a, "/python/version", "?"), str_at(b, "/python/version", "?"));
+  // Where the workers ran (manifests v2 on: --affinity or the CPUs inherited); not compared with an older manifest.
+  const auto workers = [](const json& m) {
+    return str_at(m, "/affinity/cpus", "?") + (m.value("/affinity/pinned"_json_pointer, false) ? " (pinned)" : "");
+  };
+  if (a.contains("/affinity"_json_pointer) && b.contains("/affinity"_json_pointer))
+    field("worker CPUs", workers(a), workers(b));
   const auto pa = a.value(json::json_pointer("/python/packages"), json::object());
   const auto pb = b.value(json::json_pointer("/python/packages"), json::object());
   std::vector<std::string> names;

@@ -39,7 +39,8 @@ struct EnvironmentInfo {
 EnvironmentInfo parse_environment(const nlohmann::json& manifest);
 
 // What makes two environments different for a comparison: the hardware (CPU
-// model, logical cores, architecture, GPUs) and the software (Python, package
+// model, logical cores, architecture, GPUs), the CPUs the workers ran on
+// (when both manifests record them) and the software (Python, package
 // versions) — not the host's name, its load or the time. One line per
 // difference ("CPU: 'A' vs 'B'", "numba: 0.60.0 vs 0.61.0"); empty when the
 // two would measure alike.
