@@ -26,7 +26,7 @@ struct Finding {
 // Every check, always in the same order (one finding each).
 std::vector<Finding> machine_findings(const HostFacts& host);
 
-// The worst level among the findings (ok < note < warn; not_reported counts as ok).
+// True when a finding warns (`doctor --strict` fails on it).
 bool any_warn(const std::vector<Finding>& findings);
 
 // Workers pinned to `cpus` (--affinity): a one-line reason when a CPU is not
