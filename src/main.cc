@@ -42,7 +42,8 @@ int dispatch(const jitbench::Command& cmd, int argc, char** argv) {
                              [](const PublishOptions& o) { return cmd_publish(o); },
                              [](const ReplicateOptions& o) { return cmd_replicate(o); },
                              [](const SignOptions& o) { return cmd_sign(o); },
-                             [](const VerifyOptions& o) { return cmd_verify(o); }},
+                             [](const VerifyOptions& o) { return cmd_verify(o); },
+                             [](const DoctorOptions& o) { return cmd_doctor(o); }},
                     cmd);
 }
 }  // namespace

@@ -123,7 +123,7 @@ def test_every_case_runs_in_every_environment_recorded_exactly(across):
         assert e["build"]["packages"]["slowimp"] == v and "numpy" in e["build"]["packages"]
         assert e["build"]["exclude_newer"] is None and "--no-index" in e["build"]["exclude_newer_why"]
         manifest = json.loads((across / e["file"]).read_text())
-        validate(manifest, "jitbench.environment.v1")
+        validate(manifest, "jitbench.environment.v2")
         assert manifest["python"]["executable"].startswith(e["build"]["dir"])
         assert manifest["python"]["packages"]["slowimp"] == v  # every distribution, as the workers saw them
         case = json.loads((across / "cases" / f"numpy_slow_import_8_f64__env-{name}.json").read_text())

@@ -104,7 +104,7 @@ def test_ceilings_and_fractions_of_the_floor(jitbench):
     res = jitbench("run", "--backends", "native,numpy", "--cases", "matmul_128_f32,mc_pi_100000_f32", *QUICK)
     assert res.rc == 0, res.stderr
     env = json.loads((res.out / "environment.json").read_text())
-    validate(env, "jitbench.environment.v1")
+    validate(env, "jitbench.environment.v2")
     cpu = env["ceilings"]["cpu"]
     assert cpu["measured"] is True and cpu["device"] == "cpu"
     assert cpu["sgemm_gflops"] > 0 and cpu["dgemm_gflops"] > 0 and cpu["copy_gbps"] > 0
@@ -161,7 +161,7 @@ def test_ceilings_off_and_a_lying_ceilings_worker(jitbench, tmp_path):
                    env={"JITBENCH_NATIVE_WORKER": str(liar)})
     assert res.rc == 0, res.stderr
     env = json.loads((res.out / "environment.json").read_text())
-    validate(env, "jitbench.environment.v1")
+    validate(env, "jitbench.environment.v2")
     assert env["ceilings"]["cpu"]["measured"] is False
     assert "dgemm_gflops = -1 is outside what a machine can do" in env["ceilings"]["cpu"]["reason"]
     # A figure no machine measures (5e-324 GFLOP/s: every fraction of it infinite) is refused where it comes in.
@@ -189,7 +189,7 @@ def test_ceilings_off_and_a_lying_ceilings_worker(jitbench, tmp_path):
     doc["ceilings"]["cpu"] = {"measured": True, "device": "cpu", "sgemm_gflops": -1, "dgemm_gflops": 1,
                               "copy_gbps": 1, "method": {}}
     with pytest.raises(Exception):
-        validate(doc, "jitbench.environment.v1")
+        validate(doc, "jitbench.environment.v2")
 
 
 def test_bad_ceilings_value_is_one_line_error(jitbench):

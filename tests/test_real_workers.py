@@ -37,7 +37,7 @@ def test_run_succeeds_and_validates(small_run, jitbench):
     index = load(out / "index.json")
     assert index["complete"] is True
     validate(index, "jitbench.index.v4")
-    validate(load(out / "environment.json"), "jitbench.environment.v1")
+    validate(load(out / "environment.json"), "jitbench.environment.v2")
     for c in index["cases"]:
         validate(load(out / c["path"]), "jitbench.case.v5")
 

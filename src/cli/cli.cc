@@ -9,6 +9,7 @@
 #include "cli/options.h"
 #include "config/catalog.h"
 #include "config/limits.h"
+#include "util/cpu_list.h"
 
 namespace jitbench {
 namespace {
@@ -38,7 +39,7 @@ std::vector<Name> typed_names(const std::vector<std::string>& names, std::option
 // cannot be read, an unknown case): --shard is checked here, not when planning.
 struct CliSelectionText {
   std::vector<std::string> cache_policies, precisions;
-  std::string shard;
+  std::string shard, affinity;
 };
 struct CliRunText {
   CliSelectionText selection;
@@ -115,6 +116,14 @@ void add_repetitions(CLI::App* cmd, RunOptions& run, const char* cold_help, cons
       ->check(finite_number(0, kMaxTimeoutS));
 }
 
+// Where the workers run: shared by `run`, `measure` and `bisect` (checked against the online CPUs when the run starts).
+void add_affinity(CLI::App* cmd, CliSelectionText& text) {
+  cmd->add_option("--affinity", text.affinity,
+                  "pin every worker to these CPUs, a list like 0,2-3 (sched_setaffinity; recorded in "
+                  "environment.json; see jitbench doctor)")
+      ->check(kNonEmpty);
+}
+
 CLI::App* add_run(CLI::App& app, RunOptions& run, CliRunText& text) {
   auto* cmd = app.add_subcommand("run", "run a suite (the embedded default unless --suite)");
   cmd->add_option("--out-dir", run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)")
@@ -129,6 +138,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& run, CliRunText& text) {
   cmd->add_flag("--deterministic", run.deterministic, "single-threaded math, fixed hash seed, no timestamps");
   add_repetitions(cmd, run, "fresh-process runs per case (default 5)",
                   "warm processes per case (default 1; compare needs 4+ to test warm calls)");
+  add_affinity(cmd, text.selection);
   cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
   cmd->add_option("--machine", run.machine,
                   "a label for this machine (e.g. ci-x86-2core): published snapshots are grouped by it instead of "
@@ -162,6 +172,7 @@ CLI::App* add_measure(CLI::App& app, MeasureOptions& m, CliSelectionText& text) 
       ->check(kNonEmpty);
   add_repetitions(cmd, m.run, "fresh-process runs per case (default 5)",
                   "warm processes per case (default 1; compare needs 4+ to test warm calls)");
+  add_affinity(cmd, text);
   cmd->add_flag("--quiet,-q", m.run.quiet, "print only the final summary line");
   return cmd;
 }
@@ -182,24 +193,36 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
 }
 
 constexpr const char* kCommands = "run, measure, plan, merge, bisect, list, validate, report, compare, publish, "
-                                  "replicate, sign, verify";
+                                  "replicate, sign, verify, doctor";
 
 void check_command_name(int argc, char** argv) {
   const std::string first = argc > 1 ? argv[1] : "";
   for (const char* c : {"run", "measure", "plan", "merge", "bisect", "list", "validate", "report", "compare", "publish",
-                        "replicate", "sign", "verify"})
+                        "replicate", "sign", "verify", "doctor"})
     if (first == c) return;
   if (!first.empty() && first[0] != '-')
     throw UserError(fmt::format("unknown command '{}' (valid: {}; see jitbench --help)", argv[1], kCommands));
 }
 
-// Reading what is here: list, validate, report.
+// Reading what is here: list, validate, report, doctor.
 struct Inspecting {
   ListOptions list;
   ValidateOptions validate;
   ReportOptions report;
-  CLI::App *list_cmd = nullptr, *report_cmd = nullptr;
+  DoctorOptions doctor;
+  CLI::App *list_cmd = nullptr, *report_cmd = nullptr, *doctor_cmd = nullptr;
 };
+
+void add_doctor(CLI::App& app, Inspecting& i) {
+  auto* cmd = i.doctor_cmd =
+      app.add_subcommand("doctor", "check this machine for benchmarking (governor, turbo, SMT, load, steal, "
+                                   "threads, VM...): what each finding means and what to do; changes nothing");
+  cmd->add_flag("--json", i.doctor.json, "print the findings as JSON (jitbench.doctor.v1)");
+  cmd->add_flag("--strict", i.doctor.strict, "exit 10 when a check warns (default: 0, the findings are advice)");
+  cmd->add_option("--root", i.doctor.root, "read /proc and /sys below this directory (default /)")->check(kNonEmpty);
+  cmd->add_option("--sample", i.doctor.sample_s, "seconds over which CPU busy and steal time are sampled (default 0.5)")
+      ->check(finite_number(0, 60, true));
+}
 
 void add_inspection(CLI::App& app, Inspecting& i) {
   i.list_cmd = app.add_subcommand("list", "show every backend and workload, and whether it can run here");
@@ -211,6 +234,7 @@ void add_inspection(CLI::App& app, Inspecting& i) {
   i.report_cmd = app.add_subcommand("report", "write a self-contained HTML report (and Markdown) of a run");
   i.report_cmd->add_option("dir", i.report.dir, "the out dir of a jitbench run")->required();
   i.report_cmd->add_option("--python", i.report.python, "interpreter with matplotlib (default: the project's .venv)");
+  add_doctor(app, i);
 }
 
 // Publishing: snapshots into a site, replication, signatures (docs/publishing.md).
@@ -289,6 +313,7 @@ CLI::App* add_bisect(CLI::App& app, BisectOptions& b, CliSelectionText& text) {
   add_selection(cmd, run, text);
   add_repetitions(cmd, run, "fresh-process runs per case and step (default 5)",
                   "warm processes per case (default 1; --metric warm wants 4+)");
+  add_affinity(cmd, text);
   cmd->add_flag("--quiet,-q", run.quiet, "print only the conclusion");
   return cmd;
 }
@@ -300,6 +325,12 @@ void type_selection(const CliSelectionText& text, RunOptions& run) {
   run.precisions = typed_names(text.precisions, parse_precision, "--precision", precision_names());
   if (!run.costs_dir.empty() && text.shard.empty())
     throw UserError("--costs balances shards: give it with --shard K/N");
+  if (!text.affinity.empty()) {
+    auto cpus = parse_cpu_list(text.affinity);
+    if (auto* why = std::get_if<std::string>(&cpus))
+      throw UserError(fmt::format("--affinity '{}': {}", text.affinity, *why));
+    run.affinity = std::get<std::vector<int>>(cpus);
+  }
 }
 
 // --shard K/N, range-checked (plan/shard.h); none when not given.
@@ -337,7 +368,7 @@ Command typed_run(RunOptions run, const CliRunText& text) {
                      run.cold_runs || !run.envs.empty() || !run.env_vars.empty() || !run.find_links.empty() ||
                      run.no_index || run.warm_iters || run.warm_runs || run.timeout_s || run.deterministic ||
                      !run.python.empty() || text.ceilings != "auto" || !run.machine.empty() || run.target_ci_pct ||
-                     run.min_runs || run.max_runs || run.max_time_s;
+                     run.min_runs || run.max_runs || run.max_time_s || !run.affinity.empty();
   if (!text.resume.empty()) {
     if (other) throw UserError("--resume takes the command from the run's own index: give it alone (--quiet excepted)");
     return ResumeOptions{text.resume, run.quiet};
@@ -428,6 +459,7 @@ Command parse_command_line(int argc, char** argv) {
   }
   if (*inspecting.list_cmd) return inspecting.list;
   if (*inspecting.report_cmd) return inspecting.report;
+  if (*inspecting.doctor_cmd) return inspecting.doctor;
   if (*compare_cmd) return compare;
   if (*publishing.publish_cmd) return publishing.publish;
   if (*publishing.replicate_cmd) return publishing.replicate;

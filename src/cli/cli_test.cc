@@ -141,5 +141,29 @@ TEST(CliRecordedCommand, ReadsBackATypedRun) {
   }
 }
 
+TEST(CliAffinity, ACpuListIsTypedOnceAndABadOneRefused) {
+  EXPECT_EQ(run_of({"run", "--affinity", "0,2-3"}).affinity, (std::vector<int>{0, 2, 3}));
+  EXPECT_TRUE(run_of({"run"}).affinity.empty());
+  const Command m = parse_args({"measure", "f.py:g", "--affinity", "1"});
+  ASSERT_TRUE(std::holds_alternative<MeasureOptions>(m));
+  EXPECT_EQ(std::get<MeasureOptions>(m).run.affinity, std::vector<int>{1});
+  EXPECT_EQ(refusal({"run", "--affinity", "3-1"}), "--affinity '3-1': the range '3-1' runs backwards (write LOW-HIGH)");
+  EXPECT_NE(refusal({"run", "--affinity", "x"}).find("--affinity 'x': 'x' is not a CPU number or range"),
+            std::string::npos);
+  EXPECT_NE(refusal({"run", "--resume", "d", "--affinity", "0"}).find("give it alone"), std::string::npos);
+  EXPECT_NE(refusal({"plan", "--affinity", "0"}), "");  // a plan starts no worker
+}
+
+TEST(CliDoctor, ReadOnlyOptions) {
+  const Command c = parse_args({"doctor", "--json", "--strict", "--root", "/tmp", "--sample", "0"});
+  ASSERT_TRUE(std::holds_alternative<DoctorOptions>(c));
+  const auto& d = std::get<DoctorOptions>(c);
+  EXPECT_TRUE(d.json && d.strict);
+  EXPECT_EQ(d.root, "/tmp");
+  EXPECT_EQ(d.sample_s, 0);
+  EXPECT_FALSE(std::get<DoctorOptions>(parse_args({"doctor"})).strict);
+  EXPECT_NE(refusal({"doctor", "--sample", "-1"}), "");
+}
+
 }  // namespace
 }  // namespace jitbench

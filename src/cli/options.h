@@ -49,6 +49,8 @@ struct RunOptions {
   // and what the installer is given (air-gapped clusters, tests).
   std::vector<std::string> envs, env_vars, find_links;
   bool no_index = false;
+  // --affinity CPUS: every worker pinned to these CPUs (sorted, no repeats); empty: not pinned.
+  std::vector<int> affinity;
 };
 
 // `jitbench run --resume DIR`: finish this interrupted run; its index holds the command.
@@ -136,13 +138,21 @@ struct VerifyOptions {
   std::string dir, allowed_signers;
 };
 
+// `jitbench doctor`: the machine checked for benchmarking, read-only.
+struct DoctorOptions {
+  bool json = false;
+  bool strict = false;       // a warn exits kExitDoctorWarn (commands/commands.h)
+  std::string root = "/";    // /proc and /sys read below this directory
+  double sample_s = 0.5;     // how long the CPUs' busy and steal time is sampled
+};
+
 struct Done {
   int exit_code = 0;  // --help, --version
 };
 
 using Command = std::variant<RunOptions, MeasureOptions, ResumeOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions,
                              PlanOptions, MergeOptions, BisectOptions, PublishOptions, ReplicateOptions, SignOptions,
-                             VerifyOptions, Done>;
+                             VerifyOptions, DoctorOptions, Done>;
 
 // Throws UserError with a one-line message for bad input.
 Command parse_command_line(int argc, char** argv);

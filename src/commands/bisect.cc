@@ -37,6 +37,7 @@ void check_bisect_names(const BisectOptions& o) {
 
 int cmd_bisect(const BisectOptions& o) {
   check_bisect_names(o);
+  require_affinity(o.selection.affinity);
   auto prepared = OutDir::prepare(o.out_dir);
   if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
   const OutDir out = std::get<OutDir>(prepared);

@@ -22,9 +22,11 @@ struct RunIndex;
 // (full, read-only) and the run stopped, what it recorded still valid; 5 merge
 // wrote an incomplete run (shards or cases missing); 6 validate found a valid
 // run that is incomplete (stopped, or merged without some shards); 128+N
-// interrupted by signal N. README.md has the same table.
+// interrupted by signal N; 10 `doctor --strict` found a warn. README.md has
+// the same table.
 inline constexpr int kExitWriteFailed = 4;
 inline constexpr int kExitIncomplete = 6;
+inline constexpr int kExitDoctorWarn = 10;
 
 // `command`: the command line the run's index records (argv[0] included); a
 // replica's is the original's with its own out dir (replication.h).
@@ -50,6 +52,9 @@ InputCopies use_recorded_inputs(const RunIndex& index, const std::filesystem::pa
 // that goes on from it (a resumption, a merge of its shards).
 struct RunHeader;
 void keep_recorded_inputs(const RunIndex& index, RunHeader& h);
+// --affinity CPUS checked against the CPUs online here and those jitbench may
+// run on: a UserError naming the first one that is not (none given: nothing).
+void require_affinity(const std::vector<int>& cpus);
 int cmd_plan(const PlanOptions& opts);
 // Exit code of a merge that wrote the merged run but lacks shards or cases.
 inline constexpr int kExitIncompleteMerge = 5;
@@ -80,6 +85,8 @@ int cmd_publish(const PublishOptions& opts);
 int cmd_replicate(const ReplicateOptions& opts);
 int cmd_sign(const SignOptions& opts);
 int cmd_verify(const VerifyOptions& opts);
+// `jitbench doctor`: 0, or kExitDoctorWarn with --strict when a check warns.
+int cmd_doctor(const DoctorOptions& opts);
 
 // `catalog` with the record of each of its user workloads, as the worker
 // prints it. A file it cannot read keeps a placeholder record (one line on

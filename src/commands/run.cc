@@ -17,6 +17,7 @@
 #include "env/environments.h"
 #include "plan/shard.h"
 #include "results/read.h"
+#include "env/doctor.h"
 #include "env/host.h"
 #include "env/probe.h"
 #include "export/environment_json.h"
@@ -306,8 +307,9 @@ RunHeader start_run(const RunOptions& o, const PlannedRun& p, const WorkerSetup&
   if (auto slurm = slurm_ids(); !slurm.empty()) h.sections.slurm = slurm;
   h.sections.jitbench_git = this_build();
   if (!o.machine.empty()) h.sections.machine = MachineLabel{o.machine};
-  const auto manifest = unprobed_environment_json(read_host_facts(), setup.python, compiler_env(),
-                                                  o.deterministic ? "" : utc_now());
+  const HostFacts host = read_host_facts();
+  auto manifest = unprobed_environment_json(host, setup.python, compiler_env(), o.deterministic ? "" : utc_now());
+  set_affinity(manifest, o.affinity, host);
   h.info.environment = parse_environment(manifest);
   files.push_back({"environment.json", json_text(manifest)});
   const Stopped starting{"starting", "the run stopped while starting: probing the interpreter, measuring ceilings"};
@@ -324,6 +326,14 @@ RunHeader start_run(const RunOptions& o, const PlannedRun& p, const WorkerSetup&
   return h;
 }
 
+// How the manifest's host facts are read: the CPUs' busy and steal time
+// sampled for a moment, as `jitbench doctor` does (env/doctor.h).
+HostReadOptions manifest_read() {
+  HostReadOptions r;
+  r.sample_ms = 200;
+  return r;
+}
+
 // The probe and the ceilings complete the header's environment manifest.
 void probe_environment(RunHeader& h, const RunOptions& o, const std::vector<Case>& plan, const WorkerSetup& setup,
                        const OutDir& out, ProcessLauncher& launcher) {
@@ -331,8 +341,9 @@ void probe_environment(RunHeader& h, const RunOptions& o, const std::vector<Case
   req.log_root = out.root();
   auto probe = probe_worker(launcher, req);
   if (auto* e = std::get_if<std::string>(&probe)) throw UserError(*e);
-  auto manifest = environment_json(read_host_facts(), std::get<nlohmann::json>(probe), compiler_env(),
-                                   o.deterministic ? "" : utc_now());
+  const HostFacts host = read_host_facts(manifest_read());
+  auto manifest = environment_json(host, std::get<nlohmann::json>(probe), compiler_env(), o.deterministic ? "" : utc_now());
+  set_affinity(manifest, o.affinity, host);
   set_ceilings(manifest, run_ceilings(o, plan, setup, out, launcher));
   h.info.environment = parse_environment(manifest);
 }
@@ -374,8 +385,9 @@ void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup&
       } else {
         auto vars = compiler_env();
         for (const auto& [k, v] : spec.variables) vars[k] = v;
-        auto manifest = environment_json(read_host_facts(), std::get<nlohmann::json>(probe), vars,
-                                         o.deterministic ? "" : utc_now());
+        const HostFacts host = read_host_facts(manifest_read());
+        auto manifest = environment_json(host, std::get<nlohmann::json>(probe), vars, o.deterministic ? "" : utc_now());
+        set_affinity(manifest, o.affinity, host);
         complete_environment_manifest(manifest, h.info.environment.ceilings(), b.record);
         out.write_text(run.file, json_text(manifest));
         h.info.environments.emplace_back(run.file, parse_environment(manifest));
@@ -535,7 +547,7 @@ int run_cases(const OutDir& out, RunHeader h, CaseRunner& runner, const std::vec
 struct Launchers {
   PosixLauncher posix;
   std::optional<RecordingLauncher> recorder;
-  Launchers() {
+  explicit Launchers(const std::vector<int>& cpus) : posix(cpus) {
     if (const char* rec = std::getenv("JITBENCH_RECORD_WORKERS"); rec && *rec) recorder.emplace(posix, rec);
   }
   ProcessLauncher& get() { return recorder ? static_cast<ProcessLauncher&>(*recorder) : posix; }
@@ -625,6 +637,7 @@ int cmd_resume(const ResumeOptions& r) {
   add_measured_workload(old.index, o);
   o.out_dir = std::filesystem::absolute(dir).string();
   o.quiet = r.quiet;
+  require_affinity(o.affinity);  // the recorded --affinity, on the CPUs this machine has now
   const InputCopies inputs = use_recorded_inputs(old.index, o.out_dir, o);
   const PlannedRun p = make_planned_run(o, inputs);
   const std::string digest_then = old.index.shard ? old.index.shard->plan_digest : "";
@@ -648,7 +661,7 @@ int cmd_resume(const ResumeOptions& r) {
   setup.out_dir = out.root();
   RunHeader h = resumed_header(old, o, p, keep.size());
   install_interrupt_handlers();
-  Launchers launchers;
+  Launchers launchers(o.affinity);
   // A run stopped before its probe finished never recorded its interpreter.
   if (old.environment.python_version.empty())
     if (auto code = finish_starting(h, o, p, setup, out, launchers.posix)) return *code;
@@ -694,7 +707,15 @@ InputCopies use_recorded_inputs(const RunIndex& index, const std::filesystem::pa
   return InputCopies{cwd, std::move(copies)};
 }
 
+void require_affinity(const std::vector<int>& cpus) {
+  if (cpus.empty()) return;
+  HostReadOptions r;
+  r.gpus = false;
+  if (auto why = affinity_problem(cpus, read_host_facts(r).machine); !why.empty()) throw UserError(why);
+}
+
 int cmd_run(const RunOptions& o, const std::vector<std::string>& command, const InputCopies& inputs) {
+  require_affinity(o.affinity);
   const PlannedRun p = make_planned_run(o, inputs);
   WorkerSetup setup = worker_setup(o, p.suite);
   const auto out_path = o.out_dir.empty() ? OutDir::fresh_default("jitbench-out") : std::filesystem::path(o.out_dir);
@@ -704,7 +725,7 @@ int cmd_run(const RunOptions& o, const std::vector<std::string>& command, const 
   setup.out_dir = out.root();
   install_interrupt_handlers();  // the out dir is a run from here on: a signal is recorded, never lost
   RunHeader h = start_run(o, p, setup, out, command);
-  Launchers launchers;
+  Launchers launchers(o.affinity);
   if (auto code = finish_starting(h, o, p, setup, out, launchers.posix)) return *code;
   prepare_environments(p, o, setup, h, out, launchers.posix);
   if (auto code = stopped_preparing(out, h)) return *code;

@@ -1,8 +1,11 @@
 #include "export/environment_json.h"
 
 #include "env/ceilings.h"
+#include "env/doctor.h"
+#include "export/doctor_json.h"
 #include "export/json_util.h"
 #include "export/schema.h"
+#include "util/cpu_list.h"
 #include "util/json_get.h"
 
 namespace jitbench {
@@ -35,6 +38,8 @@ json host_json(const HostFacts& h) {
       {"aslr", text_or_null(h.aslr)},
       {"load_avg", {h.load_avg[0], h.load_avg[1], h.load_avg[2]}},
       {"gpu", gpu_json(h)},
+      {"machine", machine_facts_json(h.machine)},
+      {"checks", findings_json(machine_findings(h))},
   };
 }
 }  // namespace
@@ -58,6 +63,13 @@ json environment_json(const HostFacts& host, const json& probe, const std::map<s
 json unprobed_environment_json(const HostFacts& host, const std::string& python_executable,
                                const std::map<std::string, std::string>& env, const std::string& captured_at) {
   return environment_json(host, {{"executable", python_executable}}, env, captured_at);
+}
+
+void set_affinity(json& manifest, const std::vector<int>& pinned, const HostFacts& host) {
+  const auto& allowed = host.machine.allowed_cpus;
+  manifest["affinity"] = {
+      {"pinned", !pinned.empty()},
+      {"cpus", !pinned.empty() ? json(cpu_list_text(pinned)) : allowed ? json(cpu_list_text(*allowed)) : json(nullptr)}};
 }
 
 void set_ceilings(json& manifest, const DeviceCeilings& ceilings) {

@@ -1,21 +1,26 @@
 #pragma once
-// environment.json (schemas/jitbench.environment.v1.schema.json): the host,
+// environment.json (schemas/jitbench.environment.v2.schema.json; readers take v1 too): the host,
 // the interpreter the worker probe reported, and the compiler environment.
 #include <nlohmann/json.hpp>
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "env/host.h"
 
 namespace jitbench {
-inline constexpr const char* kEnvironmentSchema = "jitbench.environment.v1";
+inline constexpr const char* kEnvironmentSchema = "jitbench.environment.v2";
 // probe: the worker's probe message; captured_at "" for none (deterministic runs).
 nlohmann::json environment_json(const HostFacts& host, const nlohmann::json& probe,
                                 const std::map<std::string, std::string>& env, const std::string& captured_at);
 // Before the interpreter is probed: the host, and of the interpreter only its path.
 nlohmann::json unprobed_environment_json(const HostFacts& host, const std::string& python_executable,
                                          const std::map<std::string, std::string>& env, const std::string& captured_at);
+
+// The manifest's "affinity": the CPUs workers were pinned to (--affinity), or
+// when not pinned the CPUs jitbench itself may run on, which they inherit.
+void set_affinity(nlohmann::json& manifest, const std::vector<int>& pinned, const HostFacts& host);
 
 // The machine's ceilings per device ("cpu", "gpu"): the ceilings worker's
 // answer, or why they were not measured (env/ceilings.h).

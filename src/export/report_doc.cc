@@ -134,6 +134,13 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const Environm
       {"Cache modes", policies + " — every compile cache lives in the run's own cache/ dir"},
       {"Ceilings", ceilings_line(env.ceilings())},
       {"Captured", env.captured_at.empty() ? "—" : env.captured_at}};
+  if (!env.affinity.empty()) rows.insert(rows.begin() + 1, {"Worker CPUs", env.affinity});
+  if (!env.machine_warnings.empty()) {
+    std::string warns;
+    for (const auto& w : env.machine_warnings) warns += (warns.empty() ? "" : "; ") + w;
+    rows.insert(rows.begin() + 1, {"Machine checks", "⚠ " + warns + " (jitbench doctor says what each means and what "
+                                                                        "to do)"});
+  }
   if (env.test_gpu_on_cpu)
     rows.insert(rows.begin(), {"Test run", fmt::format("{}=1, a test-only switch: the GPU backends ran on the CPU; no "
                                                        "number here is a GPU measurement", kTestGpuOnCpu)});

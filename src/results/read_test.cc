@@ -99,6 +99,13 @@ TEST(EnvironmentDifferences, HardwareAndPackagesCountTheHostNameAndLoadDoNot) {
   EXPECT_EQ(d[0], "logical cores: '2' vs '16'");
   EXPECT_EQ(d[1], "jax: 0.4.30 vs absent");
   EXPECT_EQ(d[2], "numba: 0.60.0 vs 0.61.0");
+  // The workers' CPUs count once both manifests record them (v2): pinned to one CPU is not all of them.
+  nlohmann::json pinned = a, inherited = a;
+  pinned["affinity"] = {{"pinned", true}, {"cpus", "1"}};
+  EXPECT_TRUE(environment_differences(a, pinned).empty());
+  inherited["affinity"] = {{"pinned", false}, {"cpus", "0-1"}};
+  EXPECT_EQ(environment_differences(inherited, pinned),
+            std::vector<std::string>{"worker CPUs: '0-1' vs '1 (pinned)'"});
 }
 }  // namespace
 }  // namespace jitbench

@@ -35,6 +35,12 @@ std::vector<std::string> environment_differences(const json& a, const json& b) {
   field("architecture", str_at(a, "/host/arch", "?"), str_at(b, "/host/arch", "?"));
   field("GPUs", gpus_of(a), gpus_of(b));
   field("Python", str_at(a, "/python/version", "?"), str_at(b, "/python/version", "?"));
+  // Where the workers ran (manifests v2 on: --affinity or the CPUs inherited); not compared with an older manifest.
+  const auto workers = [](const json& m) {
+    return str_at(m, "/affinity/cpus", "?") + (m.value("/affinity/pinned"_json_pointer, false) ? " (pinned)" : "");
+  };
+  if (a.contains("/affinity"_json_pointer) && b.contains("/affinity"_json_pointer))
+    field("worker CPUs", workers(a), workers(b));
   const auto pa = a.value(json::json_pointer("/python/packages"), json::object());
   const auto pb = b.value(json::json_pointer("/python/packages"), json::object());
   std::vector<std::string> names;
@@ -98,6 +104,13 @@ EnvironmentInfo parse_environment(const json& m) {
     for (const auto& d : m.at(devices))
       e.gpus.push_back(d.is_object() ? d.value("name", d.dump()) : d.dump());
   e.gpu_note = str_at(m, "/host/gpu/note", "not detected");
+  const auto checks = "/host/checks"_json_pointer;
+  if (m.contains(checks) && m.at(checks).is_array())
+    for (const auto& c : m.at(checks))
+      if (c.is_object() && c.value("level", "") == "warn")
+        e.machine_warnings.push_back(c.value("check", "?") + ": " + c.value("found", ""));
+  if (const auto cpus = str_at(m, "/affinity/cpus"); !cpus.empty())
+    e.affinity = cpus + (m.value("/affinity/pinned"_json_pointer, false) ? " (pinned with --affinity)" : "");
   const auto test_switch = json::json_pointer("/env") / kTestGpuOnCpu;
   e.test_gpu_on_cpu = m.contains(test_switch) && m.at(test_switch) == "1";
   return e;

@@ -26,6 +26,10 @@ struct EnvironmentInfo {
   // Measured with the test-only switch kTestGpuOnCpu=1 (config/environments.h):
   // the run says so in its summary and report, and is never published or mixed.
   bool test_gpu_on_cpu = false;
+  // `jitbench doctor`'s warns when the manifest was written ("check: found"),
+  // and the workers' CPUs ("0-1", "2-3 (pinned)"; "" in manifests before v2).
+  std::vector<std::string> machine_warnings;
+  std::string affinity;
   // The manifest's "ceilings" ({"cpu", "gpu"}), or null when it has none.
   nlohmann::json ceilings() const {
     return manifest.is_object() && manifest.contains("ceilings") ? manifest["ceilings"] : nlohmann::json();
@@ -35,7 +39,8 @@ struct EnvironmentInfo {
 EnvironmentInfo parse_environment(const nlohmann::json& manifest);
 
 // What makes two environments different for a comparison: the hardware (CPU
-// model, logical cores, architecture, GPUs) and the software (Python, package
+// model, logical cores, architecture, GPUs), the CPUs the workers ran on
+// (when both manifests record them) and the software (Python, package
 // versions) — not the host's name, its load or the time. One line per
 // difference ("CPU: 'A' vs 'B'", "numba: 0.60.0 vs 0.61.0"); empty when the
 // two would measure alike.

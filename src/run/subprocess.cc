@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -90,21 +91,29 @@ int open_log(const SpawnSpec& spec) {
   ::_exit(127);
 }
 
+// The descriptors a worker is given: its log, the result channel, the exec-error pipe.
+struct ChildFds {
+  int log, result, err;
+};
+
 // The child's side of spawn(), between fork and exec: async-signal-safe calls
-// only. Its own process group, SIGKILL when jitbench dies (PR_SET_PDEATHSIG,
+// only. Its own process group, pinned to `cpus` when given (a CPU the kernel
+// refuses is the spawn's error), SIGKILL when jitbench dies (PR_SET_PDEATHSIG,
 // checked against a parent that died before it took effect), stdin from
 // /dev/null, stdout+stderr to the log, the pipe's write end on kResultFd,
 // default signal handling and an empty mask. An exec that fails reports its
 // errno on err_fd (close-on-exec: a successful exec closes it unwritten).
-[[noreturn]] void become_worker(const SpawnSpec& spec, pid_t parent, int log_fd, int result_fd, int err_fd,
-                                char** argv, char** envp) {
+[[noreturn]] void become_worker(const SpawnSpec& spec, pid_t parent, ChildFds fd, const cpu_set_t* cpus, char** argv,
+                                char** envp) {
+  const int err_fd = fd.err;
   const auto die = [err_fd](int err) { report_and_exit(err_fd, err); };
   if (::setpgid(0, 0) != 0) die(errno);
+  if (cpus && ::sched_setaffinity(0, sizeof(cpu_set_t), cpus) != 0) die(errno);
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die(errno);
   if (::getppid() != parent) ::_exit(127);  // jitbench is gone already
   const int devnull = ::open("/dev/null", O_RDONLY);
-  if (devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(log_fd, 1) < 0 || ::dup2(log_fd, 2) < 0 ||
-      ::dup2(result_fd, kResultFd) < 0)
+  if (devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(fd.log, 1) < 0 || ::dup2(fd.log, 2) < 0 ||
+      ::dup2(fd.result, kResultFd) < 0)
     die(errno);
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -120,7 +129,7 @@ int open_log(const SpawnSpec& spec) {
 // fork + exec of the worker (become_worker); returns the pid, or 0 with
 // res.spawn_error set; closes the write end either way. Not posix_spawn: it
 // cannot ask the kernel to end the child with jitbench.
-pid_t spawn(const SpawnSpec& spec, int pipefd[2], ProcessResult& res) {
+pid_t spawn(const SpawnSpec& spec, const std::vector<int>& pin, int pipefd[2], ProcessResult& res) {
   int log_fd = -1;
   try {
     log_fd = open_log(spec);
@@ -141,10 +150,15 @@ pid_t spawn(const SpawnSpec& spec, int pipefd[2], ProcessResult& res) {
   auto env_s = build_env(spec);
   auto argv = c_strings(argv_s);
   auto envp = c_strings(env_s);
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (const int c : pin) CPU_SET(c, &cpus);
   const pid_t parent = ::getpid();
   res.spawn_ns = monotonic_ns();
   const pid_t pid = ::fork();
-  if (pid == 0) become_worker(spec, parent, log_fd, pipefd[1], errpipe[1], argv.data(), envp.data());
+  if (pid == 0)
+    become_worker(spec, parent, {log_fd, pipefd[1], errpipe[1]}, pin.empty() ? nullptr : &cpus, argv.data(),
+                  envp.data());
   const int fork_err = errno;
   ::close(errpipe[1]);
   ::close(pipefd[1]);
@@ -295,7 +309,10 @@ void reap(pid_t pid, long long deadline, bool stop, ProcessResult& res) {
 }
 }  // namespace
 
-PosixLauncher::PosixLauncher(MachineSampler& sampler) : sampler_(sampler) { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
+PosixLauncher::PosixLauncher(std::vector<int> cpus, MachineSampler& sampler)
+    : cpus_(std::move(cpus)), sampler_(sampler) {
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
 
 ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
   ProcessResult res;
@@ -309,7 +326,7 @@ ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
     return res;
   }
   if (spec.sample_machine) res.machine_before = sampler_.sample();
-  const pid_t pid = spawn(spec, pipefd, res);
+  const pid_t pid = spawn(spec, cpus_, pipefd, res);
   if (pid == 0) {
     ::close(pipefd[0]);
     return res;

@@ -71,11 +71,15 @@ class ProcessLauncher {
 
 class PosixLauncher final : public ProcessLauncher {
  public:
-  // Makes this process a child subreaper.
-  explicit PosixLauncher(MachineSampler& sampler = default_machine_sampler());
+  // Makes this process a child subreaper. `cpus` (--affinity): every process
+  // it starts is pinned to them (sched_setaffinity before exec, inherited by
+  // the worker's own children); empty: they run where jitbench may. `sampler`
+  // reads the machine around a run that asks for it (interference).
+  explicit PosixLauncher(std::vector<int> cpus = {}, MachineSampler& sampler = default_machine_sampler());
   ProcessResult launch(const SpawnSpec& spec) override;
 
  private:
+  std::vector<int> cpus_;
   MachineSampler& sampler_;
 };
 

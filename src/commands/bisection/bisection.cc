@@ -24,6 +24,7 @@
 #include "run/protocol.h"
 #include "run/subprocess.h"
 #include "util/clock.h"
+#include "util/cpu_list.h"
 #include "util/interrupt.h"
 #include "util/say.h"
 
@@ -83,6 +84,7 @@ std::vector<std::string> run_args(const RunOptions& o) {
   if (o.max_time_s) a.insert(a.end(), {"--max-time", fmt::format("{}", *o.max_time_s)});
   for (const auto& f : o.find_links) a.insert(a.end(), {"--find-links", fs::absolute(f).string()});
   if (o.no_index) a.push_back("--no-index");
+  if (!o.affinity.empty()) a.insert(a.end(), {"--affinity", cpu_list_text(o.affinity)});
   return a;
 }
 

@@ -24,6 +24,8 @@ child holding the channel open for 60 s, in its group or in a session of its
 own; its pid goes to FAKE_WORKER_PIDFILE), fill_disk (fills the file system of
 FAKE_WORKER_FILL before reporting). FAKE_WORKER_PROBE=slow|fail makes the
 probe sleep FAKE_WORKER_SLEEP seconds or exit 3.
+FAKE_WORKER_AFFINITY_FILE=PATH: every measuring process appends the CPUs it may
+run on (os.sched_getaffinity) to PATH, one line each (`run --affinity`'s test).
 FAKE_WORKER_JITTER=sigma multiplies import, setup and first call by one lognormal factor and
 draws the warm calls lognormal around 1 ms: a worker of known spread for
 --target-ci's tests.
@@ -171,6 +173,10 @@ def main():
         for i in range(int(float(os.environ.get("FAKE_WORKER_SLEEP", "3")) * 10)):
             print(f"still here {i}", flush=True)
             time.sleep(0.1)
+    affinity_file = os.environ.get("FAKE_WORKER_AFFINITY_FILE")
+    if affinity_file:
+        with open(affinity_file, "a") as f:
+            f.write(",".join(str(c) for c in sorted(os.sched_getaffinity(0))) + "\n")
     cache_events = use_cache(mode, args.cache_policy)
     jitter = float(os.environ.get("FAKE_WORKER_JITTER", "0"))  # lognormal sigma of the first call and warm calls
     result = dict(type="result", mode=args.mode, import_s=0.0001, setup_s=0.0001, first_call_s=0.0002,
