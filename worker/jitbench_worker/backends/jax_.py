@@ -167,6 +167,22 @@ class JaxAdapter(Adapter):
         t3 = clock()
         return compiled, {"trace_s": t1 - t0, "lower_s": t2 - t1, "compile_s": t3 - t2}
 
+    def aot_prepare(self, fn, inputs):
+        """A first jit trace in a process pays JAX's one-time dispatch set-up
+        (argument handlers, jit's parameter inference, the tracing machinery),
+        which the measured first call spends outside the trace event and the
+        AOT process's clock would put into trace_s: tracing a throw-away jitted
+        function of the same arguments pays it first. Nothing is lowered or
+        compiled (those first-time costs lie inside the cold runs' events too,
+        and stay measured), and nothing of fn's own trace is cached."""
+        if not hasattr(fn, "trace"):
+            return ""
+        def jitbench_dispatch_setup(*args):
+            return args
+
+        self.jax.jit(jitbench_dispatch_setup).trace(*inputs)
+        return "jit dispatch set-up: a throw-away function traced on the same arguments, not lowered"
+
     def observe_precision(self, fn, inputs):
         """The precision config XLA was handed for every dot of the measured
         function, read from its lowered StableHLO (lowering reuses the trace: no
