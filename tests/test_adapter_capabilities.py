@@ -148,3 +148,25 @@ def test_jax_aot_process_traces_once_before_the_clocked_trace_and_lowers_nothing
     assert traces == ["jitbench_dispatch_setup", "<lambda>"], events
     lowered = [name for e, name in events if e == "jaxpr_to_mlir_module_duration"]
     assert lowered == ["jit(<lambda>)"], "the set-up lowered something of its own"
+
+
+def test_jax_listeners_only_append_inside_the_call_and_are_classified_after_it():
+    """Nothing but a tuple appended runs in the measured call on JAX's behalf:
+    the recorder holds no event until collect_events, after the clock."""
+    jax_ = pytest.importorskip("jax")
+    from jitbench_worker.backends.jax_ import JaxAdapter
+
+    adapter = JaxAdapter("cpu")
+    adapter.import_framework("f32", None)
+    fn = jax_.jit(lambda x: x * 2)
+    x = jax_.device_put(np.ones(4, np.float32))
+    adapter.recorder.start()
+    fn(x).block_until_ready()
+    assert adapter.recorder.events == [], "events were classified inside the measured call"
+    assert len(adapter._raw) >= 3
+    adapter.recorder.stop()
+    fn(x + 1).block_until_ready()  # after the clock: appended, never counted
+    adapter.collect_events()
+    w = adapter.summarize(adapter.recorder.window(0.0, float("inf")))
+    assert {"trace", "lower", "compile"} <= set(w["phases"]) and w["compiles"] == 1, w
+    assert adapter._raw == []
