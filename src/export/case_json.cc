@@ -140,6 +140,13 @@ json run_json(const RunRecord& r) {
   auto b = phase_breakdown(r);
   j["first_call_breakdown"] = b ? breakdown_json(*b) : json(nullptr);
   if (r.mode == RunMode::Cold) j["second_call_s"] = number_or_null(r.second_call_s);
+  if (r.buckets) {
+    const auto& h = *r.buckets;
+    j["buckets"] = {{"interpreter_start_s", h.interpreter_start_s}, {"harness_import_s", h.harness_import_s},
+                    {"harness_observe_s", h.harness_observe_s},     {"harness_verify_s", h.harness_verify_s},
+                    {"harness_report_s", h.harness_report_s},       {"harness_exit_s", h.harness_exit_s},
+                    {"worker_span_s", h.worker_span_s},             {"unattributed_s", h.unattributed_s}};
+  }
   if (r.mode == RunMode::Warm) j["calls_s"] = r.calls_s;
   j["worker"] = r.worker.raw;
   return j;

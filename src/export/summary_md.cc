@@ -407,7 +407,8 @@ std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases
                       "is a GPU measurement, and this run cannot be published.\n\n", kTestGpuOnCpu);
   md += "**Cold TTFR** (time to first result) = import and device initialisation + building the inputs + the "
         "first synchronized call, in a fresh process with an empty compile cache; **process TTFR** adds the "
-        "interpreter's own start-up. **Warm call** = one synchronized call once the function is compiled. "
+        "interpreter's own start-up (spawn to the worker's first line; the harness's own imports, verification "
+        "and exit are buckets of their own, in each run's `buckets`). **Warm call** = one synchronized call once the function is compiled. "
         "Medians with bootstrap 95% confidence intervals over the cold runs.\n\n";
   md += environments_section(info) + summary_cases_table(cases) + notes(cases) + interference_section_md(cases) +
         section(std::string("\n## Sampling\n\n") + kSamplingIntro + "\n\n", sampling_table(cases)) +

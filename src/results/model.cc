@@ -11,6 +11,7 @@ std::optional<double> RunRecord::ttfr_s() const {
 
 std::optional<double> RunRecord::process_ttfr_s() const {
   auto t = ttfr_s();
+  if (t && buckets) return buckets->interpreter_start_s + *t;
   if (!t || !process_start_s) return std::nullopt;
   return *process_start_s + *t;
 }

@@ -29,6 +29,24 @@ struct CacheObservation {
   std::uint64_t written() const { return added + modified; }
 };
 
+// Where a worker process's wall time went, outside the measured clocks
+// (import_s .. total_s) it tiles with (case file run "buckets",
+// jitbench.case.v5): the worker stamps its first line and its result on
+// CLOCK_MONOTONIC and times the harness's own buckets between them; jitbench
+// places the stamps between its spawn and the exit. unattributed_s: the part of
+// first line -> result in no bucket (negative: buckets that overlap).
+struct HarnessBuckets {
+  double interpreter_start_s = 0;  // spawn -> the worker's first line (the interpreter's own start-up)
+  double harness_import_s = 0;     // first line -> import_s's clock (the harness's modules, arguments, hello)
+  double harness_observe_s = 0;    // calls done -> verification (events collected, memory, precision observed)
+  double harness_verify_s = 0;     // the float64 verification of the outputs
+  double harness_report_s = 0;     // verified -> the result's stamp (memory probe, the result built)
+  double harness_exit_s = 0;       // the result's stamp -> reaped (sending, bye, interpreter shutdown)
+  double worker_span_s = 0;        // first line -> the result's stamp
+  double unattributed_s = 0;
+  bool operator==(const HarnessBuckets&) const = default;
+};
+
 // One worker process.
 struct RunRecord {
   RunMode mode = RunMode::Cold;
@@ -52,9 +70,12 @@ struct RunRecord {
   std::optional<Interference> interference;
   std::string log;  // path relative to the out dir
   WorkerReport worker;  // what the worker reported beyond timings
+  std::optional<HarnessBuckets> buckets;  // from workers that stamp their life (the Python worker)
 
   std::optional<double> ttfr_s() const;          // import + setup + first call
-  std::optional<double> process_ttfr_s() const;  // process start + ttfr
+  // The interpreter's start-up + ttfr (the harness's own imports are not in it:
+  // buckets->harness_import_s); without buckets, process start + ttfr.
+  std::optional<double> process_ttfr_s() const;
   // Spawn-to-exit wall time outside the worker's own clocks: its start-up
   // before the hello line is process_start_s; this is the rest (loading the
   // worker's modules, verifying, reporting, exiting). nullopt without a total.

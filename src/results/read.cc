@@ -93,6 +93,22 @@ std::optional<Interference> read_interference(const json& j) {
   return x;
 }
 
+// A run's "buckets" (jitbench.case.v5; absent in older files and from workers that do not stamp their life).
+std::optional<HarnessBuckets> read_buckets(const json& j) {
+  if (!j.contains("buckets") || !j["buckets"].is_object()) return std::nullopt;
+  const auto& x = j["buckets"];
+  HarnessBuckets b;
+  b.interpreter_start_s = x.at("interpreter_start_s").get<double>();
+  b.harness_import_s = x.at("harness_import_s").get<double>();
+  b.harness_observe_s = x.at("harness_observe_s").get<double>();
+  b.harness_verify_s = x.at("harness_verify_s").get<double>();
+  b.harness_report_s = x.at("harness_report_s").get<double>();
+  b.harness_exit_s = x.at("harness_exit_s").get<double>();
+  b.worker_span_s = x.at("worker_span_s").get<double>();
+  b.unattributed_s = x.at("unattributed_s").get<double>();
+  return b;
+}
+
 RunRecord read_run_record(const json& j) {
   RunRecord r;
   const auto mode = j.at("mode").get<std::string>();
@@ -114,6 +130,7 @@ RunRecord read_run_record(const json& j) {
   r.log = opt_str(j, "log");
   r.worker = parse_worker_report(j.value("worker", json::object()));
   read_cache_observed(j, r);
+  r.buckets = read_buckets(j);
   return r;
 }
 

@@ -51,6 +51,25 @@ constexpr const char* kReportKeys[] = {"backend", "device", "verify", "verify_fi
                                        "cache_policy", "first_call", "compiles", "cache_events", "cache_events_later",
                                        "cache_files", "sync", "precision", "memory", "aot"};
 
+// The worker's harness buckets placed between jitbench's spawn and the exit
+// (both read on CLOCK_MONOTONIC, as the worker's two stamps are).
+std::optional<HarnessBuckets> place_buckets(const json& body, const RunRecord& r, const ProcessResult& p) {
+  if (!body.contains("harness") || p.spawn_ns <= 0 || !r.total_s) return std::nullopt;
+  const auto& h = body["harness"];
+  const auto ns = [&](const char* k) { return h[k].get<long long>(); };
+  HarnessBuckets b;
+  b.interpreter_start_s = static_cast<double>(ns("started_monotonic_ns") - p.spawn_ns) / 1e9;
+  b.harness_import_s = h["import_s"].get<double>();
+  b.harness_observe_s = h["observe_s"].get<double>();
+  b.harness_verify_s = h["verify_s"].get<double>();
+  b.harness_report_s = h["report_s"].get<double>();
+  b.worker_span_s = static_cast<double>(ns("sent_monotonic_ns") - ns("started_monotonic_ns")) / 1e9;
+  b.harness_exit_s = p.wall_s - static_cast<double>(ns("sent_monotonic_ns") - p.spawn_ns) / 1e9;
+  b.unattributed_s = b.worker_span_s - (b.harness_import_s + *r.total_s + b.harness_observe_s + b.harness_verify_s +
+                                        b.harness_report_s);
+  return b;
+}
+
 void take_result(RunRecord& r, const Conversation& c, const ProcessResult& p, bool times) {
   if (c.hello && p.spawn_ns > 0) {
     const double dt = static_cast<double>(c.hello->body["monotonic_ns"].get<long long>() - p.spawn_ns) / 1e9;
@@ -60,6 +79,7 @@ void take_result(RunRecord& r, const Conversation& c, const ProcessResult& p, bo
   if (c.result) {
     const auto& b = c.result->body;
     if (times) read_measured_times(b, r);
+    if (times) r.buckets = place_buckets(b, r, p);
     for (const char* k : kReportKeys)
       if (b.contains(k)) report[k] = b[k];
   }
@@ -216,6 +236,24 @@ std::string precision_mismatch(const std::string& claimed, const RunRequest& req
                      to_string(req.precision), list);
 }
 
+// The buckets tile the wall time: the worker's stamps lie between the spawn and
+// the exit, and its buckets cover first line -> result without a gap or an overlap.
+std::optional<std::string> bucket_inconsistency(const RunRecord& r) {
+  if (!r.buckets) return std::nullopt;
+  const auto& b = *r.buckets;
+  const auto slack = [](double whole) { return std::max(kTimingSlackS, kTimingSlackFraction * whole); };
+  if (b.interpreter_start_s < -slack(r.wall_s))
+    return fmt::format("the worker stamped its first line {:.6g} s before jitbench spawned it", -b.interpreter_start_s);
+  if (b.harness_exit_s < -slack(r.wall_s))
+    return fmt::format("the worker stamped its result {:.6g} s after jitbench saw it exit", -b.harness_exit_s);
+  if (std::abs(b.unattributed_s) > slack(b.worker_span_s))
+    return fmt::format("the worker's buckets (harness import, import .. total, observe, verify, report) add up to "
+                       "{:.6g} s, but {:.6g} s passed from its first line to its result ({})",
+                       b.worker_span_s - b.unattributed_s, b.worker_span_s,
+                       b.unattributed_s > 0 ? "a gap no bucket holds" : "buckets that overlap");
+  return std::nullopt;
+}
+
 std::optional<std::string> timing_inconsistency(const RunRecord& r) {
   // Clock granularity and the two ends of a pipe: 100 us, or 0.5% of the whole.
   const auto slack = [](double whole) { return std::max(kTimingSlackS, kTimingSlackFraction * whole); };
@@ -239,7 +277,7 @@ std::optional<std::string> timing_inconsistency(const RunRecord& r) {
     return fmt::format("process start + the worker's total = {:.6g} s, more than the {:.6g} s jitbench measured "
                        "from spawn to exit",
                        inside, r.wall_s);
-  return std::nullopt;
+  return bucket_inconsistency(r);
 }
 
 RunRecord classify_run(const ProcessResult& p, const RunRequest& req) {

@@ -290,6 +290,50 @@ TEST(Interpret, WorkerTimeLongerThanTheProcessFails) {
   EXPECT_NE(r.detail.find("spawn to exit"), std::string::npos) << r.detail;
 }
 
+// spawn at 1.0 s, reaped at 3.0 s; the worker's first line at 1.2 s, its result
+// stamped at 2.5 s: 0.3 harness import + 0.81 total + 0.05 + 0.1 + 0.04 = 1.3 s.
+const char* kHarness = R"("harness":{"started_monotonic_ns":1200000000,"sent_monotonic_ns":2500000000,)"
+                       R"("import_s":0.3,"observe_s":0.05,"verify_s":0.1,"report_s":0.04})";
+
+TEST(Interpret, TheBucketsTileTheWallTime) {
+  auto r = classify_run(exited({kHello, cold_with(kHarness), kBye}), ask(RunMode::Cold));
+  ASSERT_EQ(r.status, Status::Ok) << r.detail;
+  ASSERT_TRUE(r.buckets);
+  const auto& b = *r.buckets;
+  EXPECT_NEAR(b.interpreter_start_s, 0.2, 1e-12);
+  EXPECT_NEAR(b.harness_exit_s, 0.5, 1e-12);
+  EXPECT_NEAR(b.unattributed_s, 0.0, 1e-12);
+  EXPECT_NEAR(b.interpreter_start_s + b.harness_import_s + *r.total_s + b.harness_observe_s + b.harness_verify_s +
+                  b.harness_report_s + b.harness_exit_s,
+              r.wall_s, 1e-12);
+  // Process TTFR: the interpreter's start-up, not the hello's (which holds the harness's own imports).
+  EXPECT_NEAR(*r.process_ttfr_s(), 0.2 + 0.8, 1e-12);
+}
+
+TEST(Interpret, ABucketThatDoesNotFitItsSpanFails) {
+  // The harness's import claimed as 0.1 s of the 0.3 it took: 0.2 s in no bucket.
+  auto light = nlohmann::json::parse("{" + std::string(kHarness) + "}");
+  light["harness"]["import_s"] = 0.1;
+  auto r = classify_run(exited({kHello, cold_with("\"harness\":" + light["harness"].dump()), kBye}),
+                        ask(RunMode::Cold));
+  EXPECT_EQ(to_string(r.reason), "inconsistent_timings");
+  EXPECT_NE(r.detail.find("a gap no bucket holds"), std::string::npos) << r.detail;
+  light["harness"]["import_s"] = 0.5;  // 0.2 s counted twice
+  r = classify_run(exited({kHello, cold_with("\"harness\":" + light["harness"].dump()), kBye}), ask(RunMode::Cold));
+  EXPECT_NE(r.detail.find("buckets that overlap"), std::string::npos) << r.detail;
+  light["harness"]["import_s"] = 0.3;
+  light["harness"]["sent_monotonic_ns"] = 3200000000LL;  // after the exit jitbench saw
+  light["harness"]["started_monotonic_ns"] = 1900000000LL;
+  r = classify_run(exited({kHello, cold_with("\"harness\":" + light["harness"].dump()), kBye}), ask(RunMode::Cold));
+  EXPECT_NE(r.detail.find("after jitbench saw it exit"), std::string::npos) << r.detail;
+}
+
+TEST(Interpret, AMalformedHarnessObjectIsAProtocolViolation) {
+  auto r = classify_run(exited({kHello, cold_with(R"("harness":{"import_s":-1})"), kBye}), ask(RunMode::Cold));
+  EXPECT_EQ(r.status, Status::Failed);
+  EXPECT_NE(r.detail.find("harness.import_s"), std::string::npos) << r.detail;
+}
+
 TEST(Interpret, WrongFirstCallResultFails) {
   auto r = classify_run(
       exited({kHello, cold_with(R"("verify_first":{"ok":false,"message":"relative error 0.5 exceeds 1e-4"})"), kBye}),

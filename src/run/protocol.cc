@@ -73,6 +73,22 @@ std::string times_violation(const json& j, RunMode mode, const WarmCallsAsked& w
   return warm_calls_violation(j["calls_s"].get<std::vector<double>>(), warm);
 }
 
+// The harness's own buckets (optional; docs/protocol.md): four durations and the
+// two CLOCK_MONOTONIC stamps they lie between.
+std::string harness_violation(const json& j) {
+  if (!j.contains("harness")) return "";
+  const auto& h = j["harness"];
+  if (!h.is_object()) return "harness is not an object";
+  for (const char* k : {"import_s", "observe_s", "verify_s", "report_s"})
+    if (auto e = seconds_field(h, k, "harness."); !e.empty()) return e;
+  for (const char* k : {"started_monotonic_ns", "sent_monotonic_ns"})
+    if (!h.contains(k) || !h[k].is_number_integer() || h[k].get<long long>() <= 0)
+      return fmt::format("harness.{} is not a CLOCK_MONOTONIC reading in nanoseconds", k);
+  if (h["sent_monotonic_ns"].get<long long>() < h["started_monotonic_ns"].get<long long>())
+    return "harness.sent_monotonic_ns is earlier than harness.started_monotonic_ns";
+  return "";
+}
+
 // Every phase declared once and measured as seconds: a phase left out of
 // phase_names, or named twice, would escape the sum the first call bounds.
 std::string phases_violation(const json& j) {
@@ -145,6 +161,7 @@ std::string result_violation(const json& j, RunMode mode, const WarmCallsAsked& 
   for (const char* k : {"verify_first", "verify"})
     if (auto e = verdict_field(j, k); !e.empty()) return e;
   if (auto e = phases_violation(j); !e.empty()) return e;
+  if (auto e = harness_violation(j); !e.empty()) return e;
   const auto pending = "/sync/pending_after_last_call"_json_pointer;
   if (!j.contains(pending)) return "missing sync.pending_after_last_call";
   if (!j.at(pending).is_boolean() && !j.at(pending).is_null()) return "sync.pending_after_last_call is not true, false or null";

@@ -2,4 +2,12 @@
 it on an inherited file descriptor (docs/protocol.md). Importing this package
 must stay cheap: nothing here may import a framework at module level."""
 
+import time as _time
+
+# The worker's first line, on both clocks: spawn -> here is the interpreter's own
+# start-up (jitbench reads CLOCK_MONOTONIC before the spawn; time.monotonic_ns
+# is that clock), and every harness bucket after it is timed from here.
+STARTED_MONOTONIC_NS = _time.monotonic_ns()
+STARTED_PERF = _time.perf_counter()
+
 PROTOCOL_VERSION = 1

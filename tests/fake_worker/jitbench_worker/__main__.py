@@ -15,7 +15,9 @@ the cache), cold_hit (a cache hit claimed in a cold run), cold_write (a cache
 file written in a cold run), outside_cache (a cache directory outside the
 case's reported by the framework), env_cache (hits from JAX_COMPILATION_CACHE_DIR
 when that variable reaches it), deep (a result line nested 70,000 deep),
-tiny_calls (warm calls of 5e-324 s), early_stop (under --warm-target-ci, ends
+tiny_calls (warm calls of 5e-324 s), harness (stamps its life and reports
+the harness's buckets honestly, after 50 ms of "loading its modules"),
+lie_harness (the same, claiming its harness import took no time), early_stop (under --warm-target-ci, ends
 its warm calls at the least asked whether their interval is tight or not), chatty (writes to its log for
 FAKE_WORKER_SLEEP seconds, its pid to FAKE_WORKER_PIDFILE), and the hazards
 of issue 13: slow (sleeps
@@ -43,6 +45,8 @@ import random
 import subprocess
 import sys
 import time
+
+START_NS, START_PERF = time.monotonic_ns(), time.perf_counter()  # its first line, as the real worker stamps it
 
 
 def _linger(new_session):
@@ -215,7 +219,11 @@ def main():
     segments = (result["import_s"] + result["setup_s"] + result["first_call_s"] +
                 sum(result.get("calls_s", [result.get("second_call_s", 0.0)])))
     result["total_s"] = segments + 0.0001
+    if mode in ("harness", "lie_harness"):
+        time.sleep(0.05)  # its own modules, before import_s's clock
+    t_clock = time.perf_counter()
     time.sleep(result["total_s"])  # the process lives at least as long as the total it reports
+    t_slept = time.perf_counter()
     if mode == "lie_phases":
         result["first_call"]["phases"] = {"compile": 0.0015}
     if mode == "lie_total":
@@ -270,6 +278,12 @@ def main():
         ch.write(json.dumps(result)[:-1] + ', "workload": ' + "[" * 70000 + "]" * 70000 + "}\n")
         ch.flush()
     elif mode != "noresult":
+        if mode in ("harness", "lie_harness"):
+            result["harness"] = {"started_monotonic_ns": START_NS, "import_s": t_clock - START_PERF,
+                                 "observe_s": (t_slept - t_clock) - result["total_s"], "verify_s": 0.0,
+                                 "report_s": time.perf_counter() - t_slept, "sent_monotonic_ns": time.monotonic_ns()}
+            if mode == "lie_harness":
+                result["harness"]["import_s"] = 0.0
         send(**result)
     send(type="bye")
     return 0

@@ -88,34 +88,51 @@ def mlp_loss_and_grads_np(p, x, t):
 
 
 def rel_error(got, want):
-    """Relative Frobenius error over all leaves of two dicts (or arrays)."""
+    """Relative Frobenius error of one quantity (an array) against its reference."""
     import numpy as np
 
-    if isinstance(want, dict):
-        num = sum(float(np.sum((np.asarray(got[k], np.float64) - want[k]) ** 2)) for k in want)
-        den = sum(float(np.sum(want[k] ** 2)) for k in want)
-    else:
-        num = float(np.sum((np.asarray(got, np.float64) - want) ** 2))
-        den = float(np.sum(np.asarray(want) ** 2))
+    num = float(np.sum((np.asarray(got, np.float64) - want) ** 2))
+    den = float(np.sum(np.asarray(want) ** 2))
     return (num / den) ** 0.5 if den > 0 else num ** 0.5
+
+
+def quantity_errors(got, want):
+    """{quantity: relative error}, each quantity (each leaf of a dict) on its own
+    scale: pooled into one norm, a large quantity (an NLL of -5000, a loss curve)
+    would hide a wrong small one (a signal strength off by 1%)."""
+    if isinstance(want, dict):
+        return {k: rel_error(got[k], want[k]) for k in want}
+    return {"output": rel_error(got, want)}
+
+
+def max_rel_error(got, want):
+    """The largest of quantity_errors: every quantity must be within the tolerance."""
+    return max(quantity_errors(got, want).values(), default=0.0)
 
 
 def judge(out, inputs, dtype, ctx, reference, text, error=None):
     """Verdict on out against reference(inputs) (float64), under the tolerance of
     the format the matmuls were computed in. reference takes the inputs as given
-    (in their dtype) and must not modify them."""
-    error = error or rel_error
+    (in their dtype) and must not modify them. Without an `error`, each quantity
+    (each key of a dict output) is judged on its own scale and the verdict names
+    the worst one."""
     ctx = ctx or _verify.Context(dtype)
     want = ctx.memo("reference", lambda: reference(inputs))
-    err = error(out, want)
+    per = None if error else quantity_errors(out, want)
+    err = max(per.values(), default=0.0) if per is not None else error(out, want)
+    error = error or max_rel_error
     ieee = F32_REL_TOL if dtype == "f32" else F64_REL_TOL
     tol, basis = ctx.tolerance(ieee, lambda: error(reference(_verify.round_tree(ctx.matmul, inputs)), want))
     v = {"ok": bool(err <= tol), "metric": "relative_error", "error": err, "tolerance": tol,
          "tolerance_basis": basis, "reference": text}
+    worst = ""
+    if per is not None and len(per) > 1:
+        v["per_quantity"] = per
+        worst = " of " + max(per, key=per.get)
     if "unverifiable" in basis:
         v["message"] = basis["unverifiable"]
     elif not v["ok"]:
-        v["message"] = f"relative error {err:.3g} exceeds {tol:.3g} ({basis['precision']} products)"
+        v["message"] = f"relative error{worst} {err:.3g} exceeds {tol:.3g} ({basis['precision']} products)"
     return v
 
 

@@ -22,7 +22,7 @@ def make(aux):
 
     def error(got, want):
         (got_loss, got_g, got_mae), (loss, g, mae) = got, want
-        return max(_nets.rel_error(got_g, g), abs(float(got_loss) - loss) / abs(loss),
+        return max(_nets.max_rel_error(got_g, g), abs(float(got_loss) - loss) / abs(loss),
                    abs(float(got_mae) - mae) / mae)
 
     def check(out, inputs, n, dtype, seed, ctx=None):
