@@ -112,7 +112,7 @@ def across(tmp_path_factory, wheelhouse, env_cache):
 
 def test_every_case_runs_in_every_environment_recorded_exactly(across):
     index = json.loads((across / "index.json").read_text())
-    validate(index, "jitbench.index.v3")
+    validate(index, "jitbench.index.v4")
     assert [c["case"] for c in index["cases"]] == [f"numpy_slow_import_8_f64__env-v{v}" for v in ("10", "11", "12", "13")]
     assert all(c["status"] == "ok" for c in index["cases"])
     envs = {e["name"]: e for e in index["environments"]}
@@ -133,6 +133,23 @@ def test_every_case_runs_in_every_environment_recorded_exactly(across):
         assert entry["environment"] == e["file"]
     assert (across / "environments").is_dir()
     assert "## Environments" in (across / "summary.md").read_text()
+
+
+def test_one_case_in_every_environment_runs_its_cold_processes_round_robin(across):
+    """The environments of a case are compared with one another: their cold
+    processes alternate (v10 v11 v12 v13 v10 ...), so that a drift of the
+    machine lands on all of them, and the index records the order."""
+    index = json.loads((across / "index.json").read_text())
+    (group,) = index["interleaved"]
+    assert group["cases"] == [c["case"] for c in index["cases"]] and "runs" not in group
+    assert [(s["case"], s["cold"]) for s in group["order"]] == [(k % 4, k // 4) for k in range(20)]
+    # The logs' times say the same: each round's processes ran one after another, in that order.
+    starts = {}
+    for k, case in enumerate(group["cases"]):
+        for i in range(5):
+            starts[(k, i)] = (across / "logs" / case / f"cold-{i}.log").stat().st_mtime_ns
+    order = sorted(starts, key=starts.get)
+    assert order == [(s["case"], s["cold"]) for s in group["order"]]
 
 
 def test_the_releases_table_shows_the_step_where_it_is(across):

@@ -36,7 +36,7 @@ def test_run_succeeds_and_validates(small_run, jitbench):
     assert res.rc == 0, res.stderr
     index = load(out / "index.json")
     assert index["complete"] is True
-    validate(index, "jitbench.index.v3")
+    validate(index, "jitbench.index.v4")
     validate(load(out / "environment.json"), "jitbench.environment.v1")
     for c in index["cases"]:
         validate(load(out / c["path"]), "jitbench.case.v4")

@@ -42,6 +42,9 @@ struct RunOptions {
   // and what the installer is given (air-gapped clusters, tests).
   std::vector<std::string> envs, env_vars, find_links;
   bool no_index = false;
+  // --no-interleave: one case's environments one after the other, as before
+  // (by default their cold processes run round-robin: docs/noise.md).
+  bool no_interleave = false;
 };
 
 // `jitbench run --resume DIR`: finish this interrupted run; its index holds the command.
@@ -75,6 +78,8 @@ struct BisectOptions {
   double threshold_pct = 10;          // a regression is larger than this, with confidence
   double alpha = 0.05;
   std::string out_dir;
+  std::string noise_floor;  // --noise-floor D: warn (--strict: refuse) a threshold below the floor
+  bool strict = false;
 };
 
 // `jitbench merge OUT SHARD...`
@@ -102,6 +107,15 @@ struct CompareOptions {
   std::string base, next;
   std::optional<double> fail_on_regression_pct;
   std::string csv, pyperf_base, pyperf_new;
+  double alpha = 0.05;
+  std::string noise_floor;  // --noise-floor D: a `jitbench noise` dir, its floor beside each verdict
+  bool strict = false;      // --strict: refuse a --fail-on-regression below the floor (exit 10)
+};
+
+// `jitbench noise --out-dir D`: every selected case measured twice, the two
+// sides interleaved (D/a, D/b), and the smallest detectable regression (D/noise.json).
+struct NoiseOptions {
+  RunOptions run;  // the selection and counts, as `run` takes them; run.out_dir is D
   double alpha = 0.05;
 };
 
@@ -133,7 +147,7 @@ struct Done {
   int exit_code = 0;  // --help, --version
 };
 
-using Command = std::variant<RunOptions, MeasureOptions, ResumeOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions,
+using Command = std::variant<RunOptions, NoiseOptions, MeasureOptions, ResumeOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions,
                              PlanOptions, MergeOptions, BisectOptions, PublishOptions, ReplicateOptions, SignOptions,
                              VerifyOptions, Done>;
 

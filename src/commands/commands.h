@@ -55,6 +55,9 @@ int cmd_plan(const PlanOptions& opts);
 inline constexpr int kExitIncompleteMerge = 5;
 int cmd_merge(const MergeOptions& opts, int argc, char** argv);
 int cmd_bisect(const BisectOptions& opts);
+// `jitbench noise`: the selection measured twice, interleaved, into D/a and
+// D/b, and D/noise.json (the smallest detectable regression per case and metric).
+int cmd_noise(const NoiseOptions& opts, const std::vector<std::string>& command);
 
 // The cases a run's options select, in order, and the shard it measures.
 struct PlannedRun {
