@@ -119,3 +119,26 @@ def test_bad_noise_floor_directories_are_one_line_errors_that_name_the_fix(jitbe
     assert res.rc == 2 and "is not empty" in res.stderr
     res = jitbench("noise", *CASE, "--out-dir", str(tmp_path / "n"), "--env", "x:numpy", env=fake_env())
     assert res.rc == 2 and "leave out --shard, --env" in res.stderr
+
+
+def test_compare_remeasure_measures_both_runs_again_side_by_side(jitbench, fake_env, tmp_path):
+    """Two runs measured at different times compare the machine of each time as
+    well; --remeasure measures their recorded commands again, interleaved, so
+    that a drift during the re-measurement lands on both."""
+    base, new = run_pair(jitbench, fake_env, tmp_path, "1")
+    out = tmp_path / "again"
+    env = fake_env()
+    env["FAKE_WORKER_DRIFT"] = f"{tmp_path / 'again.count'}:6"
+    res = jitbench("compare", str(base), str(new), "--remeasure", str(out), "--fail-on-regression", "10", env=env)
+    assert res.rc == 0, res.stderr
+    assert f"BASE {out / 'base'}" in res.stdout and f"NEW {out / 'new'}" in res.stdout
+    a, b = ttfr(out, "base"), ttfr(out, "new")
+    assert statistics.median(a) == statistics.median(b) and sorted(a) == sorted(b)
+    for side in ("base", "new"):
+        index = json.loads((out / side / "index.json").read_text())
+        validate(index, "jitbench.index.v4")
+        (group,) = index["interleaved"]
+        assert group["runs"] == ["../base", "../new"]
+        assert [(s["case"], s["cold"]) for s in group["order"]] == [(k % 2, k // 2) for k in range(12)]
+    again = jitbench("compare", str(base), str(new), "--remeasure", str(out), env=env)
+    assert again.rc == 2 and "is not empty" in again.stderr

@@ -191,6 +191,10 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
                   "when --fail-on-regression is below it")->check(kNonEmpty);
   cmd->add_flag("--strict", compare.strict,
                 "with --noise-floor: refuse (exit 10) a --fail-on-regression below a compared case's noise floor");
+  cmd->add_option("--remeasure", compare.remeasure,
+                  "new or empty directory: measure the cases of BASE's and NEW's recorded commands again, side by "
+                  "side (cold processes interleaved), into DIR/base and DIR/new, and compare those")
+      ->check(kNonEmpty);
   return cmd;
 }
 

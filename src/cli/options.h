@@ -110,6 +110,7 @@ struct CompareOptions {
   double alpha = 0.05;
   std::string noise_floor;  // --noise-floor D: a `jitbench noise` dir, its floor beside each verdict
   bool strict = false;      // --strict: refuse a --fail-on-regression below the floor (exit 10)
+  std::string remeasure;    // --remeasure DIR: BASE's and NEW's cases measured again, interleaved, and compared
 };
 
 // `jitbench noise --out-dir D`: every selected case measured twice, the two

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "commands/commands.h"
 #include "compare/compare.h"
@@ -184,7 +185,14 @@ int gate(const CompareOptions& o, const compare::Comparison& cmp) {
 }
 }  // namespace
 
-int cmd_compare(const CompareOptions& o) {
+int cmd_compare(const CompareOptions& given) {
+  CompareOptions o = given;
+  if (!o.noise_floor.empty()) load_noise_floor(o.noise_floor, "--noise-floor");  // a bad D before anything runs
+  if (!o.remeasure.empty()) {
+    load_run(o.base, "BASE");
+    load_run(o.next, "NEW");
+    std::tie(o.base, o.next) = remeasure_side_by_side(o.base, o.next, o.remeasure, false);
+  }
   const LoadedRun base = load_run(o.base, "BASE");
   const LoadedRun next = load_run(o.next, "NEW");
   const auto cmp = compare::compare_runs(base.cases, next.cases, o.alpha);

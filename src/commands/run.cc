@@ -738,42 +738,44 @@ struct NoiseSide {
   std::vector<CaseResult> results;
 };
 
-NoiseSide start_noise_side(const NoiseOptions& n, const PlannedRun& p, const std::filesystem::path& dir,
+NoiseSide start_noise_side(const RunOptions& o, const PlannedRun& p, const std::filesystem::path& dir,
                            const std::vector<std::string>& command, ProcessLauncher& launcher) {
   auto prepared = OutDir::prepare(dir);
   if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
-  NoiseSide side{std::get<OutDir>(prepared), {}, worker_setup(n.run, p.suite), {}};
+  NoiseSide side{std::get<OutDir>(prepared), {}, worker_setup(o, p.suite), {}};
   side.setup.out_dir = side.out.root();
-  side.h = start_run(n.run, p, side.setup, side.out, command);
-  if (auto code = finish_starting(side.h, n.run, p, side.setup, side.out, launcher))
-    throw UserError(fmt::format("noise: interrupted while starting {}", dir.string()));
+  side.h = start_run(o, p, side.setup, side.out, command);
+  if (auto code = finish_starting(side.h, o, p, side.setup, side.out, launcher))
+    throw UserError(fmt::format("interrupted while starting {}", dir.string()));
+  prepare_environments(p, o, side.setup, side.h, side.out, launcher);
+  if (interrupted()) throw UserError(fmt::format("interrupted while building {}'s environments", dir.string()));
   write_run_artifacts(side.out, side.h, {}, p.cases.empty(), nullptr,
                       {{"environment.json", json_text(side.h.info.environment.manifest)}});
   return side;
 }
 
-// Case by case, the two sides' cold processes round-robin (or, with
+// Pair by pair, the two sides' cold processes round-robin (or, with
 // --no-interleave, one side's after the other's); each side's artifacts
-// rewritten after every case. Returns false when interrupted.
-bool measure_noise_sides(const NoiseOptions& n, const PlannedRun& p, NoiseSide& a, NoiseSide& b,
-                         ProcessLauncher& launcher) {
+// rewritten after every pair. Returns false when interrupted.
+bool measure_sides(const std::vector<std::pair<Case, Case>>& pairs, bool interleave, bool quiet, NoiseSide& a,
+                   NoiseSide& b, const std::vector<std::string>& runs, ProcessLauncher& launcher) {
   CaseRunner ra(launcher, a.setup), rb(launcher, b.setup);
-  const Progress progress(n.run.quiet, p.cases.size());
-  for (std::size_t i = 0; i < p.cases.size(); ++i) {
-    const auto& c = p.cases[i];
+  const Progress progress(quiet, pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto& [ca, cb] = pairs[i];
     Interleaved m;
-    if (n.run.no_interleave) {
-      m.results = {ra.run(c, progress.for_case(i, c)), rb.run(c, progress.for_case(i, c))};
+    if (!interleave) {
+      m.results = {ra.run(ca, progress.for_case(i, ca)), rb.run(cb, progress.for_case(i, cb))};
     } else {
-      m = run_side_by_side({{&ra, c}, {&rb, c}}, progress.for_case(i, c));
-      InterleavedGroup g{{c.id, c.id}, {"../a", "../b"}, {}};
+      m = run_side_by_side({{&ra, ca}, {&rb, cb}}, progress.for_case(i, ca));
+      InterleavedGroup g{{ca.id, cb.id}, runs, {}};
       for (const auto& st : m.order) g.order.push_back({st.side, st.run});
       for (auto* side : {&a, &b}) {
         if (!side->h.sections.interleaved) side->h.sections.interleaved.emplace();
         side->h.sections.interleaved->push_back(g);
       }
     }
-    const bool last = i + 1 == p.cases.size(), stop = interrupted();
+    const bool last = i + 1 == pairs.size(), stop = interrupted();
     const Stopped why{"interrupted", stop ? fmt::format("signal {}", interrupt_signal()) : ""};
     for (auto [side, k] : {std::pair{&a, 0}, std::pair{&b, 1}}) {
       side->results.push_back(std::move(m.results[std::size_t(k)]));
@@ -814,10 +816,12 @@ int cmd_noise(const NoiseOptions& n, const std::vector<std::string>& command) {
   floor.run_b = "b";
   floor.command = command;
   floor.started_at = n.run.deterministic ? "" : utc_now();
-  NoiseSide a = start_noise_side(n, p, dir / "a", command, launchers.posix);
-  NoiseSide b = start_noise_side(n, p, dir / "b", command, launchers.posix);
+  NoiseSide a = start_noise_side(n.run, p, dir / "a", command, launchers.posix);
+  NoiseSide b = start_noise_side(n.run, p, dir / "b", command, launchers.posix);
   announce(n.run.quiet, p.cases.size(), a.setup, a.out, " (twice: A/A, interleaved)");
-  if (!measure_noise_sides(n, p, a, b, launchers.get())) {
+  std::vector<std::pair<Case, Case>> pairs;
+  for (const auto& c : p.cases) pairs.emplace_back(c, c);
+  if (!measure_sides(pairs, !n.run.no_interleave, n.run.quiet, a, b, {"../a", "../b"}, launchers.get())) {
     say(stderr, "jitbench noise: interrupted; no noise.json was written (the runs so far are in {}/a and {}/b)\n",
         dir.string(), dir.string());
     return 128 + interrupt_signal();
@@ -833,6 +837,62 @@ int cmd_noise(const NoiseOptions& n, const std::vector<std::string>& command) {
   const int rc_a = final_line(a.results, a.out);  // side A's line, then side B's
   const int rc_b = final_line(b.results, b.out);
   return std::max(rc_a, rc_b);
+}
+
+namespace {
+// A recorded run's command, ready to measure again here (as --resume reads it).
+struct RecordedRun {
+  RunOptions o;
+  PlannedRun p;
+  std::vector<std::string> command;
+};
+RecordedRun recorded_run(const std::string& dir, const std::filesystem::path& out, const char* label) {
+  auto index = read_index(std::filesystem::path(dir) / kIndexFile);
+  if (auto* e = std::get_if<std::string>(&index)) throw UserError(fmt::format("--remeasure: {}: {}", label, *e));
+  const RunIndex& x = std::get<RunIndex>(index);
+  if (x.merged) throw UserError(fmt::format("--remeasure: {} '{}' is a merged run: give its shards' runs", label, dir));
+  RecordedRun r;
+  r.o = parse_run_command(x.command);
+  add_measured_workload(x, r.o);
+  const InputCopies inputs = use_recorded_inputs(x, std::filesystem::absolute(dir), r.o);
+  r.o.out_dir = out.string();
+  r.o.quiet = true;
+  r.o.shard.reset();  // the cases both runs measured, whichever shard they were in
+  r.p = make_planned_run(r.o, inputs);
+  r.command = x.command;
+  return r;
+}
+}  // namespace
+
+std::pair<std::string, std::string> remeasure_side_by_side(const std::string& base, const std::string& next,
+                                                           const std::string& out_dir, bool quiet) {
+  namespace fs = std::filesystem;
+  const fs::path dir = out_dir;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
+    throw UserError(fmt::format("--remeasure '{}' is not empty: give a new or empty directory for base/ and new/",
+                                dir.string()));
+  RecordedRun a = recorded_run(base, dir / "base", "BASE"), b = recorded_run(next, dir / "new", "NEW");
+  // The cases both measured, paired as compare pairs them (by id, or by id without its environment).
+  std::vector<std::pair<Case, Case>> pairs;
+  const auto key = [&](const std::string& id, bool strip) { return strip ? without_environment(id) : id; };
+  const bool shared = std::any_of(a.p.cases.begin(), a.p.cases.end(), [&](const Case& c) {
+    return std::any_of(b.p.cases.begin(), b.p.cases.end(), [&](const Case& d) { return d.id == c.id; });
+  });
+  for (const auto& ca : a.p.cases)
+    for (const auto& cb : b.p.cases)
+      if (key(ca.id, !shared) == key(cb.id, !shared)) pairs.emplace_back(ca, cb);
+  if (pairs.empty()) throw UserError("--remeasure: BASE and NEW planned no case in common: nothing to measure side by side");
+  fs::create_directories(dir, ec);
+  install_interrupt_handlers();
+  Launchers launchers;
+  NoiseSide sa = start_noise_side(a.o, a.p, dir / "base", a.command, launchers.posix);
+  NoiseSide sb = start_noise_side(b.o, b.p, dir / "new", b.command, launchers.posix);
+  if (!quiet) say(stderr, "jitbench compare --remeasure: {} case(s) of BASE and NEW again, interleaved -> {}\n",
+                  pairs.size(), dir.string());
+  if (!measure_sides(pairs, true, quiet, sa, sb, {"../base", "../new"}, launchers.get()))
+    throw UserError(fmt::format("--remeasure: interrupted; what was measured is in {}", dir.string()));
+  return {(dir / "base").string(), (dir / "new").string()};
 }
 
 }  // namespace jitbench
