@@ -142,3 +142,17 @@ def test_compare_remeasure_measures_both_runs_again_side_by_side(jitbench, fake_
         assert [(s["case"], s["cold"]) for s in group["order"]] == [(k % 2, k // 2) for k in range(12)]
     again = jitbench("compare", str(base), str(new), "--remeasure", str(out), env=env)
     assert again.rc == 2 and "is not empty" in again.stderr
+
+
+def test_bisect_strict_refuses_a_threshold_below_the_floor_before_measuring(jitbench, fake_env, tmp_path):
+    d, doc = noise(jitbench, fake_env, tmp_path)
+    out = tmp_path / "bisect"
+    res = jitbench("bisect", "--package", "slowimp", "--good", "1.0", "--bad", "1.3", "--versions",
+                   "1.0,1.1,1.2,1.3", "--cases", "matmul_16_f32", "--backends", "numpy", "--out-dir", str(out),
+                   "--threshold", "10", "--noise-floor", str(d), "--strict", env=fake_env())
+    assert res.rc == 10, res.stderr
+    assert "numpy_matmul_16_f32's noise floor for ttfr: 100.0% -- above --threshold 10%" in res.stderr
+    assert not out.exists()  # nothing was measured, no out dir made
+    res = jitbench("bisect", "--package", "slowimp", "--good", "1.0", "--bad", "1.3", "--out-dir", str(out),
+                   "--strict", env=fake_env())
+    assert res.rc == 2 and "give --noise-floor D too" in res.stderr
