@@ -241,6 +241,14 @@ def test_bisect_names_the_release_that_made_it_slower(jitbench, wheelhouse, env_
         assert "no regression of ttfr from slowimp 1.2 to 1.3" in res.stdout
     for step in doc["steps"]:
         assert jitbench("validate", str(out / step["dir"]), out=False).rc == 0
+    # The ends (and the boundary's confirmations) are measured side by side: one run, both
+    # releases' cold processes interleaved, so that a drift of the machine lands on both.
+    good_end, bad_end = doc["steps"][:2]
+    assert (good_end["role"], bad_end["role"]) == ("good", "bad") and good_end["dir"] == bad_end["dir"]
+    (group,) = json.loads((out / good_end["dir"] / "index.json").read_text())["interleaved"]
+    assert [(s["case"], s["cold"]) for s in group["order"]] == [(k % 2, k // 2) for k in range(10)]
+    confirms = [s for s in doc["steps"] if s["role"] == "confirm"]
+    assert all(a["dir"] == b["dir"] and a["version"] != b["version"] for a, b in zip(confirms[::2], confirms[1::2]))
 
 
 def test_an_environment_cache_jitbench_did_not_make_is_left_alone(jitbench, wheelhouse, tmp_path):

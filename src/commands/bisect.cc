@@ -1,10 +1,11 @@
 // `jitbench bisect --package P --good V1 --bad V2`: which release of P made a
 // metric worse. Every step is an ordinary `jitbench run` of the selection in an
 // environment pinned to one release (its own out dir under OUT/steps/, which
-// validate, report and compare take); the two ends are measured first and the
-// regression confirmed (significant, and larger than --threshold with
-// confidence: compare's gate), then the releases between them are halved, and
-// the final pair is measured again, alternately, to confirm the boundary.
+// validate, report and compare take); the two ends are measured first, side by
+// side in one run (their cold processes interleaved), and the regression
+// confirmed (significant, and larger than --threshold with confidence:
+// compare's gate), then the releases between them are halved, and the final
+// pair is measured again, side by side, to confirm the boundary.
 // OUT/bisect.json (schemas/jitbench.bisect.v2.schema.json) has every step;
 // the bisection itself is commands/bisection/.
 #include <fmt/format.h>
