@@ -117,6 +117,11 @@ def test_bad_noise_floor_directories_are_one_line_errors_that_name_the_fix(jitbe
     (full / "x").write_text("")
     res = jitbench("noise", *CASE, "--out-dir", str(full), env=fake_env())
     assert res.rc == 2 and "is not empty" in res.stderr
+    (tmp_path / "afile").write_text("")
+    res = jitbench("noise", *CASE, "--out-dir", str(tmp_path / "afile"), env=fake_env())
+    assert res.rc == 2 and "is a file: give a new or empty directory" in res.stderr
+    res = jitbench("compare", str(base), str(new), "--remeasure", str(full))
+    assert res.rc == 2 and "is not empty" in res.stderr
     res = jitbench("noise", *CASE, "--out-dir", str(tmp_path / "n"), "--env", "x:numpy", env=fake_env())
     assert res.rc == 2 and "leave out --shard, --env" in res.stderr
 

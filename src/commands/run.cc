@@ -730,6 +730,18 @@ int cmd_run(const RunOptions& o, const std::vector<std::string>& command, const 
 }
 
 namespace {
+// The directory the sides of `noise` and `compare --remeasure` go into: new or empty.
+void make_empty_dir(const std::filesystem::path& dir, const char* flag, const char* what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw UserError(fmt::format("{} '{}' is a file: give a new or empty directory for {}", flag, dir.string(), what));
+  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
+    throw UserError(fmt::format("{} '{}' is not empty: give a new or empty directory for {}", flag, dir.string(), what));
+  fs::create_directories(dir, ec);
+  if (ec) throw UserError(fmt::format("cannot create {} '{}': {}", flag, dir.string(), ec.message()));
+}
+
 // One side of `jitbench noise`: a run of its own (D/a or D/b), started and probed.
 struct NoiseSide {
   OutDir out;
@@ -801,12 +813,7 @@ void print_noise(const NoiseFloor& floor, const std::filesystem::path& file) {
 int cmd_noise(const NoiseOptions& n, const std::vector<std::string>& command) {
   namespace fs = std::filesystem;
   const fs::path dir = n.run.out_dir;
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
-    throw UserError(fmt::format("--out-dir '{}' is not empty: give a new or empty directory for a/, b/ and noise.json",
-                                dir.string()));
-  fs::create_directories(dir, ec);
-  if (ec) throw UserError(fmt::format("cannot create --out-dir '{}': {}", dir.string(), ec.message()));
+  make_empty_dir(dir, "--out-dir", "a/, b/ and noise.json");
   const PlannedRun p = make_planned_run(n.run, {});
   install_interrupt_handlers();
   Launchers launchers;
@@ -868,10 +875,7 @@ std::pair<std::string, std::string> remeasure_side_by_side(const std::string& ba
                                                            const std::string& out_dir, bool quiet) {
   namespace fs = std::filesystem;
   const fs::path dir = out_dir;
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
-    throw UserError(fmt::format("--remeasure '{}' is not empty: give a new or empty directory for base/ and new/",
-                                dir.string()));
+  make_empty_dir(dir, "--remeasure", "base/ and new/");
   RecordedRun a = recorded_run(base, dir / "base", "BASE"), b = recorded_run(next, dir / "new", "NEW");
   // The cases both measured, paired as compare pairs them (by id, or by id without its environment).
   std::vector<std::pair<Case, Case>> pairs;
@@ -883,7 +887,6 @@ std::pair<std::string, std::string> remeasure_side_by_side(const std::string& ba
     for (const auto& cb : b.p.cases)
       if (key(ca.id, !shared) == key(cb.id, !shared)) pairs.emplace_back(ca, cb);
   if (pairs.empty()) throw UserError("--remeasure: BASE and NEW planned no case in common: nothing to measure side by side");
-  fs::create_directories(dir, ec);
   install_interrupt_handlers();
   Launchers launchers;
   NoiseSide sa = start_noise_side(a.o, a.p, dir / "base", a.command, launchers.posix);
