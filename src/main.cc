@@ -30,6 +30,7 @@ int dispatch(const jitbench::Command& cmd, int argc, char** argv) {
   const std::vector<std::string> command(argv, argv + argc);  // as the run's index records it
   return std::visit(Dispatch{[](const Done& d) { return d.exit_code; },
                              [&](const RunOptions& o) { return cmd_run(o, command); },
+                             [&](const NoiseOptions& o) { return cmd_noise(o, command); },
                              [&](const MeasureOptions& o) { return cmd_measure(o, command); },
                              [](const ResumeOptions& o) { return cmd_resume(o); },
                              [](const ListOptions& o) { return cmd_list(o); },

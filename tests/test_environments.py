@@ -135,6 +135,23 @@ def test_every_case_runs_in_every_environment_recorded_exactly(across):
     assert "## Environments" in (across / "summary.md").read_text()
 
 
+def test_one_case_in_every_environment_runs_its_cold_processes_round_robin(across):
+    """The environments of a case are compared with one another: their cold
+    processes alternate (v10 v11 v12 v13 v10 ...), so that a drift of the
+    machine lands on all of them, and the index records the order."""
+    index = json.loads((across / "index.json").read_text())
+    (group,) = index["interleaved"]
+    assert group["cases"] == [c["case"] for c in index["cases"]] and "runs" not in group
+    assert [(s["case"], s["cold"]) for s in group["order"]] == [(k % 4, k // 4) for k in range(20)]
+    # The logs' times say the same: each round's processes ran one after another, in that order.
+    starts = {}
+    for k, case in enumerate(group["cases"]):
+        for i in range(5):
+            starts[(k, i)] = (across / "logs" / case / f"cold-{i}.log").stat().st_mtime_ns
+    order = sorted(starts, key=starts.get)
+    assert order == [(s["case"], s["cold"]) for s in group["order"]]
+
+
 def test_the_releases_table_shows_the_step_where_it_is(across):
     analysis = json.loads((across / "analysis.json").read_text())
     validate(analysis, "jitbench.analysis.v4")
@@ -224,6 +241,14 @@ def test_bisect_names_the_release_that_made_it_slower(jitbench, wheelhouse, env_
         assert "no regression of ttfr from slowimp 1.2 to 1.3" in res.stdout
     for step in doc["steps"]:
         assert jitbench("validate", str(out / step["dir"]), out=False).rc == 0
+    # The ends (and the boundary's confirmations) are measured side by side: one run, both
+    # releases' cold processes interleaved, so that a drift of the machine lands on both.
+    good_end, bad_end = doc["steps"][:2]
+    assert (good_end["role"], bad_end["role"]) == ("good", "bad") and good_end["dir"] == bad_end["dir"]
+    (group,) = json.loads((out / good_end["dir"] / "index.json").read_text())["interleaved"]
+    assert [(s["case"], s["cold"]) for s in group["order"]] == [(k % 2, k // 2) for k in range(10)]
+    confirms = [s for s in doc["steps"] if s["role"] == "confirm"]
+    assert all(a["dir"] == b["dir"] and a["version"] != b["version"] for a, b in zip(confirms[::2], confirms[1::2]))
 
 
 def test_an_environment_cache_jitbench_did_not_make_is_left_alone(jitbench, wheelhouse, tmp_path):

@@ -81,6 +81,13 @@ void add_measurement(CLI::App* cmd, RunOptions& run, CliSelectionText& text) {
   cmd->add_flag("--no-index", run.no_index, "build environments from --find-links alone, without a package index");
 }
 
+// `run`'s own: how the environments of one case are ordered.
+void add_interleaving(CLI::App* cmd, RunOptions& run) {
+  cmd->add_flag("--no-interleave", run.no_interleave,
+                "run one case's environments one after the other (default: their cold processes round-robin, so "
+                "that a drift of the machine lands on each; docs/noise.md)");
+}
+
 // What selects the cases: shared by `run` and `plan`, so both make the same plan.
 void add_selection(CLI::App* cmd, RunOptions& run, CliSelectionText& text) {
   cmd->add_option("--suite", run.suite_file, "suite file (TOML; see docs/suite-format.md)")->check(kNonEmpty);
@@ -140,6 +147,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& run, CliRunText& text) {
                   "warm processes per case (default 1; compare needs 4+ to test warm calls)");
   add_affinity(cmd, text.selection);
   cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
+  add_interleaving(cmd, run);
   cmd->add_option("--machine", run.machine,
                   "a label for this machine (e.g. ci-x86-2core): published snapshots are grouped by it instead of "
                   "the hardware jitbench reads")
@@ -189,16 +197,25 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
   cmd->add_option("--csv", compare.csv, "also write every comparison row to this CSV file");
   cmd->add_option("--pyperf", compare.pyperf_base,
                   "also export both runs as pyperf JSON: BASE.json and NEW.json under this prefix");
+  cmd->add_option("--noise-floor", compare.noise_floor,
+                  "a `jitbench noise` out dir: its smallest detectable regression beside each verdict, and a warning "
+                  "when --fail-on-regression is below it")->check(kNonEmpty);
+  cmd->add_flag("--strict", compare.strict,
+                "with --noise-floor: refuse (exit 11) a --fail-on-regression below a compared case's noise floor");
+  cmd->add_option("--remeasure", compare.remeasure,
+                  "new or empty directory: measure the cases of BASE's and NEW's recorded commands again, side by "
+                  "side (cold processes interleaved), into DIR/base and DIR/new, and compare those")
+      ->check(kNonEmpty);
   return cmd;
 }
 
-constexpr const char* kCommands = "run, measure, plan, merge, bisect, list, validate, report, compare, publish, "
-                                  "replicate, sign, verify, doctor";
+constexpr const char* kCommands = "run, measure, plan, merge, bisect, noise, list, validate, report, compare, "
+                                  "publish, replicate, sign, verify, doctor";
 
 void check_command_name(int argc, char** argv) {
   const std::string first = argc > 1 ? argv[1] : "";
-  for (const char* c : {"run", "measure", "plan", "merge", "bisect", "list", "validate", "report", "compare", "publish",
-                        "replicate", "sign", "verify", "doctor"})
+  for (const char* c : {"run", "measure", "plan", "merge", "bisect", "noise", "list", "validate", "report", "compare",
+                        "publish", "replicate", "sign", "verify", "doctor"})
     if (first == c) return;
   if (!first.empty() && first[0] != '-')
     throw UserError(fmt::format("unknown command '{}' (valid: {}; see jitbench --help)", argv[1], kCommands));
@@ -315,6 +332,30 @@ CLI::App* add_bisect(CLI::App& app, BisectOptions& b, CliSelectionText& text) {
                   "warm processes per case (default 1; --metric warm wants 4+)");
   add_affinity(cmd, text);
   cmd->add_flag("--quiet,-q", run.quiet, "print only the conclusion");
+  cmd->add_option("--noise-floor", b.noise_floor,
+                  "a `jitbench noise` out dir: warn when --threshold is below its floor for the bisected metric")
+      ->check(kNonEmpty);
+  cmd->add_flag("--strict", b.strict, "with --noise-floor: refuse (exit 11) a --threshold below the floor");
+  return cmd;
+}
+
+// `jitbench noise`: run's selection and counts, twice, interleaved.
+CLI::App* add_noise(CLI::App& app, NoiseOptions& n, CliSelectionText& text) {
+  auto* cmd = app.add_subcommand("noise", "measure each case twice, interleaved (an A/A comparison): the smallest "
+                                          "regression this machine can detect per case and metric (docs/noise.md)");
+  cmd->add_option("--out-dir", n.run.out_dir, "new or empty directory: a/ and b/ (two runs) and noise.json")
+      ->required()->check(kNonEmpty);
+  auto& run = n.run;
+  add_selection(cmd, run, text);
+  cmd->add_option("--python", run.python, "interpreter whose packages are benchmarked (default: the project's .venv)")
+      ->check(kNonEmpty);
+  add_repetitions(cmd, run, "fresh-process runs per case and side (default 5)",
+                  "warm processes per case and side (default 1; 4+ to know warm calls' floor)");
+  cmd->add_option("--alpha", n.alpha, "significance level of the gate the floor is computed for (default 0.05)")
+      ->check(finite_number(1e-6, 0.5, true));
+  cmd->add_flag("--no-interleave", run.no_interleave,
+                "side A's processes, then side B's (to see what interleaving removes; docs/noise.md)");
+  cmd->add_flag("--quiet,-q", run.quiet, "print only the final lines");
   return cmd;
 }
 
@@ -368,7 +409,7 @@ Command typed_run(RunOptions run, const CliRunText& text) {
                      run.cold_runs || !run.envs.empty() || !run.env_vars.empty() || !run.find_links.empty() ||
                      run.no_index || run.warm_iters || run.warm_runs || run.timeout_s || run.deterministic ||
                      !run.python.empty() || text.ceilings != "auto" || !run.machine.empty() || run.target_ci_pct ||
-                     run.min_runs || run.max_runs || run.max_time_s || !run.affinity.empty();
+                     run.min_runs || run.max_runs || run.max_time_s || !run.affinity.empty() || run.no_interleave;
   if (!text.resume.empty()) {
     if (other) throw UserError("--resume takes the command from the run's own index: give it alone (--quiet excepted)");
     return ResumeOptions{text.resume, run.quiet};
@@ -398,12 +439,38 @@ Command typed_merge(MergeOptions merge) {
   return merge;
 }
 
-void check_bisect(RunOptions& selection, const CliSelectionText& text) {
+void check_bisect(const BisectOptions& b, RunOptions& selection, const CliSelectionText& text) {
+  if (b.strict && b.noise_floor.empty())
+    throw UserError("--strict refuses a threshold below the noise floor: give --noise-floor D too");
   type_selection(text, selection);
   check_sampling(selection);
   if (!text.shard.empty() || !selection.envs.empty() || !selection.env_vars.empty())
     throw UserError("bisect makes one environment per release and runs whole plans: leave out --shard, --env and "
                     "--env-var");
+}
+Command typed_plan(PlanOptions plan, const CliSelectionText& text) {
+  type_selection(text, plan.selection);
+  plan.selection.shard = typed_shard(text.shard);
+  return plan;
+}
+
+Command typed_bisect(BisectOptions b, const CliSelectionText& text) {
+  check_bisect(b, b.selection, text);
+  return b;
+}
+
+Command typed_noise(NoiseOptions n, const CliSelectionText& text) {
+  type_selection(text, n.run);
+  check_sampling(n.run);
+  if (!text.shard.empty() || !n.run.envs.empty() || !n.run.env_vars.empty())
+    throw UserError("noise measures the run's own interpreter, whole plans: leave out --shard, --env and --env-var");
+  return n;
+}
+
+Command typed_compare(const CompareOptions& c) {
+  if (c.strict && c.noise_floor.empty())
+    throw UserError("--strict refuses a threshold below the noise floor: give --noise-floor D too");
+  return c;
 }
 }  // namespace
 
@@ -428,6 +495,9 @@ Command parse_command_line(int argc, char** argv) {
   plan_cmd->add_flag("--json", plan.json, "print the plan as JSON (jitbench.plan.v1)");
   BisectOptions bisect;
   auto* bisect_cmd = add_bisect(app, bisect, bisect_text);
+  NoiseOptions noise;
+  CliSelectionText noise_text;
+  auto* noise_cmd = add_noise(app, noise, noise_text);
   MergeOptions merge;
   auto* merge_cmd = add_merge(app, merge);
   PublishingCommands publishing;
@@ -447,20 +517,14 @@ Command parse_command_line(int argc, char** argv) {
   }
   if (*run_cmd) return typed_run(std::move(run), run_text);
   if (*measure_cmd) return typed_measure(std::move(measure), measure_text);
-  if (*plan_cmd) {
-    type_selection(plan_text, plan.selection);
-    plan.selection.shard = typed_shard(plan_text.shard);
-    return plan;
-  }
+  if (*plan_cmd) return typed_plan(std::move(plan), plan_text);
   if (*merge_cmd) return typed_merge(std::move(merge));
-  if (*bisect_cmd) {
-    check_bisect(bisect.selection, bisect_text);
-    return bisect;
-  }
+  if (*bisect_cmd) return typed_bisect(std::move(bisect), bisect_text);
+  if (*noise_cmd) return typed_noise(std::move(noise), noise_text);
   if (*inspecting.list_cmd) return inspecting.list;
   if (*inspecting.report_cmd) return inspecting.report;
   if (*inspecting.doctor_cmd) return inspecting.doctor;
-  if (*compare_cmd) return compare;
+  if (*compare_cmd) return typed_compare(compare);
   if (*publishing.publish_cmd) return publishing.publish;
   if (*publishing.replicate_cmd) return publishing.replicate;
   if (*publishing.sign_cmd) return publishing.sign;

@@ -51,6 +51,9 @@ struct RunOptions {
   bool no_index = false;
   // --affinity CPUS: every worker pinned to these CPUs (sorted, no repeats); empty: not pinned.
   std::vector<int> affinity;
+  // --no-interleave: one case's environments one after the other, as before
+  // (by default their cold processes run round-robin: docs/noise.md).
+  bool no_interleave = false;
 };
 
 // `jitbench run --resume DIR`: finish this interrupted run; its index holds the command.
@@ -84,6 +87,8 @@ struct BisectOptions {
   double threshold_pct = 10;          // a regression is larger than this, with confidence
   double alpha = 0.05;
   std::string out_dir;
+  std::string noise_floor;  // --noise-floor D: warn (--strict: refuse) a threshold below the floor
+  bool strict = false;
 };
 
 // `jitbench merge OUT SHARD...`
@@ -111,6 +116,16 @@ struct CompareOptions {
   std::string base, next;
   std::optional<double> fail_on_regression_pct;
   std::string csv, pyperf_base, pyperf_new;
+  double alpha = 0.05;
+  std::string noise_floor;  // --noise-floor D: a `jitbench noise` dir, its floor beside each verdict
+  bool strict = false;      // --strict: refuse a --fail-on-regression below the floor (exit 11)
+  std::string remeasure;    // --remeasure DIR: BASE's and NEW's cases measured again, interleaved, and compared
+};
+
+// `jitbench noise --out-dir D`: every selected case measured twice, the two
+// sides interleaved (D/a, D/b), and the smallest detectable regression (D/noise.json).
+struct NoiseOptions {
+  RunOptions run;  // the selection and counts, as `run` takes them; run.out_dir is D
   double alpha = 0.05;
 };
 
@@ -150,7 +165,7 @@ struct Done {
   int exit_code = 0;  // --help, --version
 };
 
-using Command = std::variant<RunOptions, MeasureOptions, ResumeOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions,
+using Command = std::variant<RunOptions, NoiseOptions, MeasureOptions, ResumeOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions,
                              PlanOptions, MergeOptions, BisectOptions, PublishOptions, ReplicateOptions, SignOptions,
                              VerifyOptions, DoctorOptions, Done>;
 

@@ -1,17 +1,22 @@
 // `jitbench bisect --package P --good V1 --bad V2`: which release of P made a
 // metric worse. Every step is an ordinary `jitbench run` of the selection in an
 // environment pinned to one release (its own out dir under OUT/steps/, which
-// validate, report and compare take); the two ends are measured first and the
-// regression confirmed (significant, and larger than --threshold with
-// confidence: compare's gate), then the releases between them are halved, and
-// the final pair is measured again, alternately, to confirm the boundary.
+// validate, report and compare take); the two ends are measured first, side by
+// side in one run (their cold processes interleaved), and the regression
+// confirmed (significant, and larger than --threshold with confidence:
+// compare's gate), then the releases between them are halved, and the final
+// pair is measured again, side by side, to confirm the boundary.
 // OUT/bisect.json (schemas/jitbench.bisect.v2.schema.json) has every step;
 // the bisection itself is commands/bisection/.
 #include <fmt/format.h>
 
+#include <map>
+#include <optional>
+
 #include "commands/bisection/bisection.h"
 #include "commands/commands.h"
 #include "config/environments.h"
+#include "results/noise_record.h"
 #include "util/interrupt.h"
 #include "util/say.h"
 
@@ -33,11 +38,40 @@ void check_bisect_names(const BisectOptions& o) {
     for (const auto& r : split_requirements(w))
       if (auto why = forbidden_requirement(r); !why.empty()) throw UserError("bisect --with: " + why);
 }
+// --noise-floor D: the bisected metric's floor in D per case, said before
+// anything is measured; a --threshold below it is warned of, or with --strict
+// refused (exit 11), since a regression between them cannot be confirmed here.
+std::optional<int> check_noise_floor(const BisectOptions& o) {
+  if (o.noise_floor.empty()) return std::nullopt;
+  const NoiseFloor floor = load_noise_floor(o.noise_floor, "--noise-floor");
+  static const std::map<std::string, std::string> kMetric = {
+      {"import", "cold_import_s"}, {"first_call", "cold_first_call_s"}, {"ttfr", "cold_ttfr_s"}, {"warm", "warm_call_s"}};
+  const auto it = kMetric.find(o.metric);
+  int measured = 0, below = 0;
+  for (const auto& m : floor.metrics) {
+    if (it == kMetric.end() || m.metric != it->second) continue;
+    ++measured;
+    const bool under = !m.detectable_pct || *m.detectable_pct > o.threshold_pct;
+    below += under;
+    say(stderr, "jitbench bisect: {}'s noise floor for {}: {}{}\n", m.case_id, o.metric,
+        m.detectable_pct ? fmt::format("{:.1f}%", *m.detectable_pct) : std::string("none detectable"),
+        under ? fmt::format(" -- above --threshold {:g}%: a regression between them cannot be confirmed here",
+                            o.threshold_pct) : "");
+  }
+  if (measured == 0)
+    say(stderr, "jitbench bisect: warning: {} has no noise floor for --metric {} (noise measures import, first_call, "
+                "ttfr and warm)\n", o.noise_floor, o.metric);
+  if (below == 0 || !o.strict) return std::nullopt;
+  say(stderr, "jitbench bisect: --strict: --threshold {:g}% is below the noise floor of {} case(s): raise it, or "
+              "measure with more --cold-runs/--warm-runs (and `jitbench noise` again)\n", o.threshold_pct, below);
+  return kExitBelowNoiseFloor;
+}
 }  // namespace
 
 int cmd_bisect(const BisectOptions& o) {
   check_bisect_names(o);
   require_affinity(o.selection.affinity);
+  if (auto refused = check_noise_floor(o)) return *refused;
   auto prepared = OutDir::prepare(o.out_dir);
   if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
   const OutDir out = std::get<OutDir>(prepared);

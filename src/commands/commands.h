@@ -60,6 +60,14 @@ int cmd_plan(const PlanOptions& opts);
 inline constexpr int kExitIncompleteMerge = 5;
 int cmd_merge(const MergeOptions& opts, int argc, char** argv);
 int cmd_bisect(const BisectOptions& opts);
+// `jitbench noise`: the selection measured twice, interleaved, into D/a and
+// D/b, and D/noise.json (the smallest detectable regression per case and metric).
+int cmd_noise(const NoiseOptions& opts, const std::vector<std::string>& command);
+// compare --remeasure DIR: the cases BASE and NEW both planned, measured again
+// here from their recorded commands, side by side (cold processes
+// interleaved), into DIR/base and DIR/new; returns those two out dirs.
+std::pair<std::string, std::string> remeasure_side_by_side(const std::string& base, const std::string& next,
+                                                           const std::string& out_dir, bool quiet);
 
 // The cases a run's options select, in order, and the shard it measures.
 struct PlannedRun {

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "commands/commands.h"
 #include "compare/compare.h"
+#include "plan/plan.h"
 #include "export/compare_export.h"
 #include "export/json_util.h"
 #include "report/format.h"
@@ -45,16 +47,55 @@ std::string interference_words(const compare::MetricRow& r) {
                      compare::share_text(r.new_interference));
 }
 
-void print_rows(const compare::Comparison& cmp) {
+// The noise floor of a row's case and metric (by its id, or without its environment part).
+const NoiseMetric* noise_floor_of(const std::optional<NoiseFloor>& floor, const compare::MetricRow& r) {
+  if (!floor) return nullptr;
+  const auto* m = floor->find(r.case_id, r.metric);
+  return m ? m : floor->find(without_environment(r.case_id), r.metric);
+}
+
+std::string floor_text(const std::optional<NoiseFloor>& floor, const compare::MetricRow& r) {
+  if (!floor) return "";
+  const auto* m = noise_floor_of(floor, r);
+  if (!m) return "  (noise floor: not measured)";
+  if (!m->detectable_pct) return "  (noise floor: none detectable)";
+  return fmt::format("  (noise floor {:.1f}%)", *m->detectable_pct);
+}
+
+void print_rows(const compare::Comparison& cmp, const std::optional<NoiseFloor>& floor) {
   say(stdout, "{:<48} {:<22} {:>12} {:>12} {:>24} {:>9} {:>12} {:>15}  {}\n", "case", "metric", "base", "new",
       "ratio [95% CI]", "p (MWU)", "HL shift", "interfered B, N", "verdict");
   for (const auto& r : cmp.rows) {
     const std::string hl = r.metric == "peak_rss_kib" ? fmt::format("{:+.1f} MiB", r.hl / 1024.0)
                                                       : (r.hl < 0 ? "-" : "+") + format_seconds(std::abs(r.hl));
-    say(stdout, "{:<48} {:<22} {:>12} {:>12} {:>24} {:>9.3g} {:>12} {:>15}  {}\n", r.case_id, r.metric,
+    say(stdout, "{:<48} {:<22} {:>12} {:>12} {:>24} {:>9.3g} {:>12} {:>15}  {}{}\n", r.case_id, r.metric,
         fmt_value(r.metric, r.base_median), fmt_value(r.metric, r.new_median),
-        fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi), r.p, hl, interference_column(r), r.verdict);
+        fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi), r.p, hl, interference_column(r), r.verdict,
+        floor_text(floor, r));
   }
+}
+
+// --fail-on-regression PCT below a compared metric's noise floor: a regression
+// between PCT and the floor is one the gate cannot confirm here. Warned, or
+// with --strict refused (exit 11), before the gate.
+std::optional<int> check_threshold(const CompareOptions& o, const compare::Comparison& cmp,
+                                   const std::optional<NoiseFloor>& floor) {
+  if (!floor || !o.fail_on_regression_pct) return std::nullopt;
+  int below = 0;
+  for (const auto& r : cmp.rows) {
+    const auto* m = noise_floor_of(floor, r);
+    if (!m || (m->detectable_pct && *m->detectable_pct <= *o.fail_on_regression_pct)) continue;
+    ++below;
+    say(stderr, "jitbench compare: {}: --fail-on-regression {:g}% is below {} {}'s noise floor ({}): a regression "
+                "between them cannot be confirmed on that machine with those counts\n",
+        o.strict ? "error" : "warning", *o.fail_on_regression_pct, r.case_id, r.metric,
+        m->detectable_pct ? fmt::format("{:.1f}%", *m->detectable_pct) : std::string("none detectable"));
+  }
+  if (below == 0 || !o.strict) return std::nullopt;
+  say(stderr, "jitbench compare: --strict: {} metric(s) have a noise floor above --fail-on-regression {:g}%: raise "
+              "the threshold, or measure with more --cold-runs/--warm-runs (and `jitbench noise` again)\n",
+      below, *o.fail_on_regression_pct);
+  return kExitBelowNoiseFloor;
 }
 
 // The manifest a case ran in: its pinned environment's file, or the run's.
@@ -164,16 +205,26 @@ int gate(const CompareOptions& o, const compare::Comparison& cmp) {
 }
 }  // namespace
 
-int cmd_compare(const CompareOptions& o) {
+int cmd_compare(const CompareOptions& given) {
+  CompareOptions o = given;
+  if (!o.noise_floor.empty()) load_noise_floor(o.noise_floor, "--noise-floor");  // a bad D before anything runs
+  if (!o.remeasure.empty()) {
+    load_run(o.base, "BASE");
+    load_run(o.next, "NEW");
+    std::tie(o.base, o.next) = remeasure_side_by_side(o.base, o.next, o.remeasure, false);
+  }
   const LoadedRun base = load_run(o.base, "BASE");
   const LoadedRun next = load_run(o.next, "NEW");
   const auto cmp = compare::compare_runs(base.cases, next.cases, o.alpha);
+  std::optional<NoiseFloor> floor;
+  if (!o.noise_floor.empty()) floor = load_noise_floor(o.noise_floor, "--noise-floor");
   say(stdout, "jitbench compare: BASE {} ({} cases) vs NEW {} ({} cases)\n\n", o.base, base.cases.size(), o.next,
       next.cases.size());
   print_environments(base, next);
-  print_rows(cmp);
+  print_rows(cmp, floor);
   print_summary(cmp, o.alpha);
   write_exports(o, base, next, cmp);
+  if (auto refused = check_threshold(o, cmp, floor)) return *refused;
   return gate(o, cmp);
 }
 

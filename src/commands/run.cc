@@ -22,6 +22,8 @@
 #include "env/probe.h"
 #include "export/environment_json.h"
 #include "export/schema.h"
+#include "export/noise_json.h"
+#include "compare/noise.h"
 #include "export/json_util.h"
 #include "report/format.h"
 #include "results/views.h"
@@ -499,11 +501,44 @@ int final_line(const std::vector<CaseResult>& results, const OutDir& out) {
       (out.root() / "summary.md").string());
   return n_failed > 0 ? 2 : 0;
 }
-// Runs `plan` into `out`, in order, writing every artifact after each case;
-// a case found in `keep` (a resumed run's measured cases) is kept as it is.
-// When the header records a resumption, the cases measured now are added to it.
+// The cases from plan[i] on that are measured side by side with it: the same
+// case in the next environments (adjacent in the plan), none of them kept.
+std::size_t group_end(const std::vector<Case>& plan, std::size_t i, const std::map<std::string, CaseResult>& keep,
+                      bool interleave) {
+  std::size_t j = i + 1;
+  if (!interleave || plan[i].env.empty()) return j;
+  const auto key = without_environment(plan[i].id);
+  while (j < plan.size() && !plan[j].env.empty() && without_environment(plan[j].id) == key && !keep.count(plan[j].id))
+    ++j;
+  return j;
+}
+
+// Measures plan[i, end): one case alone, or several interleaved (recorded in the index).
+void measure_group(RunHeader& h, CaseRunner& runner, const std::vector<Case>& plan, std::size_t i, std::size_t end,
+                   const Progress& progress, std::vector<CaseResult>& results) {
+  const std::vector<Case> cases(plan.begin() + std::ptrdiff_t(i), plan.begin() + std::ptrdiff_t(end));
+  auto measured = runner.run_interleaved(cases, progress.for_case(i, plan[i]));
+  if (cases.size() > 1) {
+    InterleavedGroup g;
+    for (const auto& c : cases) g.cases.push_back(c.id);
+    for (const auto& st : measured.order) g.order.push_back({st.side, st.run});
+    if (!h.sections.interleaved) h.sections.interleaved.emplace();
+    h.sections.interleaved->push_back(std::move(g));
+  }
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    results.push_back(std::move(measured.results[k]));
+    fit_case_schema(results.back());
+    progress.done(i + k, results.back());
+    if (h.sections.resumed) h.sections.resumed->back().remeasured.push_back(cases[k].id);
+  }
+}
+
+// Runs `plan` into `out`, in order, writing every artifact after each case
+// (or each group of cases measured side by side); a case found in `keep` (a
+// resumed run's measured cases) is kept as it is. When the header records a
+// resumption, the cases measured now are added to it.
 int run_cases(const OutDir& out, RunHeader h, CaseRunner& runner, const std::vector<Case>& plan,
-              std::map<std::string, CaseResult> keep, bool quiet) {
+              std::map<std::string, CaseResult> keep, bool quiet, bool interleave) {
   const Progress progress(quiet, plan.size());
   std::vector<CaseResult> results;
   results.reserve(plan.size());
@@ -514,16 +549,14 @@ int run_cases(const OutDir& out, RunHeader h, CaseRunner& runner, const std::vec
   } catch (const WriteError& e) {
     return stop_on_write_error(out, h, results, true, e);
   }
-  for (std::size_t i = 0; i < plan.size(); ++i) {
-    const bool last = i + 1 == plan.size();
+  for (std::size_t i = 0, end = 0; i < plan.size(); i = end) {
+    end = group_end(plan, i, keep, interleave);
+    const bool last = end == plan.size();
     if (auto it = keep.find(plan[i].id); it != keep.end()) {
       results.push_back(std::move(it->second));
       if (!last) continue;
     } else {
-      results.push_back(runner.run(plan[i], progress.for_case(i, plan[i])));
-      fit_case_schema(results.back());
-      progress.done(i, results.back());
-      if (h.sections.resumed) h.sections.resumed->back().remeasured.push_back(plan[i].id);
+      measure_group(h, runner, plan, i, end, progress, results);
     }
     const bool stop = interrupted();
     const Stopped why{"interrupted", stop ? fmt::format("signal {}", interrupt_signal()) : ""};
@@ -593,6 +626,7 @@ RunHeader resumed_header(const LoadedRun& old, const RunOptions& o, const Planne
   h.sections.jitbench_git = old.index.jitbench_git;
   h.sections.machine = old.index.machine;
   h.sections.resumed = old.index.resumed.value_or(std::vector<Resumption>{});
+  h.sections.interleaved = old.index.interleaved;
   Resumption resumption{o.deterministic ? "" : utc_now(), kept, {}, std::nullopt, std::nullopt};
   if (auto slurm = slurm_ids(); !slurm.empty()) resumption.slurm = slurm;  // a requeued task, say
   const auto& then = old.index.jitbench_git;  // none in runs recorded before index v3
@@ -669,7 +703,7 @@ int cmd_resume(const ResumeOptions& r) {
   if (auto code = stopped_preparing(out, h, p.cases, keep)) return *code;
   announce(o.quiet, p.cases.size() - keep.size(), setup, out, fmt::format(" left of {}", p.cases.size()));
   CaseRunner runner(launchers.get(), setup);
-  return run_cases(out, std::move(h), runner, p.cases, std::move(keep), o.quiet);
+  return run_cases(out, std::move(h), runner, p.cases, std::move(keep), o.quiet, !o.no_interleave);
 }
 
 // The recorded command's paths as the run saw them, wherever --resume is run
@@ -732,7 +766,176 @@ int cmd_run(const RunOptions& o, const std::vector<std::string>& command, const 
   announce(o.quiet, p.cases.size(), setup, out,
            p.shard ? fmt::format(" (shard {} of {})", p.shard->index, p.shard->count) : "");
   CaseRunner runner(launchers.get(), setup);
-  return run_cases(out, std::move(h), runner, p.cases, {}, o.quiet);
+  return run_cases(out, std::move(h), runner, p.cases, {}, o.quiet, !o.no_interleave);
+}
+
+namespace {
+// The directory the sides of `noise` and `compare --remeasure` go into: new or empty.
+void make_empty_dir(const std::filesystem::path& dir, const char* flag, const char* what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw UserError(fmt::format("{} '{}' is a file: give a new or empty directory for {}", flag, dir.string(), what));
+  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
+    throw UserError(fmt::format("{} '{}' is not empty: give a new or empty directory for {}", flag, dir.string(), what));
+  fs::create_directories(dir, ec);
+  if (ec) throw UserError(fmt::format("cannot create {} '{}': {}", flag, dir.string(), ec.message()));
+}
+
+// One side of `jitbench noise`: a run of its own (D/a or D/b), started and probed.
+struct NoiseSide {
+  OutDir out;
+  RunHeader h;
+  WorkerSetup setup;
+  std::vector<CaseResult> results;
+};
+
+NoiseSide start_noise_side(const RunOptions& o, const PlannedRun& p, const std::filesystem::path& dir,
+                           const std::vector<std::string>& command, ProcessLauncher& launcher) {
+  auto prepared = OutDir::prepare(dir);
+  if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
+  NoiseSide side{std::get<OutDir>(prepared), {}, worker_setup(o, p.suite), {}};
+  side.setup.out_dir = side.out.root();
+  side.h = start_run(o, p, side.setup, side.out, command);
+  if (auto code = finish_starting(side.h, o, p, side.setup, side.out, launcher))
+    throw UserError(fmt::format("interrupted while starting {}", dir.string()));
+  prepare_environments(p, o, side.setup, side.h, side.out, launcher);
+  if (interrupted()) throw UserError(fmt::format("interrupted while building {}'s environments", dir.string()));
+  write_run_artifacts(side.out, side.h, {}, p.cases.empty(), nullptr,
+                      {{"environment.json", json_text(side.h.info.environment.manifest)}});
+  return side;
+}
+
+// Pair by pair, the two sides' cold processes round-robin (or, with
+// --no-interleave, one side's after the other's); each side's artifacts
+// rewritten after every pair. Returns false when interrupted.
+bool measure_sides(const std::vector<std::pair<Case, Case>>& pairs, bool interleave, bool quiet, NoiseSide& a,
+                   NoiseSide& b, const std::vector<std::string>& runs, ProcessLauncher& launcher) {
+  CaseRunner ra(launcher, a.setup), rb(launcher, b.setup);
+  const Progress progress(quiet, pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto& [ca, cb] = pairs[i];
+    Interleaved m;
+    if (!interleave) {
+      m.results = {ra.run(ca, progress.for_case(i, ca)), rb.run(cb, progress.for_case(i, cb))};
+    } else {
+      m = run_side_by_side({{&ra, ca}, {&rb, cb}}, progress.for_case(i, ca));
+      InterleavedGroup g{{ca.id, cb.id}, runs, {}};
+      for (const auto& st : m.order) g.order.push_back({st.side, st.run});
+      for (auto* side : {&a, &b}) {
+        if (!side->h.sections.interleaved) side->h.sections.interleaved.emplace();
+        side->h.sections.interleaved->push_back(g);
+      }
+    }
+    const bool last = i + 1 == pairs.size(), stop = interrupted();
+    const Stopped why{"interrupted", stop ? fmt::format("signal {}", interrupt_signal()) : ""};
+    for (auto [side, k] : {std::pair{&a, 0}, std::pair{&b, 1}}) {
+      side->results.push_back(std::move(m.results[std::size_t(k)]));
+      fit_case_schema(side->results.back());
+      if (k == 0) progress.done(i, side->results.back());
+      write_run_artifacts(side->out, side->h, side->results, last && !stop, stop ? &why : nullptr);
+    }
+    if (stop) return false;
+  }
+  return true;
+}
+
+void print_noise(const NoiseFloor& floor, const std::filesystem::path& file) {
+  say(stdout, "{:<48} {:<22} {:>8} {:>22} {:>14}\n", "case", "metric", "n", "A/A ratio [95% CI]", "detectable");
+  for (const auto& m : floor.metrics)
+    say(stdout, "{:<48} {:<22} {:>8} {:>22} {:>14}\n", m.case_id, m.metric, fmt::format("{}+{}", m.n_a, m.n_b),
+        fmt::format("{:.3f} [{:.3f}-{:.3f}]", m.ratio, m.lo, m.hi),
+        m.detectable_pct ? fmt::format(">= {:.1f}%", *m.detectable_pct) : std::string("none"));
+  say(stdout, "Noise floor: {}\n", file.string());
+}
+}  // namespace
+
+int cmd_noise(const NoiseOptions& n, const std::vector<std::string>& command) {
+  namespace fs = std::filesystem;
+  const fs::path dir = n.run.out_dir;
+  make_empty_dir(dir, "--out-dir", "a/, b/ and noise.json");
+  const PlannedRun p = make_planned_run(n.run, {});
+  install_interrupt_handlers();
+  Launchers launchers(n.run.affinity);
+  NoiseFloor floor;
+  floor.alpha = n.alpha;
+  floor.run_a = "a";
+  floor.run_b = "b";
+  floor.command = command;
+  floor.started_at = n.run.deterministic ? "" : utc_now();
+  NoiseSide a = start_noise_side(n.run, p, dir / "a", command, launchers.posix);
+  NoiseSide b = start_noise_side(n.run, p, dir / "b", command, launchers.posix);
+  announce(n.run.quiet, p.cases.size(), a.setup, a.out, " (twice: A/A, interleaved)");
+  std::vector<std::pair<Case, Case>> pairs;
+  for (const auto& c : p.cases) pairs.emplace_back(c, c);
+  if (!measure_sides(pairs, !n.run.no_interleave, n.run.quiet, a, b, {"../a", "../b"}, launchers.get())) {
+    say(stderr, "jitbench noise: interrupted; no noise.json was written (the runs so far are in {}/a and {}/b)\n",
+        dir.string(), dir.string());
+    return 128 + interrupt_signal();
+  }
+  floor.metrics = compare::noise_metrics(a.results, b.results, n.alpha);
+  floor.finished_at = n.run.deterministic ? "" : utc_now();
+  try {
+    write_file_atomic(dir / "noise.json", noise_json(floor));
+  } catch (const std::exception& e) {
+    throw UserError(fmt::format("cannot write '{}': {}", (dir / "noise.json").string(), e.what()));
+  }
+  if (!n.run.quiet) print_noise(floor, dir / "noise.json");
+  const int rc_a = final_line(a.results, a.out);  // side A's line, then side B's
+  const int rc_b = final_line(b.results, b.out);
+  return std::max(rc_a, rc_b);
+}
+
+namespace {
+// A recorded run's command, ready to measure again here (as --resume reads it).
+struct RecordedRun {
+  RunOptions o;
+  PlannedRun p;
+  std::vector<std::string> command;
+};
+RecordedRun recorded_run(const std::string& dir, const std::filesystem::path& out, const char* label) {
+  auto index = read_index(std::filesystem::path(dir) / kIndexFile);
+  if (auto* e = std::get_if<std::string>(&index)) throw UserError(fmt::format("--remeasure: {}: {}", label, *e));
+  const RunIndex& x = std::get<RunIndex>(index);
+  if (x.merged) throw UserError(fmt::format("--remeasure: {} '{}' is a merged run: give its shards' runs", label, dir));
+  RecordedRun r;
+  r.o = parse_run_command(x.command);
+  add_measured_workload(x, r.o);
+  const InputCopies inputs = use_recorded_inputs(x, std::filesystem::absolute(dir), r.o);
+  r.o.out_dir = out.string();
+  r.o.quiet = true;
+  r.o.shard.reset();  // the cases both runs measured, whichever shard they were in
+  r.p = make_planned_run(r.o, inputs);
+  r.command = x.command;
+  return r;
+}
+}  // namespace
+
+std::pair<std::string, std::string> remeasure_side_by_side(const std::string& base, const std::string& next,
+                                                           const std::string& out_dir, bool quiet) {
+  namespace fs = std::filesystem;
+  const fs::path dir = out_dir;
+  make_empty_dir(dir, "--remeasure", "base/ and new/");
+  RecordedRun a = recorded_run(base, dir / "base", "BASE"), b = recorded_run(next, dir / "new", "NEW");
+  // The cases both measured, paired as compare pairs them (by id, or by id without its environment).
+  std::vector<std::pair<Case, Case>> pairs;
+  const auto key = [&](const std::string& id, bool strip) { return strip ? without_environment(id) : id; };
+  const bool shared = std::any_of(a.p.cases.begin(), a.p.cases.end(), [&](const Case& c) {
+    return std::any_of(b.p.cases.begin(), b.p.cases.end(), [&](const Case& d) { return d.id == c.id; });
+  });
+  for (const auto& ca : a.p.cases)
+    for (const auto& cb : b.p.cases)
+      if (key(ca.id, !shared) == key(cb.id, !shared)) pairs.emplace_back(ca, cb);
+  if (pairs.empty()) throw UserError("--remeasure: BASE and NEW planned no case in common: nothing to measure side by side");
+  install_interrupt_handlers();
+  Launchers launchers(a.o.affinity == b.o.affinity ? a.o.affinity : std::vector<int>{});  // both runs' pinning, or none
+  NoiseSide sa = start_noise_side(a.o, a.p, dir / "base", a.command, launchers.posix);
+  NoiseSide sb = start_noise_side(b.o, b.p, dir / "new", b.command, launchers.posix);
+  if (!quiet) say(stderr, "jitbench compare --remeasure: {} case(s) of BASE and NEW again, interleaved -> {}\n",
+                  pairs.size(), dir.string());
+  if (!measure_sides(pairs, true, quiet, sa, sb, {"../base", "../new"}, launchers.get()))
+    throw UserError(fmt::format("--remeasure: interrupted; what was measured is in {}", dir.string()));
+  return {(dir / "base").string(), (dir / "new").string()};
 }
 
 }  // namespace jitbench

@@ -45,6 +45,17 @@ json recorded_environments_json(const std::vector<RecordedEnvironment>& list) {
                    {"reason", text_or_null(e.reason)}, {"build", e.build}});
   return out;
 }
+json interleaved_json(const std::vector<InterleavedGroup>& groups) {
+  json out = json::array();
+  for (const auto& g : groups) {
+    json order = json::array();
+    for (const auto& st : g.order) order.push_back({{"case", st.side}, {"cold", st.cold}});
+    json x = {{"cases", g.cases}, {"order", order}};
+    if (!g.runs.empty()) x["runs"] = g.runs;
+    out.push_back(std::move(x));
+  }
+  return out;
+}
 }  // namespace
 
 json index_sections_json(const IndexSections& s) {
@@ -64,6 +75,7 @@ json index_sections_json(const IndexSections& s) {
   if (s.environments) out["environments"] = recorded_environments_json(*s.environments);
   if (s.resumed) out["resumed"] = resumptions_json(*s.resumed);
   if (s.merged) out["merged"] = merged_section_json(*s.merged);
+  if (s.interleaved) out["interleaved"] = interleaved_json(*s.interleaved);
   return out;
 }
 

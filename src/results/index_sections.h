@@ -104,6 +104,20 @@ struct Stopped {
   bool operator==(const Stopped&) const = default;
 };
 
+// One entry of "interleaved" (index v4): cases measured side by side, their
+// cold processes round-robin so that a drift of the machine lands on each.
+struct InterleavedStep {
+  std::size_t side = 0;  // index into `cases`
+  int cold = 0;          // that case's cold process, from 0
+  bool operator==(const InterleavedStep&) const = default;
+};
+struct InterleavedGroup {
+  std::vector<std::string> cases;     // their ids, in the order of a round
+  std::vector<std::string> runs;      // the out dir each case was written to ("" for this one); empty: all here
+  std::vector<InterleavedStep> order;  // the cold processes, in the order they ran
+  bool operator==(const InterleavedGroup&) const = default;
+};
+
 // Every optional section jitbench writes into an index; absent ones unset.
 struct IndexSections {
   std::optional<ShardSection> shard;
@@ -114,6 +128,7 @@ struct IndexSections {
   std::optional<std::vector<RecordedEnvironment>> environments;
   std::optional<std::vector<Resumption>> resumed;
   std::optional<MergedSection> merged;
+  std::optional<std::vector<InterleavedGroup>> interleaved;
   bool operator==(const IndexSections&) const = default;
 };
 

@@ -250,6 +250,17 @@ std::vector<RecordedEnvironment> read_recorded_environments(const json& list) {
   }
   return out;
 }
+std::vector<InterleavedGroup> read_interleaved(const json& list) {
+  std::vector<InterleavedGroup> out;
+  for (const auto& g : list) {
+    InterleavedGroup x;
+    x.cases = g.at("cases").get<std::vector<std::string>>();
+    if (g.contains("runs")) x.runs = g.at("runs").get<std::vector<std::string>>();
+    for (const auto& st : g.at("order")) x.order.push_back({st.at("case").get<std::size_t>(), st.at("cold").get<int>()});
+    out.push_back(std::move(x));
+  }
+  return out;
+}
 void read_index_sections(const json& j, RunIndex& x) {
   if (j.contains("shard")) {
     const auto& s = j.at("shard");
@@ -264,6 +275,7 @@ void read_index_sections(const json& j, RunIndex& x) {
   if (j.contains("jitbench_git")) x.jitbench_git = read_git_build(j.at("jitbench_git"));
   if (j.contains("machine")) x.machine = MachineLabel{j.at("machine").at("label").get<std::string>()};
   if (j.contains("environments")) x.environments = read_recorded_environments(j.at("environments"));
+  if (j.contains("interleaved")) x.interleaved = read_interleaved(j.at("interleaved"));
 }
 
 RegistryEntry read_registry_entry(const json& s) {
@@ -338,6 +350,28 @@ std::variant<CaseResult, std::string> read_case(const fs::path& file) {
 
 std::variant<EnvironmentInfo, std::string> read_environment(const fs::path& file) {
   return guarded<EnvironmentInfo>(file, [](const json& j) { return parse_environment(j); });
+}
+
+std::variant<NoiseFloor, std::string> read_noise(const fs::path& file) {
+  return guarded<NoiseFloor>(file, [](const json& j) {
+    NoiseFloor n;
+    n.alpha = j.at("alpha").get<double>();
+    n.run_a = j.at("runs").at(0).get<std::string>();
+    n.run_b = j.at("runs").at(1).get<std::string>();
+    n.command = j.at("command").get<std::vector<std::string>>();
+    n.started_at = opt_str(j, "started_at");
+    n.finished_at = opt_str(j, "finished_at");
+    for (const auto& m : j.at("metrics")) {
+      NoiseMetric x{m.at("case").get<std::string>(), m.at("metric").get<std::string>(), m.at("n_a").get<std::size_t>(),
+                    m.at("n_b").get<std::size_t>(), m.at("median_a").get<double>(), m.at("median_b").get<double>(),
+                    m.at("ratio").get<double>(), m.at("ratio_ci95").at(0).get<double>(),
+                    m.at("ratio_ci95").at(1).get<double>(), m.at("p").get<double>(), m.at("testable").get<bool>(),
+                    std::nullopt};
+      if (m.at("detectable_pct").is_number()) x.detectable_pct = m.at("detectable_pct").get<double>();
+      n.metrics.push_back(std::move(x));
+    }
+    return n;
+  });
 }
 
 std::variant<RunIndex, std::string> read_index(const fs::path& file) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "results/model.h"
+#include "results/noise_record.h"
 #include "results/run_info.h"
 
 namespace jitbench {
@@ -37,6 +38,7 @@ struct RunIndex {
   std::optional<GitBuild> jitbench_git;  // index v3: the build that measured it
   std::optional<MachineLabel> machine;   // index v3: the --machine label
   std::optional<std::vector<RecordedEnvironment>> environments;  // pinned environments as built
+  std::optional<std::vector<InterleavedGroup>> interleaved;      // index v4: cases measured side by side
   std::vector<IndexedCase> cases;
   std::vector<FileEntry> files;
 };
@@ -84,6 +86,8 @@ void read_measured_times(const nlohmann::json& j, RunRecord& r);
 
 // Each returns the value, or a one-line error naming the file and the problem.
 std::variant<RunIndex, std::string> read_index(const std::filesystem::path& file);
+// D/noise.json of `jitbench noise` (jitbench.noise.v1).
+std::variant<NoiseFloor, std::string> read_noise(const std::filesystem::path& file);
 std::variant<CaseResult, std::string> read_case(const std::filesystem::path& file);
 std::variant<EnvironmentInfo, std::string> read_environment(const std::filesystem::path& file);
 std::variant<std::vector<MlIndexEntry>, std::string> read_ml_index(const std::filesystem::path& file);

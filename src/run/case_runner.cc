@@ -160,25 +160,6 @@ std::string run_label(const char* what, int i, int fixed, const std::optional<st
 }
 }  // namespace
 
-bool CaseRunner::cold_runs(const Case& c, CaseResult& res, const fs::path& cache_dir, const Progress& progress) {
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0;; ++i) {
-    const auto ttfr = cold_values(res, "ttfr_s");
-    if (auto why = stop_before(i, setup_.cold_runs, ttfr, seconds_since(t0)); !why.empty()) {
-      res.sampling.cold_stopped = why;
-      return why != "interrupted";
-    }
-    if (progress) progress(run_label("cold run", i, setup_.cold_runs, setup_.target, ttfr));
-    RunRecord r = measured_run(c, RunMode::Cold, i, cache_dir);
-    const bool go_on = worth_continuing(r);
-    res.cold.push_back(std::move(r));
-    if (!go_on) {
-      res.sampling.cold_stopped = "run_not_ok";
-      return false;
-    }
-  }
-}
-
 // The JIT's event-based phases, checked against its ahead-of-time path in a
 // process of its own (catalog: aot_crosscheck).
 void CaseRunner::crosscheck(const Case& c, CaseResult& res, const fs::path& cache_dir, const Progress& progress) {
@@ -212,7 +193,9 @@ void CaseRunner::warm_runs(const Case& c, CaseResult& res, const fs::path& cache
   }
 }
 
-CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
+// A case's result before its first process: what it was asked for, and
+// where its processes start (its cache directory), or why none can.
+CaseResult CaseRunner::open_case(const Case& c, fs::path& cache_dir) const {
   CaseResult res;
   res.c = c;
   res.cold_runs = setup_.cold_runs;
@@ -230,8 +213,6 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
   }
   res.sampling.cold_stopped = res.sampling.warm_stopped = "not_started";
   if (!setup_.deterministic) res.started_at = utc_now();
-
-  fs::path cache_dir;
   const auto env = c.env.empty() ? setup_.environments.end() : setup_.environments.find(c.env);
   if (env != setup_.environments.end()) res.environment = env->second.file;
   if (!c.env.empty() && env == setup_.environments.end()) {  // never another interpreter in its place
@@ -242,18 +223,82 @@ CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
     res.cold.push_back(not_started(RunMode::Cold, 0, *err));
   } else {
     res.cache_dir = fs::relative(cache_dir, setup_.out_dir).string();
-    auto env = worker_env(setup_, c, cache_dir);
-    res.worker_env = env.set;
-    res.inherited_cache_settings = env.found;
-    const bool primed = c.cache_policy != CachePolicy::WarmCache || prime(c, res, cache_dir, progress);
-    if (primed && cold_runs(c, res, cache_dir, progress)) {
-      crosscheck(c, res, cache_dir, progress);
-      warm_runs(c, res, cache_dir, progress);
+    auto wenv = worker_env(setup_, c, cache_dir);
+    res.worker_env = wenv.set;
+    res.inherited_cache_settings = wenv.found;
+  }
+  return res;
+}
+
+// One more cold process of a case, or why its cold side stops (the same rule
+// as one case alone: the fixed count, the interval, a run that is not ok).
+bool CaseRunner::next_cold(Side& s, const Progress& progress) {
+  const auto ttfr = cold_values(s.res, "ttfr_s");
+  if (auto why = stop_before(s.next, setup_.cold_runs, ttfr, s.spent_s); !why.empty()) {
+    s.res.sampling.cold_stopped = why;
+    s.going = false;
+    s.finish = why != "interrupted";
+    return false;
+  }
+  if (progress) progress(run_label("cold run", s.next, setup_.cold_runs, setup_.target, ttfr));
+  const auto t0 = std::chrono::steady_clock::now();
+  RunRecord r = measured_run(s.res.c, RunMode::Cold, s.next, s.cache_dir);
+  s.spent_s += seconds_since(t0);  // its own processes' time, not its neighbours'
+  const bool go_on = worth_continuing(r);
+  s.res.cold.push_back(std::move(r));
+  ++s.next;
+  if (!go_on) {
+    s.res.sampling.cold_stopped = "run_not_ok";
+    s.going = s.finish = false;
+  }
+  return true;
+}
+
+CaseResult CaseRunner::run(const Case& c, const Progress& progress) {
+  return std::move(run_interleaved({c}, progress).results.front());
+}
+
+Interleaved CaseRunner::run_interleaved(const std::vector<Case>& cases, const Progress& progress) {
+  std::vector<std::pair<CaseRunner*, Case>> sides;
+  for (const auto& c : cases) sides.emplace_back(this, c);
+  return run_side_by_side(sides, progress);
+}
+
+// The cases' cold processes round-robin (A1 B1 A2 B2 ...), each case by its own
+// stopping rule, so that a drift of the machine lands on every side alike;
+// then each case's cross-check and warm processes, case after case.
+Interleaved run_side_by_side(const std::vector<std::pair<CaseRunner*, Case>>& cases,
+                             const CaseRunner::Progress& progress) {
+  std::vector<CaseRunner::Side> sides(cases.size());
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    auto& [runner, c] = cases[k];
+    auto& s = sides[k];
+    s.res = runner->open_case(c, s.cache_dir);
+    s.going = s.res.cold.empty();
+    if (s.going && c.cache_policy == CachePolicy::WarmCache) s.going = runner->prime(c, s.res, s.cache_dir, progress);
+  }
+  Interleaved out;
+  for (bool any = true; any;) {
+    any = false;
+    for (std::size_t k = 0; k < sides.size(); ++k) {
+      if (!sides[k].going) continue;
+      const int i = sides[k].next;
+      if (cases[k].first->next_cold(sides[k], progress)) out.order.push_back({k, i});
+      any = any || sides[k].going;
     }
   }
-  settle_status(res);
-  if (!setup_.deterministic) res.finished_at = utc_now();
-  return res;
+  for (std::size_t k = 0; k < sides.size(); ++k) {
+    auto& s = sides[k];
+    CaseRunner& runner = *cases[k].first;
+    if (s.finish) {
+      runner.crosscheck(s.res.c, s.res, s.cache_dir, progress);
+      runner.warm_runs(s.res.c, s.res, s.cache_dir, progress);
+    }
+    settle_status(s.res);
+    if (!runner.setup_.deterministic) s.res.finished_at = utc_now();
+    out.results.push_back(std::move(s.res));
+  }
+  return out;
 }
 
 }  // namespace jitbench

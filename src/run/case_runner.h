@@ -53,18 +53,49 @@ struct WorkerSetup {
 // (its worker kind, its workload's file): no catalog is consulted.
 std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMode mode);
 
+// Cases measured side by side (run_interleaved): their results, in the order
+// given, and the order their cold processes ran in.
+struct ColdStep {
+  std::size_t side = 0;  // which case (its index in the cases given)
+  int run = 0;           // its cold process, from 0
+  bool operator==(const ColdStep&) const = default;
+};
+struct Interleaved {
+  std::vector<CaseResult> results;
+  std::vector<ColdStep> order;
+};
+
+class CaseRunner;
+// Cases of several runners (each its own out dir: the two sides of an A/A
+// comparison) measured side by side, cold processes round-robin.
+Interleaved run_side_by_side(const std::vector<std::pair<CaseRunner*, Case>>& cases,
+                             const std::function<void(const std::string&)>& progress = {});
+
 class CaseRunner {
  public:
   using Progress = std::function<void(const std::string& what)>;
   CaseRunner(ProcessLauncher& launcher, WorkerSetup setup) : launcher_(launcher), setup_(std::move(setup)) {}
   CaseResult run(const Case& c, const Progress& progress = {});
+  // Cases compared with one another (one case's environments, the A and B of
+  // an A/A comparison): their cold processes round-robin, A1 B1 A2 B2 ...
+  Interleaved run_interleaved(const std::vector<Case>& cases, const Progress& progress = {});
 
  private:
+  friend Interleaved run_side_by_side(const std::vector<std::pair<CaseRunner*, Case>>&,
+                                      const std::function<void(const std::string&)>&);
   RunRecord one_run(const Case& c, RunMode mode, int index, const std::filesystem::path& cache_dir);
   RunRecord measured_run(const Case& c, RunMode mode, int index, const std::filesystem::path& cache_dir);
   // Each returns false when the case should stop.
   bool prime(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
-  bool cold_runs(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
+  struct Side {
+    CaseResult res;
+    std::filesystem::path cache_dir;
+    bool going = false, finish = false;  // more cold processes; cross-check and warm processes after them
+    int next = 0;
+    double spent_s = 0;  // the time its own cold processes took (--target-ci's --max-time)
+  };
+  CaseResult open_case(const Case& c, std::filesystem::path& cache_dir) const;
+  bool next_cold(Side& s, const Progress& progress);
   // Fixed count or the rule: "" to go on with run i, else why the side stops.
   std::string stop_before(int i, int fixed, const std::vector<double>& values, double spent_s) const;
   void crosscheck(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);

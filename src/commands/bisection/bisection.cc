@@ -125,43 +125,61 @@ class Bisection {
   }
 
   // One run of the selection in the environment of release v; its samples.
-  StepSamples measure(const std::string& v, const std::string& role) {
-    // Named by the environments' rule (lower case; '+', '!' and the like made '-'): SlowImp 1.0+a is slowimp-1.0-a.
-    const std::string name = default_environment_name({o_.package + "==" + v});
-    // Counted per name, not per version: two versions one name stands for (1.0+a, 1.0-a) get two directories.
-    const fs::path dir = out_.root() / "steps" / fmt::format("{}-{}", name, ++runs_[name]);
-    std::string env = fmt::format("{}:{}=={}", name, o_.package, v);
-    for (const auto& w : o_.with) env += ";" + replace_version(w, v);
-    SpawnSpec spec;
-    spec.argv = {"/proc/self/exe", "run"};
+  StepSamples measure(const std::string& v, const std::string& role) { return measure_side_by_side({{v, role}}).front(); }
+
+  // Releases compared with each other (the two ends, the boundary's two sides)
+  // measured in one run, one pinned environment each, whose cold processes are
+  // interleaved (run's groups: a drift of the machine lands on both); one step
+  // per release, all of them pointing at that run. Their samples, in order.
+  std::vector<StepSamples> measure_side_by_side(const std::vector<std::pair<std::string, std::string>>& releases) {
+    std::vector<std::string> names, argv = {"/proc/self/exe", "run"};
+    std::string dir_name;
     const auto sel = run_args(o_.selection);
-    spec.argv.insert(spec.argv.end(), sel.begin(), sel.end());
-    spec.argv.insert(spec.argv.end(), {"--env", env, "--out-dir", dir.string(), "--quiet"});
+    argv.insert(argv.end(), sel.begin(), sel.end());
+    for (const auto& [v, role] : releases) {
+      // Named by the environments' rule (lower case; '+', '!' and the like made '-'): SlowImp 1.0+a is slowimp-1.0-a.
+      names.push_back(default_environment_name({o_.package + "==" + v}));
+      // Counted per name, not per version: two versions one name stands for (1.0+a, 1.0-a) get two directories.
+      dir_name += fmt::format("{}{}-{}", dir_name.empty() ? "" : "_", names.back(), ++runs_[names.back()]);
+      std::string env = fmt::format("{}:{}=={}", names.back(), o_.package, v);
+      for (const auto& w : o_.with) env += ";" + replace_version(w, v);
+      argv.insert(argv.end(), {"--env", env});
+    }
+    const fs::path dir = out_.root() / "steps" / dir_name;
+    argv.insert(argv.end(), {"--out-dir", dir.string(), "--quiet"});
+    SpawnSpec spec;
+    spec.argv = argv;
     spec.log_path = out_.root() / "logs" / (dir.filename().string() + ".log");
     spec.log_root = out_.root();
     spec.timeout = std::chrono::hours(24 * 7);
-    if (!o_.selection.quiet) say(stderr, "jitbench bisect: {} {} ({}) -> {}\n", o_.package, v, role, dir.string());
+    for (const auto& [v, role] : releases)
+      if (!o_.selection.quiet) say(stderr, "jitbench bisect: {} {} ({}) -> {}\n", o_.package, v, role, dir.string());
     const auto p = launcher_.launch(spec);
     if (interrupted()) throw StepInterrupted{};
-    StepSamples samples;
-    std::vector<BisectStepCase> cases;
-    std::string verdict = "measured";
-    if (p.kind != ExitKind::Exited || (p.exit_code != 0 && p.exit_code != 2)) {
-      verdict = "failed";
-    } else if (auto loaded = read_run(dir); auto* run = std::get_if<LoadedRun>(&loaded)) {
-      bool any = false;
-      for (const auto& c : run->cases) {
-        const auto key = without_environment(c.c.id);
-        if (timings_comparable(c))
-          if (auto xs = samples_of(c, o_.metric); !xs.empty()) samples[key] = std::move(xs), any = true;
-        cases.push_back({key, std::string(to_string(c.status)), to_string(c.reason)});
+    const bool ran = p.kind == ExitKind::Exited && (p.exit_code == 0 || p.exit_code == 2);
+    auto loaded = ran ? read_run(dir) : std::variant<LoadedRun, std::string>(std::string("not run"));
+    const auto* run = std::get_if<LoadedRun>(&loaded);
+    std::vector<StepSamples> out;
+    for (std::size_t k = 0; k < releases.size(); ++k) {
+      StepSamples samples;
+      std::vector<BisectStepCase> cases;
+      std::string verdict = run ? "measured" : "failed";
+      if (run) {
+        bool any = false;
+        for (const auto& c : run->cases) {
+          if (c.c.env != names[k]) continue;
+          const auto key = without_environment(c.c.id);
+          if (timings_comparable(c))
+            if (auto xs = samples_of(c, o_.metric); !xs.empty()) samples[key] = std::move(xs), any = true;
+          cases.push_back({key, std::string(to_string(c.status)), to_string(c.reason)});
+        }
+        if (!any) verdict = "unmeasurable";  // every case warn or failed: the release cannot be built here, say
       }
-      if (!any) verdict = "unmeasurable";  // every case warn or failed: the release cannot be built here, say
-    } else {
-      verdict = "failed";
+      steps_.push_back({releases[k].first, releases[k].second, fs::relative(dir, out_.root()).string(), p.exit_code,
+                        verdict, std::move(cases), {}});
+      out.push_back(std::move(samples));
     }
-    steps_.push_back({v, role, fs::relative(dir, out_.root()).string(), p.exit_code, verdict, std::move(cases), {}});
-    return samples;
+    return out;
   }
 
   // Per case: the step against a reference (the good end, or the boundary's
@@ -313,13 +331,15 @@ enum class Boundary { Confirmed, NotConfirmed, Unmeasured };
 using Confirmation = std::optional<std::vector<BisectEvidence>>;  // none until the boundary is judged
 Boundary confirm_boundary(Bisection& b, const std::string& lo, const std::string& hi, Confirmation& confirm,
                           StepSamples& ls) {
-  const auto l1 = b.measure(lo, "confirm"), h1 = b.measure(hi, "confirm");
-  const auto l2 = b.measure(lo, "confirm"), h2 = b.measure(hi, "confirm");
+  const auto r1 = b.measure_side_by_side({{lo, "confirm"}, {hi, "confirm"}});
+  const auto r2 = b.measure_side_by_side({{lo, "confirm"}, {hi, "confirm"}});
+  const auto &l1 = r1[0], &h1 = r1[1], &l2 = r2[0], &h2 = r2[1];
   if (l1.empty() || h1.empty() || l2.empty() || h2.empty()) return Boundary::Unmeasured;
   ls = pooled(l1, l2);
   auto hs = pooled(h1, h2);
   if (b.judge(ls, hs, confirm.emplace()).verdict == Verdict::Regression) return Boundary::Confirmed;
-  const auto l3 = b.measure(lo, "remeasure"), h3 = b.measure(hi, "remeasure");
+  const auto r3 = b.measure_side_by_side({{lo, "remeasure"}, {hi, "remeasure"}});
+  const auto &l3 = r3[0], &h3 = r3[1];
   if (l3.empty() || h3.empty()) return Boundary::Unmeasured;
   ls = pooled(ls, l3);
   hs = pooled(hs, h3);
@@ -385,8 +405,9 @@ bool revise(Bisection& b, const StepSamples& good, const StepSamples& lo_samples
 int bisect(const BisectOptions& o, const OutDir& out) {
   Bisection b(o, out);
   const auto cands = b.candidates();
-  const auto good = b.measure(cands.front(), "good");
-  const auto bad_samples = b.measure(cands.back(), "bad");
+  const auto ends = b.measure_side_by_side({{cands.front(), "good"}, {cands.back(), "bad"}});
+  const auto& good = ends[0];
+  const auto& bad_samples = ends[1];
   if (good.empty() || bad_samples.empty()) {  // an end that cannot be measured decides nothing
     const std::string& end = good.empty() ? o.good : o.bad;
     BisectResult result;

@@ -18,6 +18,7 @@ namespace jitbench {
 inline constexpr int kExitSignature = 7;        // verify: no signature, a bad one, or no allowed signer's
 inline constexpr int kExitReplicaDiffers = 8;   // replicate: every gate held; timing metrics differ
 inline constexpr int kExitReplicaFailed = 9;    // replicate: a correctness gate failed
+inline constexpr int kExitBelowNoiseFloor = 10; // compare, bisect --strict: a threshold below the noise floor
 
 // --python, else $JITBENCH_PYTHON, else the project's .venv, else python3.
 std::string resolve_python(const std::string& flag);
@@ -46,4 +47,10 @@ void require_valid_run(const std::string& dir, const std::string& label);
 // The same for --resume, which accepts the unlisted logs of cases the index
 // does not record (the case a killed run was measuring).
 void require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases);
+
+struct NoiseFloor;
+// DIR/noise.json of a `jitbench noise` run (--noise-floor DIR). Throws
+// UserError, one line naming the fix, when DIR or its noise.json is missing or
+// not a noise floor jitbench wrote.
+NoiseFloor load_noise_floor(const std::string& dir, const char* flag);
 }  // namespace jitbench

@@ -28,6 +28,9 @@ FAKE_WORKER_FILL before reporting). FAKE_WORKER_PROBE=slow|fail makes the
 probe sleep FAKE_WORKER_SLEEP seconds or exit 3.
 FAKE_WORKER_AFFINITY_FILE=PATH: every measuring process appends the CPUs it may
 run on (os.sched_getaffinity) to PATH, one line each (`run --affinity`'s test).
+FAKE_WORKER_DRIFT=FILE:N makes the machine drift on cue: every cold process
+appends a line to FILE, and from the (N+1)-th on its import, setup and first
+call take twice as long (a machine that got busy halfway through a run).
 FAKE_WORKER_JITTER=sigma multiplies import, setup and first call by one lognormal factor and
 draws the warm calls lognormal around 1 ms: a worker of known spread for
 --target-ci's tests.
@@ -210,6 +213,15 @@ def main():
             result[k] *= f
         result["first_call"]["phases"] = {k: v * f for k, v in result["first_call"]["phases"].items()}
     scale = float(os.environ.get("FAKE_WORKER_SCALE", "1"))  # a slower (or faster) release of the same code
+    drift = os.environ.get("FAKE_WORKER_DRIFT")
+    if drift and args.mode == "cold":
+        counter, after = drift.rsplit(":", 1)
+        with open(counter, "a+") as f:
+            f.write(f"{os.getpid()}\n")
+            f.seek(0)
+            started = len(f.read().splitlines())
+        if started > int(after):
+            scale *= 2.0
     if scale != 1:
         for k in ("import_s", "setup_s", "first_call_s"):
             result[k] *= scale
