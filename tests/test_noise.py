@@ -89,13 +89,13 @@ def test_compare_prints_the_floor_and_warns_below_it_refusing_only_with_strict(j
     assert "warning: --fail-on-regression 10% is below numpy_matmul_16_f32 cold_ttfr_s's noise floor" in res.stderr
     strict = jitbench("compare", str(base), str(new), "--fail-on-regression", "10", "--noise-floor", str(d),
                       "--strict")
-    assert strict.rc == 10, strict.stderr
+    assert strict.rc == 11, strict.stderr
     assert "error: --fail-on-regression 10%" in strict.stderr
     above = jitbench("compare", str(base), str(new), "--fail-on-regression", f"{floor + 1:g}", "--noise-floor",
                      str(d), "--strict")
     assert "cold_ttfr_s's noise floor" not in above.stderr
     # One warm process a side: no warm regression can be confirmed at all, at any threshold.
-    assert above.rc == 10 and "warm_call_s's noise floor (none detectable)" in above.stderr
+    assert above.rc == 11 and "warm_call_s's noise floor (none detectable)" in above.stderr
 
 
 def test_bad_noise_floor_directories_are_one_line_errors_that_name_the_fix(jitbench, fake_env, tmp_path):
@@ -155,7 +155,7 @@ def test_bisect_strict_refuses_a_threshold_below_the_floor_before_measuring(jitb
     res = jitbench("bisect", "--package", "slowimp", "--good", "1.0", "--bad", "1.3", "--versions",
                    "1.0,1.1,1.2,1.3", "--cases", "matmul_16_f32", "--backends", "numpy", "--out-dir", str(out),
                    "--threshold", "10", "--noise-floor", str(d), "--strict", env=fake_env())
-    assert res.rc == 10, res.stderr
+    assert res.rc == 11, res.stderr
     assert "numpy_matmul_16_f32's noise floor for ttfr: 100.0% -- above --threshold 10%" in res.stderr
     assert not out.exists()  # nothing was measured, no out dir made
     res = jitbench("bisect", "--package", "slowimp", "--good", "1.0", "--bad", "1.3", "--out-dir", str(out),
