@@ -295,8 +295,9 @@ def test_the_shim_loads_the_copies_it_keeps_pinned_by_sha256(tmp_path, plain):
     inputs.mkdir(parents=True)
     rc, meta, err = shim(f"{plain}:norms", "--keep", "../targets", out=inputs)
     assert rc == 0, err
-    assert meta["kept"] == [{"source": str(plain.resolve()), "file": "plainmod.py"}]
     copy = tmp_path / "inputs" / "targets" / "plainmod.py"
+    assert [(k["source"], k["file"]) for k in meta["kept"]] == [(str(plain.resolve()), "plainmod.py")]
+    assert os.path.realpath(meta["kept"][0]["copy"]) == str(copy.resolve())
     assert copy.read_text() == plain.read_text()
     assert "'where': '../targets/plainmod.py'" in pathlib_of(meta["shim"]).read_text()
     # The original changes: the copy is what runs.
@@ -306,6 +307,98 @@ def test_the_shim_loads_the_copies_it_keeps_pinned_by_sha256(tmp_path, plain):
     copy.write_text(plain.read_text())
     out = json.dumps(run_worker(pathlib_of(meta["shim"]), "numpy", "f32", cwd="/", expect_ok=False))
     assert "not the file this workload was generated from" in out, out
+
+
+def test_kept_copies_never_stand_in_for_the_users_own_modules(tmp_path):
+    """The target imports its sibling data.py and reads scale.txt beside itself; the
+    inputs come from another directory's data.py, which imports its own sibling.
+    Kept as copies, each still finds its own neighbours, never the other's copy."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    write(a, "data.py", "SCALE = 2.0\n")
+    write(a, "scale.txt", "3.0\n")
+    write(a, "y.py", """
+        import os
+        import numpy as np
+        import data
+
+        FACTOR = float(open(os.path.join(os.path.dirname(__file__), "scale.txt")).read())
+
+
+        def f(x):
+            return np.asarray(x) * data.SCALE * FACTOR
+        """)
+    write(b, "helper.py", "N = 4\n")
+    write(b, "data.py", "import numpy as np\nimport helper\nSCALE = 1000.0\n\n\n"
+                        "def make():\n    return (np.ones(helper.N, dtype=np.float32),)\n")
+    out = tmp_path / "inputs" / "workloads"
+    out.mkdir(parents=True)
+    rc, meta, err = shim(f"{a / 'y.py'}:f", "--inputs", f"{b / 'data.py'}:make", "--keep", "../targets", out=out)
+    assert rc == 0, err
+    assert sorted(k["file"] for k in meta["kept"]) == ["data.py", "y.py"], meta["kept"]
+    got = run_worker(pathlib_of(meta["shim"]), "numpy", "f32", cwd="/")
+    assert got["verify"]["ok"] is True and got["workload"]["inputs"] == ["float32[4]"], got
+    # The output itself: SCALE from a/data.py (2), FACTOR from a/scale.txt (3).
+    assert got["verify"]["error"] == 0.0
+    text = pathlib_of(meta["shim"]).read_text()
+    assert str(a) in text and str(b) in text  # both originals' directories serve their imports
+
+
+def test_a_function_that_changes_its_inputs_is_told_so(tmp_path):
+    path = write(tmp_path, "mut.py", """
+        import numpy as np
+
+
+        def make_inputs():
+            return (np.ones(4, dtype=np.float32),)
+
+
+        def f(x):
+            x += 1.0
+            return x * 2
+        """)
+    meta, shim_path = measured(tmp_path, path, "f")
+    got = run_worker(shim_path, "numpy", "f32", expect_ok=False)
+    said = json.dumps(got)
+    assert "changed its inputs in place" in said and "--check" in said, said[:2000]
+
+
+def test_a_check_whose_ok_is_no_bool_fails(tmp_path, plain):
+    write(tmp_path, "checks.py", "def ok_str(out, inputs):\n    return {'ok': 'false'}\n")
+    meta, shim_path = measured(tmp_path, plain, "norms", "--check", f"{tmp_path / 'checks.py'}:ok_str")
+    said = json.dumps(run_worker(shim_path, "numpy", "f32", expect_ok=False))
+    assert "returned ok='false': it must be True or False" in said, said[:2000]
+
+
+def test_a_hidden_file_is_kept_under_a_plain_name(tmp_path):
+    hidden = write(tmp_path, ".hidden.py", "import numpy as np\n\n\ndef make_inputs():\n"
+                                          "    return (np.ones(3),)\n\n\ndef f(x):\n    return x * 2\n")
+    out = tmp_path / "inputs" / "workloads"
+    out.mkdir(parents=True)
+    rc, meta, err = shim(f"{hidden}:f", "--keep", "../targets", out=out)
+    assert rc == 0 and [k["file"] for k in meta["kept"]] == ["hidden.py"], (err, meta)
+
+
+def test_a_file_that_is_not_python_is_one_line(tmp_path):
+    write(tmp_path, "noext", "def f(x):\n    return x\n")
+    rc, meta, err = shim(f"{tmp_path / 'noext'}:f", out=tmp_path)
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "noext" in err, err
+
+
+def test_a_package_module_nothing_else_pins_is_pinned_by_its_file(tmp_path):
+    pkg = tmp_path / "mypk"
+    pkg.mkdir()
+    write(pkg, "__init__.py", "")
+    write(pkg, "mod.py", "import numpy as np\n\n\ndef make():\n    return (np.ones(3),)\n\n\n"
+                         "def f(x):\n    return x * 2\n")
+    rc, meta, err = shim("mypk.mod:f", "--inputs", "mypk.mod:make", out=tmp_path, cwd=tmp_path)
+    assert rc == 0 and meta["version"] is None and meta["commit"] is None, (err, meta)
+    shim_path = pathlib_of(meta["shim"])
+    assert run_worker(shim_path, "numpy", "f64", cwd=tmp_path)["verify"]["ok"] is True
+    (pkg / "mod.py").write_text((pkg / "mod.py").read_text().replace("x * 2", "x * 3"))
+    said = json.dumps(run_worker(shim_path, "numpy", "f64", cwd=tmp_path, expect_ok=False))
+    assert "is not the code this workload was generated from" in said, said[:2000]
 
 
 def test_keep_must_be_relative_to_the_shim(tmp_path, plain):

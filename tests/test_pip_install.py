@@ -90,10 +90,14 @@ def test_measure_runs_inside_the_installation(installed):
     assert case["status"] == "ok" and case["verification"]["ok"] is True
     manifest = json.loads((work / "m" / "environment.json").read_text())
     assert manifest["python"]["executable"] == str(venv / "bin" / "python"), manifest["python"]
-    # The Python API of the same installation drives the same binary.
-    code = "import jitbench, sys; r = jitbench.load(sys.argv[1]); print(r.status)"
-    res = sh(venv / "bin" / "python", "-c", code, work / "m", cwd=work, env=env)
-    assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr
+    # The Python API of the same installation drives the same binary, the environment not activated
+    # (PATH without its bin/: a Jupyter kernel, venv/bin/pytest).
+    bare = dict(env, PATH=os.environ["PATH"])
+    code = ("import jitbench, sys; from jitbench._binary import find_binary; print(find_binary()); "
+            "r = jitbench.measure('mine.py:plain', cold_runs=2, warm_runs=1, out_dir='api'); print(r.status)")
+    res = sh(venv / "bin" / "python", "-c", code, cwd=work, env=bare)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split() == [str(venv / "bin" / "jitbench"), "ok"], res.stdout
 
 
 def test_an_env_run_builds_its_environment_from_a_local_wheel(installed):

@@ -518,4 +518,5 @@ def test_the_gate_says_which_metrics_it_could_not_judge(tmp_path):
     session._compare("k", GOLDEN)
     said = [l for l in session.lines if "NOT JUDGED" in l]
     assert len(said) == 1 and f"NOT JUDGED {len(untestable)} of {len(cmp.rows)} metrics" in said[0], session.lines
+    assert "cold_ttfr_s" in said[0] and "cold_runs=4" in said[0], said[0]  # which metrics, and what they need
     assert session.failed is False

@@ -147,11 +147,14 @@ def test_a_file_beside_a_suite_that_uses_it_nowhere_is_refused(jitbench, tmp_pat
     res = jitbench("plan", "--suite", str(suite), "--workload-path", str(ema), out=False)
     lines = res.stderr.strip().splitlines()
     assert res.rc == 2 and len(lines) == 1, res.stderr
-    assert "its workload 'ema_scan' is in no case of suite 'other'" in lines[0] and "drop --suite" in lines[0]
+    assert "its workload 'ema_scan' is in no block of suite 'other'" in lines[0] and "drop --suite" in lines[0]
     # Named by the suite, the file is used and the plan is made.
     suite.write_text(suite.read_text().replace('workloads = ["matmul"]', 'workloads = ["matmul", "ema_scan"]'))
     _, cases = planned(jitbench, "--suite", str(suite), "--workload-path", str(ema))
     assert sorted(cases) == ["numpy_ema_scan_64_f32", "numpy_matmul_64_f32"], cases
+    # --cases narrowing the plan away from it is a selection, not a mistake.
+    _, cases = planned(jitbench, "--suite", str(suite), "--workload-path", str(ema), "--cases", "matmul_64_f32")
+    assert cases == ["numpy_matmul_64_f32"], cases
 
 
 def gpu_seen():

@@ -5,6 +5,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 # The source tree's build (python/jitbench/../../build/jitbench): where
 # scripts/setup.sh puts it when the package is installed editable.
@@ -16,12 +17,17 @@ class JitbenchError(RuntimeError):
 
 
 def find_binary():
-    """$JITBENCH_BIN, else `jitbench` on PATH, else the source tree's build/jitbench."""
+    """$JITBENCH_BIN, else the jitbench installed beside this package (pip
+    install: the environment's scripts directory, activated or not), else
+    `jitbench` on PATH, else the source tree's build/jitbench."""
     env = os.environ.get("JITBENCH_BIN")
     if env:
         if not (os.path.isfile(env) and os.access(env, os.X_OK)):
             raise JitbenchError(f"JITBENCH_BIN={env} is not an executable file")
         return env
+    installed = pathlib.Path(sysconfig.get_path("scripts")) / "jitbench"
+    if (pathlib.Path(__file__).resolve().parent / "_data").is_dir() and os.access(installed, os.X_OK):
+        return str(installed)
     on_path = shutil.which("jitbench")
     if on_path:
         return on_path

@@ -180,9 +180,12 @@ class _Session:
         self.lines += [f"  REGRESSION {line}" for line in cmp.regressions]
         untestable = cmp.untestable()
         if untestable:  # the gate cannot fail there: said, never silent
-            self.lines.append(f"  NOT JUDGED {len(untestable)} of {len(cmp.rows)} metrics: too few runs a side for "
-                              "the test to reach p < 0.05 (4+ processes each), so no regression there can fail "
-                              "the session: measure with cold_runs=4 or more on both sides")
+            names = sorted({r.metric for r in untestable})
+            need = sorted({"warm_runs" if m.startswith("warm") else "cold_runs" for m in names})
+            self.lines.append(f"  NOT JUDGED {len(untestable)} of {len(cmp.rows)} metrics ({', '.join(names)}): too "
+                              "few processes a side for the test to reach p < 0.05 (4+ each), so no regression "
+                              f"there can fail the session: measure with {' and '.join(n + '=4' for n in need)} or "
+                              "more on both sides")
         self.failed |= cmp.regressed
 
     def finish(self):

@@ -134,7 +134,7 @@ def _case(doc, analysis_case, be_row):
         ttfr=_cold_metric(doc, "ttfr_s"), import_=_cold_metric(doc, "import_s"),
         first_call=_cold_metric(doc, "first_call_s"), compile=_compile_metric(doc), warm_call=_warm_metric(doc),
         phases=_phases(analysis_case), n_star=calls,
-        n_star_ci=tuple(be_row["calls_ci95"]) if be_row else None,
+        n_star_ci=tuple(be_row["calls_ci95"]) if be_row and be_row["verdict"] != "ahead_until" else None,
         n_star_reason=_break_even_reason(be_row, doc) if jit else "an eager case: JIT cases break even against it",
         eager_case=be_row["eager_case"] if be_row else None, doc=doc)
 

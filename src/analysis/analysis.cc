@@ -53,7 +53,9 @@ std::optional<BreakEven> break_even(std::span<const double> ttfr_jit, std::span<
   if (gain < 0 && cost < 0) {
     be.verdict = "ahead_until";
     be.calls = cost / gain;
-  } else if (gain <= 0) {
+  } else if (gain < 0) {  // slower warm and no sooner to its first result
+    be.verdict = "never";
+  } else if (gain == 0) {
     be.verdict = cost <= 0 ? "immediately" : "never";
     if (cost <= 0) be.calls = 0.0;
   } else if (cost <= 0) {

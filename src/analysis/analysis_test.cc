@@ -70,6 +70,8 @@ TEST(BreakEven, AheadUntilEagerCatchesUpWhenSlowerWarm) {
   EXPECT_NEAR(*be->ci_high, 25.0, 1e-9);
   std::vector<double> same{0.001};  // no slower warm: ahead for good
   EXPECT_EQ(break_even(tj, te, same, same)->verdict, "immediately");
+  std::vector<double> tie{0.2};  // the same first result and slower warm: eager is ahead from then on
+  EXPECT_EQ(break_even(tie, te, wj, we)->verdict, "never");
 }
 
 TEST(BreakEven, IntervalCoversPointEstimateWithNoise) {

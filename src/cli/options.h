@@ -23,6 +23,7 @@ enum class CeilingsMode { Auto, On, Off };
 struct KeptFile {
   std::string source;  // absolute, where the user has it
   std::string file;    // its name under inputs/targets/
+  std::string copy;    // the copy the shim was made from and pinned (what the run keeps); "": read source
 };
 
 struct RunOptions {

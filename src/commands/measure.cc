@@ -57,7 +57,8 @@ Shim read_shim_record(const std::string& log) {
     if (!doc) continue;
     shim = {string_or(*doc, "shim", ""), {}};
     if (doc->contains("kept") && (*doc)["kept"].is_array())
-      for (const auto& k : (*doc)["kept"]) shim.kept.push_back({string_or(k, "source", ""), string_or(k, "file", "")});
+      for (const auto& k : (*doc)["kept"])
+        shim.kept.push_back({string_or(k, "source", ""), string_or(k, "file", ""), string_or(k, "copy", "")});
   }
   return shim;
 }
@@ -101,7 +102,7 @@ void add_measured_workload(const RunIndex& index, RunOptions& o) {
   if (index.command.size() < 2 || index.command[1] != "measure") return;
   for (const auto& in : index.inputs) {
     if (in.kind == "workload") o.workload_paths.push_back(in.source);
-    if (in.kind == "target") o.kept_files.push_back({in.source, fs::path(in.path).filename().string()});
+    if (in.kind == "target") o.kept_files.push_back({in.source, fs::path(in.path).filename().string(), ""});
   }
 }
 

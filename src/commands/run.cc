@@ -134,18 +134,22 @@ std::map<std::string, double> measured_costs(const std::string& dir) {
 }
 }  // namespace
 
-// A --workload-path file beside --suite that no case of the plan uses is a
-// mistake, not a silent no-op: the user meant to measure it.
-void require_used_workload_files(const RunOptions& o, const std::vector<Case>& plan, const std::string& suite) {
+namespace {
+// A --workload-path file beside --suite whose workload no block of the suite
+// names is a mistake, not a silent no-op: the user meant to measure it.
+void require_used_workload_files(const RunOptions& o, const Suite& suite) {
   if (o.suite_file.empty()) return;
   for (const auto& path : o.workload_paths) {
     const auto name = std::filesystem::path(path).stem().string();
-    if (std::none_of(plan.begin(), plan.end(), [&](const Case& c) { return c.workload == name; }))
-      throw UserError(fmt::format("--workload-path {}: its workload '{}' is in no case of suite '{}': add it to the "
+    if (std::none_of(suite.matrix.begin(), suite.matrix.end(), [&](const MatrixBlock& b) {
+          return std::find(b.workloads.begin(), b.workloads.end(), name) != b.workloads.end();
+        }))
+      throw UserError(fmt::format("--workload-path {}: its workload '{}' is in no block of suite '{}': add it to the "
                                   "suite's workloads, or drop --suite to run the file alone",
-                                  path, name, suite));
+                                  path, name, suite.name));
   }
 }
+}  // namespace
 
 PlannedRun make_planned_run(const RunOptions& o, const InputCopies& inputs) {
   // The catalog of this command: built-ins, then the user's workloads with their records.
@@ -162,7 +166,7 @@ PlannedRun make_planned_run(const RunOptions& o, const InputCopies& inputs) {
   if (o.suite_file.empty() && !o.workload_paths.empty()) p.suite = workload_files_suite_of(o, catalog);
   p.environments = selected_environments(p.suite, o);
   p.full = plan_cases(catalog, p.suite, o, p.environments);
-  require_used_workload_files(o, p.full, p.suite.name);
+  require_used_workload_files(o, p.suite);
   const int processes = o.cold_runs.value_or(p.suite.cold_runs) + o.warm_runs.value_or(p.suite.warm_runs);
   const int calls = o.warm_iters.value_or(p.suite.warm_iters) * o.warm_runs.value_or(p.suite.warm_runs);
   const auto measured = o.costs_dir.empty() ? std::map<std::string, double>{} : measured_costs(o.costs_dir);
@@ -262,10 +266,11 @@ std::vector<FileWrite> input_copies(const RunOptions& o, const PlannedRun& p, st
   namespace fs = std::filesystem;
   std::vector<FileWrite> files;
   listed.clear();
-  const auto add = [&](const std::string& kind, const fs::path& source, const std::string& rel) {
+  const auto add = [&](const std::string& kind, const fs::path& source, const std::string& rel,
+                       const std::string& from = "") {
     std::string text;
-    try {
-      text = read_file(p.inputs.path(source.string()), /*follow_link=*/true);  // a replica reads the original's copy
+    try {  // a replica reads the original's copy; measure, the copy its workload pinned
+      text = read_file(from.empty() ? p.inputs.path(source.string()) : from, /*follow_link=*/true);
     } catch (const std::exception& e) {
       throw UserError(fmt::format("cannot copy the {} into the out dir: {}", kind, e.what()));
     }
@@ -283,7 +288,7 @@ std::vector<FileWrite> input_copies(const RunOptions& o, const PlannedRun& p, st
   for (const auto& k : o.kept_files) {
     if (k.file.empty() || fs::path(k.file).filename() != k.file || k.file[0] == '.')
       throw UserError(fmt::format("cannot keep {} as '{}': not a plain file name", k.source, k.file));
-    add("target", k.source, "inputs/targets/" + k.file);
+    add("target", k.source, "inputs/targets/" + k.file, k.copy);
   }
   return files;
 }

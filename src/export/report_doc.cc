@@ -102,7 +102,7 @@ Table glance_table(const std::vector<CaseResult>& cases, const Analysis& analysi
       const auto text = r.be.verdict == "calls" && r.be.calls
                             ? (*r.be.calls >= 10 ? b + " " + grouped(*r.be.calls) : fmt::format("{} {:.1f}", b, *r.be.calls))
                             : r.be.verdict == "ahead_until" && r.be.calls
-                            ? fmt::format("{} ahead only for its first {:.0f} calls", b, *r.be.calls)
+                            ? fmt::format("{} ahead only for its first {:.3g} calls", b, *r.be.calls)
                             : b + (r.be.verdict == "immediately" ? " from the first call" : " never");
       be += (be.empty() ? "" : ", ") + text;
     }

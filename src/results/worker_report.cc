@@ -1,6 +1,7 @@
 #include "results/worker_report.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "util/json_get.h"
 
@@ -24,6 +25,19 @@ CacheEvents cache_events(const json& raw, const char* key) {
   return c;
 }
 
+// A number of the worker's verdict; the protocol spells a non-finite one "nan", "inf" or "-inf".
+std::optional<double> finite_or_spelled(const json& v, const char* key) {
+  if (!v.contains(key)) return std::nullopt;
+  const auto& x = v[key];
+  if (x.is_number()) return x.get<double>();
+  if (!x.is_string()) return std::nullopt;
+  const auto s = x.get<std::string>();
+  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (s == "inf") return std::numeric_limits<double>::infinity();
+  if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  return std::nullopt;
+}
+
 Verification verification(const json& raw, const char* key) {
   Verification v;
   if (!raw.contains(key) || !raw[key].is_object()) return v;
@@ -32,8 +46,8 @@ Verification verification(const json& raw, const char* key) {
   v.message = string_at(raw[key], "/message").value_or("result differs from the float64 reference");
   v.reference = string_at(raw[key], "/reference").value_or("");
   v.metric = string_at(raw[key], "/metric").value_or("");
-  v.error = number_at(raw[key], "/error");
-  v.tolerance = number_at(raw[key], "/tolerance");
+  v.error = finite_or_spelled(raw[key], "error");
+  v.tolerance = finite_or_spelled(raw[key], "tolerance");
   return v;
 }
 

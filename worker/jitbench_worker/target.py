@@ -45,8 +45,10 @@ Importing this module imports no framework."""
 
 import argparse
 import contextlib
+import copy
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -100,23 +102,31 @@ def is_file(where: str) -> bool:
 _FILE_MODULES = {}  # realpath -> module: a file is loaded once per process
 
 
-def load_file(path: str, search_path=()):
+def load_file(path: str, search_path=(), origin=None):
     """The file as a module of its own, named after its stem (a stem already
-    taken gets a prefix); its directory and search_path go first on sys.path."""
+    taken gets a prefix); its directory and search_path go first on sys.path.
+    origin: the user's own file that `path` is a kept copy of -- the copy's
+    directory then stays off sys.path (search_path holds the originals'
+    directories), and __file__ is the original's, so that the module finds
+    what lies beside it where the user keeps it."""
     real = os.path.realpath(path)
     if real in _FILE_MODULES:
         return _FILE_MODULES[real]
     if not os.path.isfile(real):
         raise ValueError(f"file not found: {path} (give the path to a .py file, relative to where you run jitbench)")
-    for d in reversed([os.path.dirname(real), *search_path]):
+    for d in reversed([os.path.dirname(origin or real), *search_path]):
         if d and os.path.isdir(d) and d not in sys.path:
             sys.path.insert(0, d)
-    stem = os.path.splitext(os.path.basename(real))[0]
+    stem = os.path.splitext(os.path.basename(origin or real))[0]
     # The same name in every process (numba's cache files are named after it).
     name = stem if stem.isidentifier() and stem not in sys.modules else \
         f"jitbench_target_{hashlib.sha1(real.encode()).hexdigest()[:12]}"
-    spec = importlib.util.spec_from_file_location(name, real)
+    spec = importlib.util.spec_from_file_location(name, real, loader=importlib.machinery.SourceFileLoader(name, real))
+    if spec is None:
+        raise ValueError(f"cannot load {path} as a Python module: give a .py file")
     module = importlib.util.module_from_spec(spec)
+    if origin:
+        module.__file__ = origin
     sys.modules[name] = module  # dataclasses, pickling and numba's cache look modules up by name
     try:
         with _importing():
@@ -383,7 +393,20 @@ class Measured:
             raise RuntimeError(f"{path} is not the file this workload was generated from (its sha256 differs): "
                                "a resumed or replicated run measures the code it started with; run jitbench "
                                "measure again to measure the new one")
-        return load_module(path, self.spec.get("search_path", ()))
+        search = self.spec.get("search_path", ())
+        if is_file(path):
+            return load_file(path, search, origin=self.spec.get("origins", {}).get(where))
+        module = load_module(path, search)
+        self._check_module_pin(where, module)
+        return module
+
+    def _check_module_pin(self, where, module):
+        """A package module no distribution version or commit pins is pinned by its file's sha256."""
+        pin = self.spec.get("module_sha256", {}).get(where)
+        got = getattr(module, "__file__", None)
+        if pin and (not got or _sha256(got) != pin):
+            raise RuntimeError(f"module {where} ({got}) is not the code this workload was generated from (its "
+                               "sha256 differs): run jitbench measure again to measure the new one")
 
     def _callable(self, key, what):
         if key not in self._cache:
@@ -425,6 +448,7 @@ class Measured:
         """The factory's argument tuple as host (NumPy) values; n, dtype and seed are not used."""
         if "host_inputs" not in self._cache:
             self._cache["host_inputs"] = inputs_from(self._callable("inputs", "--inputs"), self.spec["inputs"])
+            self._cache["pristine"] = copy.deepcopy(self._cache["host_inputs"])  # to see a function change them
         return self._cache["host_inputs"]
 
     def implementations(self) -> dict:
@@ -473,6 +497,10 @@ class Measured:
         elif not v["ok"]:
             v["message"] = (f"relative error {err:.3g} of {where} against {what} exceeds {tol:.3g} "
                             f"({basis['precision']} products)")
+            if _changed(to_host(inputs), self._cache.get("pristine")):
+                v["message"] += ("; the function changed its inputs in place, and jitbench calls it again and again "
+                                 "on the same inputs, so its result and the eager function's are of other inputs: "
+                                 "give --check, or measure a function that leaves its inputs as they are")
         return v, info
 
     def reference(self, inputs):
@@ -496,17 +524,43 @@ class Measured:
     def _user_check(self, out, inputs):
         spec = self.spec["check"]
         got = self._callable("check", "--check")(out, inputs)
-        what = f"the user's check {spec if ':' in spec else self.spec['target'].rpartition(':')[0] + ':' + spec}"
+        where, _, name = spec.rpartition(":")
+        where = os.path.basename(self.spec.get("origins", {}).get(where, where))  # the user's file, not its copy
+        what = f"the user's check {where + ':' + name if where else self.spec['target'].rpartition(':')[0] + ':' + spec}"
         if isinstance(got, dict) and "ok" in got:  # what was verified is jitbench's to say, not the check's
+            if not _is_bool(got["ok"]):
+                return {"ok": False, "metric": "user_check", "reference": what,
+                        "message": f"{what} returned ok={got['ok']!r}: it must be True or False"}
             return {"metric": "user_check", **got, "reference": what, "ok": bool(got["ok"])}
-        if isinstance(got, bool) or (getattr(got, "shape", None) == () and getattr(got, "dtype", None) is not None
-                                     and got.dtype.kind == "b"):  # numpy's bool (np.True_, a 0-d array)
+        if _is_bool(got):
             v = {"ok": bool(got), "metric": "user_check", "reference": what}
             if not got:
                 v["message"] = f"{what} returned False"
             return v
         return {"ok": False, "metric": "user_check", "reference": what,
                 "message": f"{what} returned a {type(got).__name__}: it must return a bool or a dict with 'ok'"}
+
+
+def _changed(inputs, pristine) -> bool:
+    """Whether a leaf of inputs differs from the copy taken before the first call."""
+    if pristine is None:
+        return False
+    import numpy as np
+
+    def same(a, b):
+        try:
+            return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
+        except TypeError:  # not numbers: nan is no question
+            return np.array_equal(np.asarray(a), np.asarray(b))
+
+    now, then = dict(leaves(inputs)), dict(leaves(pristine))
+    return now.keys() != then.keys() or any(not same(now[k], then[k]) for k in now)
+
+
+def _is_bool(x):
+    """True/False, or numpy's bool (np.True_, a 0-d bool array)."""
+    return isinstance(x, bool) or (getattr(x, "shape", None) == () and getattr(x, "dtype", None) is not None
+                                   and x.dtype.kind == "b")
 
 
 def _x64(framework):
@@ -577,6 +631,9 @@ def plan(target, inputs=None, check=None, name=None, keep=None):
                "backends": backends, "sizes": [1], "dtypes": [dtype]}
     found = provenance(module, where)
     spec["provenance"] = found  # kept in the workload file (under the run's inputs/): checked where it runs again
+    if not is_file(where) and not found["version"] and not found["commit"] and getattr(module, "__file__", None):
+        # Nothing else pins a package module's code: its file does (a change is refused, not measured).
+        spec["module_sha256"] = {where: _sha256(module.__file__)}
     meta = {"name": name, "framework": detected.framework, "backends": backends, "dtypes": [dtype],
             "target": target, "target_file": target_file, "files": files, "kept": kept, **found}
     return shim_text(spec, catalog), meta
@@ -586,15 +643,20 @@ def _keep(spec, files, keep):
     """Points the spec at copies of the user's files under keep/ (one name
     each, in files' order) and pins the copies' paths; [{"source", "file"}]."""
     kept, taken = [], set()
+    spec.setdefault("origins", {})
     for real in files:
         stem, ext = os.path.splitext(os.path.basename(real))
+        stem = stem.lstrip(".") or "file"  # a copy's name is plain: no hidden file
         name, i = stem + ext, 1
         while name in taken:
             i += 1
             name = f"{stem}_{i}{ext}"
         taken.add(name)
         as_kept = f"{keep}/{name}"
-        kept.append({"source": real, "file": name})
+        kept.append({"source": real, "file": name, "sha256": spec["sha256"][real]})
+        spec["origins"][as_kept] = real
+        if os.path.dirname(real) not in spec["search_path"]:  # each original's directory, for its own imports
+            spec["search_path"].append(os.path.dirname(real))
         spec["sha256"][as_kept] = spec["sha256"].pop(real)
         if spec["where"] == real:
             spec["where"] = as_kept
@@ -728,7 +790,7 @@ def main(argv) -> int:
     if not args.name and not os.path.isdir(args.out):
         args.name = os.path.splitext(os.path.basename(args.out))[0]  # a workload's name is its file's stem
     try:
-        if args.keep and (os.path.isabs(args.keep) or not args.keep.strip("./")):
+        if args.keep and (os.path.isabs(args.keep) or os.path.normpath(args.keep) in (".", "")):
             raise ValueError(f"--keep {args.keep}: give a directory relative to the shim's, such as ../targets")
         text, meta = plan(args.target, args.inputs, args.check, args.name, args.keep)
         path = _out_path(args.out, meta["name"])
@@ -738,7 +800,11 @@ def main(argv) -> int:
     keep_dir = os.path.join(os.path.dirname(os.path.abspath(path)), args.keep or "")
     for k in meta["kept"]:
         os.makedirs(keep_dir, exist_ok=True)
-        shutil.copyfile(k["source"], os.path.join(keep_dir, k["file"]))
+        k["copy"] = os.path.join(keep_dir, k["file"])
+        shutil.copyfile(k["source"], k["copy"])
+        if _sha256(k["copy"]) != k["sha256"]:
+            sys.stderr.write(f"{k['source']} changed while jitbench read it: run jitbench measure again\n")
+            return 2
     with open(path, "w") as f:
         f.write(text)
     sys.stdout.write(json.dumps({**meta, "shim": os.path.abspath(path)}) + "\n")

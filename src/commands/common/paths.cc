@@ -1,5 +1,7 @@
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 
 #include "commands/common/common.h"
@@ -35,12 +37,29 @@ const Installed& installed() {
     if (exe.filename() == "jitbench.scripts" && has_worker(exe.parent_path() / "jitbench" / "_data"))
       return Installed{exe.parent_path() / "jitbench" / "_data",  // <prefix>/lib/python3.X/site-packages/..
                        exe.parent_path().parent_path().parent_path().parent_path() / "bin"};
-    for (const auto& py : fs::directory_iterator(exe.parent_path() / "lib", ec))
-      if (const auto data = py.path() / "site-packages" / "jitbench" / "_data"; has_worker(data))
-        return Installed{data, exe};
+    for (const char* lib : {"lib", "lib64"})  // a venv, --user, --prefix; Fedora's lib64; Debian's dist-packages
+      for (const auto& py : fs::directory_iterator(exe.parent_path() / lib, ec))
+        for (const char* dir : {"site-packages", "dist-packages"})
+          if (const auto data = py.path() / dir / "jitbench" / "_data"; has_worker(data)) return Installed{data, exe};
     return Installed{};
   }();
   return found;
+}
+
+#ifdef JITBENCH_INSTALLED
+constexpr bool kInstalledByPip = true;  // the source tree it was built from is no place to look
+#else
+constexpr bool kInstalledByPip = false;
+#endif
+
+// The installation's `sub` directory (worker, figures), else the source tree's `in_source`.
+fs::path data_dir(const char* sub, const fs::path& in_source) {
+  if (const auto& data = installed().data; !data.empty()) return data / sub;
+  if (kInstalledByPip)
+    throw UserError(fmt::format("this jitbench was installed by pip, but its {} package is not in its installation "
+                                "(site-packages/jitbench/_data beside {}): reinstall it, or set JITBENCH_WORKER_DIR "
+                                "and JITBENCH_FIGURES_DIR", sub, this_binary_dir().string()));
+  return fs::path(JITBENCH_SOURCE_DIR) / in_source;
 }
 }  // namespace
 
@@ -56,7 +75,7 @@ std::string resolve_python(const std::string& flag) {
     for (const char* name : {"python", "python3"})
       if (const auto p = installed().bin / name; ::access(p.c_str(), X_OK) == 0) return p.string();
   const fs::path venv = fs::path(JITBENCH_SOURCE_DIR) / ".venv" / "bin" / "python";
-  if (::access(venv.c_str(), X_OK) == 0) return venv.string();
+  if (!kInstalledByPip && ::access(venv.c_str(), X_OK) == 0) return venv.string();
   return "python3";
 }
 
@@ -88,13 +107,11 @@ std::string resolve_native_blas(const std::string& python) {
 
 fs::path resolve_figures_dir() {
   if (const char* env = std::getenv("JITBENCH_FIGURES_DIR"); env && *env) return fs::absolute(env);
-  if (const auto& data = installed().data; !data.empty()) return data / "figures";
-  return fs::path(JITBENCH_SOURCE_DIR) / "src" / "report" / "figures";
+  return data_dir("figures", fs::path("src") / "report" / "figures");
 }
 
 fs::path resolve_worker_dir() {
   if (const char* env = std::getenv("JITBENCH_WORKER_DIR"); env && *env) return fs::absolute(env);
-  if (const auto& data = installed().data; !data.empty()) return data / "worker";
-  return fs::path(JITBENCH_SOURCE_DIR) / "worker";
+  return data_dir("worker", "worker");
 }
 }  // namespace jitbench
