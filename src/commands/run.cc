@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <set>
 
 #include "artifacts/write_run.h"
 #include "commands/commands.h"
@@ -511,7 +512,7 @@ int final_line(const std::vector<CaseResult>& results, const OutDir& out) {
 std::size_t group_end(const std::vector<Case>& plan, std::size_t i, const std::map<std::string, CaseResult>& keep,
                       bool interleave) {
   std::size_t j = i + 1;
-  if (!interleave || plan[i].env.empty()) return j;
+  if (!interleave || plan[i].env.empty() || keep.count(plan[i].id)) return j;  // a kept case is a group of its own
   const auto key = without_environment(plan[i].id);
   while (j < plan.size() && !plan[j].env.empty() && without_environment(plan[j].id) == key && !keep.count(plan[j].id))
     ++j;
@@ -928,9 +929,16 @@ std::pair<std::string, std::string> remeasure_side_by_side(const std::string& ba
   const bool shared = std::any_of(a.p.cases.begin(), a.p.cases.end(), [&](const Case& c) {
     return std::any_of(b.p.cases.begin(), b.p.cases.end(), [&](const Case& d) { return d.id == c.id; });
   });
+  // As compare pairs them: by id without the environment only where that is one to one on each side.
+  const auto one_to_one = [&](const std::vector<Case>& cs) {
+    std::set<std::string> keys;
+    for (const auto& c : cs) keys.insert(without_environment(c.id));
+    return keys.size() == cs.size();
+  };
+  const bool strip = !shared && one_to_one(a.p.cases) && one_to_one(b.p.cases);
   for (const auto& ca : a.p.cases)
     for (const auto& cb : b.p.cases)
-      if (key(ca.id, !shared) == key(cb.id, !shared)) pairs.emplace_back(ca, cb);
+      if (key(ca.id, strip) == key(cb.id, strip)) pairs.emplace_back(ca, cb);
   if (pairs.empty()) throw UserError("--remeasure: BASE and NEW planned no case in common: nothing to measure side by side");
   install_interrupt_handlers();
   Launchers launchers(a.o.affinity == b.o.affinity ? a.o.affinity : std::vector<int>{});  // both runs' pinning, or none

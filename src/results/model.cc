@@ -65,6 +65,14 @@ void settle_status(CaseResult& r) {
     r.reason = {ReasonCode::WorkerFailed, ""};
     r.detail = "no run was made";
   }
+  // Stopped by a signal between two of its processes (a case measured beside
+  // others stops when a neighbour's process is interrupted): not done, so
+  // --resume measures it again rather than keep it short.
+  if (r.sampling.cold_stopped == "interrupted" || r.sampling.warm_stopped == "interrupted") {
+    r.status = Status::Failed;
+    r.reason = {ReasonCode::Interrupted, ""};
+    r.detail = "jitbench was interrupted before this case's processes were all run";
+  }
 }
 
 bool timings_comparable(const CaseResult& c) {

@@ -229,6 +229,26 @@ TEST(SettleStatus, MostSevereRunWins) {
   EXPECT_EQ(to_string(c.reason), "timeout");
 }
 
+// A case measured beside another stops when the other's process is
+// interrupted, all its own runs ok: it is not done, and must not be kept.
+TEST(SettleStatus, ACaseStoppedByASignalBetweenItsProcessesIsInterrupted) {
+  CaseResult c;
+  RunRecord ok;
+  ok.status = Status::Ok;
+  c.cold = {ok, ok};
+  c.sampling.cold_stopped = "interrupted";
+  settle_status(c);
+  EXPECT_EQ(c.status, Status::Failed);
+  EXPECT_EQ(to_string(c.reason), "interrupted");
+  c.sampling.cold_stopped = "fixed_count";
+  c.sampling.warm_stopped = "interrupted";
+  settle_status(c);
+  EXPECT_EQ(to_string(c.reason), "interrupted");
+  c.sampling.warm_stopped = "fixed_count";
+  settle_status(c);
+  EXPECT_EQ(c.status, Status::Ok);
+}
+
 TEST(SettleStatus, AnAheadOfTimeCompileThatContradictsThePhasesWarns) {
   CaseResult c;
   RunRecord cold;

@@ -44,13 +44,31 @@ double ticks_to_s(std::uint64_t after, std::uint64_t before, long hz) {
 }
 }  // namespace
 
-std::optional<CpuTicks> parse_proc_stat(std::string_view text) {
+std::optional<CpuTicks> parse_proc_stat(std::string_view text, const std::vector<int>& only) {
   std::istringstream in{std::string(text)};
   std::optional<CpuTicks> total;
+  CpuTicks pinned;
   int n = 0;
   for (std::string line; std::getline(in, line);) {
-    if (line.compare(0, 4, "cpu ") == 0 && !total) total = aggregate_line(line);
-    else if (is_cpu_n(line)) ++n;
+    if (line.compare(0, 4, "cpu ") == 0 && !total) {
+      total = aggregate_line(line);
+    } else if (is_cpu_n(line)) {
+      const auto sp = line.find(' ');
+      const int id = std::atoi(line.substr(3, sp - 3).c_str());
+      if (only.empty()) {
+        ++n;
+      } else if (std::find(only.begin(), only.end(), id) != only.end()) {
+        const auto t = aggregate_line("cpu" + line.substr(sp));
+        if (!t) return std::nullopt;
+        pinned.busy += t->busy, pinned.idle += t->idle, pinned.steal += t->steal;
+        ++n;
+      }
+    }
+  }
+  if (!only.empty()) {
+    if (n != static_cast<int>(only.size())) return std::nullopt;  // a pinned CPU not in the snapshot
+    pinned.n_cpus = n;
+    return pinned;
   }
   if (!total || n == 0) return std::nullopt;
   total->n_cpus = n;
@@ -94,13 +112,13 @@ ProcSampler::ProcSampler() {
   if (const long hz = ::sysconf(_SC_CLK_TCK); hz > 0) ticks_ = hz;
 }
 
-std::optional<MachineSample> ProcSampler::sample() {
+std::optional<MachineSample> ProcSampler::sample(const std::vector<int>& cpus) {
   const long n = next_++;
   const fs::path stat = injected_.empty() ? fs::path("/proc/stat") : injected_ / ("stat." + std::to_string(n));
   const fs::path load = injected_.empty() ? fs::path("/proc/loadavg") : injected_ / ("loadavg." + std::to_string(n));
   const auto text = slurp(stat);
   if (!text) return std::nullopt;
-  const auto cpu = parse_proc_stat(*text);
+  const auto cpu = parse_proc_stat(*text, cpus);
   if (!cpu) return std::nullopt;
   MachineSample s{*cpu, std::nullopt};
   if (const auto l = slurp(load)) s.load1 = parse_loadavg(*l);

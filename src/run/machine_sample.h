@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <vector>
 #include <string_view>
 
 #include "results/interference.h"
@@ -26,7 +27,10 @@ struct MachineSample {
 };
 
 // nullopt when the text has no well-formed aggregate "cpu" line.
-std::optional<CpuTicks> parse_proc_stat(std::string_view text);
+// `only` (the CPUs workers are pinned to, --affinity): the sum of those cpuN
+// lines alone, n_cpus their count (nullopt when one is missing); empty: the
+// aggregate line over every CPU.
+std::optional<CpuTicks> parse_proc_stat(std::string_view text, const std::vector<int>& only = {});
 std::optional<double> parse_loadavg(std::string_view text);
 
 // The figures for one process from the snapshots around it and its rusage;
@@ -39,7 +43,8 @@ std::optional<Interference> measure_interference(const std::optional<MachineSamp
 class MachineSampler {
  public:
   virtual ~MachineSampler() = default;
-  virtual std::optional<MachineSample> sample() = 0;
+  // `cpus`: the CPUs the worker is pinned to (empty: not pinned, the whole machine).
+  virtual std::optional<MachineSample> sample(const std::vector<int>& cpus) = 0;
   virtual long ticks_per_s() const = 0;
 };
 
@@ -50,7 +55,7 @@ class MachineSampler {
 class ProcSampler final : public MachineSampler {
  public:
   ProcSampler();
-  std::optional<MachineSample> sample() override;
+  std::optional<MachineSample> sample(const std::vector<int>& cpus) override;
   long ticks_per_s() const override { return ticks_; }
 
  private:

@@ -1,5 +1,6 @@
 #include "run/machine_sample.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -31,6 +32,29 @@ std::optional<Interference> one_second(std::uint64_t busy_ticks, double worker_c
   return measure_interference(sample(proc_stat(1000, 5000, 10, n_cpus)),
                               sample(proc_stat(1000 + busy_ticks, 5000 + idle, 10 + steal_ticks, n_cpus), 1.5),
                               worker_cpu_s, 1.0, 7, 100);
+}
+
+// Pinned (--affinity): only the pinned CPUs' lines count, so a hog on another
+// CPU is no interference and one on the worker's own CPU is.
+TEST(ProcStat, APinnedWorkerIsJudgedOnItsOwnCpus) {
+  const auto snap = [](int busy0, int busy1) {
+    return fmt::format("cpu  {} 0 0 {} 0 0 0 0 0 0\ncpu0 {} 0 0 {} 0 0 0 0 0 0\ncpu1 {} 0 0 {} 0 0 0 0 0 0\n",
+                       busy0 + busy1, 200 - busy0 - busy1, busy0, 100 - busy0, busy1, 100 - busy1);
+  };
+  const auto one = parse_proc_stat(snap(30, 5), {1});
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->busy, 5u);
+  EXPECT_EQ(one->n_cpus, 1);
+  EXPECT_FALSE(parse_proc_stat(snap(30, 5), {7}));  // a pinned CPU the snapshot lacks: not reported
+  // A worker pinned to cpu1 using 0.5 s of a 1 s wall; a build using cpu0 the whole second.
+  const auto judge = [&](int hog0, int hog1, std::vector<int> pinned) {
+    const MachineSample before{*parse_proc_stat(snap(0, 0), pinned), std::nullopt};
+    const MachineSample after{*parse_proc_stat(snap(hog0, 50 + hog1), pinned), std::nullopt};
+    return measure_interference(before, after, 0.5, 1.0, 0, 100)->interfered;
+  };
+  EXPECT_TRUE(judge(100, 0, {}));     // unpinned: the other CPU's hog is the machine's
+  EXPECT_FALSE(judge(100, 0, {1}));   // pinned to cpu1: cpu0's hog never competed
+  EXPECT_TRUE(judge(0, 45, {1}));     // pinned, and something else ran on cpu1 beside it
 }
 
 TEST(ProcStat, ParsesTheAggregateLineAndCountsTheCpus) {
@@ -114,14 +138,14 @@ TEST(ProcSampler, ReadsTheInjectedSequenceAndReportsAMissingSnapshotAsNone) {
   ::setenv("JITBENCH_TEST_MACHINE_SAMPLES", dir.path().c_str(), 1);
   ProcSampler sampler;
   ::unsetenv("JITBENCH_TEST_MACHINE_SAMPLES");
-  const auto first = sampler.sample();
+  const auto first = sampler.sample({});
   ASSERT_TRUE(first);
   EXPECT_EQ(first->cpu.busy, 100u);
   EXPECT_EQ(first->load1, 0.25);
-  EXPECT_FALSE(sampler.sample());  // unreadable
-  EXPECT_FALSE(sampler.sample());  // missing
+  EXPECT_FALSE(sampler.sample({}));  // unreadable
+  EXPECT_FALSE(sampler.sample({}));  // missing
   ProcSampler real;                // /proc itself, where there is one
-  if (std::ifstream("/proc/stat")) EXPECT_TRUE(real.sample());
+  if (std::ifstream("/proc/stat")) EXPECT_TRUE(real.sample({}));
 }
 
 // classify_run turns the launcher's snapshots into the run's figures; a

@@ -325,7 +325,7 @@ ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
     res.spawn_error = errno_text("pipe2", errno);
     return res;
   }
-  if (spec.sample_machine) res.machine_before = sampler_.sample();
+  if (spec.sample_machine) res.machine_before = sampler_.sample(cpus_);
   const pid_t pid = spawn(spec, cpus_, pipefd, res);
   if (pid == 0) {
     ::close(pipefd[0]);
@@ -336,7 +336,7 @@ ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
   ::close(pipefd[0]);
   reap(pid, deadline, stop, res);
   if (spec.sample_machine) {
-    res.machine_after = sampler_.sample();
+    res.machine_after = sampler_.sample(cpus_);
     res.ticks_per_s = sampler_.ticks_per_s();
   }
   return res;
