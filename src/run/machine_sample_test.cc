@@ -37,9 +37,10 @@ std::optional<Interference> one_second(std::uint64_t busy_ticks, double worker_c
 // Pinned (--affinity): only the pinned CPUs' lines count, so a hog on another
 // CPU is no interference and one on the worker's own CPU is.
 TEST(ProcStat, APinnedWorkerIsJudgedOnItsOwnCpus) {
-  const auto snap = [](int busy0, int busy1) {
+  // Counters after `ticks` ticks of each CPU, `busy0` and `busy1` of them busy.
+  const auto snap = [](int busy0, int busy1, int ticks = 100) {
     return fmt::format("cpu  {} 0 0 {} 0 0 0 0 0 0\ncpu0 {} 0 0 {} 0 0 0 0 0 0\ncpu1 {} 0 0 {} 0 0 0 0 0 0\n",
-                       busy0 + busy1, 200 - busy0 - busy1, busy0, 100 - busy0, busy1, 100 - busy1);
+                       busy0 + busy1, 2 * ticks - busy0 - busy1, busy0, ticks - busy0, busy1, ticks - busy1);
   };
   const auto one = parse_proc_stat(snap(30, 5), {1});
   ASSERT_TRUE(one);
@@ -48,9 +49,11 @@ TEST(ProcStat, APinnedWorkerIsJudgedOnItsOwnCpus) {
   EXPECT_FALSE(parse_proc_stat(snap(30, 5), {7}));  // a pinned CPU the snapshot lacks: not reported
   // A worker pinned to cpu1 using 0.5 s of a 1 s wall; a build using cpu0 the whole second.
   const auto judge = [&](int hog0, int hog1, std::vector<int> pinned) {
-    const MachineSample before{*parse_proc_stat(snap(0, 0), pinned), std::nullopt};
+    const MachineSample before{*parse_proc_stat(snap(0, 0, 0), pinned), std::nullopt};
     const MachineSample after{*parse_proc_stat(snap(hog0, 50 + hog1), pinned), std::nullopt};
-    return measure_interference(before, after, 0.5, 1.0, 0, 100)->interfered;
+    const auto x = measure_interference(before, after, 0.5, 1.0, 0, 100);
+    EXPECT_TRUE(x.has_value());
+    return x.has_value() && x->interfered;
   };
   EXPECT_TRUE(judge(100, 0, {}));     // unpinned: the other CPU's hog is the machine's
   EXPECT_FALSE(judge(100, 0, {1}));   // pinned to cpu1: cpu0's hog never competed
