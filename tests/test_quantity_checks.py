@@ -60,6 +60,22 @@ def test_mu_off_by_a_hundredth_fails_the_value_check(no_gradient_check, dtype, d
     assert verdict["per_quantity"]["gamma"] < verdict["tolerance"] < verdict["per_quantity"]["mu"]
 
 
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_one_wrong_gamma_fails_the_value_check(no_gradient_check, dtype):
+    """One bin modifier of 16 off by twice the tolerance: pooled into one norm over the gammas (about 4 x the
+    modifiers' size) that is half the tolerance and passed; each gamma judged on its own scale, it fails."""
+    w, inputs, out = numpy_out("likelihood_fit", 16, dtype)
+    mu, gamma, nll = out
+    tol = w.check(out, inputs, 16, dtype, 0)[0]["tolerance"]
+    wrong = np.array(gamma, dtype=np.float64)
+    wrong[5] *= 1 + 2 * tol
+    pooled = float(np.linalg.norm(wrong - np.asarray(gamma, np.float64)) / np.linalg.norm(np.asarray(gamma, np.float64)))
+    assert pooled < tol  # what the pooled check saw
+    verdict = w.check((mu, wrong.astype(np.asarray(gamma).dtype), nll), inputs, 16, dtype, 0)[0]
+    assert not verdict["ok"] and verdict["message"].startswith("relative error of gamma"), verdict
+    assert verdict["per_quantity"]["gamma"] > tol > verdict["per_quantity"]["mu"]
+
+
 def test_one_wrong_fit_of_a_sweep_fails():
     w, inputs, out = numpy_out("small_fits", 64, "f32")
     assert w.check(out, inputs, 64, "f32", 0)[0]["ok"]

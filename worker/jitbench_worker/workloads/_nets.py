@@ -96,31 +96,46 @@ def rel_error(got, want):
     return (num / den) ** 0.5 if den > 0 else num ** 0.5
 
 
-def quantity_errors(got, want):
+def elementwise_rel_error(got, want):
+    """The largest relative error of any one element, each against its own
+    reference value: a vector of separate parameters (a fit's gammas), where one
+    wrong element must not be averaged away by the right ones around it."""
+    import numpy as np
+
+    g, w = np.asarray(got, np.float64).reshape(-1), np.asarray(want, np.float64).reshape(-1)
+    if w.size == 0:
+        return 0.0
+    err = np.abs(g - w) / np.maximum(np.abs(w), np.finfo(np.float64).tiny)
+    return float(np.max(np.where(g == w, 0.0, err)))
+
+
+def quantity_errors(got, want, elementwise=()):
     """{quantity: relative error}, each quantity (each leaf of a dict) on its own
     scale: pooled into one norm, a large quantity (an NLL of -5000, a loss curve)
-    would hide a wrong small one (a signal strength off by 1%)."""
+    would hide a wrong small one (a signal strength off by 1%). The quantities
+    named in `elementwise` are vectors of separate parameters: their error is
+    the largest of their elements' own relative errors (elementwise_rel_error)."""
     if isinstance(want, dict):
-        return {k: rel_error(got[k], want[k]) for k in want}
+        return {k: (elementwise_rel_error if k in elementwise else rel_error)(got[k], want[k]) for k in want}
     return {"output": rel_error(got, want)}
 
 
-def max_rel_error(got, want):
+def max_rel_error(got, want, elementwise=()):
     """The largest of quantity_errors: every quantity must be within the tolerance."""
-    return max(quantity_errors(got, want).values(), default=0.0)
+    return max(quantity_errors(got, want, elementwise).values(), default=0.0)
 
 
-def judge(out, inputs, dtype, ctx, reference, text, error=None):
+def judge(out, inputs, dtype, ctx, reference, text, error=None, elementwise=()):
     """Verdict on out against reference(inputs) (float64), under the tolerance of
     the format the matmuls were computed in. reference takes the inputs as given
     (in their dtype) and must not modify them. Without an `error`, each quantity
     (each key of a dict output) is judged on its own scale and the verdict names
-    the worst one."""
+    the worst one; those named in `elementwise` element by element."""
     ctx = ctx or _verify.Context(dtype)
     want = ctx.memo("reference", lambda: reference(inputs))
-    per = None if error else quantity_errors(out, want)
+    per = None if error else quantity_errors(out, want, elementwise)
     err = max(per.values(), default=0.0) if per is not None else error(out, want)
-    error = error or max_rel_error
+    error = error or (lambda got, ref: max_rel_error(got, ref, elementwise))
     ieee = F32_REL_TOL if dtype == "f32" else F64_REL_TOL
     tol, basis = ctx.tolerance(ieee, lambda: error(reference(_verify.round_tree(ctx.matmul, inputs)), want))
     v = {"ok": bool(err <= tol), "metric": "relative_error", "error": err, "tolerance": tol,
