@@ -162,7 +162,7 @@ def test_10_bisect_takes_a_package_with_capitals_and_a_local_version(jitbench, w
     assert doc["result"]["first_bad"] == "1.1+slow", doc["result"]
     dirs = sorted(pathlib.Path(s["dir"]).name for s in doc["steps"])
     # The ends are measured side by side, in one run named after both environments.
-    assert dirs[0].startswith("slowimp-1.0-") and any("_slowimp-1.1-slow-" in d for d in dirs), dirs
+    assert dirs[0].startswith("slowimp-1.0-") and any("_slowimp-1.1_pslow-" in d for d in dirs), dirs
 
 
 # 14. Labels are text everywhere: in figures (no mathtext), in the site (no placeholder), in summary.md (no Markdown).

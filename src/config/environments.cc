@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <regex>
 #include <set>
 
@@ -29,6 +30,22 @@ std::string default_environment_name(const std::vector<std::string>& requirement
   if (name.size() > 64) name.resize(64);
   if (name.empty() || !valid_environment_name(name)) name = "env-" + name;
   return valid_environment_name(name) ? name : "env";
+}
+
+std::string release_environment_name(const std::string& package, const std::string& version) {
+  std::string name = default_environment_name({package}) + "-";
+  for (char c : version) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '.' || c == '-') name += static_cast<char>(std::tolower(u));
+    else if (c == '_') name += "__";
+    else if (c == '+') name += "_p";
+    else if (c == '!') name += "_e";
+    else name += fmt::format("_x{:02x}", u);
+  }
+  if (name.size() <= 64) return name;
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the whole name: the part cut off still tells names apart
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return fmt::format("{}-{:08x}", name.substr(0, 55), static_cast<std::uint32_t>(h ^ (h >> 32)));
 }
 
 std::vector<std::string> split_requirements(const std::string& text) {

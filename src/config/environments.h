@@ -28,6 +28,15 @@ bool valid_environment_name(std::string_view name);
 // made a valid name ("jax==0.4.38" -> "jax-0.4.38").
 std::string default_environment_name(const std::vector<std::string>& requirements);
 
+// The name of the environment `bisect` pins to one release of a package: one
+// name per release, never shared by two of them (injective, unlike the
+// default rule, which makes 1.0+a and 1.0-a both pkg-1.0-a). The version is
+// kept where it is made of a name's characters ("jax-0.4.26") and escaped
+// where it is not: '_' is "__", '+' is "_p", '!' is "_e", any other character
+// "_x" and its hex code; a version's letters are lower-cased (PEP 440 reads
+// them so). A name longer than 64 keeps 55 characters and a hash of the rest.
+std::string release_environment_name(const std::string& package, const std::string& version);
+
 // A distribution's name as PEP 508 has it (letters, digits, '.', '-', '_',
 // starting and ending with a letter or digit), and a release's version as
 // PEP 440 has it (1.0, 2.1rc1, 1!2.0.post1.dev3+local.7).

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace jitbench {
 namespace {
 
@@ -35,6 +37,23 @@ TEST(EnvironmentSpec, Names) {
   EXPECT_FALSE(valid_environment_name("-x"));
   EXPECT_FALSE(valid_environment_name("a b"));
   EXPECT_FALSE(valid_environment_name(std::string(65, 'a')));
+}
+
+TEST(EnvironmentSpec, ReleaseNamesNeverCollide) {
+  EXPECT_EQ(release_environment_name("jax", "0.4.26"), "jax-0.4.26");
+  EXPECT_EQ(release_environment_name("SlowImp", "1.1+slow"), "slowimp-1.1_pslow");
+  // The default rule makes both of these pkg-1.0-a; bisect's names differ.
+  EXPECT_EQ(default_environment_name({"pkg==1.0+a"}), default_environment_name({"pkg==1.0-a"}));
+  const std::vector<std::string> versions = {"1.0+a", "1.0-a", "1.0_a", "1.0.a", "1!1.0", "1-1.0", "1.0+a_b",
+                                             "1.0+a__b", "1.0+a-b", "1.0+a.b", "1.0+ap", "1.0+a_pb",
+                                             "1.0+" + std::string(60, 'x'), "1.0+" + std::string(60, 'x') + "y"};
+  std::set<std::string> names;
+  for (const auto& v : versions) {
+    const auto n = release_environment_name("pkg", v);
+    EXPECT_TRUE(valid_environment_name(n)) << v << " -> " << n;
+    names.insert(n);
+  }
+  EXPECT_EQ(names.size(), versions.size());
 }
 
 TEST(EnvironmentSpec, Variables) {

@@ -137,9 +137,10 @@ class Bisection {
     const auto sel = run_args(o_.selection);
     argv.insert(argv.end(), sel.begin(), sel.end());
     for (const auto& [v, role] : releases) {
-      // Named by the environments' rule (lower case; '+', '!' and the like made '-'): SlowImp 1.0+a is slowimp-1.0-a.
-      names.push_back(default_environment_name({o_.package + "==" + v}));
-      // Counted per name, not per version: two versions one name stands for (1.0+a, 1.0-a) get two directories.
+      // One name per release (SlowImp 1.0+a is slowimp-1.0_pa, 1.0-a slowimp-1.0-a): two releases measured
+      // side by side never share an environment or a directory.
+      names.push_back(release_environment_name(o_.package, v));
+      // Counted per name: a release measured again gets a directory of its own.
       dir_name += fmt::format("{}{}-{}", dir_name.empty() ? "" : "_", names.back(), ++runs_[names.back()]);
       std::string env = fmt::format("{}:{}=={}", names.back(), o_.package, v);
       for (const auto& w : o_.with) env += ";" + replace_version(w, v);
