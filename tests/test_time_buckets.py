@@ -26,6 +26,10 @@ def assert_tiles(run):
     # interpreter's start-up and part of the harness's import.
     assert b["interpreter_start_s"] <= run["process_start_s"]
     assert run["process_ttfr_s"] == pytest.approx(b["interpreter_start_s"] + run["ttfr_s"])
+    # harness_gap_s is the rest of the wall time by the same split: the harness's own buckets.
+    harness = sum(b[k] for k in BUCKETS if k != "interpreter_start_s") + b["unattributed_s"]
+    assert run["harness_gap_s"] == pytest.approx(harness, abs=1e-9), (run["harness_gap_s"], b)
+    assert run["harness_gap_s"] == pytest.approx(run["wall_s"] - b["interpreter_start_s"] - run["total_s"], abs=1e-9)
 
 
 def test_the_real_workers_buckets_tile_its_wall_time(jitbench):
@@ -55,3 +59,14 @@ def test_a_worker_that_hides_its_harness_import_fails_the_reconciliation(jitbenc
     run = res.case("numpy_matmul_64_f32")["cold"]["runs"][0]
     assert (run["status"], run["reason"]) == ("failed", "inconsistent_timings"), run
     assert "a gap no bucket holds" in run["detail"], run["detail"]
+
+
+def test_a_worker_that_reports_one_buckets_time_in_another_fails(jitbench, fake_env):
+    """The sum still fits (nothing left out, nothing counted twice): only the marks between the buckets show that
+    the harness's import was reported as verification."""
+    res = jitbench("run", "--backends", "numpy", "--cases", "matmul_64_f32", "--cold-runs", "1", "--warm-iters", "2",
+                   env=fake_env(numpy="swallow_harness"))
+    run = res.case("numpy_matmul_64_f32")["cold"]["runs"][0]
+    assert (run["status"], run["reason"]) == ("failed", "inconsistent_timings"), run
+    assert "harness_import_s is 0 s, but the worker's own marks around it are" in run["detail"], run["detail"]
+    assert abs(run["buckets"]["unattributed_s"]) < 1e-3  # what the sum alone saw: nothing wrong

@@ -9,16 +9,20 @@ std::optional<double> RunRecord::ttfr_s() const {
   return (ttfr_includes_import ? *import_s : 0.0) + *setup_s + *first_call_s;
 }
 
+std::optional<double> RunRecord::user_start_s() const {
+  if (buckets) return buckets->interpreter_start_s;
+  return process_start_s;
+}
+
 std::optional<double> RunRecord::process_ttfr_s() const {
-  auto t = ttfr_s();
-  if (t && buckets) return buckets->interpreter_start_s + *t;
-  if (!t || !process_start_s) return std::nullopt;
-  return *process_start_s + *t;
+  const auto t = ttfr_s(), start = user_start_s();
+  if (!t || !start) return std::nullopt;
+  return *start + *t;
 }
 
 std::optional<double> RunRecord::harness_gap_s() const {
   if (!total_s || wall_s <= 0) return std::nullopt;
-  return wall_s - process_start_s.value_or(0.0) - *total_s;
+  return wall_s - user_start_s().value_or(0.0) - *total_s;
 }
 
 const WorkerReport* CaseResult::first_worker_report() const {

@@ -44,6 +44,10 @@ struct HarnessBuckets {
   double harness_exit_s = 0;       // the result's stamp -> reaped (sending, bye, interpreter shutdown)
   double worker_span_s = 0;        // first line -> the result's stamp
   double unattributed_s = 0;
+  // Not written: the first bucket whose reported duration disagrees with the
+  // span between the worker's own marks around it ("" when every one fits).
+  // A bucket swallowed into another keeps the sum; its marks still tell.
+  std::string mismatch;
   bool operator==(const HarnessBuckets&) const = default;
 };
 
@@ -73,12 +77,16 @@ struct RunRecord {
   std::optional<HarnessBuckets> buckets;  // from workers that stamp their life (the Python worker)
 
   std::optional<double> ttfr_s() const;          // import + setup + first call
-  // The interpreter's start-up + ttfr (the harness's own imports are not in it:
-  // buckets->harness_import_s); without buckets, process start + ttfr.
+  // What a user's own script pays before its import starts: the interpreter's
+  // start-up (buckets->interpreter_start_s: spawn -> the worker's first line);
+  // without buckets, process_start_s (spawn -> hello), the nearest there is.
+  std::optional<double> user_start_s() const;
+  // user_start_s + ttfr (the harness's own imports are not in it with buckets).
   std::optional<double> process_ttfr_s() const;
-  // Spawn-to-exit wall time outside the worker's own clocks: its start-up
-  // before the hello line is process_start_s; this is the rest (loading the
-  // worker's modules, verifying, reporting, exiting). nullopt without a total.
+  // The rest of the wall time: spawn to exit less user_start_s and total_s —
+  // what the harness adds (with buckets exactly their harness_* buckets and
+  // unattributed_s: its import, observation, verification, report, exit).
+  // One split of the wall time with process_ttfr_s. nullopt without a total.
   std::optional<double> harness_gap_s() const;
 };
 

@@ -4,6 +4,10 @@
 #include <string.h>
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <utility>
+#include <vector>
 
 #include "results/read.h"
 #include "run/protocol.h"
@@ -51,6 +55,26 @@ constexpr const char* kReportKeys[] = {"backend", "device", "verify", "verify_fi
                                        "cache_policy", "first_call", "compiles", "cache_events", "cache_events_later",
                                        "cache_files", "sync", "precision", "memory", "aot"};
 
+// The buckets must tile the worker's life between its own marks: each one the
+// span from its mark to the next. A worker that leaves one bucket's time out
+// and adds it to another keeps the sum (unattributed_s), not the marks.
+std::string bucket_mismatch(const json& h, const HarnessBuckets& b, double total_s) {
+  std::vector<long long> at = {h["started_monotonic_ns"].get<long long>()};
+  for (const char* k : kHarnessMarks) at.push_back(h["marks_monotonic_ns"][k].get<long long>());
+  at.push_back(h["sent_monotonic_ns"].get<long long>());
+  const std::pair<const char*, double> claimed[] = {{"harness_import_s", b.harness_import_s}, {"total_s", total_s},
+                                                    {"harness_observe_s", b.harness_observe_s},
+                                                    {"harness_verify_s", b.harness_verify_s},
+                                                    {"harness_report_s", b.harness_report_s}};
+  for (std::size_t i = 0; i < std::size(claimed); ++i) {
+    const double span = static_cast<double>(at[i + 1] - at[i]) / 1e9;
+    if (std::abs(claimed[i].second - span) > std::max(kTimingSlackS, kTimingSlackFraction * std::abs(span)))
+      return fmt::format("{} is {:.6g} s, but the worker's own marks around it are {:.6g} s apart (a bucket's time "
+                         "reported in another)", claimed[i].first, claimed[i].second, span);
+  }
+  return "";
+}
+
 // The worker's harness buckets placed between jitbench's spawn and the exit
 // (both read on CLOCK_MONOTONIC, as the worker's two stamps are).
 std::optional<HarnessBuckets> place_buckets(const json& body, const RunRecord& r, const ProcessResult& p) {
@@ -67,6 +91,7 @@ std::optional<HarnessBuckets> place_buckets(const json& body, const RunRecord& r
   b.harness_exit_s = p.wall_s - static_cast<double>(ns("sent_monotonic_ns") - p.spawn_ns) / 1e9;
   b.unattributed_s = b.worker_span_s - (b.harness_import_s + *r.total_s + b.harness_observe_s + b.harness_verify_s +
                                         b.harness_report_s);
+  b.mismatch = bucket_mismatch(h, b, *r.total_s);
   return b;
 }
 
@@ -251,6 +276,7 @@ std::optional<std::string> bucket_inconsistency(const RunRecord& r) {
                        "{:.6g} s, but {:.6g} s passed from its first line to its result ({})",
                        b.worker_span_s - b.unattributed_s, b.worker_span_s,
                        b.unattributed_s > 0 ? "a gap no bucket holds" : "buckets that overlap");
+  if (!b.mismatch.empty()) return b.mismatch;
   return std::nullopt;
 }
 

@@ -313,6 +313,8 @@ TEST(Interpret, WorkerTimeLongerThanTheProcessFails) {
 // spawn at 1.0 s, reaped at 3.0 s; the worker's first line at 1.2 s, its result
 // stamped at 2.5 s: 0.3 harness import + 0.81 total + 0.05 + 0.1 + 0.04 = 1.3 s.
 const char* kHarness = R"("harness":{"started_monotonic_ns":1200000000,"sent_monotonic_ns":2500000000,)"
+                       R"("marks_monotonic_ns":{"measured_start":1500000000,"measured_end":2310000000,)"
+                       R"("observed":2360000000,"verified":2460000000},)"
                        R"("import_s":0.3,"observe_s":0.05,"verify_s":0.1,"report_s":0.04})";
 
 TEST(Interpret, TheBucketsTileTheWallTime) {
@@ -346,6 +348,24 @@ TEST(Interpret, ABucketThatDoesNotFitItsSpanFails) {
   light["harness"]["started_monotonic_ns"] = 1900000000LL;
   r = classify_run(exited({kHello, cold_with("\"harness\":" + light["harness"].dump()), kBye}), ask(RunMode::Cold));
   EXPECT_NE(r.detail.find("after jitbench saw it exit"), std::string::npos) << r.detail;
+}
+
+TEST(Interpret, ABucketReportedInAnotherFailsByItsMarks) {
+  // 0.1 s of verification reported as observation: the sum fits, the marks do not.
+  auto moved = nlohmann::json::parse("{" + std::string(kHarness) + "}");
+  moved["harness"]["observe_s"] = 0.15;
+  moved["harness"]["verify_s"] = 0.0;
+  auto r = classify_run(exited({kHello, cold_with("\"harness\":" + moved["harness"].dump()), kBye}),
+                        ask(RunMode::Cold));
+  EXPECT_EQ(to_string(r.reason), "inconsistent_timings");
+  ASSERT_TRUE(r.buckets);
+  EXPECT_NEAR(r.buckets->unattributed_s, 0.0, 1e-9);
+  EXPECT_NE(r.detail.find("harness_observe_s is 0.15 s, but the worker's own marks around it are 0.05 s apart"),
+            std::string::npos) << r.detail;
+  // Without its marks the harness is not one jitbench can place.
+  moved["harness"].erase("marks_monotonic_ns");
+  r = classify_run(exited({kHello, cold_with("\"harness\":" + moved["harness"].dump()), kBye}), ask(RunMode::Cold));
+  EXPECT_NE(r.detail.find("missing harness.marks_monotonic_ns"), std::string::npos) << r.detail;
 }
 
 TEST(Interpret, AMalformedHarnessObjectIsAProtocolViolation) {

@@ -73,8 +73,8 @@ std::string times_violation(const json& j, RunMode mode, const WarmCallsAsked& w
   return warm_calls_violation(j["calls_s"].get<std::vector<double>>(), warm);
 }
 
-// The harness's own buckets (optional; docs/protocol.md): four durations and the
-// two CLOCK_MONOTONIC stamps they lie between.
+// The harness's own buckets (optional; docs/protocol.md): four durations, the
+// two CLOCK_MONOTONIC stamps they lie between and the marks that part them.
 std::string harness_violation(const json& j) {
   if (!j.contains("harness")) return "";
   const auto& h = j["harness"];
@@ -86,6 +86,13 @@ std::string harness_violation(const json& j) {
       return fmt::format("harness.{} is not a CLOCK_MONOTONIC reading in nanoseconds", k);
   if (h["sent_monotonic_ns"].get<long long>() < h["started_monotonic_ns"].get<long long>())
     return "harness.sent_monotonic_ns is earlier than harness.started_monotonic_ns";
+  if (!h.contains("marks_monotonic_ns") || !h["marks_monotonic_ns"].is_object())
+    return "missing harness.marks_monotonic_ns (the stamps between the buckets)";
+  for (const char* k : kHarnessMarks) {
+    const auto& m = h["marks_monotonic_ns"];
+    if (!m.contains(k) || !m[k].is_number_integer() || m[k].get<long long>() <= 0)
+      return fmt::format("harness.marks_monotonic_ns.{} is not a CLOCK_MONOTONIC reading in nanoseconds", k);
+  }
   return "";
 }
 

@@ -16,6 +16,11 @@ namespace jitbench {
 
 inline constexpr int kProtocolVersion = 1;
 
+// The marks a result's `harness` stamps between its buckets (docs/protocol.md),
+// in order: started .. measured_start (harness import), .. measured_end (total_s),
+// .. observed, .. verified, .. sent (report).
+inline constexpr const char* kHarnessMarks[] = {"measured_start", "measured_end", "observed", "verified"};
+
 enum class MessageType { Hello, Result, Skip, Error, Probe, Ceilings, Environment, Versions, Bye };
 
 struct Message {

@@ -323,7 +323,14 @@ def harness_buckets(t_start, marks):
     from . import STARTED_MONOTONIC_NS, STARTED_PERF
 
     t_sent = _now()
-    sent_ns = time.monotonic_ns()
-    return {"started_monotonic_ns": STARTED_MONOTONIC_NS, "sent_monotonic_ns": sent_ns,
+
+    def stamp(t):  # a perf_counter reading as CLOCK_MONOTONIC, from the first line's pair of readings
+        return STARTED_MONOTONIC_NS + round((t - STARTED_PERF) * 1e9)
+
+    # The marks between the buckets: jitbench checks that each bucket is the span between its two
+    # marks, so that no bucket's time can be reported in another (docs/protocol.md).
+    return {"started_monotonic_ns": STARTED_MONOTONIC_NS, "sent_monotonic_ns": stamp(t_sent),
+            "marks_monotonic_ns": {"measured_start": stamp(t_start), "measured_end": stamp(marks["end"]),
+                                   "observed": stamp(marks["observed"]), "verified": stamp(marks["verified"])},
             "import_s": t_start - STARTED_PERF, "observe_s": marks["observed"] - marks["end"],
             "verify_s": marks["verified"] - marks["observed"], "report_s": t_sent - marks["verified"]}

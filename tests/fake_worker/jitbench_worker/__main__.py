@@ -17,7 +17,8 @@ case's reported by the framework), env_cache (hits from JAX_COMPILATION_CACHE_DI
 when that variable reaches it), deep (a result line nested 70,000 deep),
 tiny_calls (warm calls of 5e-324 s), harness (stamps its life and reports
 the harness's buckets honestly, after 50 ms of "loading its modules"),
-lie_harness (the same, claiming its harness import took no time), early_stop (under --warm-target-ci, ends
+lie_harness (the same, claiming its harness import took no time), swallow_harness (the same, reporting
+its harness import's time as verification: the buckets still add up, their marks do not), early_stop (under --warm-target-ci, ends
 its warm calls at the least asked whether their interval is tight or not), chatty (writes to its log for
 FAKE_WORKER_SLEEP seconds, its pid to FAKE_WORKER_PIDFILE), and the hazards
 of issue 13: slow (sleeps
@@ -184,6 +185,10 @@ def main():
     if affinity_file:
         with open(affinity_file, "a") as f:
             f.write(",".join(str(c) for c in sorted(os.sched_getaffinity(0))) + "\n")
+    env_file = os.environ.get("FAKE_WORKER_ENV_FILE")  # the OMP_NUM_THREADS this worker was given
+    if env_file:
+        with open(env_file, "a") as f:
+            f.write(os.environ.get("OMP_NUM_THREADS", "unset") + "\n")
     cache_events = use_cache(mode, args.cache_policy)
     jitter = float(os.environ.get("FAKE_WORKER_JITTER", "0"))  # lognormal sigma of the first call and warm calls
     result = dict(type="result", mode=args.mode, import_s=0.0001, setup_s=0.0001, first_call_s=0.0002,
@@ -231,7 +236,7 @@ def main():
     segments = (result["import_s"] + result["setup_s"] + result["first_call_s"] +
                 sum(result.get("calls_s", [result.get("second_call_s", 0.0)])))
     result["total_s"] = segments + 0.0001
-    if mode in ("harness", "lie_harness"):
+    if mode in ("harness", "lie_harness", "swallow_harness"):
         time.sleep(0.05)  # its own modules, before import_s's clock
     t_clock = time.perf_counter()
     time.sleep(result["total_s"])  # the process lives at least as long as the total it reports
@@ -290,11 +295,21 @@ def main():
         ch.write(json.dumps(result)[:-1] + ', "workload": ' + "[" * 70000 + "]" * 70000 + "}\n")
         ch.flush()
     elif mode != "noresult":
-        if mode in ("harness", "lie_harness"):
+        if mode in ("harness", "lie_harness", "swallow_harness"):
+            t_sent = time.perf_counter()
+
+            def stamp(t):
+                return START_NS + round((t - START_PERF) * 1e9)
             result["harness"] = {"started_monotonic_ns": START_NS, "import_s": t_clock - START_PERF,
                                  "observe_s": (t_slept - t_clock) - result["total_s"], "verify_s": 0.0,
-                                 "report_s": time.perf_counter() - t_slept, "sent_monotonic_ns": time.monotonic_ns()}
+                                 "report_s": t_sent - t_slept, "sent_monotonic_ns": stamp(t_sent),
+                                 "marks_monotonic_ns": {"measured_start": stamp(t_clock),
+                                                        "measured_end": stamp(t_clock + result["total_s"]),
+                                                        "observed": stamp(t_slept), "verified": stamp(t_slept)}}
             if mode == "lie_harness":
+                result["harness"]["import_s"] = 0.0
+            if mode == "swallow_harness":  # its import's time reported as verification: the sum still fits
+                result["harness"]["verify_s"] = result["harness"]["import_s"]
                 result["harness"]["import_s"] = 0.0
         send(**result)
     send(type="bye")
