@@ -15,6 +15,7 @@
 
 #include "commands/bisection/bisection.h"
 #include "commands/commands.h"
+#include "compare/noise.h"
 #include "config/environments.h"
 #include "results/noise_record.h"
 #include "util/interrupt.h"
@@ -51,12 +52,14 @@ std::optional<int> check_noise_floor(const BisectOptions& o) {
   for (const auto& m : floor.metrics) {
     if (it == kMetric.end() || m.metric != it->second) continue;
     ++measured;
-    const bool under = !m.detectable_pct || *m.detectable_pct > o.threshold_pct;
-    below += under;
+    const auto check = compare::check_floor(&m, o.threshold_pct);
+    below += check == compare::FloorCheck::Below;
     say(stderr, "jitbench bisect: {}'s noise floor for {}: {}{}\n", m.case_id, o.metric,
-        m.detectable_pct ? fmt::format("{:.1f}%", *m.detectable_pct) : std::string("none detectable"),
-        under ? fmt::format(" -- above --threshold {:g}%: a regression between them cannot be confirmed here",
-                            o.threshold_pct) : "");
+        check == compare::FloorCheck::Untestable ? std::string("not measured, too few runs in the noise run")
+        : m.detectable_pct ? fmt::format("{:.1f}%", *m.detectable_pct) : std::string("none detectable"),
+        check == compare::FloorCheck::Below
+            ? fmt::format(" -- above --threshold {:g}%: a regression between them cannot be confirmed here",
+                          o.threshold_pct) : "");
   }
   if (measured == 0)
     say(stderr, "jitbench bisect: warning: {} has no noise floor for --metric {} (noise measures import, first_call, "

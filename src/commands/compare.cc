@@ -11,12 +11,14 @@
 
 #include "commands/commands.h"
 #include "compare/compare.h"
+#include "compare/noise.h"
 #include "plan/plan.h"
 #include "export/compare_export.h"
 #include "export/json_util.h"
 #include "report/format.h"
 #include "results/read.h"
 #include "util/fs.h"
+#include "util/interrupt.h"
 #include "util/say.h"
 
 namespace jitbench {
@@ -57,7 +59,11 @@ const NoiseMetric* noise_floor_of(const std::optional<NoiseFloor>& floor, const 
 std::string floor_text(const std::optional<NoiseFloor>& floor, const compare::MetricRow& r) {
   if (!floor) return "";
   const auto* m = noise_floor_of(floor, r);
-  if (!m) return "  (noise floor: not measured)";
+  switch (compare::check_floor(m, 0)) {
+    case compare::FloorCheck::NotMeasured: return "  (noise floor: not measured)";
+    case compare::FloorCheck::Untestable: return "  (noise floor: not measured, too few runs in the noise run)";
+    default: break;
+  }
   if (!m->detectable_pct) return "  (noise floor: none detectable)";
   return fmt::format("  (noise floor {:.1f}%)", *m->detectable_pct);
 }
@@ -84,7 +90,7 @@ std::optional<int> check_threshold(const CompareOptions& o, const compare::Compa
   int below = 0;
   for (const auto& r : cmp.rows) {
     const auto* m = noise_floor_of(floor, r);
-    if (!m || (m->detectable_pct && *m->detectable_pct <= *o.fail_on_regression_pct)) continue;
+    if (compare::check_floor(m, *o.fail_on_regression_pct) != compare::FloorCheck::Below) continue;
     ++below;
     say(stderr, "jitbench compare: {}: --fail-on-regression {:g}% is below {} {}'s noise floor ({}): a regression "
                 "between them cannot be confirmed on that machine with those counts\n",
@@ -211,7 +217,9 @@ int cmd_compare(const CompareOptions& given) {
   if (!o.remeasure.empty()) {
     load_run(o.base, "BASE");
     load_run(o.next, "NEW");
-    std::tie(o.base, o.next) = remeasure_side_by_side(o.base, o.next, o.remeasure, false);
+    const auto dirs = remeasure_side_by_side(o.base, o.next, o.remeasure, false);
+    if (!dirs) return 128 + interrupt_signal();  // said why on stderr; as an interrupted run exits
+    std::tie(o.base, o.next) = *dirs;
   }
   const LoadedRun base = load_run(o.base, "BASE");
   const LoadedRun next = load_run(o.next, "NEW");

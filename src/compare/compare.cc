@@ -37,6 +37,16 @@ Samples metric_samples(const CaseResult& c) {
 }
 
 namespace {
+// The interference share of the runs behind a metric's samples: the ok runs
+// (warm: those that reported calls); a run that measured nothing says nothing
+// about the machine the numbers were measured on.
+InterferenceShare measured_share(const std::vector<RunRecord>& runs, bool warm) {
+  std::vector<RunRecord> measured;
+  for (const auto& r : runs)
+    if (r.status == Status::Ok && (!warm || !r.calls_s.empty())) measured.push_back(r);
+  return interference_share(measured);
+}
+
 // The id two cases pair by: the id itself, or (two runs of one suite in
 // different environments) the id without its environment part.
 using Key = std::string (*)(const std::string&);
@@ -131,8 +141,8 @@ Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<C
       auto row = metric_row(by(a.c.id), metric, xa, it->second, alpha);
       if (!row) continue;
       const bool warm = metric == "warm_call_s";
-      row->base_interference = interference_share(warm ? a.warm : a.cold);
-      row->new_interference = interference_share(warm ? b->warm : b->cold);
+      row->base_interference = measured_share(warm ? a.warm : a.cold, warm);
+      row->new_interference = measured_share(warm ? b->warm : b->cold, warm);
       out.few_runs = out.few_runs || !row->testable;
       out.log_ratios[metric].push_back(std::log(row->ratio));
       if (row->testable) {

@@ -36,6 +36,13 @@ std::optional<double> smallest_detectable_pct(std::span<const double> a, std::sp
   return std::max(*ab, *ba);
 }
 
+FloorCheck check_floor(const NoiseMetric* m, double threshold_pct) {
+  if (!m) return FloorCheck::NotMeasured;
+  if (!m->testable) return FloorCheck::Untestable;
+  if (!m->detectable_pct) return FloorCheck::Below;
+  return 1 + threshold_pct / 100 < 1 + *m->detectable_pct / 100 ? FloorCheck::Below : FloorCheck::Holds;
+}
+
 std::vector<NoiseMetric> noise_metrics(const std::vector<CaseResult>& a, const std::vector<CaseResult>& b,
                                        double alpha) {
   std::vector<NoiseMetric> out;

@@ -41,5 +41,19 @@ TEST(NoiseFloor, NoneWhenTheTestCannotReachAlpha) {
   EXPECT_FALSE(smallest_detectable_pct(std::vector<double>{1.0, 1.1}, std::vector<double>{1.0, 1.2}, 0.05));
 }
 
+TEST(NoiseFloor, OneRuleForEveryThreshold) {
+  NoiseMetric m;
+  m.testable = true;
+  m.detectable_pct = 12.5;
+  EXPECT_EQ(check_floor(&m, 12.4), FloorCheck::Below);
+  EXPECT_EQ(check_floor(&m, 12.5), FloorCheck::Holds);  // the floor itself is confirmable
+  EXPECT_EQ(check_floor(&m, 30), FloorCheck::Holds);
+  m.detectable_pct.reset();  // testable, yet nothing up to 100x confirmed: every threshold is below
+  EXPECT_EQ(check_floor(&m, 1000), FloorCheck::Below);
+  m.testable = false;  // too few processes in the A/A: no floor was measured, nothing to hold a threshold to
+  EXPECT_EQ(check_floor(&m, 1), FloorCheck::Untestable);
+  EXPECT_EQ(check_floor(nullptr, 1), FloorCheck::NotMeasured);
+}
+
 }  // namespace
 }  // namespace jitbench::compare

@@ -1,0 +1,53 @@
+#include "compare/compare.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace jitbench::compare {
+namespace {
+
+RunRecord cold_run(double ttfr, Status status, bool interfered) {
+  RunRecord r;
+  r.status = status;
+  r.import_s = ttfr / 2;
+  r.setup_s = 0.0;
+  r.first_call_s = ttfr / 2;
+  r.total_s = ttfr;
+  r.wall_s = ttfr;
+  Interference x;
+  x.interfered = interfered;
+  x.n_cpus = 2;
+  r.interference = x;
+  return r;
+}
+
+CaseResult with_runs(std::vector<RunRecord> runs) {
+  CaseResult c;
+  c.c = make_case("numpy", "matmul", 8, "f32");
+  c.status = Status::Ok;
+  c.cold = std::move(runs);
+  return c;
+}
+
+TEST(Compare, TheInterferenceColumnCountsOnlyTheRunsBehindTheNumbers) {
+  // Four measured runs on each side; BASE also holds a run that measured nothing, on a busy machine.
+  std::vector<RunRecord> base, next;
+  for (double t : {1.0, 1.1, 1.2, 1.3}) {
+    base.push_back(cold_run(t, Status::Ok, false));
+    next.push_back(cold_run(t, Status::Ok, t > 1.15));
+  }
+  base.push_back(cold_run(9.0, Status::Failed, true));
+  const auto cmp = compare_runs({with_runs(base)}, {with_runs(next)}, 0.05);
+  const auto row = std::find_if(cmp.rows.begin(), cmp.rows.end(), [](const auto& r) { return r.metric == "cold_ttfr_s"; });
+  ASSERT_NE(row, cmp.rows.end());
+  EXPECT_EQ(row->n_base, 4u);
+  EXPECT_EQ(row->base_interference.runs, 4);  // not 5: the failed run gave no sample
+  EXPECT_EQ(row->base_interference.interfered, 0);
+  EXPECT_EQ(row->new_interference.runs, 4);
+  EXPECT_EQ(row->new_interference.interfered, 2);
+}
+
+}  // namespace
+}  // namespace jitbench::compare
