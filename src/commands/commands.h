@@ -65,8 +65,10 @@ int cmd_bisect(const BisectOptions& opts);
 int cmd_noise(const NoiseOptions& opts, const std::vector<std::string>& command);
 // compare --remeasure DIR: the cases BASE and NEW both planned, measured again
 // here from their recorded commands, side by side (cold processes
-// interleaved), into DIR/base and DIR/new; returns those two out dirs.
-std::pair<std::string, std::string> remeasure_side_by_side(const std::string& base, const std::string& next,
+// interleaved), into DIR/base and DIR/new; returns those two out dirs, or
+// none when a signal stopped it (said on stderr: it cannot be resumed; the
+// caller exits 128 + the signal, as an interrupted run does).
+std::optional<std::pair<std::string, std::string>> remeasure_side_by_side(const std::string& base, const std::string& next,
                                                            const std::string& out_dir, bool quiet);
 
 // The cases a run's options select, in order, and the shard it measures.

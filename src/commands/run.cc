@@ -30,6 +30,7 @@
 #include "results/views.h"
 #include "run/case_runner.h"
 #include "run/replay.h"
+#include "run/worker_env.h"
 #include "stats/stats.h"
 #include "util/clock.h"
 #include "util/fs.h"
@@ -178,7 +179,7 @@ PlannedRun make_planned_run(const RunOptions& o, const InputCopies& inputs) {
     return p;
   }
   const auto [k, n] = *o.shard;
-  p.shard_of = assign_shards(p.costs, n);
+  p.shard_of = assign_case_shards(p.full, p.costs, n);  // a case's environments in one shard
   std::vector<std::string> ids;
   std::size_t known = 0;
   for (std::size_t i = 0; i < p.full.size(); ++i) {
@@ -335,10 +336,15 @@ RunHeader start_run(const RunOptions& o, const PlannedRun& p, const WorkerSetup&
 }
 
 // How the manifest's host facts are read: the CPUs' busy and steal time
-// sampled for a moment, as `jitbench doctor` does (env/doctor.h).
-HostReadOptions manifest_read() {
+// sampled for a moment, as `jitbench doctor` does (env/doctor.h), and the
+// thread settings from the environment the workers of `env` (a pinned
+// environment's name, "" for the run's own interpreter) start with.
+HostReadOptions manifest_read(const WorkerSetup& setup, const std::string& env) {
   HostReadOptions r;
   r.sample_ms = 200;
+  Case c;
+  c.env = env;
+  r.env = worker_environment(setup, c);
   return r;
 }
 
@@ -349,7 +355,7 @@ void probe_environment(RunHeader& h, const RunOptions& o, const std::vector<Case
   req.log_root = out.root();
   auto probe = probe_worker(launcher, req);
   if (auto* e = std::get_if<std::string>(&probe)) throw UserError(*e);
-  const HostFacts host = read_host_facts(manifest_read());
+  const HostFacts host = read_host_facts(manifest_read(setup, ""));
   auto manifest = environment_json(host, std::get<nlohmann::json>(probe), compiler_env(), o.deterministic ? "" : utc_now());
   set_affinity(manifest, o.affinity, host);
   set_ceilings(manifest, run_ceilings(o, plan, setup, out, launcher));
@@ -393,7 +399,9 @@ void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup&
       } else {
         auto vars = compiler_env();
         for (const auto& [k, v] : spec.variables) vars[k] = v;
-        const HostFacts host = read_host_facts(manifest_read());
+        WorkerSetup with = setup;  // this environment's workers: its variables set
+        with.environments[spec.name] = run;
+        const HostFacts host = read_host_facts(manifest_read(with, spec.name));
         auto manifest = environment_json(host, std::get<nlohmann::json>(probe), vars, o.deterministic ? "" : utc_now());
         set_affinity(manifest, o.affinity, host);
         complete_environment_manifest(manifest, h.info.environment.ceilings(), b.record);
@@ -454,12 +462,17 @@ class Progress {
     color_ = tty_ && !(no_color && *no_color);
   }
   // case i of N, what it is doing, elapsed, and a naive ETA from the cases done so far.
-  CaseRunner::Progress for_case(std::size_t i, const Case& c) const {
+  CaseRunner::Progress for_case(std::size_t i, const Case& c) const { return for_group(i, {c}); }
+  // Cases i .. i + k - 1, measured as one interleaved group: named whole ([3-4/8] 2 cases interleaved: ...).
+  CaseRunner::Progress for_group(std::size_t i, const std::vector<Case>& cases) const {
     if (!tty_) return {};
-    return [this, i, id = c.id](const std::string& what) {
+    std::vector<std::string> ids;
+    for (const auto& c : cases) ids.push_back(c.id);
+    const std::string at = ids.size() > 1 ? fmt::format("{}-{}", i + 1, i + ids.size()) : fmt::format("{}", i + 1);
+    return [this, i, at, label = group_label(ids)](const std::string& what) {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
       const std::string eta = i == 0 ? "?" : format_seconds(elapsed / double(i) * double(n_ - i));
-      say(stderr, "\r\033[K[{}/{}] {}: {} · elapsed {} · ~{} left", i + 1, n_, id, what, format_seconds(elapsed), eta);
+      say(stderr, "\r\033[K[{}/{}] {}: {} · elapsed {} · ~{} left", at, n_, label, what, format_seconds(elapsed), eta);
     };
   }
   void done(std::size_t i, const CaseResult& r) const {
@@ -523,7 +536,7 @@ std::size_t group_end(const std::vector<Case>& plan, std::size_t i, const std::m
 void measure_group(RunHeader& h, CaseRunner& runner, const std::vector<Case>& plan, std::size_t i, std::size_t end,
                    const Progress& progress, std::vector<CaseResult>& results) {
   const std::vector<Case> cases(plan.begin() + std::ptrdiff_t(i), plan.begin() + std::ptrdiff_t(end));
-  auto measured = runner.run_interleaved(cases, progress.for_case(i, plan[i]));
+  auto measured = runner.run_interleaved(cases, progress.for_group(i, cases));
   if (cases.size() > 1) {
     InterleavedGroup g;
     for (const auto& c : cases) g.cases.push_back(c.id);
@@ -615,7 +628,8 @@ void keep_recorded_inputs(const RunIndex& index, RunHeader& h) {
 namespace {
 // The header of a resumed run: the command, suite, environment, shard,
 // inputs and Slurm ids as recorded, and one more resumption.
-RunHeader resumed_header(const LoadedRun& old, const RunOptions& o, const PlannedRun& p, std::size_t kept) {
+RunHeader resumed_header(const LoadedRun& old, const RunOptions& o, const PlannedRun& p,
+                         const std::map<std::string, CaseResult>& keep) {
   RunHeader h;
   h.argv = old.index.command;
   h.deterministic = o.deterministic;
@@ -632,8 +646,10 @@ RunHeader resumed_header(const LoadedRun& old, const RunOptions& o, const Planne
   h.sections.jitbench_git = old.index.jitbench_git;
   h.sections.machine = old.index.machine;
   h.sections.resumed = old.index.resumed.value_or(std::vector<Resumption>{});
-  h.sections.interleaved = old.index.interleaved;
-  Resumption resumption{o.deterministic ? "" : utc_now(), kept, {}, std::nullopt, std::nullopt};
+  std::set<std::string> kept_ids;
+  for (const auto& [id, c] : keep) kept_ids.insert(id);
+  h.sections.interleaved = groups_of_kept_cases(old.index.interleaved, kept_ids);  // measure_group adds the new ones
+  Resumption resumption{o.deterministic ? "" : utc_now(), keep.size(), {}, std::nullopt, std::nullopt};
   if (auto slurm = slurm_ids(); !slurm.empty()) resumption.slurm = slurm;  // a requeued task, say
   const auto& then = old.index.jitbench_git;  // none in runs recorded before index v3
   if (!then || then->sha != build_info().sha) resumption.jitbench_git = this_build();
@@ -699,7 +715,7 @@ int cmd_resume(const ResumeOptions& r) {
   const OutDir& out = std::get<OutDir>(reopened);
   WorkerSetup setup = worker_setup(o, p.suite);
   setup.out_dir = out.root();
-  RunHeader h = resumed_header(old, o, p, keep.size());
+  RunHeader h = resumed_header(old, o, p, keep);
   install_interrupt_handlers();
   Launchers launchers(o.affinity);
   // A run stopped before its probe finished never recorded its interpreter.
@@ -788,6 +804,9 @@ void make_empty_dir(const std::filesystem::path& dir, const char* flag, const ch
   if (ec) throw UserError(fmt::format("cannot create {} '{}': {}", flag, dir.string(), ec.message()));
 }
 
+// A signal while noise's or --remeasure's sides were started or measured.
+struct SidesInterrupted {};
+
 // One side of `jitbench noise`: a run of its own (D/a or D/b), started and probed.
 struct NoiseSide {
   OutDir out;
@@ -803,10 +822,9 @@ NoiseSide start_noise_side(const RunOptions& o, const PlannedRun& p, const std::
   NoiseSide side{std::get<OutDir>(prepared), {}, worker_setup(o, p.suite), {}};
   side.setup.out_dir = side.out.root();
   side.h = start_run(o, p, side.setup, side.out, command);
-  if (auto code = finish_starting(side.h, o, p, side.setup, side.out, launcher))
-    throw UserError(fmt::format("interrupted while starting {}", dir.string()));
+  if (auto code = finish_starting(side.h, o, p, side.setup, side.out, launcher)) throw SidesInterrupted{};
   prepare_environments(p, o, side.setup, side.h, side.out, launcher);
-  if (interrupted()) throw UserError(fmt::format("interrupted while building {}'s environments", dir.string()));
+  if (interrupted()) throw SidesInterrupted{};
   write_run_artifacts(side.out, side.h, {}, p.cases.empty(), nullptr,
                       {{"environment.json", json_text(side.h.info.environment.manifest)}});
   return side;
@@ -854,6 +872,22 @@ void print_noise(const NoiseFloor& floor, const std::filesystem::path& file) {
         m.detectable_pct ? fmt::format(">= {:.1f}%", *m.detectable_pct) : std::string("none"));
   say(stdout, "Noise floor: {}\n", file.string());
 }
+
+// Both sides measured: the floor into D/noise.json, then each side's last line.
+int finish_noise(const NoiseOptions& n, NoiseFloor& floor, const std::filesystem::path& dir, NoiseSide& a,
+                 NoiseSide& b) {
+  floor.metrics = compare::noise_metrics(a.results, b.results, n.alpha);
+  floor.finished_at = n.run.deterministic ? "" : utc_now();
+  try {
+    write_file_atomic(dir / "noise.json", noise_json(floor));
+  } catch (const std::exception& e) {
+    throw UserError(fmt::format("cannot write '{}': {}", (dir / "noise.json").string(), e.what()));
+  }
+  if (!n.run.quiet) print_noise(floor, dir / "noise.json");
+  const int rc_a = final_line(a.results, a.out);  // side A's line, then side B's
+  const int rc_b = final_line(b.results, b.out);
+  return std::max(rc_a, rc_b);
+}
 }  // namespace
 
 int cmd_noise(const NoiseOptions& n, const std::vector<std::string>& command) {
@@ -869,27 +903,24 @@ int cmd_noise(const NoiseOptions& n, const std::vector<std::string>& command) {
   floor.run_b = "b";
   floor.command = command;
   floor.started_at = n.run.deterministic ? "" : utc_now();
-  NoiseSide a = start_noise_side(n.run, p, dir / "a", command, launchers.posix);
-  NoiseSide b = start_noise_side(n.run, p, dir / "b", command, launchers.posix);
-  announce(n.run.quiet, p.cases.size(), a.setup, a.out, " (twice: A/A, interleaved)");
+  const auto stopped = [&] {
+    say(stderr, "jitbench noise: interrupted; no noise.json was written, and a noise run cannot be resumed (its two "
+                "sides are measured together): run `jitbench noise` again into a new directory (what was measured "
+                "is in {})\n", dir.string());
+    return 128 + interrupt_signal();
+  };
   std::vector<std::pair<Case, Case>> pairs;
   for (const auto& c : p.cases) pairs.emplace_back(c, c);
-  if (!measure_sides(pairs, !n.run.no_interleave, n.run.quiet, a, b, {"../a", "../b"}, launchers.get())) {
-    say(stderr, "jitbench noise: interrupted; no noise.json was written (the runs so far are in {}/a and {}/b)\n",
-        dir.string(), dir.string());
-    return 128 + interrupt_signal();
-  }
-  floor.metrics = compare::noise_metrics(a.results, b.results, n.alpha);
-  floor.finished_at = n.run.deterministic ? "" : utc_now();
   try {
-    write_file_atomic(dir / "noise.json", noise_json(floor));
-  } catch (const std::exception& e) {
-    throw UserError(fmt::format("cannot write '{}': {}", (dir / "noise.json").string(), e.what()));
+    NoiseSide a = start_noise_side(n.run, p, dir / "a", command, launchers.posix);
+    NoiseSide b = start_noise_side(n.run, p, dir / "b", command, launchers.posix);
+    announce(n.run.quiet, p.cases.size(), a.setup, a.out, " (twice: A/A, interleaved)");
+    if (!measure_sides(pairs, !n.run.no_interleave, n.run.quiet, a, b, {"../a", "../b"}, launchers.get()))
+      return stopped();
+    return finish_noise(n, floor, dir, a, b);
+  } catch (const SidesInterrupted&) {
+    return stopped();
   }
-  if (!n.run.quiet) print_noise(floor, dir / "noise.json");
-  const int rc_a = final_line(a.results, a.out);  // side A's line, then side B's
-  const int rc_b = final_line(b.results, b.out);
-  return std::max(rc_a, rc_b);
 }
 
 namespace {
@@ -917,8 +948,9 @@ RecordedRun recorded_run(const std::string& dir, const std::filesystem::path& ou
 }
 }  // namespace
 
-std::pair<std::string, std::string> remeasure_side_by_side(const std::string& base, const std::string& next,
-                                                           const std::string& out_dir, bool quiet) {
+std::optional<std::pair<std::string, std::string>> remeasure_side_by_side(const std::string& base,
+                                                                          const std::string& next,
+                                                                          const std::string& out_dir, bool quiet) {
   namespace fs = std::filesystem;
   const fs::path dir = out_dir;
   make_empty_dir(dir, "--remeasure", "base/ and new/");
@@ -942,13 +974,19 @@ std::pair<std::string, std::string> remeasure_side_by_side(const std::string& ba
   if (pairs.empty()) throw UserError("--remeasure: BASE and NEW planned no case in common: nothing to measure side by side");
   install_interrupt_handlers();
   Launchers launchers(a.o.affinity == b.o.affinity ? a.o.affinity : std::vector<int>{});  // both runs' pinning, or none
-  NoiseSide sa = start_noise_side(a.o, a.p, dir / "base", a.command, launchers.posix);
-  NoiseSide sb = start_noise_side(b.o, b.p, dir / "new", b.command, launchers.posix);
-  if (!quiet) say(stderr, "jitbench compare --remeasure: {} case(s) of BASE and NEW again, interleaved -> {}\n",
-                  pairs.size(), dir.string());
-  if (!measure_sides(pairs, true, quiet, sa, sb, {"../base", "../new"}, launchers.get()))
-    throw UserError(fmt::format("--remeasure: interrupted; what was measured is in {}", dir.string()));
-  return {(dir / "base").string(), (dir / "new").string()};
+  try {
+    NoiseSide sa = start_noise_side(a.o, a.p, dir / "base", a.command, launchers.posix);
+    NoiseSide sb = start_noise_side(b.o, b.p, dir / "new", b.command, launchers.posix);
+    if (!quiet) say(stderr, "jitbench compare --remeasure: {} case(s) of BASE and NEW again, interleaved -> {}\n",
+                    pairs.size(), dir.string());
+    if (measure_sides(pairs, true, quiet, sa, sb, {"../base", "../new"}, launchers.get()))
+      return std::pair{(dir / "base").string(), (dir / "new").string()};
+  } catch (const SidesInterrupted&) {
+  }
+  say(stderr, "jitbench compare: --remeasure interrupted; nothing was compared, and a re-measurement cannot be "
+              "resumed (its two sides are measured together): run the same compare again with --remeasure and a new "
+              "directory (what was measured is in {})\n", dir.string());
+  return std::nullopt;
 }
 
 }  // namespace jitbench

@@ -8,8 +8,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "commands/commands.h"
+#include "results/index_sections.h"
 #include "results/read.h"
 #include "util/fs.h"
 #include "util/sha256.h"
@@ -47,6 +50,33 @@ TEST(PlannedRun, TheShardsOfOnePlanPartitionItAndShareItsDigest) {
   for (const auto& c : whole.cases) all.push_back(c.id);
   std::sort(all.begin(), all.end());
   EXPECT_EQ(seen, all);  // each case in exactly one shard
+}
+
+TEST(PlannedRun, AShardHoldsEveryEnvironmentOfItsCases) {
+  // One case in three environments is measured interleaved: splitting it across shards would break that.
+  std::map<std::string, std::set<int>> shards_of;  // a case without its environment -> the shards it is in
+  for (int k = 1; k <= 3; ++k) {
+    RunOptions o = numpy_matmul();
+    o.envs = {"e1:numpy", "e2:numpy", "e3:numpy"};
+    o.shard = ShardSpec{k, 3};
+    const PlannedRun p = make_planned_run(o);
+    EXPECT_EQ(p.full.size(), 9u);
+    for (const auto& c : p.cases) shards_of[without_environment(c.id)].insert(k);
+  }
+  ASSERT_EQ(shards_of.size(), 3u);
+  for (const auto& [id, shards] : shards_of) EXPECT_EQ(shards.size(), 1u) << id;
+}
+
+TEST(ResumedRun, KeepsOnlyTheInterleavedGroupsWhoseCasesWereAllKept) {
+  const InterleavedGroup done{{"m__env-a", "m__env-b"}, {}, {{0, 0}, {1, 0}}};
+  const InterleavedGroup cut{{"n__env-a", "n__env-b"}, {}, {{0, 0}, {1, 0}, {0, 1}}};  // stopped mid-round
+  const std::optional<std::vector<InterleavedGroup>> groups = std::vector{done, cut};
+  // n__env-b was interrupted: measured again (with n__env-a kept, alone), the old order names stale logs.
+  const auto kept = groups_of_kept_cases(groups, {"m__env-a", "m__env-b", "n__env-a"});
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(*kept, std::vector{done});
+  EXPECT_FALSE(groups_of_kept_cases(groups, {"m__env-a"}));
+  EXPECT_FALSE(groups_of_kept_cases(std::nullopt, {"m__env-a"}));
 }
 
 TEST(PlannedRun, ASelectionThatPlansNothingIsTheUsersError) {

@@ -20,6 +20,15 @@ std::string make_case_id(const std::string& backend, const std::string& workload
   return id;
 }
 
+std::string group_label(const std::vector<std::string>& ids) {
+  if (ids.size() == 1) return ids.front();
+  std::string all;
+  for (const auto& id : ids) all += (all.empty() ? "" : ", ") + id;
+  if (all.size() <= 100) return fmt::format("{} cases interleaved: {}", ids.size(), all);
+  return fmt::format("{} cases interleaved: {} and {} more", ids.size(), ids.empty() ? "" : ids.front(),
+                     ids.empty() ? 0 : ids.size() - 1);
+}
+
 std::string without_environment(const std::string& case_id) {
   const auto at = case_id.rfind("__env-");
   return at == std::string::npos ? case_id : case_id.substr(0, at);

@@ -66,6 +66,10 @@ std::string make_case_id(const std::string& backend, const std::string& workload
                          const std::string& env = "");
 // The id without its `__env-<name>` part: the same case in another environment has the same one.
 std::string without_environment(const std::string& case_id);
+// How progress names cases measured as one interleaved group: the id alone
+// for one case; for several, every id, or where they would not fit on a line
+// "N cases interleaved: <first> and N-1 more".
+std::string group_label(const std::vector<std::string>& ids);
 
 // "<workload>_<n>_<f32|f64>", as --cases takes them ("matmul_512_f32").
 struct CaseSpec {

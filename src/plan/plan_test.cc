@@ -26,6 +26,13 @@ TEST(Plan, EachCaseCarriesTheRecordsOfTheCatalogItWasPlannedFrom) {
   }
 }
 
+TEST(CaseId, AGroupIsNamedWhole) {
+  EXPECT_EQ(group_label({"a__env-x"}), "a__env-x");
+  EXPECT_EQ(group_label({"a__env-x", "a__env-y"}), "2 cases interleaved: a__env-x, a__env-y");
+  const std::vector<std::string> many(8, "numpy_matmul_512_f32__env-numpy-2.1.0");
+  EXPECT_EQ(group_label(many), "8 cases interleaved: numpy_matmul_512_f32__env-numpy-2.1.0 and 7 more");
+}
+
 TEST(CaseId, MatchesSeedContract) {
   EXPECT_EQ(make_case_id("jax_jit_cpu", "matmul", 512, "f32", *parse_cache_policy("process_cold")),
             "jax_jit_cpu_matmul_512_f32");

@@ -71,6 +71,23 @@ std::vector<int> assign_shards(const std::vector<double>& costs, int count) {
   return shard;
 }
 
+std::vector<int> assign_case_shards(const std::vector<Case>& plan, const std::vector<double>& costs, int count) {
+  std::map<std::string, std::size_t> item_of;  // a case without its environment -> its item
+  std::vector<std::size_t> item(plan.size());
+  std::vector<double> item_cost;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const auto key = plan[i].env.empty() ? plan[i].id : without_environment(plan[i].id);
+    const auto [it, added] = item_of.emplace(key, item_cost.size());
+    if (added) item_cost.push_back(0.0);
+    item[i] = it->second;
+    item_cost[it->second] += costs[i];
+  }
+  const auto item_shard = assign_shards(item_cost, count);
+  std::vector<int> shard(plan.size());
+  for (std::size_t i = 0; i < plan.size(); ++i) shard[i] = item_shard[item[i]];
+  return shard;
+}
+
 std::string plan_digest(const std::vector<Case>& plan) {
   std::string ids;
   for (const auto& c : plan) ids += c.id + "\n";

@@ -35,6 +35,12 @@ std::vector<double> expected_costs(const std::vector<Case>& plan, const std::map
 // least loaded shard (ties: the lower shard, then plan order). Deterministic.
 std::vector<int> assign_shards(const std::vector<double>& costs, int count);
 
+// Shard of every case of `plan`, the environments of one case kept together:
+// the cases that differ only in their environment (without_environment) are
+// measured side by side (interleaved), so they are weighed as one item of
+// their summed cost and land in one shard.
+std::vector<int> assign_case_shards(const std::vector<Case>& plan, const std::vector<double>& costs, int count);
+
 // sha256 of the plan's case ids in order: shards of one plan agree on it.
 std::string plan_digest(const std::vector<Case>& plan);
 

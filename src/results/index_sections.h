@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,13 @@ struct InterleavedGroup {
   std::vector<InterleavedStep> order;  // the cold processes, in the order they ran
   bool operator==(const InterleavedGroup&) const = default;
 };
+
+// A resumed run's groups: those whose every case was kept as it was. A group
+// with a case measured again is dropped: that case's cold logs are written
+// anew, so its recorded order no longer names them, and the cases measured
+// now are recorded as the groups they are measured in. Unset when none is left.
+std::optional<std::vector<InterleavedGroup>> groups_of_kept_cases(
+    const std::optional<std::vector<InterleavedGroup>>& groups, const std::set<std::string>& kept);
 
 // Every optional section jitbench writes into an index; absent ones unset.
 struct IndexSections {
