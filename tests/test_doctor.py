@@ -6,11 +6,22 @@ given, and a CPU list that cannot be pinned refused before anything runs."""
 import json
 import os
 
+import pytest
+
 from conftest import validate
 
 CASES = ["--cases", "matmul_8_f32", "--backends", "numpy", "--cold-runs", "2", "--warm-iters", "3"]
 CHECKS = ["governor", "boost", "smt", "aslr", "load", "steal", "swap", "thp", "isolated_cpus", "threads", "vm",
           "container"]
+
+
+def cpu_list(text):
+    """The kernel's CPU list syntax ("0,2-3") as a sorted list of CPUs."""
+    out = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return sorted(out)
 
 
 def fake_tree(root, governor):
@@ -64,8 +75,11 @@ def test_doctor_refuses_a_root_that_is_not_a_directory(jitbench, tmp_path):
     assert res.stderr.count("\n") == 1 and "not a directory" in res.stderr
 
 
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2,
+                    reason="one CPU to run on: pinned and unpinned workers see the same CPU, so pinning cannot be told")
 def test_affinity_pins_every_worker_and_is_recorded(jitbench, fake_env, tmp_path):
-    cpu = max(os.sched_getaffinity(0))
+    allowed = sorted(os.sched_getaffinity(0))
+    cpu = max(allowed)  # not all of them: a worker that was not pinned would see more
     seen = tmp_path / "affinity.txt"
     # More BLAS threads than CPUs: a warn the manifest records and the report states.
     env = dict(fake_env(), FAKE_WORKER_AFFINITY_FILE=str(seen), OPENBLAS_NUM_THREADS="4096")
@@ -76,6 +90,7 @@ def test_affinity_pins_every_worker_and_is_recorded(jitbench, fake_env, tmp_path
     manifest = json.loads((res.out / "environment.json").read_text())
     validate(manifest, "jitbench.environment.v2")
     assert manifest["affinity"] == {"pinned": True, "cpus": str(cpu)}
+    assert manifest["affinity"]["cpus"] == lines[0]  # what is recorded is what the workers' sched_getaffinity saw
     assert [c["check"] for c in manifest["host"]["checks"]] == CHECKS
     assert jitbench("validate", str(res.out)).rc == 0
     assert jitbench("report", str(res.out), env=env).rc == 0
@@ -87,9 +102,11 @@ def test_affinity_pins_every_worker_and_is_recorded(jitbench, fake_env, tmp_path
     seen.unlink()
     free = jitbench("run", *CASES, env=env)
     assert free.rc == 0, free.stderr
-    allowed = sorted(os.sched_getaffinity(0))
-    assert set(seen.read_text().split()) == {",".join(map(str, allowed))}
-    assert json.loads((free.out / "environment.json").read_text())["affinity"]["pinned"] is False
+    assert set(seen.read_text().split()) == {",".join(map(str, allowed))} != {str(cpu)}
+    free_affinity = json.loads((free.out / "environment.json").read_text())["affinity"]
+    assert free_affinity["pinned"] is False
+    # Recorded as a CPU list ("0-1" or "0,1"): the same CPUs the workers saw.
+    assert cpu_list(free_affinity["cpus"]) == allowed
 
 
 def test_a_bad_affinity_is_refused_before_anything_runs(jitbench, fake_env, tmp_path):
@@ -100,3 +117,22 @@ def test_a_bad_affinity_is_refused_before_anything_runs(jitbench, fake_env, tmp_
         assert res.rc == 2, (cpus, res.stderr)
         assert res.stderr.count("\n") == 1 and says in res.stderr, res.stderr
         assert not out.exists()
+
+
+def test_the_thread_check_judges_what_the_workers_get_not_jitbenchs_own_environment(jitbench, fake_env, tmp_path):
+    """jitbench is started with 4096 BLAS threads, but --deterministic gives every worker one: the run's
+    manifest records and judges the workers' setting (each pinned environment's, with its own variables)."""
+    seen = tmp_path / "threads.txt"
+    env = dict(fake_env(), OMP_NUM_THREADS="4096", FAKE_WORKER_ENV_FILE=str(seen))
+    res = jitbench("run", *CASES, "--deterministic", env=env)
+    assert res.rc == 0, res.stderr
+    manifest = json.loads((res.out / "environment.json").read_text())
+    assert manifest["host"]["machine"]["thread_env"]["OMP_NUM_THREADS"] == "1"
+    threads = next(c for c in manifest["host"]["checks"] if c["check"] == "threads")
+    assert threads["level"] == "ok" and "OMP_NUM_THREADS=1" in threads["found"], threads
+    assert set(seen.read_text().split()) == {"1"}  # what the workers really got
+    # Without --deterministic the workers inherit jitbench's 4096: warned.
+    loose = jitbench("run", *CASES, env=env)
+    manifest = json.loads((loose.out / "environment.json").read_text())
+    threads = next(c for c in manifest["host"]["checks"] if c["check"] == "threads")
+    assert threads["level"] == "warn" and "OMP_NUM_THREADS=4096" in threads["found"], threads

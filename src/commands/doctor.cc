@@ -9,6 +9,8 @@
 #include "env/host.h"
 #include "export/doctor_json.h"
 #include "export/json_util.h"
+#include "run/case_runner.h"
+#include "run/worker_env.h"
 #include "util/clock.h"
 #include "util/say.h"
 
@@ -41,6 +43,7 @@ int cmd_doctor(const DoctorOptions& o) {
   read.root = o.root;
   read.sample_ms = static_cast<int>(o.sample_s * 1000);
   read.gpus = o.root == "/";
+  read.env = worker_environment(WorkerSetup{}, Case{});  // the threads the workers would start, not jitbench's own
   const HostFacts host = read_host_facts(read);
   const auto findings = machine_findings(host);
   if (o.json) say(stdout, "{}", json_text(doctor_json(host, findings, o.root, utc_now())));

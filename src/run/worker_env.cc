@@ -112,4 +112,13 @@ WorkerEnv worker_env(const WorkerSetup& s, const Case& c, const fs::path& cache_
   return e;
 }
 
+std::map<std::string, std::string> worker_environment(const WorkerSetup& s, const Case& c,
+                                                      const std::map<std::string, std::string>& inherited) {
+  const WorkerEnv e = worker_env(s, c, "", inherited);
+  std::map<std::string, std::string> env = inherited;
+  for (const auto& k : e.unset) env.erase(k);
+  for (const auto& [k, v] : e.set) env[k] = v;
+  return env;
+}
+
 }  // namespace jitbench

@@ -35,4 +35,12 @@ std::map<std::string, std::string> inherited_environment();
 WorkerEnv worker_env(const WorkerSetup& s, const Case& c, const std::filesystem::path& cache_dir,
                      const std::map<std::string, std::string>& inherited = inherited_environment());
 
+// The whole environment a worker of case c starts with: `inherited` with
+// worker_env's changes applied (the cache settings removed; --deterministic's
+// thread counts, the case's environment's own variables set). What doctor's
+// thread check and environment.json judge: the workers', not jitbench's own.
+std::map<std::string, std::string> worker_environment(const WorkerSetup& s, const Case& c,
+                                                      const std::map<std::string, std::string>& inherited =
+                                                          inherited_environment());
+
 }  // namespace jitbench

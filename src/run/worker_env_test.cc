@@ -62,5 +62,22 @@ TEST(WorkerEnv, DeterministicFlagsFollowTheUsersOwn) {
   EXPECT_EQ(e.set.at("PYTHONPATH"), "/w");
 }
 
+TEST(WorkerEnv, TheThreadSettingsAreTheWorkersNotJitbenchs) {
+  WorkerSetup s;
+  s.worker_dir = "/w";
+  s.environments["pinned"] = EnvironmentRun{true, "", "/env/bin/python", {{"OMP_NUM_THREADS", "8"}}, "f"};
+  const std::map<std::string, std::string> mine = {{"OMP_NUM_THREADS", "64"}, {"HOME", "/h"}};
+  auto c = make_case("numpy", "matmul", 8, "f32");
+  EXPECT_EQ(worker_environment(s, c, mine).at("OMP_NUM_THREADS"), "64");  // inherited as it is
+  c.env = "pinned";  // --env-var pinned:OMP_NUM_THREADS=8, or a suite environment's variables
+  EXPECT_EQ(worker_environment(s, c, mine).at("OMP_NUM_THREADS"), "8");
+  s.deterministic = true;  // one thread, whatever jitbench was started with
+  c.env.clear();
+  const auto det = worker_environment(s, c, mine);
+  EXPECT_EQ(det.at("OMP_NUM_THREADS"), "1");
+  EXPECT_EQ(det.at("HOME"), "/h");
+  EXPECT_FALSE(worker_environment(s, c, {{"JAX_COMPILATION_CACHE_DIR", "/c"}}).count("JAX_COMPILATION_CACHE_DIR"));
+}
+
 }  // namespace
 }  // namespace jitbench
