@@ -93,3 +93,14 @@ def test_one_wrong_parameter_of_a_training_run_fails():
     params[i] = params[i] + 0.01 * np.linalg.norm(params[i]) / np.sqrt(params[i].size)
     verdict = w.check((*params, losses), inputs, 16, "f32", 0)[0]
     assert not verdict["ok"] and "of b2" in verdict["message"], verdict
+
+
+def test_the_case_file_keeps_each_quantitys_error(jitbench):
+    """per_quantity travels with the verdict into the case file (its `verification`): each gamma's worst, mu and
+    the NLL, each under the tolerance the verdict states."""
+    res = jitbench("run", "--backends", "numpy", "--cases", "likelihood_fit_16_f32", "--cold-runs", "1",
+                   "--warm-iters", "2")
+    assert res.rc == 0, res.stderr
+    v = res.case("numpy_likelihood_fit_16_f32")["verification"]
+    assert set(v["per_quantity"]) == {"mu", "gamma", "nll"}, v
+    assert v["error"] == max(v["per_quantity"].values()) and v["error"] <= v["tolerance"], v
