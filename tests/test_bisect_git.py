@@ -136,7 +136,7 @@ def test_bisect_git_refuses_bad_inputs_with_one_line(jitbench, toy, tmp_path, wh
         "same": (toy["repo"], "HEAD", shas[3], "are the same commit"),
     }[what]
     out = tmp_path / "bisect"
-    res = jitbench("bisect", "--git", str(repo), "--good", good, "--bad", bad, *CASE, "--workload-path",
+    res = jitbench("bisect", "--git", str(repo), f"--good={good}", f"--bad={bad}", *CASE, "--workload-path",
                    str(toy["workload"]), "--out-dir", str(out), out=False)
     assert res.rc == 2, (res.rc, res.stderr)
     assert len(res.stderr.strip().splitlines()) == 1 and expect in res.stderr, res.stderr
