@@ -311,13 +311,20 @@ void add_signing(CLI::App& app, PublishingCommands& p) {
 }
 
 CLI::App* add_bisect(CLI::App& app, BisectOptions& b, CliSelectionText& text) {
-  auto* cmd = app.add_subcommand("bisect", "find the release of a package that made a metric worse");
-  cmd->add_option("--package", b.package, "the package whose releases are bisected (e.g. jax)")->required()->check(kNonEmpty);
-  cmd->add_option("--good", b.good, "a release without the regression")->required()->check(kNonEmpty);
-  cmd->add_option("--bad", b.bad, "a later release with it")->required()->check(kNonEmpty);
+  auto* cmd = app.add_subcommand("bisect", "find the release of a package (or the commit of a repository) that made "
+                                           "a metric worse");
+  cmd->add_option("--package", b.package, "the package whose releases are bisected (e.g. jax); with --git, its name "
+                                          "(default: the repository's directory)")->check(kNonEmpty);
+  cmd->add_option("--git", b.git, "a local git repository: bisect its commits between --good and --bad, each "
+                                  "exported and installed with no network (docs/bisect-git.md)")->check(kNonEmpty);
+  cmd->add_option("--good", b.good, "a release (with --git: a revision) without the regression")->required()
+      ->check(kNonEmpty);
+  cmd->add_option("--bad", b.bad, "a later release (with --git: a descendant revision) with it")->required()
+      ->check(kNonEmpty);
   cmd->add_option("--versions", b.versions, "the candidates, oldest first (default: every release between them)")
       ->delimiter(',');
-  cmd->add_option("--with", b.with, "a further requirement of every step, {} standing for the version (jaxlib=={})");
+  cmd->add_option("--with,--install-extra", b.with,
+                  "a further requirement of every step, {} standing for the version or commit (jaxlib=={})");
   cmd->add_option("--metric", b.metric, "import, first_call, compile, ttfr, process_ttfr or warm (default ttfr)")
       ->check(CLI::IsMember({"import", "first_call", "compile", "ttfr", "process_ttfr", "warm"}));
   cmd->add_option("--threshold", b.threshold_pct, "a regression is more than PCT percent, with confidence (default 10)")
@@ -440,6 +447,10 @@ Command typed_merge(MergeOptions merge) {
 }
 
 void check_bisect(const BisectOptions& b, RunOptions& selection, const CliSelectionText& text) {
+  if (b.git.empty() && b.package.empty())
+    throw UserError("bisect: give --package P (its releases are bisected) or --git REPO (its commits are)");
+  if (!b.git.empty() && !b.versions.empty())
+    throw UserError("bisect --git: the candidates are the commits between --good and --bad; leave out --versions");
   if (b.strict && b.noise_floor.empty())
     throw UserError("--strict refuses a threshold below the noise floor: give --noise-floor D too");
   type_selection(text, selection);

@@ -121,6 +121,23 @@ TEST(CliBisect, ShardAndEnvironmentsAreRefused) {
             std::vector<CachePolicy>{CachePolicy::WarmCache});
 }
 
+// --git REPO bisects commits: --package becomes optional, --versions is refused,
+// and --install-extra is --with's other name.
+TEST(CliBisect, GitTakesRevisionsAndInstallExtras) {
+  const std::vector<std::string> base = {"bisect", "--git", "repo", "--good", "HEAD~3", "--bad", "HEAD",
+                                         "--out-dir", "b", "--install-extra", "setuptools"};
+  const auto b = std::get<BisectOptions>(parse_args(base));
+  EXPECT_EQ(b.git, "repo");
+  EXPECT_TRUE(b.package.empty());
+  EXPECT_EQ(b.with, std::vector<std::string>{"setuptools"});
+  auto with_versions = base;
+  with_versions.insert(with_versions.end(), {"--versions", "a,b"});
+  EXPECT_EQ(refusal(with_versions),
+            "bisect --git: the candidates are the commits between --good and --bad; leave out --versions");
+  EXPECT_EQ(refusal({"bisect", "--good", "1.0", "--bad", "2.0", "--out-dir", "b"}),
+            "bisect: give --package P (its releases are bisected) or --git REPO (its commits are)");
+}
+
 TEST(CliRecordedCommand, ReadsBackATypedRun) {
   const auto run = parse_run_command({"/usr/bin/jitbench", "run", "--shard", "1/2", "--cache-policy", "warm_cache",
                                       "--ceilings", "off", "--out-dir", "o"});

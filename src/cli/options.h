@@ -78,12 +78,15 @@ struct PlanOptions {
   bool json = false;
 };
 
-// `jitbench bisect`: the release of a package that made a metric worse.
+// `jitbench bisect`: the release of a package (or, with --git, the commit of
+// a repository) that made a metric worse.
 struct BisectOptions {
   RunOptions selection;  // what is measured at every step (--suite, --cases, --backends, counts, --find-links...)
-  std::string package, good, bad;
+  std::string package, good, bad;  // with --git: good and bad are revisions; package "" -> the repository's name
+  std::string git;                 // --git REPO: the commits between good and bad are the candidates
   std::vector<std::string> versions;  // the candidates, oldest first; empty: every release between good and bad
-  std::vector<std::string> with;      // further pins every environment gets ("jaxlib==0.4.38" moves with jax)
+  std::vector<std::string> with;      // further pins every environment gets ("jaxlib==0.4.38" moves with jax;
+                                      // --install-extra is its other name)
   std::string metric = "ttfr";        // import, first_call, compile, ttfr, process_ttfr, warm
   double threshold_pct = 10;          // a regression is larger than this, with confidence
   double alpha = 0.05;

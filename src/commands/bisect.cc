@@ -1,19 +1,24 @@
 // `jitbench bisect --package P --good V1 --bad V2`: which release of P made a
-// metric worse. Every step is an ordinary `jitbench run` of the selection in an
+// metric worse; with `--git REPO --good REV --bad REV`, which commit of a
+// local repository (each exported and installed with no network:
+// docs/bisect-git.md; the commits are read in commands/bisection/git_range.cc). Every step is an ordinary `jitbench run` of the selection in an
 // environment pinned to one release (its own out dir under OUT/steps/, which
 // validate, report and compare take); the two ends are measured first, side by
 // side in one run (their cold processes interleaved), and the regression
 // confirmed (significant, and larger than --threshold with confidence:
 // compare's gate), then the releases between them are halved, and the final
 // pair is measured again, side by side, to confirm the boundary.
-// OUT/bisect.json (schemas/jitbench.bisect.v2.schema.json) has every step;
+// OUT/bisect.json (schemas/jitbench.bisect.v3.schema.json) has every step;
 // the bisection itself is commands/bisection/.
 #include <fmt/format.h>
 
+#include <cctype>
+#include <filesystem>
 #include <map>
 #include <optional>
 
 #include "commands/bisection/bisection.h"
+#include "commands/bisection/git_range.h"
 #include "commands/commands.h"
 #include "compare/noise.h"
 #include "config/environments.h"
@@ -22,19 +27,41 @@
 #include "util/say.h"
 
 namespace jitbench {
+namespace fs = std::filesystem;
 
 namespace {
+void check_bisect_extras(const BisectOptions& o);
+// --git: the repository as an absolute path, and the package named after its
+// directory when --package is not given (made a package name: "My Repo" is My-Repo).
+BisectOptions with_git_defaults(BisectOptions o) {
+  if (o.git.empty()) return o;
+  fs::path repo = fs::absolute(o.git).lexically_normal();
+  if (!repo.has_filename()) repo = repo.parent_path();
+  o.git = repo.string();
+  if (!o.package.empty()) return o;
+  std::string name;
+  for (const char c : repo.filename().string())
+    name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ? c : '-';
+  const auto first = name.find_first_not_of("-._"), last = name.find_last_not_of("-._");
+  o.package = first == std::string::npos ? std::string("repository") : name.substr(first, last - first + 1);
+  return o;
+}
 // Before anything is made: the package, the releases and the extra
 // requirements name what they should (the package's name becomes a directory's).
 void check_bisect_names(const BisectOptions& o) {
+  if (!o.git.empty() && o.package.empty()) return check_bisect_extras(o);  // revisions are checked by git, later
   if (!valid_package_name(o.package))
     throw UserError(fmt::format("bisect --package '{}': not a package name (letters, digits, '.', '-', '_', starting "
                                 "and ending with a letter or digit; PEP 508)", o.package));
   std::vector<std::string> versions = o.versions;
-  versions.insert(versions.end(), {o.good, o.bad});
+  if (o.git.empty()) versions.insert(versions.end(), {o.good, o.bad});  // a commit is a revision, not a release
   for (const auto& v : versions)
     if (!valid_release_version(v))
       throw UserError(fmt::format("bisect: '{}' is not a release version (PEP 440: 1.2, 2.0rc1, 1.0.post1, 1.0+local)", v));
+  check_bisect_extras(o);
+}
+// --with (--install-extra): each requirement one the installer takes as a requirement.
+void check_bisect_extras(const BisectOptions& o) {
   for (const auto& w : o.with)  // one --with may hold several requirements, as --env does: each is checked
     for (const auto& r : split_requirements(w))
       if (auto why = forbidden_requirement(r); !why.empty()) throw UserError("bisect --with: " + why);
@@ -71,9 +98,11 @@ std::optional<int> check_noise_floor(const BisectOptions& o) {
 }
 }  // namespace
 
-int cmd_bisect(const BisectOptions& o) {
-  check_bisect_names(o);
+int cmd_bisect(const BisectOptions& given) {
+  check_bisect_names(given);
+  const BisectOptions o = with_git_defaults(given);
   require_affinity(o.selection.affinity);
+  if (!o.git.empty()) git_candidates(o.git, o.good, o.bad);  // a repository and revisions that name its commits
   if (auto refused = check_noise_floor(o)) return *refused;
   auto prepared = OutDir::prepare(o.out_dir);
   if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);

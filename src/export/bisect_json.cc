@@ -23,6 +23,7 @@ nlohmann::json bisect_step_json(const BisectStep& s) {
   nlohmann::json out = {{"version", s.version}, {"role", s.role}, {"dir", s.dir},
                         {"exit_code", s.exit_code}, {"verdict", s.verdict}, {"cases", cases}};
   if (s.against_good) out["against_good"] = bisect_evidence_json(*s.against_good);
+  if (!s.commit.empty()) out["commit"] = s.commit, out["subject"] = s.subject;
   return out;
 }
 nlohmann::json bisect_result_json(const BisectResult& r) {
@@ -44,7 +45,7 @@ nlohmann::json bisect_result_json(const BisectResult& r) {
 nlohmann::json bisect_document_json(const BisectDocument& d, const std::string& finished_at) {
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& s : d.steps) steps.push_back(bisect_step_json(s));
-  return {{"schema_version", kBisectSchema},
+  nlohmann::json doc = {{"schema_version", kBisectSchema},
           {"package", d.package},
           {"good", d.good},
           {"bad", d.bad},
@@ -56,6 +57,10 @@ nlohmann::json bisect_document_json(const BisectDocument& d, const std::string& 
           {"steps", steps},
           {"result", bisect_result_json(d.result)},
           {"finished_at", finished_at}};
+  if (d.git)
+    doc["git"] = {{"repository", d.git->repository}, {"good", d.git->good_rev}, {"bad", d.git->bad_rev},
+                  {"first_parent", true}};
+  return doc;
 }
 
 std::string bisect_json(const BisectDocument& d) {

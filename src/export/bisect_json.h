@@ -1,5 +1,5 @@
 #pragma once
-// OUT/bisect.json of `jitbench bisect` (schemas/jitbench.bisect.v2.schema.json).
+// OUT/bisect.json of `jitbench bisect` (schemas/jitbench.bisect.v3.schema.json).
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -8,7 +8,7 @@
 #include "results/bisect_record.h"
 
 namespace jitbench {
-inline constexpr const char* kBisectSchema = "jitbench.bisect.v2";
+inline constexpr const char* kBisectSchema = "jitbench.bisect.v3";
 
 struct BisectDocument {
   std::string package, good, bad, metric;
@@ -16,6 +16,7 @@ struct BisectDocument {
   double threshold_pct = 0, alpha = 0;
   std::vector<BisectStep> steps;
   BisectResult result;
+  std::optional<BisectGit> git;  // written only for bisect --git
 };
 
 // The document, stamped with the time it was written (finished_at).

@@ -200,14 +200,14 @@ BisectEvidence a_row(const std::string& id, bool worse) {
 }
 
 BisectDocument a_bisection(BisectResult result) {
-  BisectDocument d{"numpy", "1.0", "2.0", "ttfr", {}, {"1.0", "1.5", "2.0"}, 10, 0.05, {}, std::move(result)};
-  d.steps.push_back({"1.0", "good", "steps/numpy-1.0-1", 0, "measured", {{"numpy-sum-f64", "ok", ""}}, std::nullopt});
+  BisectDocument d{"numpy", "1.0", "2.0", "ttfr", {}, {"1.0", "1.5", "2.0"}, 10, 0.05, {}, std::move(result), std::nullopt};
+  d.steps.push_back({"1.0", "good", "steps/numpy-1.0-1", 0, "measured", {{"numpy-sum-f64", "ok", ""}}, std::nullopt, "", ""});
   d.steps.push_back({"2.0", "bad", "steps/numpy-2.0-1", 2, "bad", {{"numpy-sum-f64", "warn", "noisy"}},
-                     std::vector<BisectEvidence>{a_row("numpy-sum-f64", true)}});
+                     std::vector<BisectEvidence>{a_row("numpy-sum-f64", true)}, "", ""});
   return d;
 }
 
-// Each way a bisection ends, written as jitbench.bisect.v2 has it.
+// Each way a bisection ends, written as jitbench.bisect.v3 has it.
 TEST(BisectRecords, EveryEndIsWrittenAsTheSchemaHasIt) {
   BisectResult unmeasurable;
   unmeasurable.status = "unmeasurable";
@@ -240,6 +240,28 @@ TEST(BisectRecords, EveryEndIsWrittenAsTheSchemaHasIt) {
   EXPECT_TRUE(f["steps"][0]["cases"][0]["reason"].is_null());
   EXPECT_EQ(f["steps"][1]["cases"][0]["reason"], "noisy");
   EXPECT_EQ(f["steps"][1]["against_good"][0]["decision"], "regression");
+  EXPECT_FALSE(f.contains("git"));
+  EXPECT_FALSE(f["steps"][0].contains("commit"));
+}
+
+// bisect --git: the repository and revisions as given, each step's commit and subject (v3's optional fields).
+TEST(BisectRecords, ACommitBisectionRecordsTheRepositoryAndEachStepsCommit) {
+  const std::string a(40, 'a'), b(40, 'b');
+  BisectResult found;
+  found.status = "no_regression";
+  BisectDocument d{"toypkg", a, b, "ttfr", {}, {a, b}, 10, 0.05, {}, found, std::nullopt};
+  d.steps.push_back({a, "good", "steps/x-1", 0, "measured", {}, std::nullopt, a, "add toypkg"});
+  d.steps.push_back({b, "bad", "steps/x-1", 0, "good", {}, std::nullopt, b, "tidy"});
+  d.git = BisectGit{"/src/toypkg", "HEAD~1", "HEAD"};
+  const auto j = bisect_document_json(d, "t");
+  EXPECT_TRUE(validate_against(j, kBisectSchema).empty()) << j.dump();
+  EXPECT_EQ(j["git"], json::parse(R"({"repository": "/src/toypkg", "good": "HEAD~1", "bad": "HEAD",
+                                      "first_parent": true})"));
+  EXPECT_EQ(j["steps"][0]["commit"], a);
+  EXPECT_EQ(j["steps"][1]["subject"], "tidy");
+  auto broken = j;
+  broken["steps"][0]["commit"] = "HEAD";  // a step's commit is a full id, never a revision's name
+  EXPECT_FALSE(validate_against(broken, kBisectSchema).empty());
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 #pragma once
-// What `jitbench bisect` records (OUT/bisect.json, jitbench.bisect.v2): every
+// What `jitbench bisect` records (OUT/bisect.json, jitbench.bisect.v3): every
 // step measured and the result, typed; export/bisect_json.cc writes them.
 #include <optional>
 #include <string>
@@ -31,7 +31,16 @@ struct BisectStep {
   std::string verdict;  // measured, good, bad, inconclusive, failed, unmeasurable
   std::vector<BisectStepCase> cases;
   std::optional<std::vector<BisectEvidence>> against_good;  // once judged against the good end
+  std::string commit, subject;  // bisect --git: the step's commit (full id, also its version) and subject; "" omitted
   bool operator==(const BisectStep&) const = default;
+};
+
+// bisect --git: the repository and the revisions as given (the document's
+// good and bad are the commits they name, its candidates every commit id).
+struct BisectGit {
+  std::string repository;  // absolute
+  std::string good_rev, bad_rev;
+  bool operator==(const BisectGit&) const = default;
 };
 
 // How the bisection ended.

@@ -21,6 +21,15 @@ or a `skip` {reason: "environment_unavailable: <the installer's one line>"}.
 - Byte-compiled at install (--compile-bytecode): without .pyc files an import
   measures Python's own compiler (PYTHONDONTWRITEBYTECODE is set on many
   machines).
+- A requirement `NAME @ git+file:///REPO@COMMIT` (a full commit id: what
+  `jitbench bisect --git` gives each step) is installed by jitbench itself,
+  with no network: the commit's tree is exported (`git archive`) into the
+  environment's own src/<commit>/; when its pyproject.toml names a build
+  backend the environment has, it is installed with `uv pip install
+  --no-build-isolation --no-index` (and the --find-links directories),
+  else it is put on the path (a .pth file naming src/ when the tree has
+  one, else its root) and byte-compiled. The record's `sources` says which
+  and why; the hash has the commit id (it is in the requirement).
 - The directory is <cache_root>/<hash of the spec>; it is used only once its
   record (.jitbench-env.json) is written, last; a half-built one is removed and
   built again; a lock keeps two builders of the same hash apart.
@@ -47,6 +56,8 @@ RECORD = ".jitbench-env.json"
 ROOT_MARK = ".jitbench-env-cache"
 FIND_LINKS_MEMO = ".jitbench-find-links.json"  # sha256 of the find-links files, by path, size and mtime
 WORKER_NEEDS = ("numpy",)
+# name @ git+file:///repo@<40 hex>: a commit jitbench exports and installs itself (no clone, no build isolation).
+_GIT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*@\s*git\+file://(/.*)@([0-9a-f]{40})\s*$")
 _PIN = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*==\s*([A-Za-z0-9._+!-]+)\s*$")
 
 
@@ -204,12 +215,87 @@ def du(path):
     return total
 
 
+def git_sources(requirements):
+    """(name, repo, commit) of each requirement that names a commit of a local git repository."""
+    return [(m.group(1), m.group(2), m.group(3)) for m in map(_GIT.match, requirements) if m]
+
+
+def export_commit(repo, commit, into):
+    """The commit's tree, as `git archive` writes it, into the directory `into` (made here)."""
+    import io
+    import tarfile
+
+    p = subprocess.run(["git", "-C", repo, "archive", "--format=tar", commit], capture_output=True)
+    if p.returncode != 0:
+        raise Unbuildable(f"git archive {commit} in {repo}: {one_line(p.stderr.decode(errors='replace'))}")
+    os.makedirs(into)
+    with tarfile.open(fileobj=io.BytesIO(p.stdout)) as tar:
+        members = [m for m in tar.getmembers() if not (m.issym() or m.islnk() or m.isdev())]
+        for m in members:  # git archive writes relative paths; refuse any that would leave the directory
+            if os.path.isabs(m.name) or ".." in m.name.split("/"):
+                raise Unbuildable(f"git archive {commit} in {repo}: the path {m.name!r} leaves the tree")
+        extra = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+        tar.extractall(into, members=members, **extra)
+
+
+def build_backend(tree, py):
+    """(backend, why): the build backend the tree's pyproject.toml names when
+    the environment's interpreter can import it, else None and why not."""
+    path = os.path.join(tree, "pyproject.toml")
+    if not os.path.exists(path):
+        return None, "no pyproject.toml: put on the path"
+    import tomllib
+
+    try:
+        with open(path, "rb") as f:
+            system = tomllib.load(f).get("build-system", {})
+    except (OSError, ValueError) as exc:
+        return None, f"pyproject.toml cannot be read ({exc}): put on the path"
+    backend = system.get("build-backend")
+    if not backend:
+        return None, "pyproject.toml names no build backend: put on the path"
+    module = backend.split(":")[0]
+    # An in-tree backend (backend-path) is looked for in the tree, as the installer will.
+    inside = [os.path.join(tree, p) for p in system.get("backend-path", []) if isinstance(p, str)]
+    probe = subprocess.run([py, "-c", "import importlib, sys; sys.path[:0] = sys.argv[2:]; "
+                                      "importlib.import_module(sys.argv[1])", module, *inside],
+                           capture_output=True, cwd=tree, env={**os.environ, "PYTHONPATH": ""})
+    if probe.returncode != 0:
+        return None, (f"its build backend {module} is not in the environment (give its wheel with --find-links and "
+                      f"require it with --install-extra to build): put on the path")
+    return backend, f"built with {backend} in the environment (--no-build-isolation --no-index)"
+
+
+def install_source(d, py, uv, spec, name, repo, commit):
+    """One commit's tree exported into the environment and installed or put on the path; its record."""
+    tree = os.path.join(d, "src", commit)
+    export_commit(repo, commit, tree)
+    backend, why = build_backend(tree, py)
+    if backend:
+        cmd = [uv, "pip", "install", "--quiet", "--python", py, "--compile-bytecode", "--no-build-isolation",
+               "--no-index"]
+        for f in spec.get("find_links", []):
+            cmd += ["--find-links", f]
+        run(cmd + ["--", tree])
+    else:
+        root = os.path.join(tree, "src") if os.path.isdir(os.path.join(tree, "src")) else tree
+        purelib = run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                      env={**os.environ, "PYTHONPATH": ""}).strip().splitlines()[-1]
+        with open(os.path.join(purelib, f"_jitbench_git_{commit[:12]}.pth"), "w") as f:
+            f.write(root + "\n")
+        run([py, "-m", "compileall", "-q", root])  # an import measures the package, not Python's compiler
+    return {"name": name, "repository": repo, "commit": commit, "install": "built" if backend else "path",
+            "why": why}
+
+
 def build_into(d, spec, held, uv):
-    """uv venv + uv pip install, byte-compiled; returns the interpreter."""
+    """uv venv + uv pip install, byte-compiled, then the commits of git requirements;
+    returns the interpreter and the sources' records."""
     python = spec.get("python") or sys._base_executable
     run([uv, "venv", "--quiet", "--python", python, d])
     py = os.path.join(d, "bin", "python")
-    reqs = list(spec["requirements"])
+    sources = git_sources(spec["requirements"])
+    reqs = [r for r in spec["requirements"] if not _GIT.match(r)]
     named = {re.split(r"[\[<>=!~ ;]", r.strip(), 1)[0].lower() for r in reqs}
     reqs += [w for w in WORKER_NEEDS if w not in named]
     cmd = [uv, "pip", "install", "--quiet", "--python", py, "--compile-bytecode"]
@@ -222,7 +308,7 @@ def build_into(d, spec, held, uv):
     # uv's own cache stays in its default place (or UV_CACHE_DIR): wheels are shared between environments.
     # "--" ends uv's options: a requirement is never read as one (jitbench refuses one starting with "-" too).
     run(cmd + ["--"] + reqs)
-    return py
+    return py, [install_source(d, py, uv, spec, *s) for s in sources]
 
 
 def describe(py):
@@ -272,7 +358,7 @@ def build(spec):
         shutil.rmtree(d, ignore_errors=True)  # half-built by a builder that died, or its record broken: again
         t0 = time.monotonic()
         try:
-            py = build_into(d, spec, held, uv)
+            py, sources = build_into(d, spec, held, uv)
             info = describe(py)
         except Unbuildable:
             shutil.rmtree(d, ignore_errors=True)
@@ -282,6 +368,8 @@ def build(spec):
                   "exclude_newer": held, "exclude_newer_why": why, "uv": uv_version,
                   "find_links": spec.get("find_links", []), "no_index": bool(spec.get("no_index")),
                   "build_s": time.monotonic() - t0, "bytes": du(d)}
+        if sources:
+            record["sources"] = sources
         tmp = record_path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(record, f, indent=1)

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "commands/bisection/bisection.h"
+#include "commands/bisection/git_range.h"
 #include "commands/common/common.h"
 #include "compare/compare.h"
 #include "config/environments.h"
@@ -110,8 +111,16 @@ class Bisection {
  public:
   Bisection(const BisectOptions& o, const OutDir& out) : o_(o), out_(out) {}
 
-  // The candidates, oldest first, from good to bad.
+  // The candidates, oldest first, from good to bad (with --git: commit ids).
   std::vector<std::string> candidates() {
+    if (!o_.git.empty()) {
+      std::vector<std::string> shas;
+      for (const auto& c : git_candidates(o_.git, o_.good, o_.bad)) {
+        subjects_[c.sha] = c.subject;
+        shas.push_back(c.sha);
+      }
+      return shas;
+    }
     std::vector<std::string> all = o_.versions.empty() ? released_versions() : o_.versions;
     const auto g = std::find(all.begin(), all.end(), o_.good), b = std::find(all.begin(), all.end(), o_.bad);
     if (g == all.end() || b == all.end())
@@ -138,11 +147,15 @@ class Bisection {
     argv.insert(argv.end(), sel.begin(), sel.end());
     for (const auto& [v, role] : releases) {
       // One name per release (SlowImp 1.0+a is slowimp-1.0_pa, 1.0-a slowimp-1.0-a): two releases measured
-      // side by side never share an environment or a directory.
-      names.push_back(release_environment_name(o_.package, v));
+      // side by side never share an environment or a directory; a commit by its first 12 hex digits
+      // (slowimp-3f2a1b0c9d8e).
+      names.push_back(o_.git.empty() ? release_environment_name(o_.package, v)
+                                     : default_environment_name({o_.package + "-" + v.substr(0, 12)}));
       // Counted per name: a release measured again gets a directory of its own.
       dir_name += fmt::format("{}{}-{}", dir_name.empty() ? "" : "_", names.back(), ++runs_[names.back()]);
-      std::string env = fmt::format("{}:{}=={}", names.back(), o_.package, v);
+      // A commit is a direct reference the environment builder exports and installs itself, with no network.
+      std::string env = o_.git.empty() ? fmt::format("{}:{}=={}", names.back(), o_.package, v)
+                                       : fmt::format("{}:{} @ git+file://{}@{}", names.back(), o_.package, o_.git, v);
       for (const auto& w : o_.with) env += ";" + replace_version(w, v);
       argv.insert(argv.end(), {"--env", env});
     }
@@ -154,7 +167,7 @@ class Bisection {
     spec.log_root = out_.root();
     spec.timeout = std::chrono::hours(24 * 7);
     for (const auto& [v, role] : releases)
-      if (!o_.selection.quiet) say(stderr, "jitbench bisect: {} {} ({}) -> {}\n", o_.package, v, role, dir.string());
+      if (!o_.selection.quiet) say(stderr, "jitbench bisect: {} ({}) -> {}\n", label(v), role, dir.string());
     const auto p = launcher_.launch(spec);
     if (interrupted()) throw StepInterrupted{};
     const bool ran = p.kind == ExitKind::Exited && (p.exit_code == 0 || p.exit_code == 2);
@@ -177,7 +190,8 @@ class Bisection {
         if (!any) verdict = "unmeasurable";  // every case warn or failed: the release cannot be built here, say
       }
       steps_.push_back({releases[k].first, releases[k].second, fs::relative(dir, out_.root()).string(), p.exit_code,
-                        verdict, std::move(cases), {}});
+                        verdict, std::move(cases), {}, o_.git.empty() ? "" : releases[k].first,
+                        o_.git.empty() ? "" : subject(releases[k].first)});
       out.push_back(std::move(samples));
     }
     return out;
@@ -223,6 +237,15 @@ class Bisection {
 
   const std::vector<BisectStep>& steps() const { return steps_; }
 
+  // A candidate in messages: "slowimp 1.2", or with --git "commit 3f2a1b0c9d8e (its subject)".
+  std::string label(const std::string& v) const {
+    return o_.git.empty() ? fmt::format("{} {}", o_.package, v) : fmt::format("commit {} ({})", v.substr(0, 12), subject(v));
+  }
+  std::string subject(const std::string& sha) const {
+    const auto it = subjects_.find(sha);
+    return it == subjects_.end() ? std::string() : it->second;
+  }
+
  private:
   static std::string replace_version(std::string req, const std::string& v) {
     for (auto at = req.find("{}"); at != std::string::npos; at = req.find("{}", at + v.size())) req.replace(at, 2, v);
@@ -247,6 +270,7 @@ class Bisection {
   const OutDir& out_;
   PosixLauncher launcher_;
   std::map<std::string, int> runs_;
+  std::map<std::string, std::string> subjects_;  // --git: each candidate's subject
   std::vector<BisectStep> steps_;
 };
 
@@ -267,16 +291,19 @@ StepSamples pooled(const StepSamples& a, const StepSamples& b) {
 
 void write_result(const OutDir& out, const BisectOptions& o, const std::vector<std::string>& candidates,
                   const Bisection& b, BisectResult result) {
+  std::optional<BisectGit> git;
+  if (!o.git.empty()) git = BisectGit{o.git, o.good, o.bad};
   out.write_text("bisect.json", bisect_json({.package = o.package,
-                                             .good = o.good,
-                                             .bad = o.bad,
+                                             .good = git ? candidates.front() : o.good,
+                                             .bad = git ? candidates.back() : o.bad,
                                              .metric = o.metric,
                                              .with = o.with,
                                              .candidates = candidates,
                                              .threshold_pct = o.threshold_pct,
                                              .alpha = o.alpha,
                                              .steps = b.steps(),
-                                             .result = std::move(result)}));
+                                             .result = std::move(result),
+                                             .git = git}));
 }
 }  // namespace
 
@@ -296,13 +323,17 @@ int decide_ends(Bisection& b, const BisectOptions& o, const OutDir& out, const s
   result.evidence = evidence;
   if (!clear) result.more_runs_needed = j.more_runs;
   write_result(out, o, cands, b, result);
+  const bool git = !o.git.empty();  // commits named by id and subject, releases by version
   if (clear)
-    say(stdout, "jitbench bisect: no regression of {} from {} {} to {}: every case is, with confidence, less than "
-                "{:g}% slower ({})\n", o.metric, o.package, o.good, o.bad, o.threshold_pct,
-        (out.root() / "bisect.json").string());
+    say(stdout, "jitbench bisect: no regression of {} from {}: every case is, with confidence, less than "
+                "{:g}% slower ({})\n", o.metric,
+        git ? fmt::format("{} to {}", b.label(cands.front()), b.label(cands.back()))
+            : fmt::format("{} {} to {}", o.package, o.good, o.bad),
+        o.threshold_pct, (out.root() / "bisect.json").string());
   else  // one sample per cold process, or per warm process for the warm metric
-    say(stdout, "jitbench bisect: inconclusive: {} {} against {} neither shows nor rules out a regression of {} beyond "
-                "{:g}%; about {} more runs per end needed, {} in all ({} {}; {})\n", o.package, o.bad, o.good,
+    say(stdout, "jitbench bisect: inconclusive: {} against {} neither shows nor rules out a regression of {} beyond "
+                "{:g}%; about {} more runs per end needed, {} in all ({} {}; {})\n", b.label(cands.back()),
+        git ? b.label(cands.front()) : o.good,
         o.metric, o.threshold_pct, j.more_runs, j.runs + j.more_runs, o.metric == "warm" ? "--warm-runs" : "--cold-runs",
         j.runs + j.more_runs, (out.root() / "bisect.json").string());
   return 0;
@@ -372,8 +403,10 @@ void finish_search(Bisection& b, const BisectOptions& o, const OutDir& out, cons
   result.skipped_between = between;
   result.confirmation = confirm;
   write_result(out, o, cands, b, result);
-  say(stdout, "jitbench bisect: {} {} {} the first release with the regression of {} (last good {}){}{}; every step in {}\n",
-      o.package, first_bad, confirmed ? "is" : "looks like", o.metric, last_good,
+  const bool git = !o.git.empty();
+  say(stdout, "jitbench bisect: {} {} the first {} with the regression of {} (last good {}){}{}; every step in {}\n",
+      git ? fmt::format("commit {} ({})", first_bad, b.subject(first_bad)) : o.package + " " + first_bad,
+      confirmed ? "is" : "looks like", git ? "commit" : "release", o.metric, git ? last_good.substr(0, 12) : last_good,
       between.empty() ? "" : fmt::format(", or one of {} between them, which could not be measured", fmt::join(between, ", ")),
       confirmed ? ", confirmed by measuring both again" : ", but measuring both again did not confirm it",
       (out.root() / "bisect.json").string());
@@ -410,13 +443,13 @@ int bisect(const BisectOptions& o, const OutDir& out) {
   const auto& good = ends[0];
   const auto& bad_samples = ends[1];
   if (good.empty() || bad_samples.empty()) {  // an end that cannot be measured decides nothing
-    const std::string& end = good.empty() ? o.good : o.bad;
+    const std::string& end = good.empty() ? cands.front() : cands.back();
     BisectResult result;
     result.status = "unmeasurable";
     result.unmeasurable = end;
     write_result(out, o, cands, b, result);
-    throw UserError(fmt::format("bisect: {} {} gave no comparable measurement (see {}); pick an end that builds and "
-                                "runs here", o.package, end, (out.root() / "bisect.json").string()));
+    throw UserError(fmt::format("bisect: {} gave no comparable measurement (see {}); pick an end that builds and "
+                                "runs here", b.label(end), (out.root() / "bisect.json").string()));
   }
   if (const int rc = decide_ends(b, o, out, cands, good, bad_samples); rc >= 0) return rc;
   Search s{{0}, {cands.size() - 1}, std::vector<bool>(cands.size(), false), {}, {}};

@@ -1,0 +1,214 @@
+"""`jitbench bisect --git`, with no network: a toy git repository of a tiny
+pure-Python package `toypkg` is made here, four commits, the third of which
+makes its import sleep 0.4 s; a user workload imports it while it sets up, so
+the import is what regresses. bisect must name the third commit (its id and
+subject), say "no regression" over a range without the step, and refuse a
+directory that is no repository, an unknown revision, and a --good that is not
+an ancestor of --bad with one line."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, validate
+from test_environments import link_numpy_wheels
+
+WORKLOAD = '''"""Imports toypkg while it sets up: its import time is the commit's."""
+import numpy as np
+
+
+def make_inputs(n, dtype, seed):
+    return (np.arange(n, dtype="float64"),)
+
+
+def check(out, inputs, n, dtype, seed):
+    ok = bool(np.allclose(out, inputs[0] * 2))
+    return {"ok": ok, "metric": "allclose", "error": 0.0, "tolerance": 0.0}, {}
+
+
+def _build(adapter, n, dtype):
+    import toypkg  # noqa: F401  (the measured import)
+    return lambda x: x * 2
+
+
+IMPLEMENTATIONS = {"numpy": _build}
+'''
+
+# (subject, files written): the third commit is the slow one.
+COMMITS = [
+    ("add toypkg", {"toypkg/__init__.py": "VALUE = 1\n"}),
+    ("document toypkg", {"README.md": "toypkg: a toy\n"}),
+    ("load the tables at import", {"toypkg/__init__.py": "import time\n\ntime.sleep(0.4)\nVALUE = 1\n"}),
+    ("tidy the readme", {"README.md": "toypkg: a toy package\n"}),
+]
+CASE = ["--cases", "git_import_8_f64", "--backends", "numpy", "--cold-runs", "5", "--warm-iters", "2",
+        "--metric", "ttfr", "--threshold", "20"]
+
+
+def git(repo, *args):
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@localhost", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@localhost")
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
+                          env=env).stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    """The repository, its commit ids oldest first, wheels (numpy) and the workload."""
+    base = tmp_path_factory.mktemp("bisect-git")
+    repo = base / "toypkg"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    shas = []
+    for subject, files in COMMITS:
+        for path, text in files.items():
+            (repo / path).parent.mkdir(parents=True, exist_ok=True)
+            (repo / path).write_text(text)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", subject)
+        shas.append(git(repo, "rev-parse", "HEAD"))
+    wheels = base / "wheels"
+    wheels.mkdir()
+    link_numpy_wheels(wheels)
+    workload = base / "git_import.py"
+    workload.write_text(WORKLOAD)
+    return {"repo": repo, "shas": shas, "wheels": wheels, "workload": workload, "cache": base / "env-cache"}
+
+
+def bisect(jitbench, toy, out, *args):
+    return jitbench("bisect", "--git", str(toy["repo"]), *args, *CASE, "--workload-path", str(toy["workload"]),
+                    "--find-links", str(toy["wheels"]), "--no-index", "--out-dir", str(out),
+                    env={"JITBENCH_ENV_CACHE": str(toy["cache"])}, out=False, timeout=1200)
+
+
+def test_bisect_git_names_the_commit_that_made_the_import_slower(jitbench, toy, tmp_path):
+    out = tmp_path / "bisect"
+    shas = toy["shas"]
+    res = bisect(jitbench, toy, out, "--good", shas[0], "--bad", "HEAD")
+    assert res.rc == 0, res.stderr
+    assert f"commit {shas[2]} (load the tables at import) is the first commit with the regression of ttfr" \
+        in res.stdout, res.stdout
+    doc = json.loads((out / "bisect.json").read_text())
+    validate(doc, "jitbench.bisect.v3")
+    assert doc["candidates"] == shas and (doc["good"], doc["bad"]) == (shas[0], shas[3])
+    assert doc["git"] == {"repository": str(toy["repo"]), "good": shas[0], "bad": "HEAD", "first_parent": True}
+    assert doc["package"] == "toypkg"
+    assert doc["result"]["status"] == "found", doc["result"]
+    assert (doc["result"]["first_bad"], doc["result"]["last_good"]) == (shas[2], shas[1])
+    subjects = dict(zip(shas, (s for s, _ in COMMITS)))
+    for step in doc["steps"]:
+        assert step["commit"] == step["version"] and step["subject"] == subjects[step["commit"]], step
+        assert jitbench("validate", str(out / step["dir"]), out=False).rc == 0
+    # Each commit's environment: its tree exported into the environment and put on the path (no build backend),
+    # the commit id in what the environment is hashed from.
+    index = json.loads((out / doc["steps"][0]["dir"] / "index.json").read_text())
+    sources = [s for e in index["environments"] for s in e["build"].get("sources", [])]
+    assert {s["commit"] for s in sources} == {shas[0], shas[3]}, index["environments"]
+    assert all(s["install"] == "path" and "no pyproject.toml" in s["why"] for s in sources), sources
+    assert len({e["build"]["hash"] for e in index["environments"]}) == 2
+
+
+def test_bisect_git_over_a_range_without_the_step_says_no_regression(jitbench, toy, tmp_path):
+    out = tmp_path / "bisect"
+    shas = toy["shas"]
+    res = bisect(jitbench, toy, out, "--good", shas[2], "--bad", shas[3])
+    assert res.rc == 0, res.stderr
+    assert "no regression of ttfr from commit" in res.stdout, res.stdout
+    doc = json.loads((out / "bisect.json").read_text())
+    validate(doc, "jitbench.bisect.v3")
+    assert doc["result"]["status"] == "no_regression", doc["result"]
+    assert [s["subject"] for s in doc["steps"]] == ["load the tables at import", "tidy the readme"]
+
+
+@pytest.mark.parametrize("what", ["not_a_repo", "unknown_rev", "option_rev", "not_ancestor", "same"])
+def test_bisect_git_refuses_bad_inputs_with_one_line(jitbench, toy, tmp_path, what):
+    shas = toy["shas"]
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    repo, good, bad, expect = {
+        "not_a_repo": (plain, "HEAD~1", "HEAD", "not a git repository"),
+        "unknown_rev": (toy["repo"], "no-such-rev", "HEAD", "--good 'no-such-rev' is not a revision"),
+        "option_rev": (toy["repo"], shas[0], "--output=x", "--bad '--output=x' is not a revision"),
+        "not_ancestor": (toy["repo"], shas[2], shas[0], f"--good {shas[2]} is not an ancestor of --bad {shas[0]}"),
+        "same": (toy["repo"], "HEAD", shas[3], "are the same commit"),
+    }[what]
+    out = tmp_path / "bisect"
+    res = jitbench("bisect", "--git", str(repo), f"--good={good}", f"--bad={bad}", *CASE, "--workload-path",
+                   str(toy["workload"]), "--out-dir", str(out), out=False)
+    assert res.rc == 2, (res.rc, res.stderr)
+    assert len(res.stderr.strip().splitlines()) == 1 and expect in res.stderr, res.stderr
+    assert not out.exists()  # refused before anything is made
+
+
+# A tree whose pyproject.toml names a build backend the environment has (here one in the tree itself,
+# backend-path, so that nothing is downloaded) is installed with it; one whose backend is absent is put on the path.
+BACKEND = '''"""A PEP 517 backend in the tree: zips toypkg/ into a py3-none-any wheel."""
+import base64
+import hashlib
+import os
+import zipfile
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    dist = "toypkg-0.1.dist-info"
+    files = {}
+    for root, _, names in os.walk("toypkg"):
+        for n in sorted(names):
+            with open(os.path.join(root, n), "rb") as f:
+                files[os.path.join(root, n)] = f.read()
+    files[dist + "/METADATA"] = b"Metadata-Version: 2.1\\nName: toypkg\\nVersion: 0.1\\n"
+    files[dist + "/WHEEL"] = b"Wheel-Version: 1.0\\nGenerator: toy\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
+    record = [p + ",sha256=" + base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode() + ","
+              + str(len(d)) for p, d in files.items()]
+    files[dist + "/RECORD"] = ("\\n".join(record + [dist + "/RECORD,,"]) + "\\n").encode()
+    with zipfile.ZipFile(os.path.join(wheel_directory, "toypkg-0.1-py3-none-any.whl"), "w") as z:
+        for p, d in files.items():
+            z.writestr(p, d)
+    return "toypkg-0.1-py3-none-any.whl"
+'''
+PYPROJECT = '''[build-system]
+requires = []
+build-backend = "{backend}"
+backend-path = ["backend"]
+
+[project]
+name = "toypkg"
+version = "0.1"
+'''
+
+
+@pytest.mark.parametrize("backend,install", [("toybackend", "built"), ("absentbackend", "path")])
+def test_a_commit_with_a_build_backend_in_the_environment_is_installed_else_put_on_the_path(toy, tmp_path, backend,
+                                                                                         install):
+    repo = tmp_path / "toypkg"
+    (repo / "toypkg").mkdir(parents=True)
+    (repo / "backend").mkdir()
+    (repo / "toypkg" / "__init__.py").write_text("VALUE = 2\n")
+    (repo / "backend" / "toybackend.py").write_text(BACKEND)
+    (repo / "pyproject.toml").write_text(PYPROJECT.format(backend=backend))
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "with a build backend")
+    sha = git(repo, "rev-parse", "HEAD")
+    sys.path.insert(0, str(ROOT / "worker"))
+    from jitbench_worker import envs
+    record = envs.build({"name": "t", "requirements": [f"toypkg @ git+file://{repo}@{sha}"],
+                         "cache_root": str(tmp_path / "cache"), "find_links": [str(toy["wheels"])], "no_index": True})
+    (source,) = record["sources"]
+    assert (source["commit"], source["install"]) == (sha, install), source
+    installed = "toypkg" in record["packages"]  # a distribution only when the backend built it
+    assert installed == (install == "built"), record["packages"]
+    out = subprocess.run([record["python"], "-c", "import toypkg; print(toypkg.VALUE, toypkg.__file__)"],
+                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=""), check=True).stdout
+    assert out.startswith("2 ") and out.split()[1].startswith(record["dir"]), out
+
+
+def test_bisect_git_refuses_versions_and_a_missing_target(jitbench, tmp_path):
+    res = jitbench("bisect", "--good", "a", "--bad", "b", "--out-dir", str(tmp_path / "o"), out=False)
+    assert res.rc == 2 and "give --package P" in res.stderr, res.stderr
+    res = jitbench("bisect", "--git", str(tmp_path), "--good", "a", "--bad", "b", "--versions", "a,b",
+                   "--out-dir", str(tmp_path / "o"), out=False)
+    assert res.rc == 2 and "leave out --versions" in res.stderr, res.stderr
