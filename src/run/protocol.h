@@ -16,7 +16,7 @@ namespace jitbench {
 
 inline constexpr int kProtocolVersion = 1;
 
-enum class MessageType { Hello, Result, Skip, Error, Probe, Ceilings, Environment, Versions, Bye };
+enum class MessageType { Hello, Result, Skip, Error, Probe, Ceilings, Environment, Versions, Hashes, Bye };
 
 struct Message {
   MessageType type;

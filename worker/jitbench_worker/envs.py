@@ -163,7 +163,7 @@ def spec_hash(spec, held, uv_version, memo_path=None):
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def current_hash(record, uv_version):
+def current_hash(record, uv_version, memo_path=None):
     """The hash this jitbench, with this uv, gives the spec a record was built
     from (its requirements, Python, held date, find-links and --no-index); None
     when it cannot be computed (a find-links directory gone). A record from
@@ -171,7 +171,7 @@ def current_hash(record, uv_version):
     spec = {"requirements": record.get("requirements", []), "python": record.get("spec_python", ""),
             "find_links": record.get("find_links", []), "no_index": bool(record.get("no_index"))}
     try:
-        return spec_hash(spec, record.get("exclude_newer"), uv_version)
+        return spec_hash(spec, record.get("exclude_newer"), uv_version, memo_path)
     except (Unbuildable, OSError, TypeError, KeyError):
         return None
 
@@ -180,6 +180,8 @@ def current_hashes(root, uv):
     """{directory name: the hash this jitbench computes for its record, or
     None} for every environment of the cache root with a readable record."""
     uv_version = run([uv, "--version"]).strip()
+    # The find-links files' sha256 memo, as the builder keeps it, in a root jitbench made.
+    memo = os.path.join(root, FIND_LINKS_MEMO) if os.path.exists(os.path.join(root, ROOT_MARK)) else None
     out = {}
     for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
         path = os.path.join(root, name, RECORD)
@@ -189,7 +191,7 @@ def current_hashes(root, uv):
         except (OSError, ValueError):
             continue
         if isinstance(record, dict):
-            out[name] = current_hash(record, uv_version)
+            out[name] = current_hash(record, uv_version, memo)
     return out
 
 
