@@ -6,6 +6,7 @@
 #include "commands/publishing/publish.h"
 #include "commands/publishing/site.h"
 #include "commands/publishing/snapshot.h"
+#include "export/json_util.h"
 #include "export/publish_json.h"
 #include "export/schema.h"
 #include "results/read.h"
