@@ -44,7 +44,8 @@ int dispatch(const jitbench::Command& cmd, int argc, char** argv) {
                              [](const ReplicateOptions& o) { return cmd_replicate(o); },
                              [](const SignOptions& o) { return cmd_sign(o); },
                              [](const VerifyOptions& o) { return cmd_verify(o); },
-                             [](const DoctorOptions& o) { return cmd_doctor(o); }},
+                             [](const DoctorOptions& o) { return cmd_doctor(o); },
+                             [](const EnvsOptions& o) { return cmd_envs(o); }},
                     cmd);
 }
 }  // namespace

@@ -56,13 +56,44 @@ CLI::Validator finite_number(double lo, double hi, bool closed = false) {
         if (ok) return std::string();
         return fmt::format("must be a finite number {} {:g} and <= {:g}", closed ? ">=" : ">", lo, hi);
       },
-      "NUMBER");
+      fmt::format("FLOAT in {}{:g} - {:g}]", closed ? "[" : "(", lo, hi));
+}
+
+constexpr char kSetOpen = 0x7b;  // the brace that opens CLI::IsMember's description
+
+// CLI11 shows an option's type followed by each validator's description
+// (`TEXT:TEXT`, `INT:INT in [1 - 1000]`): one type each, the most precise
+// (`INT in [1 - 1000]`), validators that only refuse a value adding nothing.
+void tidy_type_names(CLI::App& app) {
+  for (auto* opt : app.get_options()) {
+    const auto full = opt->get_type_name();
+    std::string shown;
+    for (std::size_t at = 0; at <= full.size();) {
+      auto end = full.find(':', at);
+      if (end == std::string::npos) end = full.size();
+      const auto part = full.substr(at, end - at);
+      at = end + 1;
+      if (part.empty() || part == shown) continue;
+      const bool member_set = part.front() == kSetOpen;  // CLI::IsMember's {a,b,c} says it all
+      if (shown.empty() || part.starts_with(shown + " ") || member_set) shown = part;
+      else shown += " " + part;
+    }
+    for (int i = 0;; ++i) {
+      try {
+        opt->get_validator(i)->description("");
+      } catch (const CLI::OptionNotFound&) {
+        break;
+      }
+    }
+    opt->type_name(shown);
+  }
+  for (auto* sub : app.get_subcommands([](CLI::App*) { return true; })) tidy_type_names(*sub);
 }
 
 // A value that must name something: "" is refused, never taken as absent
 // (`--resume ""` once ran the whole default suite instead).
 const CLI::Validator kNonEmpty(
-    [](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); }, "TEXT");
+    [](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); }, "");
 
 // How each case is measured: shared by `run`, `plan` and `measure`.
 void add_measurement(CLI::App* cmd, RunOptions& run, CliSelectionText& text) {
@@ -154,7 +185,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& run, CliRunText& text) {
       ->check(kNonEmpty)
       ->check(CLI::Validator(
           [](std::string& v) { return v.size() > 200 ? std::string("must be at most 200 characters") : std::string(); },
-          "LABEL"));
+          ""));
   cmd->add_option("--ceilings", text.ceilings,
                   "measure the machine's peak GEMM GFLOP/s and copy bandwidth (~1-2 s): auto (when a native floor "
                   "case is planned), on, off")
@@ -196,7 +227,7 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
       ->check(finite_number(1e-6, 0.5, true));
   cmd->add_option("--csv", compare.csv, "also write every comparison row to this CSV file");
   cmd->add_option("--pyperf", compare.pyperf_base,
-                  "also export both runs as pyperf JSON: BASE.json and NEW.json under this prefix");
+                  "also export both runs as pyperf JSON: PREFIX.base.json and PREFIX.new.json");
   cmd->add_option("--noise-floor", compare.noise_floor,
                   "a `jitbench noise` out dir: its smallest detectable regression beside each verdict, and a warning "
                   "when --fail-on-regression is below it")->check(kNonEmpty);
@@ -210,12 +241,12 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
 }
 
 constexpr const char* kCommands = "run, measure, plan, merge, bisect, noise, list, validate, report, compare, "
-                                  "publish, replicate, sign, verify, doctor";
+                                  "publish, replicate, sign, verify, doctor, envs";
 
 void check_command_name(int argc, char** argv) {
   const std::string first = argc > 1 ? argv[1] : "";
   for (const char* c : {"run", "measure", "plan", "merge", "bisect", "noise", "list", "validate", "report", "compare",
-                        "publish", "replicate", "sign", "verify", "doctor"})
+                        "publish", "replicate", "sign", "verify", "doctor", "envs"})
     if (first == c) return;
   if (!first.empty() && first[0] != '-')
     throw UserError(fmt::format("unknown command '{}' (valid: {}; see jitbench --help)", argv[1], kCommands));
@@ -252,6 +283,37 @@ void add_inspection(CLI::App& app, Inspecting& i) {
   i.report_cmd->add_option("dir", i.report.dir, "the out dir of a jitbench run")->required();
   i.report_cmd->add_option("--python", i.report.python, "interpreter with matplotlib (default: the project's .venv)");
   add_doctor(app, i);
+}
+
+// `jitbench envs list|rm|prune`: the environment cache.
+struct EnvsCommand {
+  EnvsOptions opts;
+  CLI::App *cmd = nullptr, *list = nullptr, *rm = nullptr, *prune = nullptr;
+};
+
+void add_envs(CLI::App& app, EnvsCommand& e) {
+  e.cmd = app.add_subcommand("envs", "the pinned environments jitbench built (docs/environments.md): list, remove, "
+                                     "prune");
+  e.cmd->require_subcommand(1);
+  e.list = e.cmd->add_subcommand("list", "each environment: name, requirements, held date, size (hard links counted "
+                                         "once), last use, the runs that used it");
+  e.list->add_flag("--json", e.opts.json, "print the cache as JSON (jitbench.envs.v1)");
+  e.rm = e.cmd->add_subcommand("rm", "remove one environment jitbench made, unless a run is using it");
+  e.rm->add_option("env", e.opts.target, "its name or hash (or a unique prefix of 4+ characters of the hash)")
+      ->required()->check(kNonEmpty);
+  e.prune = e.cmd->add_subcommand("prune", "remove the least recently used environments, the half-built ones and "
+                                           "those whose hash no current jitbench computes (never one in use)");
+  e.prune->add_option("--older-than", e.opts.older_than_days, "remove those last used more than DAYS days ago")
+      ->check(finite_number(0, 1e6, true));
+  e.prune->add_option("--max-size", e.opts.max_size_gb,
+                      "then remove the least recently used until the cache holds at most GB gigabytes (1e9 bytes)")
+      ->check(finite_number(0, 1e6, true));
+  e.prune->add_flag("--dry-run", e.opts.dry_run, "say what would be removed; remove nothing");
+}
+
+Command typed_envs(EnvsCommand e) {
+  e.opts.action = *e.rm ? EnvsAction::Remove : *e.prune ? EnvsAction::Prune : EnvsAction::List;
+  return e.opts;
 }
 
 // Publishing: snapshots into a site, replication, signatures (docs/publishing.md).
@@ -308,6 +370,12 @@ void add_signing(CLI::App& app, PublishingCommands& p) {
   p.verify_cmd->add_option("dir", p.verify.dir, "the out dir of a signed jitbench run")->required()->check(kNonEmpty);
   p.verify_cmd->add_option("--allowed-signers", p.verify.allowed_signers, "OpenSSH allowed-signers file")
       ->required()->check(kNonEmpty);
+}
+
+void add_publishing(CLI::App& app, PublishingCommands& p) {
+  add_publish(app, p);
+  add_replicate(app, p);
+  add_signing(app, p);
 }
 
 CLI::App* add_bisect(CLI::App& app, BisectOptions& b, CliSelectionText& text) {
@@ -512,9 +580,10 @@ Command parse_command_line(int argc, char** argv) {
   MergeOptions merge;
   auto* merge_cmd = add_merge(app, merge);
   PublishingCommands publishing;
-  add_publish(app, publishing);
-  add_replicate(app, publishing);
-  add_signing(app, publishing);
+  add_publishing(app, publishing);
+  EnvsCommand envs;
+  add_envs(app, envs);
+  tidy_type_names(app);
 
   check_command_name(argc, argv);
   try {
@@ -536,6 +605,7 @@ Command parse_command_line(int argc, char** argv) {
   if (*inspecting.report_cmd) return inspecting.report;
   if (*inspecting.doctor_cmd) return inspecting.doctor;
   if (*compare_cmd) return typed_compare(compare);
+  if (*envs.cmd) return typed_envs(envs);
   if (*publishing.publish_cmd) return publishing.publish;
   if (*publishing.replicate_cmd) return publishing.replicate;
   if (*publishing.sign_cmd) return publishing.sign;

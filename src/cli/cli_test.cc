@@ -34,6 +34,24 @@ std::string refusal(const std::vector<std::string>& args) {
   return "";
 }
 
+TEST(CliEnvs, ListRmAndPruneAreTyped) {
+  auto envs = std::get<EnvsOptions>(parse_args({"envs", "list", "--json"}));
+  EXPECT_EQ(envs.action, EnvsAction::List);
+  EXPECT_TRUE(envs.json);
+  envs = std::get<EnvsOptions>(parse_args({"envs", "rm", "jax-0.4.38"}));
+  EXPECT_EQ(envs.action, EnvsAction::Remove);
+  EXPECT_EQ(envs.target, "jax-0.4.38");
+  envs = std::get<EnvsOptions>(parse_args({"envs", "prune", "--older-than", "30", "--max-size", "1.5"}));
+  EXPECT_EQ(envs.action, EnvsAction::Prune);
+  EXPECT_EQ(envs.older_than_days, 30.0);
+  EXPECT_EQ(envs.max_size_gb, 1.5);
+  EXPECT_NE(refusal({"envs"}), "");                        // which of the three
+  EXPECT_NE(refusal({"envs", "rm"}), "");                  // rm names one
+  EXPECT_NE(refusal({"envs", "rm", ""}), "");              // and never ""
+  EXPECT_NE(refusal({"envs", "prune", "--older-than", "-1"}), "");
+  EXPECT_NE(refusal({"envs", "prune", "--max-size", "nan"}), "");
+}
+
 TEST(CliShard, KOfNIsTypedOnce) {
   const auto run = run_of({"run", "--shard", "2/3"});
   ASSERT_TRUE(run.shard.has_value());

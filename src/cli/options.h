@@ -165,13 +165,23 @@ struct DoctorOptions {
   double sample_s = 0.5;     // how long the CPUs' busy and steal time is sampled
 };
 
+// `jitbench envs list|rm|prune`: the environment cache (docs/environments.md).
+enum class EnvsAction { List, Remove, Prune };
+struct EnvsOptions {
+  EnvsAction action = EnvsAction::List;
+  bool json = false;             // list --json (jitbench.envs.v1)
+  std::string target;            // rm NAME|HASH
+  std::optional<double> older_than_days, max_size_gb;  // prune
+  bool dry_run = false;          // prune --dry-run: say what would go, remove nothing
+};
+
 struct Done {
   int exit_code = 0;  // --help, --version
 };
 
 using Command = std::variant<RunOptions, NoiseOptions, MeasureOptions, ResumeOptions, ListOptions, ValidateOptions, ReportOptions, CompareOptions,
                              PlanOptions, MergeOptions, BisectOptions, PublishOptions, ReplicateOptions, SignOptions,
-                             VerifyOptions, DoctorOptions, Done>;
+                             VerifyOptions, DoctorOptions, EnvsOptions, Done>;
 
 // Throws UserError with a one-line message for bad input.
 Command parse_command_line(int argc, char** argv);

@@ -97,6 +97,9 @@ int cmd_sign(const SignOptions& opts);
 int cmd_verify(const VerifyOptions& opts);
 // `jitbench doctor`: 0, or kExitDoctorWarn with --strict when a check warns.
 int cmd_doctor(const DoctorOptions& opts);
+// `jitbench envs list|rm|prune`: 0, or 2 when rm is refused (unknown, not
+// jitbench's, in use) or the cache cannot be read.
+int cmd_envs(const EnvsOptions& opts);
 
 // `catalog` with the record of each of its user workloads, as the worker
 // prints it. A file it cannot read keeps a placeholder record (one line on

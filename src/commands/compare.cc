@@ -211,6 +211,20 @@ int gate(const CompareOptions& o, const compare::Comparison& cmp) {
 }
 }  // namespace
 
+namespace {
+// Two runs with no case in common have nothing to compare: one line, exit 2
+// (a NEW that lost every case under a gate is the gate's: regressions, exit 1).
+void require_common_case(const CompareOptions& o, const LoadedRun& base, const LoadedRun& next,
+                         const compare::Comparison& cmp) {
+  if (cmp.removed.size() < base.cases.size() || (base.cases.empty() && next.cases.empty())) return;
+  if (next.cases.empty() && o.fail_on_regression_pct) return;
+  auto first = [](const LoadedRun& r) { return r.cases.empty() ? std::string("none") : "e.g. " + r.cases[0].c.id; };
+  throw UserError(fmt::format("BASE {} ({} cases, {}) and NEW {} ({} cases, {}) have no case in common: compare two "
+                              "runs of the same cases (the same --cases and --backends)",
+                              o.base, base.cases.size(), first(base), o.next, next.cases.size(), first(next)));
+}
+}  // namespace
+
 int cmd_compare(const CompareOptions& given) {
   CompareOptions o = given;
   if (!o.noise_floor.empty()) load_noise_floor(o.noise_floor, "--noise-floor");  // a bad D before anything runs
@@ -224,6 +238,7 @@ int cmd_compare(const CompareOptions& given) {
   const LoadedRun base = load_run(o.base, "BASE");
   const LoadedRun next = load_run(o.next, "NEW");
   const auto cmp = compare::compare_runs(base.cases, next.cases, o.alpha);
+  require_common_case(o, base, next, cmp);
   std::optional<NoiseFloor> floor;
   if (!o.noise_floor.empty()) floor = load_noise_floor(o.noise_floor, "--noise-floor");
   say(stdout, "jitbench compare: BASE {} ({} cases) vs NEW {} ({} cases)\n\n", o.base, base.cases.size(), o.next,

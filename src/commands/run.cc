@@ -15,6 +15,7 @@
 #include "commands/commands.h"
 #include "config/catalog.h"
 #include "env/ceilings.h"
+#include "env/env_cache.h"
 #include "env/environments.h"
 #include "plan/shard.h"
 #include "results/read.h"
@@ -35,7 +36,9 @@
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/interrupt.h"
+#include "util/json_get.h"
 #include "util/say.h"
+#include "util/ticker.h"
 #include "util/build_info.h"
 #include "util/sha256.h"
 
@@ -366,6 +369,19 @@ void probe_environment(RunHeader& h, const RunOptions& o, const std::vector<Case
 // interpreter probed: environments/env-<name>.json, the index's
 // "environments" (how each was built), the summary's Environments section.
 // One that cannot be built is recorded as such; its cases warn, the others run.
+// A built environment is held by this run until it exits (its lock shared:
+// `jitbench envs rm` and `prune` leave it alone) and this run is added to its uses.
+void hold_built_environment(EnvironmentBuild& b, const EnvironmentRequest& req, const std::string& name,
+                            const OutDir& out) {
+  const auto hash = string_or(b.record, "hash", "");
+  if (!b.ok || hash.empty()) return;
+  const auto why = hold_environment(req.cache_root, hash, name,
+                                    std::filesystem::absolute(out.root()).lexically_normal().string());
+  if (why.empty()) return;
+  b.ok = false;
+  b.reason = "environment_unavailable: " + why;
+}
+
 void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup& setup, RunHeader& h,
                           const OutDir& out, ProcessLauncher& launcher) {
   if (p.environments.empty()) return;
@@ -386,7 +402,12 @@ void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup&
       say(stderr, "jitbench: environment {} ({} of {}): {}\n", spec.name, i + 1, used.size(),
           fmt::join(spec.requirements, " "));
     req.log_path = out.root() / "logs" / "environments" / (spec.name + ".log");
-    auto b = build_environment(launcher, spec, req);
+    auto b = [&] {
+      const Ticker ticker(fmt::format("environment {}: building or checking (uv; log {})", spec.name,
+                                      req.log_path.string()), o.quiet);
+      return build_environment(launcher, spec, req);
+    }();
+    hold_built_environment(b, req, spec.name, out);
     if (!b.ok && interrupted())  // a signal, not the environment: said so, and its cases are left unmeasured
       b.reason = fmt::format("environment_unavailable: interrupted (signal {}) while it was built", interrupt_signal());
     EnvironmentRun run{b.ok, b.reason, b.python, spec.variables, fmt::format("environments/env-{}.json", spec.name)};
@@ -457,22 +478,25 @@ std::optional<int> finish_starting(RunHeader& h, const RunOptions& o, const Plan
 // What the terminal shows while a suite runs.
 class Progress {
  public:
-  Progress(bool quiet, std::size_t n) : n_(n), quiet_(quiet), tty_(isatty(STDERR_FILENO) && !quiet) {
+  // costs: each case's expected seconds (plan/shard.h's cost model; 0 for a case kept from before).
+  Progress(bool quiet, std::vector<double> costs)
+      : n_(costs.size()), quiet_(quiet), tty_(isatty(STDERR_FILENO) && !quiet), costs_(std::move(costs)) {
     const char* no_color = std::getenv("NO_COLOR");
     color_ = tty_ && !(no_color && *no_color);
   }
-  // case i of N, what it is doing, elapsed, and a naive ETA from the cases done so far.
+  // case i of N (or cases i .. i + k - 1, measured as one interleaved group: named whole, [3-4/8] 2 cases
+  // interleaved: ...), what it is doing, elapsed, and the time left.
   CaseRunner::Progress for_case(std::size_t i, const Case& c) const { return for_group(i, {c}); }
-  // Cases i .. i + k - 1, measured as one interleaved group: named whole ([3-4/8] 2 cases interleaved: ...).
   CaseRunner::Progress for_group(std::size_t i, const std::vector<Case>& cases) const {
     if (!tty_) return {};
+    case_start_s_ = seconds_since_start();
     std::vector<std::string> ids;
     for (const auto& c : cases) ids.push_back(c.id);
     const std::string at = ids.size() > 1 ? fmt::format("{}-{}", i + 1, i + ids.size()) : fmt::format("{}", i + 1);
     return [this, i, at, label = group_label(ids)](const std::string& what) {
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-      const std::string eta = i == 0 ? "?" : format_seconds(elapsed / double(i) * double(n_ - i));
-      say(stderr, "\r\033[K[{}/{}] {}: {} · elapsed {} · ~{} left", at, n_, label, what, format_seconds(elapsed), eta);
+      const double elapsed = seconds_since_start();
+      say(stderr, "\r\033[K[{}/{}] {}: {} · elapsed {} · ~{} left", at, n_, label, what, format_seconds(elapsed),
+          format_seconds(std::max(seconds_left(i, elapsed), 1e-3)));
     };
   }
   void done(std::size_t i, const CaseResult& r) const {
@@ -495,8 +519,22 @@ class Progress {
                        format_seconds(stats::median(cold_values(r, "ttfr_s"))),
                        format_seconds(stats::median(warm_values(r))));
   }
+  double seconds_since_start() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  // The cost model's seconds for the cases from i on, scaled by how the cases
+  // before i compared with it (before the first case ends: the model as it is),
+  // less what case i has run already.
+  double seconds_left(std::size_t i, double elapsed) const {
+    double before = 0, from = 0;
+    for (std::size_t k = 0; k < costs_.size(); ++k) (k < i ? before : from) += costs_[k];
+    const double scale = before > 0 && case_start_s_ > 0 ? case_start_s_ / before : 1.0;
+    return from * scale - (elapsed - case_start_s_);
+  }
   std::size_t n_;
   bool quiet_, tty_, color_ = false;
+  std::vector<double> costs_;
+  mutable double case_start_s_ = 0;  // when the case (or group) being measured started
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
@@ -552,13 +590,24 @@ void measure_group(RunHeader& h, CaseRunner& runner, const std::vector<Case>& pl
   }
 }
 
+// The expected seconds of each case the run measures (p.cases), from the plan's cost model.
+std::vector<double> costs_of_cases(const PlannedRun& p) {
+  std::map<std::string, double> by_id;
+  for (std::size_t k = 0; k < p.full.size() && k < p.costs.size(); ++k) by_id[p.full[k].id] = p.costs[k];
+  std::vector<double> out;
+  for (const auto& c : p.cases) out.push_back(by_id.count(c.id) ? by_id[c.id] : 0.0);
+  return out;
+}
+
 // Runs `plan` into `out`, in order, writing every artifact after each case
 // (or each group of cases measured side by side); a case found in `keep` (a
 // resumed run's measured cases) is kept as it is. When the header records a
 // resumption, the cases measured now are added to it.
 int run_cases(const OutDir& out, RunHeader h, CaseRunner& runner, const std::vector<Case>& plan,
-              std::map<std::string, CaseResult> keep, bool quiet, bool interleave) {
-  const Progress progress(quiet, plan.size());
+              std::map<std::string, CaseResult> keep, bool quiet, bool interleave, std::vector<double> costs) {
+  for (std::size_t i = 0; i < plan.size(); ++i)
+    if (keep.count(plan[i].id)) costs[i] = 0;  // kept: no time
+  const Progress progress(quiet, std::move(costs));
   std::vector<CaseResult> results;
   results.reserve(plan.size());
   try {
@@ -725,7 +774,8 @@ int cmd_resume(const ResumeOptions& r) {
   if (auto code = stopped_preparing(out, h, p.cases, keep)) return *code;
   announce(o.quiet, p.cases.size() - keep.size(), setup, out, fmt::format(" left of {}", p.cases.size()));
   CaseRunner runner(launchers.get(), setup);
-  return run_cases(out, std::move(h), runner, p.cases, std::move(keep), o.quiet, !o.no_interleave);
+  return run_cases(out, std::move(h), runner, p.cases, std::move(keep), o.quiet, !o.no_interleave,
+                   costs_of_cases(p));
 }
 
 // The recorded command's paths as the run saw them, wherever --resume is run
@@ -788,7 +838,7 @@ int cmd_run(const RunOptions& o, const std::vector<std::string>& command, const 
   announce(o.quiet, p.cases.size(), setup, out,
            p.shard ? fmt::format(" (shard {} of {})", p.shard->index, p.shard->count) : "");
   CaseRunner runner(launchers.get(), setup);
-  return run_cases(out, std::move(h), runner, p.cases, {}, o.quiet, !o.no_interleave);
+  return run_cases(out, std::move(h), runner, p.cases, {}, o.quiet, !o.no_interleave, costs_of_cases(p));
 }
 
 namespace {
@@ -836,7 +886,9 @@ NoiseSide start_noise_side(const RunOptions& o, const PlannedRun& p, const std::
 bool measure_sides(const std::vector<std::pair<Case, Case>>& pairs, bool interleave, bool quiet, NoiseSide& a,
                    NoiseSide& b, const std::vector<std::string>& runs, ProcessLauncher& launcher) {
   CaseRunner ra(launcher, a.setup), rb(launcher, b.setup);
-  const Progress progress(quiet, pairs.size());
+  std::vector<double> costs;  // the cost model at the default counts, both sides
+  for (const auto& pair : pairs) costs.push_back(2 * modelled_cost_s(pair.first, 6, 30));
+  const Progress progress(quiet, std::move(costs));
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const auto& [ca, cb] = pairs[i];
     Interleaved m;

@@ -80,4 +80,22 @@ EnvironmentBuild build_environment(ProcessLauncher& launcher, const EnvironmentS
   return b;
 }
 
+std::optional<std::map<std::string, std::optional<std::string>>> current_environment_hashes(
+    ProcessLauncher& launcher, const EnvironmentRequest& req) {
+  const auto p = launcher.launch(worker_module_spawn({req.bootstrap_python, "-m", "jitbench_worker.envs", "hashes",
+                                                      "--fd", std::to_string(kResultFd), "--root",
+                                                      req.cache_root.string()},
+                                                     req.worker_dir, req.log_path, req.log_root, req.timeout_s));
+  for (const auto& line : p.lines) {
+    auto m = parse_message(line);
+    auto* msg = std::get_if<Message>(&m);
+    if (!msg || msg->type != MessageType::Hashes) continue;
+    std::map<std::string, std::optional<std::string>> out;
+    for (const auto& [dir, h] : msg->body["hashes"].items())
+      out[dir] = h.is_string() ? std::optional<std::string>(h.get<std::string>()) : std::nullopt;
+    return out;
+  }
+  return std::nullopt;
+}
+
 }  // namespace jitbench

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -42,5 +43,11 @@ std::variant<std::filesystem::path, std::string> environment_cache_root();
 
 EnvironmentBuild build_environment(ProcessLauncher& launcher, const EnvironmentSpec& spec,
                                    const EnvironmentRequest& req);
+
+// For each environment in req.cache_root with a readable record, the hash this
+// jitbench (with this uv) computes from it, or null when none does (a
+// find-links directory gone); nothing when the builder cannot say (no uv).
+std::optional<std::map<std::string, std::optional<std::string>>> current_environment_hashes(
+    ProcessLauncher& launcher, const EnvironmentRequest& req);
 
 }  // namespace jitbench

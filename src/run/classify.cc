@@ -41,7 +41,8 @@ Conversation read_conversation(const ProcessResult& p) {
       case MessageType::Probe:
       case MessageType::Ceilings:
       case MessageType::Environment:
-      case MessageType::Versions: break;
+      case MessageType::Versions:
+      case MessageType::Hashes: break;
       case MessageType::Bye: c.bye = true; break;
     }
   }
@@ -150,6 +151,13 @@ void judge_skip(RunRecord& r, const Message& skip) {
   r.detail = string_or(skip.body, "detail", "");
 }
 
+// A failed check's words, with its error against its tolerance where the worker gave both.
+std::string verdict_vs_tolerance(const Verification& v) {
+  if (!v.error || !v.tolerance) return v.message;
+  return fmt::format("{} [error {:.3g} vs tolerance {:.3g}{}]", v.message, *v.error, *v.tolerance,
+                     v.metric.empty() ? "" : ", " + v.metric);
+}
+
 // What the result claims, checked: every field a check needs present, both
 // outputs verified, the arithmetic possible, the device idle, the numbers possible.
 void judge_result(RunRecord& r, const Message& result, const RunRequest& req) {
@@ -160,8 +168,8 @@ void judge_result(RunRecord& r, const Message& result, const RunRequest& req) {
     r.detail = "the result lacks a field one of jitbench's checks needs, or holds one it cannot take: " + v +
                " (docs/protocol.md)";
   } else if (!w.verify_first.ok)
-    fail(r, ReasonCode::IncorrectResult, "the first (compiling) call's result: " + w.verify_first.message);
-  else if (!w.verify.ok) fail(r, ReasonCode::IncorrectResult, w.verify.message);
+    fail(r, ReasonCode::IncorrectResult, "the first (compiling) call's result: " + verdict_vs_tolerance(w.verify_first));
+  else if (!w.verify.ok) fail(r, ReasonCode::IncorrectResult, verdict_vs_tolerance(w.verify));
   else if (auto why = precision_mismatch(*w.matmul_precision, req); !why.empty())
     fail(r, ReasonCode::PrecisionMismatch, why);
   else if (w.pending_after_last.value_or(false))

@@ -154,6 +154,11 @@ std::string check(MessageType t, const json& j) {
       for (const auto& v : j["versions"])
         if (!v.is_string()) return "'versions' must hold strings";
       return "";
+    case MessageType::Hashes:
+      if (!j.contains("hashes") || !j["hashes"].is_object()) return "'hashes' must be an object";
+      for (const auto& [k, v] : j["hashes"].items())
+        if (!v.is_string() && !v.is_null()) return "'hashes' must map names to a hash or null";
+      return "";
     case MessageType::Bye:
       return "";
   }
@@ -185,7 +190,8 @@ std::variant<Message, std::string> parse_message(std::string_view line) {
   static const std::pair<const char*, MessageType> kTypes[] = {
       {"hello", MessageType::Hello}, {"result", MessageType::Result}, {"skip", MessageType::Skip},
       {"error", MessageType::Error}, {"probe", MessageType::Probe},   {"ceilings", MessageType::Ceilings},
-      {"environment", MessageType::Environment}, {"versions", MessageType::Versions}, {"bye", MessageType::Bye}};
+      {"environment", MessageType::Environment}, {"versions", MessageType::Versions},
+      {"hashes", MessageType::Hashes},           {"bye", MessageType::Bye}};
   const auto name = j["type"].get<std::string>();
   for (const auto& [n, t] : kTypes) {
     if (name == n) {

@@ -21,7 +21,7 @@ inline constexpr int kProtocolVersion = 1;
 // .. observed, .. verified, .. sent (report).
 inline constexpr const char* kHarnessMarks[] = {"measured_start", "measured_end", "observed", "verified"};
 
-enum class MessageType { Hello, Result, Skip, Error, Probe, Ceilings, Environment, Versions, Bye };
+enum class MessageType { Hello, Result, Skip, Error, Probe, Ceilings, Environment, Versions, Hashes, Bye };
 
 struct Message {
   MessageType type;

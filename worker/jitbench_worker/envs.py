@@ -3,6 +3,7 @@ cache, for runs across releases (jitbench run --env, [[environments]], bisect).
 
     python -m jitbench_worker.envs build --fd 3 --spec SPEC.json
     python -m jitbench_worker.envs versions --fd 3 --package NAME [--find-links DIR]... [--no-index]
+    python -m jitbench_worker.envs hashes --fd 3 --root CACHE_ROOT
 
 SPEC: {"name", "requirements": [...], "python": "" | version | path,
 "cache_root", "find_links": [...], "no_index": bool, "uv": path}. Answers on
@@ -51,6 +52,13 @@ import urllib.request
 from .protocol import Channel
 
 RECORD = ".jitbench-env.json"
+# Written into an environment's directory as soon as uv has made it, before
+# anything is installed: `jitbench envs` removes only directories that hold it
+# (or a record), never one jitbench did not create.
+MADE_MARK = ".jitbench-env-made"
+# One line per run that used the environment ("<UTC time>\t<out dir>"),
+# appended under the environment's lock (`jitbench envs list`: last used, runs).
+USES = ".jitbench-env-uses"
 # Written into a cache root jitbench made (or found empty): only in such a root
 # does it remove a half-built environment.
 ROOT_MARK = ".jitbench-env-cache"
@@ -164,6 +172,38 @@ def spec_hash(spec, held, uv_version, memo_path=None):
            "no_index": bool(spec.get("no_index")),
            "worker_needs": list(WORKER_NEEDS), "uv": uv_version}
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def current_hash(record, uv_version, memo_path=None):
+    """The hash this jitbench, with this uv, gives the spec a record was built
+    from (its requirements, Python, held date, find-links and --no-index); None
+    when it cannot be computed (a find-links directory gone). A record from
+    before the spec's Python was kept is taken to have had the default one."""
+    spec = {"requirements": record.get("requirements", []), "python": record.get("spec_python", ""),
+            "find_links": record.get("find_links", []), "no_index": bool(record.get("no_index"))}
+    try:
+        return spec_hash(spec, record.get("exclude_newer"), uv_version, memo_path)
+    except (Unbuildable, OSError, TypeError, KeyError):
+        return None
+
+
+def current_hashes(root, uv):
+    """{directory name: the hash this jitbench computes for its record, or
+    None} for every environment of the cache root with a readable record."""
+    uv_version = run([uv, "--version"]).strip()
+    # The find-links files' sha256 memo, as the builder keeps it, in a root jitbench made.
+    memo = os.path.join(root, FIND_LINKS_MEMO) if os.path.exists(os.path.join(root, ROOT_MARK)) else None
+    out = {}
+    for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        path = os.path.join(root, name, RECORD)
+        try:
+            with open(path) as f:
+                record = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict):
+            out[name] = current_hash(record, uv_version, memo)
+    return out
 
 
 def check_owned(path, what):
@@ -293,6 +333,8 @@ def build_into(d, spec, held, uv):
     returns the interpreter and the sources' records."""
     python = spec.get("python") or sys._base_executable
     run([uv, "venv", "--quiet", "--python", python, d])
+    with open(os.path.join(d, MADE_MARK), "w") as f:  # jitbench made this directory (jitbench envs may remove it)
+        f.write("made by jitbench's environment builder; removed only by jitbench envs rm/prune\n")
     py = os.path.join(d, "bin", "python")
     sources = git_sources(spec["requirements"])
     reqs = [r for r in spec["requirements"] if not _GIT.match(r)]
@@ -346,15 +388,17 @@ def build(spec):
     own_cache_root(root)
     h = spec_hash(spec, held, uv_version, os.path.join(root, FIND_LINKS_MEMO))
     d = os.path.join(root, h)
-    with open(os.path.join(root, h + ".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another builder of the same environment waits here
-        record_path = os.path.join(d, RECORD)
-        if os.path.lexists(d):
-            check_owned(d, "environment")
-        if os.path.exists(record_path):
-            record = trusted_record(d, record_path)
-            if record is not None:  # named as this run names it; how it was built stays as it was
-                return {**record, "name": spec["name"], "reused": True}
+    record_path = os.path.join(d, RECORD)
+    # Reuse under a shared lock (runs holding the environment hold it shared,
+    # `jitbench envs rm` takes it exclusively); build under an exclusive one.
+    with locked(os.path.join(root, h + ".lock"), fcntl.LOCK_SH):
+        record = reusable(d, record_path)
+        if record is not None:
+            return {**record, "name": spec["name"], "reused": True}
+    with locked(os.path.join(root, h + ".lock"), fcntl.LOCK_EX):  # another builder of the same environment waits here
+        record = reusable(d, record_path)
+        if record is not None:
+            return {**record, "name": spec["name"], "reused": True}
         shutil.rmtree(d, ignore_errors=True)  # half-built by a builder that died, or its record broken: again
         t0 = time.monotonic()
         try:
@@ -364,6 +408,7 @@ def build(spec):
             shutil.rmtree(d, ignore_errors=True)
             raise
         record = {"name": spec["name"], "hash": h, "dir": d, "python": py, "requirements": spec["requirements"],
+                  "spec_python": spec.get("python", ""),
                   "python_version": info["python_version"], "packages": info["packages"],
                   "exclude_newer": held, "exclude_newer_why": why, "uv": uv_version,
                   "find_links": spec.get("find_links", []), "no_index": bool(spec.get("no_index")),
@@ -375,6 +420,39 @@ def build(spec):
             json.dump(record, f, indent=1)
         os.replace(tmp, record_path)  # from here on the environment exists
         return {**record, "reused": False}
+
+
+class locked:
+    """flock on an environment's lock file; a file `jitbench envs rm` removed
+    (and perhaps made again) while this waited is opened anew."""
+
+    def __init__(self, path, mode):
+        self.path, self.mode, self.f = path, mode, None
+
+    def __enter__(self):
+        while True:
+            f = open(self.path, "a")
+            fcntl.flock(f, self.mode)
+            try:
+                same = os.path.samestat(os.fstat(f.fileno()), os.stat(self.path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                self.f = f
+                return f
+            f.close()
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+
+def reusable(d, record_path):
+    """The record of a whole, trusted environment at d; None otherwise."""
+    if os.path.lexists(d):
+        check_owned(d, "environment")
+    if os.path.exists(record_path):
+        return trusted_record(d, record_path)
+    return None
 
 
 def released_versions(package, find_links=(), no_index=False):
@@ -407,17 +485,21 @@ def released_versions(package, find_links=(), no_index=False):
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m jitbench_worker.envs")
-    p.add_argument("command", choices=["build", "versions"])
+    p.add_argument("command", choices=["build", "versions", "hashes"])
     p.add_argument("--fd", type=int, required=True)
     p.add_argument("--spec")
     p.add_argument("--package")
+    p.add_argument("--root")
     p.add_argument("--find-links", action="append", default=[])
     p.add_argument("--no-index", action="store_true")
     args = p.parse_args(argv)
     channel = Channel(args.fd)
     channel.hello()
     try:
-        if args.command == "versions":
+        if args.command == "hashes":
+            uv = shutil.which("uv") or os.path.join(os.path.dirname(sys.executable), "uv")
+            channel.send("hashes", hashes=current_hashes(args.root, uv))
+        elif args.command == "versions":
             channel.send("versions", package=args.package,
                          versions=released_versions(args.package, args.find_links, args.no_index))
         else:

@@ -13,6 +13,7 @@
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/say.h"
+#include "util/ticker.h"
 
 namespace jitbench {
 namespace fs = std::filesystem;
@@ -66,6 +67,7 @@ void regenerate_site(const PublishOptions& o, const fs::path& site, const std::v
                      &runs[k].cases});
   page.history = compare::build_history(snaps, o.gate_pct, o.alpha);
   try {
+    const Ticker ticker(fmt::format("drawing the site's figures ({} cases)", page.history.case_ids.size()), false);
     for (auto& [key, svg] : draw_figures(resolve_python(o.python), site_figure_data(page), site, site / "site.log"))
       for (std::size_t k = 0; k < page.history.case_ids.size(); ++k)
         if (key == "history-" + std::to_string(k)) page.svgs[page.history.case_ids[k]] = std::move(svg);

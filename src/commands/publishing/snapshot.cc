@@ -15,6 +15,7 @@
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/say.h"
+#include "util/ticker.h"
 #include "util/sha256.h"
 
 namespace jitbench {
@@ -79,6 +80,7 @@ Published write_snapshot(const PublishOptions& o, const LoadedRun& run, Snapshot
   auto copied = copy_run(run, tmp);
   Published p{f.id, f.path, false};
   try {
+    const Ticker ticker("drawing the snapshot's report", false);
     write_report((tmp / "run").string(), resolve_python(o.python));
     p.has_report = true;
   } catch (const UserError& e) {

@@ -286,7 +286,8 @@ def main():
     if mode == "exit3":
         return 3
     if mode == "wrong_answer":
-        result["verify"] = {"ok": False, "message": "relative error 0.5 exceeds 1e-4"}
+        result["verify"] = {"ok": False, "message": "relative error 0.5 exceeds 1e-4", "metric": "relative_error",
+                            "error": 0.5, "tolerance": 1e-4}
     if mode == "missing":
         send(type="skip", status="warn", reason="missing_dependency: numpy")
         send(type="bye")
