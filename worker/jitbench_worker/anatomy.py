@@ -106,7 +106,15 @@ def nest(events, spans, table, source_prefix):
             item = items.setdefault(path, {"path": list(path), "s": 0.0, "source": f"{source_prefix} {bare}"})
             item["s"] += b - a
             stack.append((b, path))
-    return phase_items(spans) + list(items.values())
+    return _on_the_ns_clock(phase_items(spans) + list(items.values()))
+
+
+def _on_the_ns_clock(items):
+    """Seconds rounded to the nanosecond: a difference of two clock readings
+    below one tick is no duration (jitbench takes 0 or >= 1 ns)."""
+    for item in items:
+        item["s"] = round(item["s"], 9)
+    return items
 
 
 def as_duration_items(phase, intervals, durations, source):
@@ -116,4 +124,4 @@ def as_duration_items(phase, intervals, durations, source):
     for name, seconds in durations:
         item = items.setdefault((phase, name), {"path": [phase, name], "s": 0.0, "source": f"{source} {name}"})
         item["s"] += seconds
-    return list(items.values())
+    return _on_the_ns_clock(list(items.values()))
