@@ -71,6 +71,15 @@ def test_a_jax_stream_replays_to_the_tree_recorded_with_it():
     assert got == [(p, s) for p, s in expected]
 
 
+def test_a_recorded_jax_0_4_26_stream_maps_its_older_names():
+    """JAX 0.4.26 named the backend compile backend_compile and its CPU client
+    TfrtCpuClient: the 0.4.26 table maps both to the same sub-phases."""
+    tree = _tree(_jax_items(_stream("jax-0.4.26-matmul_128_f32.json")))
+    _children_within_parents(tree)
+    assert ("compile", "XLA compile (backend_compile)", "PjRt compile") in tree
+    assert max((p for p in tree if len(p) > 1), key=tree.get)[0] == "compile"
+
+
 def test_the_mapping_table_is_chosen_by_release():
     older = anatomy.release_table(jax_anatomy.JAX_ANATOMY_TABLES, "0.4.30")[1]
     newer = anatomy.release_table(jax_anatomy.JAX_ANATOMY_TABLES, "0.10.2")[1]

@@ -24,7 +24,9 @@ _COMMON = {
     "NVPTXCompiler::CompileTargetBinary": "PTX compile",
 }
 JAX_ANATOMY_TABLES = [
-    ((0, 4, 26), {**_COMMON, "backend_compile": "XLA compile (backend_compile)"}),
+    # 0.4.26 (recorded): the CPU client was TFRT's, and no HLO pass events are emitted.
+    ((0, 4, 26), {**_COMMON, "backend_compile": "XLA compile (backend_compile)",
+                  "TfrtCpuClient::Compile": "PjRt compile"}),
     ((0, 4, 36), {**_COMMON, "backend_compile_and_load": "XLA compile and load (backend_compile_and_load)"}),
 ]
 # jitbench's phase -> the recorder's span that holds it (jax_.py's events).
