@@ -23,11 +23,15 @@ _COMMON = {
     "GpuCompiler::RunBackend": "code generation (RunBackend)",
     "NVPTXCompiler::CompileTargetBinary": "PTX compile",
 }
+_NEW_NAMES = {"backend_compile_and_load": "XLA compile and load (backend_compile_and_load)"}
+# Recorded: 0.4.26 and 0.6.0 name the backend compile backend_compile and the
+# CPU client TfrtCpuClient; 0.8.0 and 0.10.2 backend_compile_and_load and
+# PjRtCpuClient. The releases between 0.6.0 and 0.8.0 are unrecorded: their
+# table knows both names.
 JAX_ANATOMY_TABLES = [
-    # 0.4.26 (recorded): the CPU client was TFRT's, and no HLO pass events are emitted.
-    ((0, 4, 26), {**_COMMON, "backend_compile": "XLA compile (backend_compile)",
+    ((0, 4, 26), {**_COMMON, **_NEW_NAMES, "backend_compile": "XLA compile (backend_compile)",
                   "TfrtCpuClient::Compile": "PjRt compile"}),
-    ((0, 4, 36), {**_COMMON, "backend_compile_and_load": "XLA compile and load (backend_compile_and_load)"}),
+    ((0, 8, 0), {**_COMMON, **_NEW_NAMES}),
 ]
 # jitbench's phase -> the recorder's span that holds it (jax_.py's events).
 _PHASE_SPANS = {"trace": "trace", "lower": "lower", "compile": "compile_total", "cache_load": "cache_load"}
