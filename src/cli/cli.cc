@@ -179,6 +179,11 @@ CLI::App* add_run(CLI::App& app, RunOptions& run, CliRunText& text) {
   add_affinity(cmd, text.selection);
   cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
   add_interleaving(cmd, run);
+  cmd->add_flag("--anatomy", run.anatomy,
+                "break each JIT case's first call down by the framework's own instrumentation (profiler, pass "
+                "timers), in processes of their own after the measured ones (docs/anatomy.md)");
+  cmd->add_option("--anatomy-runs", run.anatomy_runs, "--anatomy: processes per case (default 3)")
+      ->check(CLI::Range(1L, limits::kMaxColdRuns));
   cmd->add_option("--machine", run.machine,
                   "a label for this machine (e.g. ci-x86-2core): published snapshots are grouped by it instead of "
                   "the hardware jitbench reads")
@@ -484,7 +489,8 @@ Command typed_run(RunOptions run, const CliRunText& text) {
                      run.cold_runs || !run.envs.empty() || !run.env_vars.empty() || !run.find_links.empty() ||
                      run.no_index || run.warm_iters || run.warm_runs || run.timeout_s || run.deterministic ||
                      !run.python.empty() || text.ceilings != "auto" || !run.machine.empty() || run.target_ci_pct ||
-                     run.min_runs || run.max_runs || run.max_time_s || !run.affinity.empty() || run.no_interleave;
+                     run.min_runs || run.max_runs || run.max_time_s || !run.affinity.empty() || run.no_interleave ||
+                     run.anatomy || run.anatomy_runs;
   if (!text.resume.empty()) {
     if (other) throw UserError("--resume takes the command from the run's own index: give it alone (--quiet excepted)");
     return ResumeOptions{text.resume, run.quiet};

@@ -55,6 +55,10 @@ struct RunOptions {
   // --no-interleave: one case's environments one after the other, as before
   // (by default their cold processes run round-robin: docs/noise.md).
   bool no_interleave = false;
+  // --anatomy [--anatomy-runs N]: each JIT case's compile anatomy in processes
+  // of its own (results/anatomy.h); the suite's anatomy key turns it on too.
+  bool anatomy = false;
+  std::optional<int> anatomy_runs;
 };
 
 // `jitbench run --resume DIR`: finish this interrupted run; its index holds the command.

@@ -225,6 +225,9 @@ WorkerSetup worker_setup(const RunOptions& o, const Suite& suite) {
   setup.timeout_s = o.timeout_s.value_or(suite.timeout_s);
   setup.deterministic = o.deterministic;
   setup.target = sampling_rule(o, suite);
+  if (o.anatomy_runs && !o.anatomy && !suite.anatomy)
+    throw UserError("--anatomy-runs counts the processes of --anatomy: add --anatomy (or the suite's anatomy = true)");
+  if (o.anatomy || suite.anatomy) setup.anatomy_runs = o.anatomy_runs.value_or(suite.anatomy_runs);
   return setup;
 }
 

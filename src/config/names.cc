@@ -27,8 +27,8 @@ constexpr std::array<std::pair<CachePolicy, std::string_view>, 3> kPolicy{
      {CachePolicy::WarmProcess, "warm_process"}}};
 constexpr std::array<std::pair<Precision, std::string_view>, 2> kPrecision{
     {{Precision::Default, "default"}, {Precision::Highest, "highest"}}};
-constexpr std::array<std::pair<RunMode, std::string_view>, 3> kMode{
-    {{RunMode::Cold, "cold"}, {RunMode::Warm, "warm"}, {RunMode::Aot, "aot"}}};
+constexpr std::array<std::pair<RunMode, std::string_view>, 4> kMode{
+    {{RunMode::Cold, "cold"}, {RunMode::Warm, "warm"}, {RunMode::Aot, "aot"}, {RunMode::Anatomy, "anatomy"}}};
 constexpr std::array<std::pair<ReasonCode, std::string_view>, 20> kReason{{
     {ReasonCode::MissingDependency, "missing_dependency"},
     {ReasonCode::GpuUnavailable, "gpu_unavailable"},

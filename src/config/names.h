@@ -26,7 +26,7 @@ std::string_view to_string(Precision p);
 std::optional<Precision> parse_precision(std::string_view s);
 
 // What one worker process is asked to do.
-enum class RunMode { Cold, Warm, Aot };
+enum class RunMode { Cold, Warm, Aot, Anatomy };
 std::string_view to_string(RunMode m);
 std::optional<RunMode> parse_run_mode(std::string_view s);
 

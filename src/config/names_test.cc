@@ -10,7 +10,7 @@ TEST(Names, EveryNameRoundTrips) {
   for (auto p : {CachePolicy::ColdCache, CachePolicy::WarmCache, CachePolicy::WarmProcess})
     EXPECT_EQ(parse_cache_policy(to_string(p)), p);
   for (auto p : {Precision::Default, Precision::Highest}) EXPECT_EQ(parse_precision(to_string(p)), p);
-  for (auto m : {RunMode::Cold, RunMode::Warm, RunMode::Aot}) EXPECT_EQ(parse_run_mode(to_string(m)), m);
+  for (auto m : {RunMode::Cold, RunMode::Warm, RunMode::Aot, RunMode::Anatomy}) EXPECT_EQ(parse_run_mode(to_string(m)), m);
   EXPECT_EQ(parse_cache_policy("process_cold"), CachePolicy::ColdCache);  // the seed's name
   EXPECT_FALSE(parse_cache_policy("lukewarm"));
 }

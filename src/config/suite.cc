@@ -122,7 +122,8 @@ struct SuiteReading {
 
 void read_suite_table(std::string_view src, const toml::table& t, Suite& s, const SuiteReading& in) {
   reject_unknown_keys(src, t, {"name", "cold_runs", "warm_iters", "warm_runs", "cache_policy", "precision", "timeout_s",
-                                "workload_paths", "target_ci", "min_runs", "max_runs", "max_time_s"},
+                                "workload_paths", "target_ci", "min_runs", "max_runs", "max_time_s", "anatomy",
+                                "anatomy_runs"},
                       "[suite]");
   if (auto* n = t.get("workload_paths")) {
     // Relative to the suite file, so a suite and its workloads travel together.
@@ -144,6 +145,12 @@ void read_suite_table(std::string_view src, const toml::table& t, Suite& s, cons
   if (auto* n = t.get("warm_iters"))
     s.warm_iters = static_cast<int>(int_in_range(src, *n, "warm_iters", 0, kMaxWarmIters));
   if (auto* n = t.get("warm_runs")) s.warm_runs = static_cast<int>(int_in_range(src, *n, "warm_runs", 1, kMaxWarmRuns));
+  if (auto* n = t.get("anatomy")) {
+    if (!n->is_boolean()) fail(src, *n, "'anatomy' must be true or false");
+    s.anatomy = *n->value<bool>();
+  }
+  if (auto* n = t.get("anatomy_runs"))
+    s.anatomy_runs = static_cast<int>(int_in_range(src, *n, "anatomy_runs", 1, kMaxColdRuns));
   if (auto* n = t.get("timeout_s")) {
     auto v = n->value<double>();
     if (!v || (!n->is_integer() && !n->is_floating_point())) fail(src, *n, "'timeout_s' must be a number");

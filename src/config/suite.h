@@ -40,6 +40,9 @@ struct Suite {
   std::vector<CachePolicy> cache_policies{CachePolicy::ColdCache};
   std::vector<Precision> precisions{Precision::Default};
   double timeout_s = 300;
+  // anatomy = true: run --anatomy for this suite, anatomy_runs processes per JIT case.
+  bool anatomy = false;
+  int anatomy_runs = 3;
   std::vector<std::string> workload_paths;  // user workloads, added to the catalog while parsing
   std::vector<MatrixBlock> matrix;
   std::vector<EnvironmentSpec> environments;  // [[environments]]: every case in each (none: the current one)

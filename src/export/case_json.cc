@@ -1,6 +1,7 @@
 #include "export/case_json.h"
 
 #include "config/catalog.h"
+#include "export/anatomy_json.h"
 #include "export/json_util.h"
 #include "results/crosscheck.h"
 #include "export/schema.h"
@@ -139,7 +140,7 @@ json run_json(const RunRecord& r) {
                          {"modified", seen.modified},         {"removed", seen.removed}};
   auto b = phase_breakdown(r);
   j["first_call_breakdown"] = b ? breakdown_json(*b) : json(nullptr);
-  if (r.mode == RunMode::Cold) j["second_call_s"] = number_or_null(r.second_call_s);
+  if (r.mode == RunMode::Cold || r.mode == RunMode::Anatomy) j["second_call_s"] = number_or_null(r.second_call_s);
   if (r.buckets) {
     const auto& h = *r.buckets;
     j["buckets"] = {{"interpreter_start_s", h.interpreter_start_s}, {"harness_import_s", h.harness_import_s},
@@ -184,6 +185,7 @@ json case_json(const CaseResult& r) {
           {"priming", r.priming ? run_json(*r.priming) : json(nullptr)},
           {"crosscheck", r.crosscheck ? run_json(*r.crosscheck) : json(nullptr)},
           {"crosscheck_verdict", crosscheck_json(r)},
+          {"anatomy", anatomy_json(r)},
           {"cold", {{"runs", cold_runs}, {"summary", cold_summary}}},
           {"warm", warm_json(r)},
           {"sampling", sampling_json(r)}};

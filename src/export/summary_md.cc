@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "export/interference_text.h"
+#include "export/anatomy_table.h"
 #include "export/sampling_table.h"
 #include "export/verification_table.h"
 #include "export/throughput_table.h"
@@ -418,6 +419,7 @@ std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases
         loops_section(analysis) +
         pairs_section(analysis) + accuracy_section(analysis) + throughput_section(analysis, info.environment) +
         memory_variance_section(analysis);
+  md += anatomy_section_md(cases);
   return md;
 }
 

@@ -58,6 +58,15 @@ void settle_status(CaseResult& r) {
       r.detail = run->detail;
     }
   }
+  // An anatomy process that failed (a crash, a lying worker: its items add up
+  // to more than their parent) fails the case; one that could not run (warn:
+  // the adapter has none) is recorded, no more.
+  for (const auto& run : r.anatomy) {
+    if (run.status != Status::Failed || severity(run.status) <= severity(r.status)) continue;
+    r.status = run.status;
+    r.reason = run.reason;
+    r.detail = "compile anatomy process: " + run.detail;
+  }
   if (r.status == Status::Ok)
     if (auto w = crosscheck_warning(r)) {
       r.status = Status::Warn;

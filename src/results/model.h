@@ -127,6 +127,10 @@ struct CaseResult {
   // JAX: a separate process that compiled the function through the
   // ahead-of-time path, timed by jitbench (mode aot); never part of the status.
   std::optional<RunRecord> crosscheck;
+  // run --anatomy: processes of their own (mode anatomy) that broke the first
+  // call's phases down (results/anatomy.h); a failed one fails the case.
+  int anatomy_runs = 0;  // requested
+  std::vector<RunRecord> anatomy;
   SamplingRecord sampling;
   std::string cache_dir;  // relative to the out dir; "" when none
   std::map<std::string, std::string> worker_env;  // what jitbench set for the worker

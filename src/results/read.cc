@@ -187,6 +187,10 @@ CaseResult read_case_document(const json& j) {
   }
   r.priming = optional_run(j, "priming");
   r.crosscheck = optional_run(j, "crosscheck");
+  if (j.contains("anatomy") && j["anatomy"].is_object()) {  // jitbench.case.v6, run --anatomy
+    r.anatomy_runs = j["anatomy"].value("runs_requested", 0);
+    for (const auto& run : j["anatomy"].value("runs", json::array())) r.anatomy.push_back(read_run_record(run));
+  }
   r.sampling = read_sampling(j);
   r.cache_dir = opt_str(j.at("cache"), "dir");
   r.worker_env = j.value("worker_env", std::map<std::string, std::string>{});

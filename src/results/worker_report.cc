@@ -78,6 +78,24 @@ std::optional<double> WorkerReport::phase(const std::string& name) const {
   return std::nullopt;
 }
 
+namespace {
+// mode anatomy: the items as reported (a malformed one is left out here; the
+// protocol check has failed its run already).
+std::vector<AnatomyItem> anatomy_items(const json& raw) {
+  std::vector<AnatomyItem> out;
+  for (const auto& it : array_or_empty(object_or_empty(raw, "anatomy"), "items")) {
+    if (!it.is_object() || !it.contains("path") || !it["path"].is_array() || !it.contains("s") || !it["s"].is_number())
+      continue;
+    AnatomyItem a;
+    for (const auto& p : it["path"]) a.path.push_back(p.is_string() ? p.get<std::string>() : p.dump());
+    a.s = it["s"].get<double>();
+    a.source = it.contains("source") && it["source"].is_string() ? it["source"].get<std::string>() : "";
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+}  // namespace
+
 WorkerReport parse_worker_report(json raw) {
   WorkerReport w;
   if (!raw.is_object()) return w;
@@ -120,6 +138,9 @@ WorkerReport parse_worker_report(json raw) {
   if (raw.contains("aot") && raw["aot"].is_object())
     for (const auto& [k, v] : raw["aot"].items())
       if (v.is_number()) w.aot_steps[k] = v.get<double>();
+  w.anatomy = anatomy_items(raw);
+  w.anatomy_instrumented = bool_at(raw, "/instrumentation/anatomy");
+  w.profiler_session = bool_at(raw, "/instrumentation/profiler_session");
   w.verify = verification(raw, "verify");
   w.verify_first = verification(raw, "verify_first");
   w.has_workload_info = raw.contains("workload");

@@ -32,6 +32,15 @@ struct Verification {
   std::optional<double> error, tolerance;
 };
 
+// One item of a compile anatomy (mode anatomy; docs/anatomy.md): path[0] a
+// phase (or a group of phases), each further element a sub-phase inside it.
+struct AnatomyItem {
+  std::vector<std::string> path;
+  double s = 0;
+  std::string source;
+  bool operator==(const AnatomyItem&) const = default;
+};
+
 struct WorkerReport {
   nlohmann::json raw = nlohmann::json::object();
 
@@ -50,6 +59,10 @@ struct WorkerReport {
   std::optional<double> rss_after_import_kib, rss_before_first_call_kib, hwm_after_calls_kib, device_peak_bytes;
   nlohmann::json compiled_temp_bytes;         // XLA temp buffers of the compiled program, as reported; or null
   std::map<std::string, double> aot_steps;    // mode aot: trace_s, lower_s, compile_s, execute_s
+  std::vector<AnatomyItem> anatomy;           // mode anatomy: the first call's items, as reported
+  // instrumentation: whether this run carried the anatomy's instrumentation,
+  // and whether a framework profiler session was open (nullopt: not reported).
+  std::optional<bool> anatomy_instrumented, profiler_session;
   Verification verify, verify_first;
   bool has_workload_info = false;             // the worker described the workload's result
   nlohmann::json workload_info;               // check()'s info about the result (an object), or null

@@ -61,6 +61,7 @@ RunRecord cuda_worker_not_built(RunMode mode, int index, const fs::path& exe) {
 std::string log_name(RunMode mode, int index) {
   if (mode == RunMode::Warm) return fmt::format("warm-{}.log", index);
   if (mode == RunMode::Aot) return "crosscheck.log";
+  if (mode == RunMode::Anatomy) return fmt::format("anatomy-{}.log", index);
   return index < 0 ? "priming.log" : fmt::format("cold-{}.log", index);
 }
 }  // namespace
@@ -166,6 +167,23 @@ void CaseRunner::crosscheck(const Case& c, CaseResult& res, const fs::path& cach
   if (interrupted() || c.cache_policy != CachePolicy::ColdCache || !c.aot_crosscheck) return;
   if (progress) progress("cross-checking the phases (ahead-of-time compile)");
   if (!empty_owned_cache_dir(cache_dir, setup_.out_dir)) res.crosscheck = one_run(c, RunMode::Aot, 0, cache_dir);
+}
+
+// run --anatomy: the first call broken down by the framework's own
+// instrumentation, in processes of their own (mode anatomy), each with the
+// cache emptied like a cold run's; the measured runs never carry it.
+void CaseRunner::anatomy_runs(const Case& c, CaseResult& res, const fs::path& cache_dir, const Progress& progress) {
+  if (setup_.anatomy_runs <= 0 || !c.jit || c.cache_policy != CachePolicy::ColdCache ||
+      c.worker() != WorkerKind::Python)
+    return;
+  res.anatomy_runs = setup_.anatomy_runs;
+  for (int i = 0; i < setup_.anatomy_runs && !interrupted(); ++i) {
+    if (progress) progress(fmt::format("compile anatomy {}/{} (profiler on, not measured)", i + 1, setup_.anatomy_runs));
+    RunRecord r = measured_run(c, RunMode::Anatomy, i, cache_dir);
+    const bool go_on = r.status == Status::Ok;
+    res.anatomy.push_back(std::move(r));
+    if (!go_on) return;
+  }
 }
 
 void CaseRunner::warm_runs(const Case& c, CaseResult& res, const fs::path& cache_dir, const Progress& progress) {
@@ -292,6 +310,7 @@ Interleaved run_side_by_side(const std::vector<std::pair<CaseRunner*, Case>>& ca
     CaseRunner& runner = *cases[k].first;
     if (s.finish) {
       runner.crosscheck(s.res.c, s.res, s.cache_dir, progress);
+      runner.anatomy_runs(s.res.c, s.res, s.cache_dir, progress);
       runner.warm_runs(s.res.c, s.res, s.cache_dir, progress);
     }
     settle_status(s.res);

@@ -46,6 +46,7 @@ struct WorkerSetup {
   int warm_calls_at_least() const { return warm_min_calls < warm_iters ? warm_min_calls : warm_iters; }
   bool deterministic = false;
   std::uint64_t seed = 0;
+  int anatomy_runs = 0;  // run --anatomy: processes per JIT case (mode anatomy), after the cross-check
   std::map<std::string, EnvironmentRun> environments;  // by name, for cases with an environment
 };
 
@@ -100,6 +101,7 @@ class CaseRunner {
   std::string stop_before(int i, int fixed, const std::vector<double>& values, double spent_s) const;
   void crosscheck(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
   void warm_runs(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
+  void anatomy_runs(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
   ProcessLauncher& launcher_;
   WorkerSetup setup_;
 };

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "results/anatomy.h"
 #include "results/read.h"
 #include "run/protocol.h"
 #include "util/json_get.h"
@@ -54,7 +55,8 @@ Conversation read_conversation(const ProcessResult& p) {
 // The worker's report: what the artifact keeps of the result message.
 constexpr const char* kReportKeys[] = {"backend", "device", "verify", "verify_first", "cache", "workload", "env",
                                        "cache_policy", "first_call", "compiles", "cache_events", "cache_events_later",
-                                       "cache_files", "sync", "precision", "memory", "aot"};
+                                       "cache_files", "sync", "precision", "memory", "aot",
+                                       "anatomy", "instrumentation"};
 
 // The buckets must tile the worker's life between its own marks: each one the
 // span from its mark to the next. A worker that leaves one bucket's time out
@@ -298,6 +300,8 @@ std::optional<std::string> timing_inconsistency(const RunRecord& r) {
     if (phases > *r.first_call_s + slack(*r.first_call_s))
       return fmt::format("the reported phases add up to {:.6g} s, more than the {:.6g} s first call they are part of",
                          phases, *r.first_call_s);
+    // The anatomy's items: children inside their parents, phases inside the first call.
+    if (auto why = anatomy_inconsistency(r.worker.anatomy, *r.first_call_s, slack)) return why;
   }
   if (!r.import_s || !r.setup_s || !r.first_call_s || !r.total_s) return std::nullopt;
   double segments = *r.import_s + *r.setup_s + *r.first_call_s;

@@ -57,10 +57,29 @@ std::string warm_calls_violation(const std::vector<double>& calls, const WarmCal
   return "";
 }
 
+// mode anatomy: {"items": [{"path": [non-empty strings], "s": seconds, "source": text}]}.
+std::string anatomy_violation(const json& j) {
+  if (!j.contains("anatomy") || !j["anatomy"].is_object()) return "missing anatomy";
+  const auto& a = j["anatomy"];
+  if (!a.contains("items") || !a["items"].is_array()) return "missing anatomy.items";
+  for (const auto& it : a["items"]) {
+    if (!it.is_object() || !it.contains("path") || !it["path"].is_array() || it["path"].empty())
+      return "an anatomy item has no path (a non-empty list of names)";
+    for (const auto& p : it["path"])
+      if (!p.is_string() || p.get<std::string>().empty()) return "an anatomy item's path holds something other than names";
+    if (auto e = seconds_field(it, "s", "anatomy item "); !e.empty()) return e;
+  }
+  return "";
+}
+
 std::string times_violation(const json& j, RunMode mode, const WarmCallsAsked& warm) {
   for (const char* k : {"import_s", "setup_s", "first_call_s", "total_s"})
     if (auto e = seconds_field(j, k); !e.empty()) return e;
   if (mode == RunMode::Cold) return seconds_field(j, "second_call_s");
+  if (mode == RunMode::Anatomy) {
+    if (auto e = seconds_field(j, "second_call_s"); !e.empty()) return e;
+    return anatomy_violation(j);
+  }
   if (mode == RunMode::Aot) {
     if (!j.contains("aot") || !j["aot"].is_object()) return "missing aot";
     for (const char* k : {"trace_s", "lower_s", "compile_s", "execute_s"})

@@ -11,7 +11,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="one cold or warm measurement")
     run.add_argument("--fd", type=int, required=True)
-    run.add_argument("--mode", choices=["cold", "warm", "aot"], required=True)
+    run.add_argument("--mode", choices=["cold", "warm", "aot", "anatomy"], required=True)
     run.add_argument("--backend", required=True)
     run.add_argument("--workload", required=True)
     run.add_argument("--workload-path", default=None, help="Python file defining a user workload")

@@ -119,11 +119,16 @@ def _worth_checking(n, min_iters):
 def measure_step(adapter, fn, dev_inputs, args):
     """The first call, then the second (cold) or warm_iters calls (warm), back to
     back. Returns the clock readings and the outputs to verify."""
+    session = adapter.anatomy_session() if args.mode == "anatomy" else None
+    if args.mode == "anatomy" and session is None:
+        raise Skip(f"unsupported: {adapter.name} has no compile anatomy")
+    if session is not None:
+        session.begin()  # before the clock, as the AOT process prepares before its own
     adapter.recorder.start()
     t_setup = _now()
     first = adapter.sync(fn(*dev_inputs))
     t_first = _now()
-    if args.mode == "cold":
+    if args.mode in ("cold", "anatomy"):
         last = adapter.sync(fn(*dev_inputs))
         t_end = _now()
         calls = None
@@ -139,7 +144,11 @@ def measure_step(adapter, fn, dev_inputs, args):
                 break
         t_end = _now()
     adapter.recorder.stop()
-    return {"t_setup": t_setup, "t_first": t_first, "t_end": t_end, "calls": calls, "first": first, "last": last}
+    profiler = adapter.profiler_active()  # after the clock stopped: nothing read between the calls
+    if session is not None:
+        session.end()
+    return {"t_setup": t_setup, "t_first": t_first, "t_end": t_end, "calls": calls, "first": first, "last": last,
+            "anatomy": session, "profiler": profiler}
 
 
 def aot_step(adapter, fn, dev_inputs):
@@ -216,7 +225,8 @@ def verify_step(adapter, workload, outputs, host_inputs, args, ctx):
 def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
     # From the first call's clock on: events the framework reports after the fact
     # (TensorFlow's log) may carry earlier times, such as a warm_process warm-up.
-    first_w = adapter.summarize(adapter.recorder.window(clocks["t_setup"], clocks["t_first"]))
+    first_window = adapter.recorder.window(clocks["t_setup"], clocks["t_first"])
+    first_w = adapter.summarize(first_window)
     later_w = adapter.summarize(adapter.recorder.window(clocks["t_first"], float("inf")))
     phases = {k: v for k, v in first_w["phases"].items() if k in adapter.phase_names}
     result = {
@@ -246,7 +256,14 @@ def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
         "cache": adapter.cache_report(os.environ.get("JITBENCH_CACHE_DIR") or None),
         "env": adapter.env_applied(),
     }
-    if args.mode == "cold":
+    # Every run says whether it carried the anatomy's instrumentation (the
+    # measured cold and warm runs never do: jitbench checks what they record).
+    result["instrumentation"] = {"anatomy": clocks.get("anatomy") is not None,
+                                 "profiler_session": clocks.get("profiler")}
+    if clocks.get("anatomy") is not None:
+        result["anatomy"] = clocks["anatomy"].report(first_window.get("spans", {}), clocks["t_setup"])
+        _keep_stream(clocks["anatomy"])
+    if args.mode in ("cold", "anatomy"):
         result["second_call_s"] = clocks["t_end"] - clocks["t_first"]
     elif args.mode == "warm":
         result["calls_s"] = clocks["calls"]
@@ -256,6 +273,17 @@ def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
     if adapter.interpreter_only:
         result["interpreter_only"] = True
     return result
+
+
+def _keep_stream(session):
+    """JITBENCH_ANATOMY_STREAM=FILE: the raw event stream the anatomy was made
+    from, for replay tests (tests/data/anatomy/)."""
+    path = os.environ.get("JITBENCH_ANATOMY_STREAM")
+    if path and session.stream is not None:
+        import json
+
+        with open(path, "w") as f:
+            json.dump(session.stream, f)
 
 
 def run(channel, args) -> int:

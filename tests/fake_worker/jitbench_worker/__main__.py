@@ -203,8 +203,21 @@ def main():
                              "fp64" if args.dtype == "f64" else "ieee_fp32",
                              "settings": {}, "rule": "fake", "observation": {"observed": False, "note": "fake"}},
                   sync={"method": "fake", "pending_after_last_call": mode == "unsync"})
-    if args.mode == "cold":
+    # Whether the run carried the compile anatomy's instrumentation (profiled_cold: a
+    # measured cold run that says it had a profiler open).
+    result["instrumentation"] = {"anatomy": args.mode == "anatomy",
+                                 "profiler_session": args.mode == "anatomy" or mode == "profiled_cold"}
+    if args.mode in ("cold", "anatomy"):
         result["second_call_s"] = 0.0001
+    if args.mode == "anatomy":
+        # lie_anatomy: two passes that add up to more than the compile they are part of (beyond the 100 us slack).
+        passes = (0.0008, 0.0006) if mode == "lie_anatomy" else (0.00006, 0.00003)
+        result["anatomy"] = {"items": [{"path": ["compile"], "s": 0.0001, "source": "jitbench phase"},
+                                       {"path": ["compile", "pass_a"], "s": passes[0], "source": "fake pass timer"},
+                                       {"path": ["compile", "pass_b"], "s": passes[1], "source": "fake pass timer"}],
+                             "mapping": "fake", "sources": "fake"}
+    if args.mode in ("cold", "anatomy"):
+        pass
     elif args.mode == "warm":
         result["calls_s"] = _warm_calls(args, mode, jitter)
     else:

@@ -190,6 +190,19 @@ class Adapter:
         self.requested_precision = "default"
         self.observed = None  # observe_precision's answer, once precision_report has asked
 
+    # -- compile anatomy (--mode anatomy; docs/anatomy.md) ----------------------
+    def anatomy_session(self):
+        """An object with begin() (before the first call), end() (after the
+        measured calls) and report(spans, t_first_call) -> {"items": [...],
+        "mapping", "sources"} (worker/jitbench_worker/anatomy.py), or None where
+        the adapter has no anatomy (the run then reports none)."""
+        return None
+
+    def profiler_active(self):
+        """Whether a framework profiler session is open in this process (None:
+        the adapter cannot tell); every run reports it."""
+        return None
+
     # -- warm_process: an interactive session that already compiled something --
     def prepare_warm_process(self):
         """Compile and run an unrelated function, then clear in-memory caches."""

@@ -206,6 +206,16 @@ class JaxAdapter(Adapter):
         self.jax.jit(jitbench_dispatch_setup).trace(*inputs)
         return "jit dispatch set-up: a throw-away function traced on the same arguments, not lowered"
 
+    def anatomy_session(self):
+        from .jax_anatomy import JaxAnatomy
+
+        return JaxAnatomy(self.jax) if self.use_jit else None
+
+    def profiler_active(self):
+        from .jax_anatomy import profiler_session
+
+        return profiler_session(self.jax)
+
     def observe_precision(self, fn, inputs):
         """The precision config XLA was handed for every dot of the measured
         function, read from its lowered StableHLO (lowering reuses the trace: no
@@ -316,4 +326,5 @@ class JaxAdapter(Adapter):
             return {"platform": d.platform, "kind": d.device_kind, "count": self.jax.device_count()}
         except Exception:
             return None
+
 

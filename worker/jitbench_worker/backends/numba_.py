@@ -102,6 +102,9 @@ class NumbaAdapter(Adapter):
         self._dispatchers.append(dispatcher)
         return dispatcher
 
+    def anatomy_session(self):
+        return NumbaAnatomy()
+
     def info(self):
         import llvmlite
 
@@ -114,6 +117,72 @@ class NumbaAdapter(Adapter):
             "parallel": self.parallel,
             "threading_layer": _threading_layer(self.numba) if self.parallel else None,
         }
+
+
+# numba's pipeline pass names -> jitbench sub-phases, per numba release whose
+# names changed (the newest release <= the installed one is used); a pass not
+# in the table keeps its own name.
+NUMBA_ANATOMY_TABLES = [
+    ((0, 56, 0), {
+        "nopython_type_inference": "typing (nopython_type_inference)",
+        "native_lowering": "lowering + LLVM (native_lowering)",
+        "native_parfor_lowering": "lowering + LLVM (native_parfor_lowering)",
+        "translate_bytecode": "bytecode to IR (translate_bytecode)",
+    }),
+]
+
+
+def numba_anatomy_items(compile_spans, passes, version):
+    """The anatomy items of one first call: numba's pass timers [(pipeline,
+    pass key, seconds)] under the outermost compiles' intervals, each pass
+    named by the release's mapping table (keys "17_nopython_type_inference":
+    the pass's position, then its name)."""
+    from .. import anatomy
+
+    _, table = anatomy.release_table(NUMBA_ANATOMY_TABLES, version)
+    named = []
+    for pipeline, key, seconds in passes:
+        head, _, rest = key.partition("_")
+        name = rest if head.isdigit() and rest else key
+        name = table.get(name, name)
+        named.append((name if pipeline == "nopython" else f"{pipeline}: {name}", seconds))
+    return anatomy.as_duration_items("compile", [tuple(iv) for iv in compile_spans], named, "numba pipeline pass")
+
+
+class NumbaAnatomy:
+    """numba's own per-pass pipeline timers (the compile result's metadata,
+    pipeline_times) of the outermost compiles of the first call, under the
+    whole compile: the passes run typing, lowering and LLVM interleaved, so
+    they do not split along jitbench's typing_lowering / llvm phases."""
+
+    def __init__(self):
+        self.stream = None
+
+    def begin(self):
+        _STATE["anatomy"] = []
+
+    def end(self):
+        pass
+
+    def report(self, spans, t_first_call):
+        import numba
+
+        from .. import anatomy
+
+        passes = []
+        for dispatcher, before in _STATE["anatomy"] or []:
+            for sig in [s for s in getattr(dispatcher, "signatures", ()) if s not in before]:
+                for pipeline, timings in dispatcher.get_metadata(sig).get("pipeline_times", {}).items():
+                    passes += [(pipeline, key, t.init + t.run + t.finalize) for key, t in timings.items()]
+        _STATE["anatomy"] = None
+        release, _ = anatomy.release_table(NUMBA_ANATOMY_TABLES, numba.__version__)
+        compile_spans = [tuple(iv) for iv in spans.get("compile", [])]
+        self.stream = {"framework": "numba", "version": numba.__version__, "spans": {"compile": compile_spans},
+                       "passes": passes}
+        return {"mapping": f"numba {'.'.join(map(str, release))}",
+                "sources": "numba's compile metadata (pipeline_times) of the outermost compiles, under the "
+                           "outermost numba:compile events",
+                "items": numba_anatomy_items(compile_spans, passes, numba.__version__)}
 
 
 class NumbaParallelAdapter(NumbaAdapter):
@@ -169,7 +238,8 @@ def _wrap_cache(dispatcher, rec):
 
 
 # Where numba is, for the refresh timer: inside a compile, inside a cache load.
-_STATE = {"compiling": 0, "loading": 0}
+# "anatomy": the outermost compiles' dispatchers while an anatomy is taken (else None).
+_STATE = {"compiling": 0, "loading": 0, "anatomy": None}
 
 
 def _install_refresh_timer(recorder):
@@ -227,6 +297,9 @@ def _install_numba_hooks(recorder):
         def on_start(self, ev):
             if self.depth == 0:
                 self.t0 = time.perf_counter()
+                if self.phase == "compile" and _STATE["anatomy"] is not None and isinstance(ev.data, dict):
+                    d = ev.data.get("dispatcher")
+                    _STATE["anatomy"].append((d, set(getattr(d, "signatures", ()))))
             self.depth += 1
             if self.phase == "compile":
                 compile_depth[0] += 1

@@ -1,0 +1,78 @@
+#include "export/anatomy_table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "report/format.h"
+#include "report/table.h"
+#include "results/anatomy.h"
+
+namespace jitbench {
+namespace {
+// The rows shown: every phase, then the longest other items (a child only
+// with its parent shown), in the tree's order.
+std::vector<const AnatomyNode*> anatomy_rows(const AnatomySummary& a) {
+  std::vector<const AnatomyNode*> sorted;
+  for (const auto& n : a.nodes) sorted.push_back(&n);
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto* x, auto* y) {
+    return x->path.size() == 1 && y->path.size() != 1 ? true
+           : x->path.size() != 1 && y->path.size() == 1 ? false
+                                                       : x->median_s > y->median_s;
+  });
+  std::vector<std::vector<std::string>> shown;
+  for (const auto* n : sorted) {
+    if (static_cast<int>(shown.size()) >= kAnatomyRowsShown) break;
+    if (n->median_s <= 0) continue;
+    const std::vector<std::string> parent(n->path.begin(), n->path.end() - 1);
+    if (n->path.size() > 1 && std::find(shown.begin(), shown.end(), parent) == shown.end()) continue;
+    shown.push_back(n->path);
+  }
+  std::vector<const AnatomyNode*> rows;
+  for (const auto& n : a.nodes)
+    if (std::find(shown.begin(), shown.end(), n.path) != shown.end()) rows.push_back(&n);
+  return rows;
+}
+
+std::string case_anatomy_md(const CaseResult& c, const AnatomySummary& a) {
+  std::string md = fmt::format("\n**{}** — {} anatomy process{}", md_literal(c.c.id), a.runs, a.runs == 1 ? "" : "es");
+  if (a.ratio)
+    md += fmt::format("; first-call phases {} here vs {} in the measured cold runs (×{:.2f}, {} ×{:g})",
+                      format_seconds(a.anatomy_phases_s), format_seconds(a.measured_phases_s), *a.ratio,
+                      a.agrees ? "within" : "**outside**", kAnatomyAgreement);
+  md += a.measured_runs_instrumented ? (*a.measured_runs_instrumented ? "; **a measured run carried the profiler**"
+                                                                      : "; measured runs: no profiler")
+                                     : "";
+  md += "\n\n";
+  Table t{{"Item", "Median", "Of parent", "Source"}, {}};
+  std::map<std::vector<std::string>, double> by_path;
+  for (const auto& n : a.nodes) by_path[n.path] = n.median_s;
+  for (const auto* n : anatomy_rows(a)) {
+    const std::vector<std::string> parent(n->path.begin(), n->path.end() - 1);
+    const auto p = by_path.find(parent);
+    const std::string share = p != by_path.end() && p->second > 0 ? fmt::format("{:.0f}%", 100 * n->median_s / p->second)
+                                                                 : "—";
+    std::string indent;
+    for (std::size_t d = 1; d < n->path.size(); ++d) indent += "· ";
+    t.add({indent + md_cell(n->path.back()), format_seconds(n->median_s), share,
+           n->source.empty() ? "—" : md_cell(n->source)});
+  }
+  return md + to_markdown(t);
+}
+}  // namespace
+
+std::string anatomy_section_md(const std::vector<CaseResult>& cases) {
+  std::string body;
+  for (const auto& c : cases)
+    if (const auto a = anatomy_summary(c); a && !a->nodes.empty()) body += case_anatomy_md(c, *a);
+  if (body.empty()) return "";
+  return fmt::format(
+      "\n## Inside the compile\n\nThe first call's phases broken down by the framework's own instrumentation "
+      "(`--anatomy`: processes of their own, never the measured runs; docs/anatomy.md). Medians per item over the "
+      "anatomy processes; a child never holds more than its parent, `unattributed` is what its children leave of "
+      "it, `other` the items too small to list. Up to {} rows per case; the case file holds the whole tree.\n",
+      kAnatomyRowsShown) + body;
+}
+
+}  // namespace jitbench

@@ -1,0 +1,67 @@
+#pragma once
+// A case's compile anatomy (run --anatomy; docs/anatomy.md): the first call's
+// phases broken down by the framework's own instrumentation, taken in
+// processes of their own (mode anatomy), never in the measured cold runs.
+//
+// Per run the worker reports items (results/worker_report.h), each a path
+// [phase, sub-phase, ...] and its time; every item lies inside its parent as
+// an interval, so the children of an item never add up to more than it, and
+// the phases never to more than the first call (anatomy_inconsistency: a
+// worker that reports more fails inconsistent_timings). Per case: the median
+// of each item over the anatomy runs (0 in a run that lacks it); kept, the
+// kAnatomyLongest longest items plus any other of at least kAnatomyShare of
+// its parent, at most kAnatomyMost; the rest of each parent's children summed
+// as "other", and what the children leave of their parent as "unattributed".
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/model.h"
+
+namespace jitbench {
+
+inline constexpr int kAnatomyLongest = 20;
+inline constexpr double kAnatomyShare = 0.02;
+inline constexpr int kAnatomyMost = 40;
+// The anatomy runs' first-call phases agree with the measured cold runs' when
+// the ratio of their medians lies within [1/kAnatomyAgreement, kAnatomyAgreement].
+inline constexpr double kAnatomyAgreement = 1.5;
+inline constexpr const char* kAnatomyOther = "other";
+inline constexpr const char* kAnatomyUnattributed = "unattributed";
+
+// Why one run's items cannot be true (an item without its parent, children
+// that add up to more than their parent, phases to more than the first call);
+// slack(whole) is the tolerance the other timing checks allow.
+std::optional<std::string> anatomy_inconsistency(const std::vector<AnatomyItem>& items, double first_call_s,
+                                                 const std::function<double(double)>& slack);
+
+struct AnatomyNode {
+  std::vector<std::string> path;
+  std::string source;  // the framework's event or timer; "" for other and unattributed
+  double median_s = 0;
+  int runs = 0;  // anatomy runs that reported it (other, unattributed: every run)
+  bool operator==(const AnatomyNode&) const = default;
+};
+
+struct AnatomySummary {
+  int runs = 0;  // anatomy runs with items
+  // Depth first, each parent's children longest first, then other, then unattributed.
+  std::vector<AnatomyNode> nodes;
+  int items_reported = 0;  // distinct items over every run, before the keep rule
+  // Medians of the first call's phases (their sum): the anatomy runs' and the
+  // measured cold runs', their ratio, and whether it lies within the bound.
+  std::optional<double> anatomy_phases_s, measured_phases_s, ratio;
+  bool agrees = false;
+  // Whether any measured (cold or warm) run reported the anatomy's
+  // instrumentation or an open profiler session; nullopt: none reported either.
+  std::optional<bool> measured_runs_instrumented;
+};
+
+// nullopt when the case has no anatomy runs.
+std::optional<AnatomySummary> anatomy_summary(const CaseResult& c);
+
+// Whether the measured cold and warm runs carried the anatomy's instrumentation.
+std::optional<bool> measured_runs_instrumented(const CaseResult& c);
+
+}  // namespace jitbench

@@ -1,0 +1,199 @@
+"""Compile anatomy (run --anatomy; docs/anatomy.md).
+
+Replays of event streams recorded from the installed frameworks
+(tests/data/anatomy/, written by a worker run with JITBENCH_ANATOMY_STREAM=FILE)
+give the expected tree; the C++ side catches a worker whose sub-phases exceed
+their parent; real JAX and numba cases get a non-empty anatomy whose largest
+item is compile-side; the measured cold processes of an --anatomy run say they
+ran without the profiler."""
+
+import json
+import pathlib
+import sys
+
+import pytest
+
+from conftest import ROOT, validate
+
+sys.path.insert(0, str(ROOT / "worker"))
+
+from jitbench_worker import anatomy  # noqa: E402
+from jitbench_worker.backends import jax_anatomy, numba_  # noqa: E402
+
+DATA = ROOT / "tests" / "data" / "anatomy"
+
+
+def _stream(name):
+    return json.loads((DATA / name).read_text())
+
+
+def _tree(items):
+    return {tuple(i["path"]): i["s"] for i in items}
+
+
+def _children_within_parents(tree, first_call=None):
+    for path, s in tree.items():
+        if len(path) > 1:
+            assert path[:-1] in tree, path
+    for parent, s in tree.items():
+        kids = sum(v for p, v in tree.items() if len(p) == len(parent) + 1 and p[:-1] == parent)
+        assert kids <= s + 1e-9, (parent, kids, s)
+
+
+def _jax_items(stream):
+    return jax_anatomy.items(stream["events"], stream["spans"], stream["t_first_call"], stream["version"])
+
+
+@pytest.mark.parametrize("name", ["jax-0.10.2-matmul_128_f32.json", "jax-0.10.2-mc_pi_100000_f64.json"])
+def test_a_recorded_jax_stream_gives_the_expected_tree(name):
+    tree = _tree(_jax_items(_stream(name)))
+    _children_within_parents(tree)
+    xla = ("compile", "XLA compile and load (backend_compile_and_load)")
+    pjrt = xla + ("PjRt compile",)
+    # The phases are jitbench's; XLA's events nest under the compile, named by the 0.8.0+ table.
+    assert {p[0] for p in tree if len(p) == 1} == {"trace", "lower", "compile"}
+    assert xla in tree and pjrt in tree
+    assert pjrt + ("HLO passes: through layout assignment",) in tree
+    assert pjrt + ("code generation (RunBackend)",) in tree
+    # A single HLO pass keeps its own name, without the module it ran for.
+    assert any(p[-1] == "layout-assignment" for p in tree)
+    assert not any("(jit_" in part for p in tree for part in p)
+    # The largest sub-phase is compile-side.
+    top = max((p for p in tree if len(p) > 1), key=tree.get)
+    assert top[0] == "compile"
+
+
+def test_a_jax_stream_replays_to_the_tree_recorded_with_it():
+    """The whole tree of one stream, as the mapping made it when the stream was
+    recorded: a renamed event or a nesting change shows up here."""
+    expected = json.loads((DATA / "jax-0.10.2-matmul_128_f32.expected.json").read_text())
+    got = sorted(([*i["path"]], round(i["s"], 9)) for i in _jax_items(_stream("jax-0.10.2-matmul_128_f32.json")))
+    assert got == [(p, s) for p, s in expected]
+
+
+@pytest.mark.parametrize("release,backend", [
+    ("0.4.26", "XLA compile (backend_compile)"), ("0.6.0", "XLA compile (backend_compile)"),
+    ("0.8.0", "XLA compile and load (backend_compile_and_load)")])
+def test_recorded_streams_of_older_releases_map_their_names(release, backend):
+    """JAX 0.4.26 and 0.6.0 named the backend compile backend_compile and the
+    CPU client TfrtCpuClient, 0.8.0 backend_compile_and_load and PjRtCpuClient:
+    each release's table maps them to the same sub-phases."""
+    tree = _tree(_jax_items(_stream(f"jax-{release}-matmul_128_f32.json")))
+    _children_within_parents(tree)
+    assert ("compile", backend, "PjRt compile") in tree
+
+
+def test_the_mapping_table_is_chosen_by_release():
+    older = anatomy.release_table(jax_anatomy.JAX_ANATOMY_TABLES, "0.6.0")[1]
+    newer = anatomy.release_table(jax_anatomy.JAX_ANATOMY_TABLES, "0.10.2")[1]
+    assert "backend_compile" in older and "backend_compile" not in newer
+    assert "backend_compile_and_load" in newer
+    # A release older than every table gets the oldest.
+    assert anatomy.release_table(jax_anatomy.JAX_ANATOMY_TABLES, "0.4.1")[0] == (0, 4, 26)
+
+
+def test_a_recorded_numba_stream_gives_the_expected_tree():
+    s = _stream("numba-0.68.1-mc_pi_100000_f64.json")
+    tree = _tree(numba_.numba_anatomy_items(s["spans"]["compile"], s["passes"], s["version"]))
+    _children_within_parents(tree)
+    assert {p[0] for p in tree if len(p) == 1} == {"compile"}
+    assert ("compile", "typing (nopython_type_inference)") in tree
+    assert ("compile", "lowering + LLVM (native_lowering)") in tree
+    top = max((p for p in tree if len(p) > 1), key=tree.get)
+    assert top in {("compile", "typing (nopython_type_inference)"), ("compile", "lowering + LLVM (native_lowering)")}
+
+
+def test_an_event_that_sticks_out_of_its_phase_is_left_out():
+    spans = {"compile": [(1.0, 2.0)]}
+    items = anatomy.nest([(1.1, 1.5, "a"), (1.2, 1.3, "b"), (1.4, 1.6, "c"), (1.9, 2.5, "d")], spans, {}, "ev")
+    tree = _tree(items)
+    # c overlaps its would-be parent a's end (another thread): left out; d leaves the phase: left out.
+    assert tree == pytest.approx({("compile",): 1.0, ("compile", "a"): 0.4, ("compile", "a", "b"): 0.1})
+
+
+def test_a_trace_nested_in_a_lowering_is_the_lowering_s():
+    assert anatomy.minus([(0, 10)], [(2, 3), (5, 6)]) == [(0, 2), (3, 5), (6, 10)]
+    assert anatomy.minus([(0, 1)], [(0, 1)]) == []
+
+
+# -- end to end -------------------------------------------------------------
+def _anatomy_run(jitbench, *extra, env=None):
+    return jitbench("run", "--cases", "matmul_8_f32", "--backends", "numpy,numba", "--cold-runs", "2",
+                    "--warm-iters", "3", "--anatomy", *extra, env=env)
+
+
+def test_fake_anatomy_is_recorded_with_medians_and_the_measured_runs_clean(jitbench, fake_env):
+    res = _anatomy_run(jitbench, "--anatomy-runs", "2", env=fake_env())
+    assert res.rc == 0, res.stderr
+    case = res.case("numba_matmul_8_f32")
+    validate(case, "jitbench.case.v6")
+    a = case["anatomy"]
+    assert a["runs_requested"] == 2 and len(a["runs"]) == 2
+    assert all(r["mode"] == "anatomy" for r in a["runs"])
+    nodes = {tuple(n["path"]): n["median_s"] for n in a["summary"]["nodes"]}
+    assert nodes[("compile", "pass_a")] == pytest.approx(0.00006)
+    assert nodes[("compile", "unattributed")] == pytest.approx(0.00001)
+    # The measured cold runs recorded that they carried no instrumentation.
+    assert a["summary"]["measured_runs_instrumented"] is False
+    for run in case["cold"]["runs"]:
+        assert run["worker"]["instrumentation"] == {"anatomy": False, "profiler_session": False}
+    # numpy is no JIT: no anatomy processes.
+    assert res.case("numpy_matmul_8_f32")["anatomy"] is None
+    assert "## Inside the compile" in (res.out / "summary.md").read_text()
+    assert jitbench("validate", str(res.out)).rc == 0
+
+
+def test_without_anatomy_nothing_runs_the_profiler(jitbench, fake_env):
+    res = jitbench("run", "--cases", "matmul_8_f32", "--backends", "numba", "--cold-runs", "2", "--warm-iters", "3",
+                   env=fake_env())
+    assert res.rc == 0, res.stderr
+    case = res.case("numba_matmul_8_f32")
+    assert case["anatomy"] is None
+    assert not list((res.out / "logs" / "numba_matmul_8_f32").glob("anatomy-*.log"))
+    assert "Inside the compile" not in (res.out / "summary.md").read_text()
+
+
+def test_a_worker_whose_sub_phases_exceed_their_parent_fails(jitbench, fake_env):
+    res = _anatomy_run(jitbench, "--anatomy-runs", "1", env=fake_env(numba="lie_anatomy"))
+    assert res.rc == 2, res.stderr
+    case = res.case("numba_matmul_8_f32")
+    assert (case["status"], case["reason"]) == ("failed", "inconsistent_timings")
+    assert "under 'compile' add up to" in case["detail"]
+    assert jitbench("validate", str(res.out)).rc == 0
+
+
+def test_a_measured_run_that_had_a_profiler_open_is_shown(jitbench, fake_env):
+    res = _anatomy_run(jitbench, "--anatomy-runs", "1", env=fake_env(numba="profiled_cold"))
+    assert res.rc == 0, res.stderr
+    assert res.case("numba_matmul_8_f32")["anatomy"]["summary"]["measured_runs_instrumented"] is True
+    assert "a measured run carried the profiler" in (res.out / "summary.md").read_text()
+
+
+def test_anatomy_runs_without_anatomy_is_refused(jitbench, fake_env):
+    res = jitbench("run", "--cases", "matmul_8_f32", "--backends", "numba", "--anatomy-runs", "2", env=fake_env())
+    assert res.rc == 2
+    assert "--anatomy-runs counts the processes of --anatomy" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("backend", ["jax_jit_cpu", "numba"])
+def test_a_real_case_has_an_anatomy_whose_top_item_is_compile_side(jitbench, backend):
+    res = jitbench("run", "--cases", "matmul_64_f32", "--backends", backend, "--cold-runs", "1", "--warm-iters", "2",
+                   "--anatomy", "--anatomy-runs", "1", timeout=900)
+    assert res.rc == 0, res.stderr
+    case = res.case(f"{backend}_matmul_64_f32")
+    validate(case, "jitbench.case.v6")
+    s = case["anatomy"]["summary"]
+    subs = [n for n in s["nodes"] if len(n["path"]) > 1 and n["path"][-1] not in ("other", "unattributed")]
+    assert subs, s
+    top = max(subs, key=lambda n: n["median_s"])
+    assert top["path"][0] == "compile", top
+    assert s["anatomy_phases_s"] > 0 and s["measured_phases_s"] > 0 and s["ratio"] > 0
+    # The measured cold process ran without the profiler, and says so.
+    for run in case["cold"]["runs"]:
+        assert run["worker"]["instrumentation"]["anatomy"] is False
+        assert run["worker"]["instrumentation"]["profiler_session"] in (False, None)
+    assert case["anatomy"]["runs"][0]["worker"]["instrumentation"]["anatomy"] is True
+    if backend == "jax_jit_cpu":
+        assert case["cold"]["runs"][0]["worker"]["instrumentation"]["profiler_session"] is False
+        assert case["anatomy"]["runs"][0]["worker"]["instrumentation"]["profiler_session"] is True

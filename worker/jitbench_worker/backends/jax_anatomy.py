@@ -1,0 +1,120 @@
+"""JAX's compile anatomy (--mode anatomy; docs/anatomy.md): XLA's and JAX's
+own profiler events (jax.profiler with create_perfetto_trace, the Python
+tracer off) around the first call, placed under jitbench's phases (the
+monitoring events' spans) and nested by interval.
+
+One mapping table per JAX release whose names changed: the newest release
+<= the installed one is used. An event not in the table keeps its own name
+(a single HLO pass: algsimp, copy-insertion, ...)."""
+
+from .. import anatomy
+
+_COMMON = {
+    "PjRtCpuClient::Compile": "PjRt compile",
+    "CpuCompiler::RunHloPasses": "HLO optimisation",
+    "HLO passes through layout assignment": "HLO passes: through layout assignment",
+    "HLO passes after layout assignment": "HLO passes: after layout assignment",
+    "CpuCompiler::RunBackend": "code generation (RunBackend)",
+    "CpuCompiler::CompileCpuExecutable": "CPU executable (LLVM)",
+    "Codegen": "LLVM codegen",
+    "JitCompiler::Compile": "LLVM JIT compile",
+    "lower_sharding_computation": "lowering (lower_sharding_computation)",
+    "GpuCompiler::RunHloPasses": "HLO optimisation",
+    "GpuCompiler::RunBackend": "code generation (RunBackend)",
+    "NVPTXCompiler::CompileTargetBinary": "PTX compile",
+}
+_NEW_NAMES = {"backend_compile_and_load": "XLA compile and load (backend_compile_and_load)"}
+# Recorded: 0.4.26 and 0.6.0 name the backend compile backend_compile and the
+# CPU client TfrtCpuClient; 0.8.0 and 0.10.2 backend_compile_and_load and
+# PjRtCpuClient. The releases between 0.6.0 and 0.8.0 are unrecorded: their
+# table knows both names.
+JAX_ANATOMY_TABLES = [
+    ((0, 4, 26), {**_COMMON, **_NEW_NAMES, "backend_compile": "XLA compile (backend_compile)",
+                  "TfrtCpuClient::Compile": "PjRt compile"}),
+    ((0, 8, 0), {**_COMMON, **_NEW_NAMES}),
+]
+# jitbench's phase -> the recorder's span that holds it (jax_.py's events).
+_PHASE_SPANS = {"trace": "trace", "lower": "lower", "compile": "compile_total", "cache_load": "cache_load"}
+_JIT = "PjitFunction("
+
+
+def events_from_trace(raw):
+    """(start_s, end_s, name) of a perfetto JSON trace's complete events, on
+    the profiler's own clock, without the Python tracer's ("$file:line")."""
+    out = []
+    for e in raw:
+        if e.get("ph") == "X" and "dur" in e and not str(e.get("name", "")).startswith("$"):
+            out.append((e["ts"] / 1e6, (e["ts"] + e["dur"]) / 1e6, e["name"]))
+    return out
+
+
+def items(events, spans, t_first_call, version):
+    """The anatomy items of one first call from its profiler events and its
+    phase spans (jitbench's clock). The profiler's clock is aligned on
+    jitbench's at the first jit dispatch (the earliest PjitFunction event
+    starts when the first call's clock did); the jit dispatch events
+    themselves span every phase and are no sub-phase of one."""
+    jits = [a for a, _, name in events if name.startswith(_JIT)]
+    if not jits:
+        return []
+    offset = t_first_call - min(jits)
+    shifted = [(a + offset, b + offset, name) for a, b, name in events if not name.startswith(_JIT)]
+    phase_spans = {phase: spans[key] for phase, key in _PHASE_SPANS.items() if spans.get(key)}
+    # A trace nested in a lowering or a compile is that step's time (jax_.py's summarize).
+    outer = [iv for phase, ivs in phase_spans.items() if phase != "trace" for iv in ivs]
+    if "trace" in phase_spans:
+        phase_spans["trace"] = anatomy.minus(phase_spans["trace"], outer)
+    _, table = anatomy.release_table(JAX_ANATOMY_TABLES, version)
+    return anatomy.nest(shifted, phase_spans, table, "jax.profiler event")
+
+
+class JaxAnatomy:
+    """The profiler session of one anatomy process."""
+
+    def __init__(self, jax):
+        self.jax, self.dir, self.stream = jax, None, None
+
+    def begin(self):
+        import tempfile
+
+        self.dir = tempfile.mkdtemp(prefix="jitbench-anatomy-")
+        try:
+            opts = self.jax.profiler.ProfileOptions()
+            opts.python_tracer_level = 0  # XLA's and JAX's own events only: the Python tracer costs the most
+            self.jax.profiler.start_trace(self.dir, create_perfetto_trace=True, profiler_options=opts)
+        except (AttributeError, TypeError):  # a release without ProfileOptions
+            self.jax.profiler.start_trace(self.dir, create_perfetto_trace=True)
+
+    def end(self):
+        self.jax.profiler.stop_trace()
+
+    def report(self, spans, t_first_call):
+        import glob
+        import gzip
+        import json
+        import shutil
+
+        found = sorted(glob.glob(f"{self.dir}/**/perfetto_trace.json.gz", recursive=True))
+        version = self.jax.__version__
+        release, _ = anatomy.release_table(JAX_ANATOMY_TABLES, version)
+        out = {"mapping": f"jax {'.'.join(map(str, release))}",
+               "sources": "jax.profiler trace (create_perfetto_trace, Python tracer off) around the measured calls"}
+        if not found:
+            return {**out, "items": [], "note": "jax.profiler wrote no perfetto trace"}
+        with gzip.open(found[-1], "rt") as f:
+            trace = json.load(f)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        raw = trace["traceEvents"] if isinstance(trace, dict) else trace
+        self.stream = {"framework": "jax", "version": version, "t_first_call": t_first_call,
+                       "spans": spans, "events": events_from_trace(raw)}
+        return {**out, "items": items(self.stream["events"], spans, t_first_call, version)}
+
+
+def profiler_session(jax):
+    """Whether a jax.profiler session is open in this process (None: unknown)."""
+    try:
+        from jax._src import profiler
+
+        return profiler._profile_state.profile_session is not None
+    except Exception:
+        return None
