@@ -213,6 +213,31 @@ def verify_step(adapter, workload, outputs, host_inputs, args, ctx):
     return first, last, info
 
 
+def open_shared(args):
+    """The case's shared reference and observation (shared.py), or None where
+    jitbench names no file (an older jitbench, `jitbench measure`)."""
+    path = getattr(args, "case_shared", None)
+    if not path:
+        return None
+    from . import shared
+
+    return shared.CaseShared.open(path, args.case_shared_sha256, shared.identity(args))
+
+
+def observe_step(adapter, fn, dev_inputs, args, shared):
+    """The precision the framework used (observed once per case: the case's
+    first process observes, the later ones read its observation) and the
+    verification context, seeded with the case's shared float64 reference."""
+    observed = shared.observation if shared is not None else None
+    info = adapter.precision_report(fn, dev_inputs, args.dtype, observed=observed)
+    memo = shared.usable_memo("fp64" if args.dtype == "f64" else info["matmul"]) if shared is not None else None
+    ctx = verify.Context(args.dtype, info["matmul"], args.precision, memo=memo)
+    ctx.info = info
+    ctx.observation_made = observed is None
+    ctx.observation = adapter.observed
+    return ctx
+
+
 def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
     # From the first call's clock on: events the framework reports after the fact
     # (TensorFlow's log) may carry earlier times, such as a warm_process warm-up.
@@ -255,6 +280,8 @@ def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
     result["total_s"] = clocks["t_end"] - clocks["t_start"]
     if adapter.interpreter_only:
         result["interpreter_only"] = True
+    if getattr(ctx, "shared", None) is not None:
+        result["case_shared"] = ctx.shared
     return result
 
 
@@ -288,11 +315,12 @@ def run(channel, args) -> int:
         memory["hwm_after_calls_kib"] = _status_kib("VmHWM")
         memory["device_peak_bytes"] = adapter.device_peak_bytes()
 
-        info = adapter.precision_report(fn, dev_inputs, args.dtype)
-        ctx = verify.Context(args.dtype, info["matmul"], args.precision)
-        ctx.info = info
+        shared = open_shared(args)
+        ctx = observe_step(adapter, fn, dev_inputs, args, shared)
         marks["observed"] = _now()
         first, last, winfo = verify_step(adapter, workload, clocks, host_inputs, args, ctx)
+        if shared is not None:
+            ctx.shared = shared.record(ctx.observation_made, ctx.computed, ctx)
         marks["verified"] = _now()
         probe = getattr(fn, "memory_probe", None)
         if probe is not None:  # an extra compile, after the clock, outside the recorded window
