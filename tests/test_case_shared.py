@@ -123,7 +123,7 @@ def test_a_process_whose_output_is_wrong_fails_against_the_shared_reference(jitb
     case = res.case("numpy_shared_probe_8_f64")
     first, second = case["cold"]["runs"][:2]
     assert first["status"] == "ok" and shared_of(first)["reference"] == "computed"
-    assert (second["status"], second["reason"]) == ("failed", "verification_failed"), second
+    assert (second["status"], second["reason"]) == ("failed", "incorrect_result"), second
     assert shared_of(second)["reference"] == "read"
     assert second["worker"]["verify"]["error"] == pytest.approx(1.0)
 

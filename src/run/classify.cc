@@ -49,7 +49,7 @@ Conversation read_conversation(const ProcessResult& p) {
 // The worker's report: what the artifact keeps of the result message.
 constexpr const char* kReportKeys[] = {"backend", "device", "verify", "verify_first", "cache", "workload", "env",
                                        "cache_policy", "first_call", "compiles", "cache_events", "cache_events_later",
-                                       "cache_files", "sync", "precision", "memory", "aot"};
+                                       "cache_files", "sync", "precision", "memory", "aot", "case_shared"};
 
 // The worker's harness buckets placed between jitbench's spawn and the exit
 // (both read on CLOCK_MONOTONIC, as the worker's two stamps are).
