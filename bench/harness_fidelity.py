@@ -122,10 +122,10 @@ BUCKETS = ("interpreter_start_s", "harness_import_s", "harness_observe_s", "harn
 
 
 def timed(argv, env=None):
-    """Wall seconds of one whole harness run (a fresh command, as a user starts it)."""
+    """Wall seconds of one whole harness run (a fresh command, as a user starts it).
+    A non-zero exit (a case that failed: jitbench exits 2) is timed all the same."""
     t0 = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                   env=env)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
     return time.perf_counter() - t0
 
 
@@ -140,8 +140,8 @@ def jitbench_whole(binary, worker_dir, out, cold, warm):
     for c in json.loads((out / "index.json").read_text())["cases"]:
         case = json.loads((out / c["path"]).read_text())
         for r in case["cold"]["runs"] + case["warm"]["runs"] + ([case["crosscheck"]] if case.get("crosscheck") else []):
-            procs.append({"case": c["case"], "mode": r["mode"], "wall_s": r["wall_s"], "total_s": r["total_s"],
-                          "buckets": r.get("buckets") or {}})
+            procs.append({"case": c["case"], "mode": r["mode"], "wall_s": r["wall_s"], "total_s": r["total_s"] or 0.0,
+                          "status": r["status"], "buckets": r.get("buckets") or {}})
     return {"wall_s": wall, "procs": procs}
 
 
@@ -172,7 +172,14 @@ def whole_runs(args):
         print(f"round {i + 1}/{args.whole}: " + ", ".join(f"{n} {one[n]['wall_s']:.1f} s" for n, _ in order)
               + f" (load {one['load_before'][0]:.1f} -> {one['load_after'][0]:.1f})", file=sys.stderr)
     (args.out / "whole.json").write_text(json.dumps(rounds, indent=1))
-    names = [n for n, _ in harnesses if n != "seed"]
+    print_whole(rounds, args.out / "whole.json")
+
+
+def print_whole(rounds, path):
+    """The side-by-side walls, each jitbench run's wall split into its worker
+    processes by kind and the rest (jitbench itself: the probe, the artifacts),
+    and each kind of process's buckets."""
+    names = [n for n in ("before", "after") if n in rounds[0]]
     print("| round | order | load (1 min) before → after | seed wall | " +
           " | ".join(f"jitbench {n} wall | {n} / seed" for n in names) + " |")
     print("|---|---|---|---|" + "---|---|" * len(names))
@@ -180,6 +187,20 @@ def whole_runs(args):
         cells = " | ".join(f"{r[n]['wall_s']:.1f} s | {r[n]['wall_s'] / r['seed']['wall_s']:.2f}×" for n in names)
         print(f"| {i + 1} | {' → '.join(r['order'])} | {r['load_before'][0]:.1f} → {r['load_after'][0]:.1f} | "
               f"{r['seed']['wall_s']:.1f} s | {cells} |")
+    print("\nEach jitbench run's wall, s: its worker processes by kind (count) and the rest (jitbench itself: "
+          "the environment probe, planning, the artifacts):\n")
+    print("| round | jitbench | wall | cold | warm | ahead-of-time cross-check | rest |")
+    print("|---|---|---|---|---|---|---|")
+    for i, r in enumerate(rounds):
+        for n in names:
+            by = {}
+            for p in r[n]["procs"]:
+                k = by.setdefault(p["mode"], [0, 0.0])
+                k[0], k[1] = k[0] + 1, k[1] + p["wall_s"]
+            rest = r[n]["wall_s"] - sum(v[1] for v in by.values())
+            cell = lambda m: f"{by[m][1]:.1f} ({by[m][0]})" if m in by else "—"
+            print(f"| {i + 1} | {n} | {r[n]['wall_s']:.1f} | {cell('cold')} | {cell('warm')} | {cell('aot')} | "
+                  f"{rest:.1f} |")
     print("\nPer process (median over the rounds' processes of that kind), ms:\n")
     print("| jitbench | case | process | n | wall | measured (total_s) | " +
           " | ".join(b.replace("_s", "").replace("_", " ") for b in BUCKETS) + " | harness gap |")
@@ -194,7 +215,7 @@ def whole_runs(args):
             bs = " | ".join(f"{med(lambda p, b=b: p['buckets'].get(b, 0.0)):.1f}" for b in BUCKETS)
             print(f"| {n} | `{case}` | {mode} | {len(ps)} | {med(lambda p: p['wall_s']):.1f} | "
                   f"{med(lambda p: p['total_s']):.1f} | {bs} | {med(lambda p: p['wall_s'] - p['total_s']):.1f} |")
-    print(f"\nraw rounds in {args.out / 'whole.json'}")
+    print(f"\nraw rounds in {path}")
 
 
 def ms(xs):
@@ -214,7 +235,11 @@ def main():
     ap.add_argument("--warm", type=int, default=30)
     ap.add_argument("--before", type=pathlib.Path, help="--whole: another jitbench binary to time beside this tree's")
     ap.add_argument("--before-worker", type=pathlib.Path, help="--whole: the worker directory of --before")
+    ap.add_argument("--tables-from", type=pathlib.Path, metavar="WHOLE_JSON",
+                    help="print --whole's tables again from its whole.json")
     args = ap.parse_args()
+    if args.tables_from:
+        return print_whole(json.loads(args.tables_from.read_text()), args.tables_from)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.whole:
         if not args.seed_harness:

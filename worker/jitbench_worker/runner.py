@@ -348,10 +348,10 @@ def harness_buckets(t_start, marks):
     memory probe's compile, the result built). Both ends are stamped on
     CLOCK_MONOTONIC, so that jitbench can place them between its spawn and the
     process's exit (docs/protocol.md)."""
-    from . import STARTED_MONOTONIC_NS, STARTED_PERF
+    from . import SAME_CLOCK, STARTED_MONOTONIC_NS, STARTED_PERF
 
-    t_sent = _now()
     sent_ns = time.monotonic_ns()
+    t_sent = sent_ns / 1e9 if SAME_CLOCK else _now()  # one reading, as at the first line
     return {"started_monotonic_ns": STARTED_MONOTONIC_NS, "sent_monotonic_ns": sent_ns,
             "import_s": t_start - STARTED_PERF, "observe_s": marks["observed"] - marks["end"],
             "verify_s": marks["verified"] - marks["observed"], "report_s": t_sent - marks["verified"]}
