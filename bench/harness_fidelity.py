@@ -203,7 +203,7 @@ def print_whole(rounds, path):
                   f"{rest:.1f} |")
     print("\nPer process (median over the rounds' processes of that kind), ms:\n")
     print("| jitbench | case | process | n | wall | measured (total_s) | " +
-          " | ".join(b.replace("_s", "").replace("_", " ") for b in BUCKETS) + " | harness gap |")
+          " | ".join(b.removesuffix("_s").replace("_", " ") for b in BUCKETS) + " | harness gap |")
     print("|---|---|---|---|---|---|" + "---|" * len(BUCKETS) + "---|")
     for n in names:
         groups = {}
