@@ -3,6 +3,7 @@
 on the same cases, per phase; and where JAX's one-time set-up lands.
 
     .venv/bin/python bench/harness_fidelity.py --runs 10 [--seed-harness DIR] [--out DIR]
+    .venv/bin/python bench/harness_fidelity.py --whole 3 --seed-harness DIR [--before BIN --before-worker DIR]
 
 DIR of --seed-harness is a checkout of NextStat/nextstat-public-benchmarks
 (its suites/ml/suite.py is run as it is, with this interpreter). Fresh
@@ -16,6 +17,13 @@ second call of a jitted matmul with perf_counter:
   asarray     inputs made with jnp.asarray (a jitted conversion on the way)
   warmup      jitbench's order, with one trivial jitted call before the setup,
               timed on its own: where JAX's one-time dispatch set-up goes
+
+--whole ROUNDS times WHOLE runs instead: the seed's suite.py, this tree's
+jitbench and (--before) another build of it, each on numpy and jax_jit_cpu x
+matmul 512/1024 f32 with 5 cold processes and 30 warm calls, one after the
+other in an order rotated every round, with the load average beside each
+round; then each jitbench process's harness buckets (the gap between its wall
+and its measured total_s, itemised).
 """
 
 import argparse
@@ -27,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -107,6 +116,108 @@ def seed_round(seed_dir, out, backends, runs_per_round):
     return rows
 
 
+WHOLE_CASES = "matmul_512_f32,matmul_1024_f32"
+BUCKETS = ("interpreter_start_s", "harness_import_s", "harness_observe_s", "harness_verify_s", "harness_report_s",
+           "harness_exit_s")
+
+
+def timed(argv, env=None):
+    """Wall seconds of one whole harness run (a fresh command, as a user starts it).
+    A non-zero exit (a case that failed: jitbench exits 2) is timed all the same."""
+    t0 = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
+    return time.perf_counter() - t0
+
+
+def jitbench_whole(binary, worker_dir, out, cold, warm):
+    """One whole `jitbench run` of the four cases; its wall and, per process,
+    the harness's own buckets (case files' buckets) and the worker's wall."""
+    shutil.rmtree(out, ignore_errors=True)
+    env = dict(os.environ, JITBENCH_WORKER_DIR=str(worker_dir))
+    wall = timed([str(binary), "run", "--backends", "numpy,jax_jit_cpu", "--cases", WHOLE_CASES, "--cold-runs",
+                  str(cold), "--warm-iters", str(warm), "--ceilings", "off", "--quiet", "--out-dir", str(out)], env)
+    procs = []
+    for c in json.loads((out / "index.json").read_text())["cases"]:
+        case = json.loads((out / c["path"]).read_text())
+        for r in case["cold"]["runs"] + case["warm"]["runs"] + ([case["crosscheck"]] if case.get("crosscheck") else []):
+            procs.append({"case": c["case"], "mode": r["mode"], "wall_s": r["wall_s"], "total_s": r["total_s"] or 0.0,
+                          "status": r["status"], "buckets": r.get("buckets") or {}})
+    return {"wall_s": wall, "procs": procs}
+
+
+def seed_whole(seed_dir, out, cold, warm):
+    shutil.rmtree(out, ignore_errors=True)
+    wall = timed([PY, str(seed_dir / "suites" / "ml" / "suite.py"), "--out-dir", str(out), "--cold-runs", str(cold),
+                  "--warm-iters", str(warm), "--cases", WHOLE_CASES, "--backends", "numpy,jax_jit_cpu"])
+    return {"wall_s": wall}
+
+
+def whole_runs(args):
+    """--whole: whole runs of each harness on the four cases, interleaved round
+    by round (the order rotated each round), then the per-process gap."""
+    harnesses = [("seed", lambda o: seed_whole(args.seed_harness, o, args.cold, args.warm))]
+    for name, binary, worker in (("before", args.before, args.before_worker), ("after", ROOT / "build" / "jitbench",
+                                                                              ROOT / "worker")):
+        if binary:
+            harnesses.append((name, lambda o, b=binary, w=worker: jitbench_whole(b, w, o, args.cold, args.warm)))
+    rounds = []
+    for i in range(args.whole):
+        order = harnesses[i % len(harnesses):] + harnesses[:i % len(harnesses)]
+        one = {"load_before": os.getloadavg()}
+        for name, run in order:
+            one[name] = run(args.out / f"whole-{name}-{i}")
+        one["load_after"] = os.getloadavg()
+        one["order"] = [n for n, _ in order]
+        rounds.append(one)
+        print(f"round {i + 1}/{args.whole}: " + ", ".join(f"{n} {one[n]['wall_s']:.1f} s" for n, _ in order)
+              + f" (load {one['load_before'][0]:.1f} -> {one['load_after'][0]:.1f})", file=sys.stderr)
+    (args.out / "whole.json").write_text(json.dumps(rounds, indent=1))
+    print_whole(rounds, args.out / "whole.json")
+
+
+def print_whole(rounds, path):
+    """The side-by-side walls, each jitbench run's wall split into its worker
+    processes by kind and the rest (jitbench itself: the probe, the artifacts),
+    and each kind of process's buckets."""
+    names = [n for n in ("before", "after") if n in rounds[0]]
+    print("| round | order | load (1 min) before → after | seed wall | " +
+          " | ".join(f"jitbench {n} wall | {n} / seed" for n in names) + " |")
+    print("|---|---|---|---|" + "---|---|" * len(names))
+    for i, r in enumerate(rounds):
+        cells = " | ".join(f"{r[n]['wall_s']:.1f} s | {r[n]['wall_s'] / r['seed']['wall_s']:.2f}×" for n in names)
+        print(f"| {i + 1} | {' → '.join(r['order'])} | {r['load_before'][0]:.1f} → {r['load_after'][0]:.1f} | "
+              f"{r['seed']['wall_s']:.1f} s | {cells} |")
+    print("\nEach jitbench run's wall, s: its worker processes by kind (count) and the rest (jitbench itself: "
+          "the environment probe, planning, the artifacts):\n")
+    print("| round | jitbench | wall | cold | warm | ahead-of-time cross-check | rest |")
+    print("|---|---|---|---|---|---|---|")
+    for i, r in enumerate(rounds):
+        for n in names:
+            by = {}
+            for p in r[n]["procs"]:
+                k = by.setdefault(p["mode"], [0, 0.0])
+                k[0], k[1] = k[0] + 1, k[1] + p["wall_s"]
+            rest = r[n]["wall_s"] - sum(v[1] for v in by.values())
+            cell = lambda m: f"{by[m][1]:.1f} ({by[m][0]})" if m in by else "—"
+            print(f"| {i + 1} | {n} | {r[n]['wall_s']:.1f} | {cell('cold')} | {cell('warm')} | {cell('aot')} | "
+                  f"{rest:.1f} |")
+    print("\nPer process (median over the rounds' processes of that kind), ms:\n")
+    print("| jitbench | case | process | n | wall | measured (total_s) | " +
+          " | ".join(b.removesuffix("_s").replace("_", " ") for b in BUCKETS) + " | harness gap |")
+    print("|---|---|---|---|---|---|" + "---|" * len(BUCKETS) + "---|")
+    for n in names:
+        groups = {}
+        for r in rounds:
+            for p in r[n]["procs"]:
+                groups.setdefault((p["case"], p["mode"]), []).append(p)
+        for (case, mode), ps in sorted(groups.items()):
+            med = lambda f: statistics.median(f(p) for p in ps) * 1e3
+            bs = " | ".join(f"{med(lambda p, b=b: p['buckets'].get(b, 0.0)):.1f}" for b in BUCKETS)
+            print(f"| {n} | `{case}` | {mode} | {len(ps)} | {med(lambda p: p['wall_s']):.1f} | "
+                  f"{med(lambda p: p['total_s']):.1f} | {bs} | {med(lambda p: p['wall_s'] - p['total_s']):.1f} |")
+    print(f"\nraw rounds in {path}")
+
+
 def ms(xs):
     if not xs:
         return "—"
@@ -118,8 +229,22 @@ def main():
     ap.add_argument("--runs", type=int, default=10, help="fresh processes per harness and case")
     ap.add_argument("--seed-harness", type=pathlib.Path, help="checkout of NextStat/nextstat-public-benchmarks")
     ap.add_argument("--out", type=pathlib.Path, default=pathlib.Path(tempfile.mkdtemp(prefix="fidelity-")))
+    ap.add_argument("--whole", type=int, default=0, metavar="ROUNDS",
+                    help="time whole runs instead (4 cases, --cold cold + --warm warm), interleaved with the seed")
+    ap.add_argument("--cold", type=int, default=5)
+    ap.add_argument("--warm", type=int, default=30)
+    ap.add_argument("--before", type=pathlib.Path, help="--whole: another jitbench binary to time beside this tree's")
+    ap.add_argument("--before-worker", type=pathlib.Path, help="--whole: the worker directory of --before")
+    ap.add_argument("--tables-from", type=pathlib.Path, metavar="WHOLE_JSON",
+                    help="print --whole's tables again from its whole.json")
     args = ap.parse_args()
+    if args.tables_from:
+        return print_whole(json.loads(args.tables_from.read_text()), args.tables_from)
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.whole:
+        if not args.seed_harness:
+            ap.error("--whole needs --seed-harness DIR")
+        return whole_runs(args)
     script = args.out / "bare.py"
     script.write_text(BARE)
 

@@ -15,6 +15,7 @@
 #include "stats/sequential.h"
 #include "util/clock.h"
 #include "util/interrupt.h"
+#include "util/sha256.h"
 
 namespace jitbench {
 namespace fs = std::filesystem;
@@ -66,7 +67,7 @@ std::string log_name(RunMode mode, int index) {
 }
 }  // namespace
 
-std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMode mode) {
+std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMode mode, const CaseShared* shared) {
   const WorkerKind kind = c.worker();
   std::vector<std::string> argv;
   if (kind != WorkerKind::Python) {
@@ -85,7 +86,28 @@ std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMod
   if (s.target && kind == WorkerKind::Python)
     argv.insert(argv.end(), {"--warm-min-iters", std::to_string(s.warm_calls_at_least()), "--warm-target-ci",
                              fmt::format("{:g}", s.target->target_pct)});
+  if (shared && kind == WorkerKind::Python) {
+    argv.insert(argv.end(), {"--case-shared", shared->path.string()});
+    if (!shared->sha256.empty()) argv.insert(argv.end(), {"--case-shared-sha256", shared->sha256});
+  }
   return argv;
+}
+
+void CaseRunner::open_shared(const Case& c) {
+  if (c.worker() != WorkerKind::Python) return;
+  const auto dir = setup_.out_dir / kReferencesDir;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  CaseShared shared{dir / (c.id + ".pickle"), ""};
+  fs::remove(shared.path, ec);  // an earlier run's (run --resume): derived from the inputs, made again
+  shared_[c.id] = shared;
+}
+
+void CaseRunner::note_shared(const Case& c) {
+  const auto it = shared_.find(c.id);
+  if (it == shared_.end() || !it->second.sha256.empty()) return;
+  std::error_code ec;
+  if (fs::is_regular_file(it->second.path, ec)) it->second.sha256 = sha256_file(it->second.path);
 }
 
 RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::path& cache_dir) {
@@ -93,7 +115,8 @@ RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::
   const WorkerKind kind = c.worker();
   if (kind == WorkerKind::NativeCuda && ::access(setup_.native_cuda_worker.c_str(), X_OK) != 0)
     return cuda_worker_not_built(mode, index, setup_.native_cuda_worker);
-  spec.argv = worker_argv(setup_, c, mode);
+  const auto shared = shared_.find(c.id);
+  spec.argv = worker_argv(setup_, c, mode, shared == shared_.end() ? nullptr : &shared->second);
   WarmCallsAsked warm{setup_.warm_iters, 0, std::nullopt};
   if (setup_.target && kind == WorkerKind::Python)
     warm = {setup_.warm_iters, setup_.warm_calls_at_least(), setup_.target->target_pct};
@@ -111,6 +134,7 @@ RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::
   r.cache_seen = watch.finish();
   r.cache_seen.recorded = true;
   r.log = log_rel.string();
+  note_shared(c);
   return r;
 }
 
@@ -293,6 +317,7 @@ Interleaved run_side_by_side(const std::vector<std::pair<CaseRunner*, Case>>& ca
     auto& s = sides[k];
     s.res = runner->open_case(c, s.cache_dir);
     s.going = s.res.cold.empty();
+    if (s.going) runner->open_shared(c);
     if (s.going && c.cache_policy == CachePolicy::WarmCache) s.going = runner->prime(c, s.res, s.cache_dir, progress);
   }
   Interleaved out;

@@ -50,9 +50,23 @@ struct WorkerSetup {
   std::map<std::string, EnvironmentRun> environments;  // by name, for cases with an environment
 };
 
+// What the Python workers of one case share (worker/jitbench_worker/shared.py):
+// the float64 reference of its inputs and the precision observation, made by
+// the case's first process and written to `path` (references/<case>.pickle in
+// the out dir, which the index lists with its sha256). `sha256` is what
+// jitbench read back after that process; every later process is handed it
+// and refuses a file that does not hash to it.
+struct CaseShared {
+  std::filesystem::path path;
+  std::string sha256;  // "" until a process of the case wrote the file
+};
+inline constexpr const char* kReferencesDir = "references";
+
 // The command line of one of the case's workers, from what the case carries
-// (its worker kind, its workload's file): no catalog is consulted.
-std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMode mode);
+// (its worker kind, its workload's file): no catalog is consulted. `shared`:
+// the case's shared reference (Python workers only).
+std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMode mode,
+                                     const CaseShared* shared = nullptr);
 
 // Cases measured side by side (run_interleaved): their results, in the order
 // given, and the order their cold processes ran in.
@@ -88,6 +102,9 @@ class CaseRunner {
   RunRecord measured_run(const Case& c, RunMode mode, int index, const std::filesystem::path& cache_dir);
   // Each returns false when the case should stop.
   bool prime(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
+  // The case's shared reference: a stale file of an earlier run removed, none recorded yet.
+  void open_shared(const Case& c);
+  void note_shared(const Case& c);  // its sha256, once a process of the case wrote it
   struct Side {
     CaseResult res;
     std::filesystem::path cache_dir;
@@ -104,6 +121,7 @@ class CaseRunner {
   void anatomy_runs(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
   ProcessLauncher& launcher_;
   WorkerSetup setup_;
+  std::map<std::string, CaseShared> shared_;  // by case id
 };
 
 }  // namespace jitbench

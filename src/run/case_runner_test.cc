@@ -76,5 +76,30 @@ TEST(WorkerStart, TheWorkerKindIsTheCarriedBackendRecords) {
   EXPECT_EQ(worker_env(s, c, "", {}).set.count("JITBENCH_NATIVE_BLAS"), 0u);
 }
 
+TEST(WorkerStart, APythonWorkerIsHandedItsCasesSharedFileAndTheSha256OnceRecorded) {
+  Case c = make_case(Catalog::builtin().backends().front()->name, Catalog::builtin().workloads().front()->name, 8,
+                     "f32");
+  WorkerSetup s;
+  s.python = "/interp";
+  CaseShared shared{"/out/references/x.pickle", ""};
+  const auto has = [](const std::vector<std::string>& argv, const std::string& flag) {
+    return std::find(argv.begin(), argv.end(), flag) != argv.end();
+  };
+  auto argv = worker_argv(s, c, RunMode::Cold, &shared);
+  EXPECT_TRUE(has(argv, "--case-shared"));
+  EXPECT_FALSE(has(argv, "--case-shared-sha256"));  // the case's first process writes it
+  shared.sha256 = "ab";
+  argv = worker_argv(s, c, RunMode::Warm, &shared);
+  const auto at = std::find(argv.begin(), argv.end(), "--case-shared-sha256");
+  ASSERT_NE(at, argv.end());
+  EXPECT_EQ(*(at + 1), "ab");
+  // A native worker verifies on its own: never handed the file.
+  auto native = std::make_shared<BackendInfo>(*c.backend_info);
+  native->worker = WorkerKind::Native;
+  c.backend_info = native;
+  s.native_worker = "/bin/native-worker";
+  EXPECT_FALSE(has(worker_argv(s, c, RunMode::Cold, &shared), "--case-shared"));
+}
+
 }  // namespace
 }  // namespace jitbench

@@ -24,6 +24,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--cache-policy", choices=["cold_cache", "warm_cache", "warm_process"], default="cold_cache")
     run.add_argument("--precision", choices=["default", "highest"], default="default")
+    run.add_argument("--case-shared", default=None,
+                     help="the case's shared float64 reference and precision observation (read or written)")
+    run.add_argument("--case-shared-sha256", default=None, help="the sha256 jitbench recorded for --case-shared")
     probe = sub.add_parser("probe", help="report interpreter, packages and backends")
     probe.add_argument("--fd", type=int, required=True)
     probe.add_argument("--check-devices", action="store_true")

@@ -222,6 +222,31 @@ def verify_step(adapter, workload, outputs, host_inputs, args, ctx):
     return first, last, info
 
 
+def open_shared(args):
+    """The case's shared reference and observation (shared.py), or None where
+    jitbench names no file (an older jitbench, `jitbench measure`)."""
+    path = getattr(args, "case_shared", None)
+    if not path:
+        return None
+    from . import shared
+
+    return shared.CaseShared.open(path, args.case_shared_sha256, shared.identity(args))
+
+
+def observe_step(adapter, fn, dev_inputs, args, shared):
+    """The precision the framework used (observed once per case: the case's
+    first process observes, the later ones read its observation) and the
+    verification context, seeded with the case's shared float64 reference."""
+    observed = shared.observation if shared is not None else None
+    info = adapter.precision_report(fn, dev_inputs, args.dtype, observed=observed)
+    memo = shared.usable_memo("fp64" if args.dtype == "f64" else info["matmul"]) if shared is not None else None
+    ctx = verify.Context(args.dtype, info["matmul"], args.precision, memo=memo)
+    ctx.info = info
+    ctx.observation_made = observed is None
+    ctx.observation = adapter.observed
+    return ctx
+
+
 def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
     # From the first call's clock on: events the framework reports after the fact
     # (TensorFlow's log) may carry earlier times, such as a warm_process warm-up.
@@ -272,6 +297,8 @@ def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
     result["total_s"] = clocks["t_end"] - clocks["t_start"]
     if adapter.interpreter_only:
         result["interpreter_only"] = True
+    if getattr(ctx, "shared", None) is not None:
+        result["case_shared"] = ctx.shared
     return result
 
 
@@ -316,11 +343,12 @@ def run(channel, args) -> int:
         memory["hwm_after_calls_kib"] = _status_kib("VmHWM")
         memory["device_peak_bytes"] = adapter.device_peak_bytes()
 
-        info = adapter.precision_report(fn, dev_inputs, args.dtype)
-        ctx = verify.Context(args.dtype, info["matmul"], args.precision)
-        ctx.info = info
+        shared = open_shared(args)
+        ctx = observe_step(adapter, fn, dev_inputs, args, shared)
         marks["observed"] = _now()
         first, last, winfo = verify_step(adapter, workload, clocks, host_inputs, args, ctx)
+        if shared is not None:
+            ctx.shared = shared.record(ctx.observation_made, ctx.computed, ctx)
         marks["verified"] = _now()
         probe = getattr(fn, "memory_probe", None)
         if probe is not None:  # an extra compile, after the clock, outside the recorded window
@@ -348,16 +376,17 @@ def harness_buckets(t_start, marks):
     memory probe's compile, the result built). Both ends are stamped on
     CLOCK_MONOTONIC, so that jitbench can place them between its spawn and the
     process's exit (docs/protocol.md)."""
-    from . import STARTED_MONOTONIC_NS, STARTED_PERF
+    from . import SAME_CLOCK, STARTED_MONOTONIC_NS, STARTED_PERF
 
-    t_sent = _now()
+    sent_ns = time.monotonic_ns()
+    t_sent = sent_ns / 1e9 if SAME_CLOCK else _now()  # one reading, as at the first line
 
     def stamp(t):  # a perf_counter reading as CLOCK_MONOTONIC, from the first line's pair of readings
         return STARTED_MONOTONIC_NS + round((t - STARTED_PERF) * 1e9)
 
     # The marks between the buckets: jitbench checks that each bucket is the span between its two
     # marks, so that no bucket's time can be reported in another (docs/protocol.md).
-    return {"started_monotonic_ns": STARTED_MONOTONIC_NS, "sent_monotonic_ns": stamp(t_sent),
+    return {"started_monotonic_ns": STARTED_MONOTONIC_NS, "sent_monotonic_ns": sent_ns if SAME_CLOCK else stamp(t_sent),
             "marks_monotonic_ns": {"measured_start": stamp(t_start), "measured_end": stamp(marks["end"]),
                                    "observed": stamp(marks["observed"]), "verified": stamp(marks["verified"])},
             "import_s": t_start - STARTED_PERF, "observe_s": marks["observed"] - marks["end"],

@@ -84,17 +84,23 @@ class Context:
     format for this case, and a memo so that the first and the last output of a
     run share one float64 reference."""
 
-    def __init__(self, dtype, matmul="ieee_fp32", requested="default"):
+    def __init__(self, dtype, matmul="ieee_fp32", requested="default", memo=None):
         self.dtype = dtype
         # float64 products are never shortened by the precision settings jitbench touches.
         self.matmul = "fp64" if dtype == "f64" else matmul
         self.requested = requested
-        self._memo = {}
+        # memo: values the case's first process computed (shared.py), else empty.
+        self._memo = dict(memo or {})
+        self.computed = set()  # the keys this process computed itself
 
     def memo(self, key, compute):
         if key not in self._memo:
             self._memo[key] = compute()
+            self.computed.add(key)
         return self._memo[key]
+
+    def memo_values(self):
+        return dict(self._memo)
 
     @property
     def rounds_operands(self):

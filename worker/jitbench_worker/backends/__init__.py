@@ -9,11 +9,26 @@ device, whether it compiles at run time and against which baseline that
 compile is weighed, whether it is its device's no-JIT floor, and what a worker
 process of it costs to start (the shard planner's model)."""
 
+import importlib
 import os
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Tuple
 
-from . import jax_, numba_, numpy_, python_, tensorflow_, torch_, triton_
+
+class _Lazy:
+    """An adapter module imported when its adapter is first made: a worker
+    process loads its own backend's adapter only, not all seven (the
+    harness's import, docs/harness-fidelity.md)."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def __getattr__(self, name):
+        return getattr(importlib.import_module(f"{__name__}.{self._module}"), name)
+
+
+jax_, numba_, numpy_, python_, tensorflow_, torch_, triton_ = (
+    _Lazy(m) for m in ("jax_", "numba_", "numpy_", "python_", "tensorflow_", "torch_", "triton_"))
 
 
 @dataclass(frozen=True)
@@ -43,11 +58,12 @@ _TF = ("tensorflow", "tensorflow-cpu")
 _NUMBA = ("numba", "llvmlite", "scipy")
 
 _REGISTRY = {
-    "python": Backend("plain Python loops (no JIT, no vectorisation)", python_.PythonAdapter,
+    "python": Backend("plain Python loops (no JIT, no vectorisation)", lambda: python_.PythonAdapter(),
                       startup_s=0.05, cost_factor=100.0),
-    "numpy": Backend("NumPy, eager (the seed's baseline)", numpy_.NumpyAdapter, default_baseline=True,
+    "numpy": Backend("NumPy, eager (the seed's baseline)", lambda: numpy_.NumpyAdapter(), default_baseline=True,
                      startup_s=0.2, packages=("numpy", "scipy")),
-    "numba": Backend("numba.njit (cache=True under warm_cache)", numba_.NumbaAdapter, jit=True, baseline="numpy",
+    "numba": Backend("numba.njit (cache=True under warm_cache)", lambda: numba_.NumbaAdapter(), jit=True,
+                     baseline="numpy",
                      startup_s=1.0, packages=_NUMBA),
     "jax_jit_cpu": Backend("jax.jit on the CPU backend", lambda: jax_.JaxAdapter("cpu"), jit=True,
                            baseline="jax_eager_cpu", startup_s=1.5, aot_crosscheck=True, packages=_JAX),
@@ -58,7 +74,8 @@ _REGISTRY = {
     "jax_eager_gpu": Backend("JAX op by op without jax.jit on a CUDA GPU (jax_jit_gpu's baseline)",
                              lambda: jax_.JaxAdapter("gpu", jit=False), device="gpu", startup_s=2.5,
                              packages=_JAX_GPU),
-    "numba_parallel": Backend("numba.njit(parallel=True): prange loops over threads", numba_.NumbaParallelAdapter,
+    "numba_parallel": Backend("numba.njit(parallel=True): prange loops over threads",
+                              lambda: numba_.NumbaParallelAdapter(),
                               jit=True, baseline="numpy", startup_s=1.5, packages=_NUMBA),
     "tensorflow": Backend("tf.function(jit_compile=True) (XLA) on the CPU",
                           lambda: tensorflow_.TensorflowAdapter("cpu"), jit=True, baseline="tensorflow_eager",
@@ -85,7 +102,7 @@ _REGISTRY = {
     "torch_compile_gpu": Backend("torch.compile (dynamo + inductor, Triton kernels) on a CUDA GPU",
                                  lambda: torch_.TorchAdapter(compiled=True, platform="gpu"), device="gpu", jit=True,
                                  baseline="torch_eager_gpu", startup_s=12.0, packages=("torch",)),
-    "triton": Backend("Triton kernels on a GPU; interpreter only (warn) without one", triton_.TritonAdapter,
+    "triton": Backend("Triton kernels on a GPU; interpreter only (warn) without one", lambda: triton_.TritonAdapter(),
                       device="gpu", jit=True, baseline="torch_eager_gpu", startup_s=6.0,
                       packages=("triton", "torch")),
     # Run by the native workers (native/), not by this package.

@@ -254,10 +254,12 @@ class Adapter:
         None where it reports nothing (the claim is then declared, not observed)."""
         return None
 
-    def precision_report(self, fn, inputs, dtype):
+    def precision_report(self, fn, inputs, dtype, observed=None):
         """precision_info with the observation beside it; the adapter keeps what
-        it observed (self.observed), which its precision_info may read."""
-        self.observed = self.observe_precision(fn, inputs)
+        it observed (self.observed), which its precision_info may read.
+        observed: the observation the case's first process made (shared.py),
+        taken instead of observing again (JAX: one lowering less per process)."""
+        self.observed = observed if observed is not None else self.observe_precision(fn, inputs)
         info = self.precision_info(dtype)
         info["observation"] = self.observed or {
             "observed": False,
