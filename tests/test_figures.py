@@ -1,6 +1,7 @@
 """The report's figures as a reader sees them: every time axis in engineering
 units (µs, ms, s), warn cases drawn with their mark, every phase in the
 releases figure, one full-width break-even panel per piece of work."""
+import json
 import re
 import sys
 from pathlib import Path
@@ -67,3 +68,19 @@ def test_break_even_panels_are_full_width_with_the_legend_beside_the_lines(monke
         assert legend.x0 >= box.x1  # the legend beside the lines, never over them
         ticks = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
         assert ticks and all(t.endswith("s") for t in ticks), ticks
+
+
+def test_a_run_s_warn_case_reaches_the_figures_flagged(jitbench, fake_env):
+    """figure_data keeps a warn case that has timings, with its reason; the
+    report draws it marked and says so."""
+    res = jitbench("run", "--cases", "matmul_8_f32", "--cold-runs", "2", "--warm-iters", "3", "--backends",
+                   "numpy,numba", "--cache-policy", "warm_cache", env=fake_env(numpy="cache_lie"))
+    assert json.loads((res.out / "cases" / "numpy_matmul_8_f32__warm_cache.json").read_text())["status"] == "warn"
+    assert jitbench("report", str(res.out), out=False).rc == 0
+    page = (res.out / "report" / "report.html").read_text()
+    for fig in ("ttfr", "warm"):
+        section = page.split(f"id='fig-{fig}'")[1].split("</section>")[0]
+        labels = texts(section)
+        assert "\u26a0 numpy_matmul_8_f32__warm_cache (warn: cache_evidence_conflict)" in labels, (fig, labels)
+        assert "numba_matmul_8_f32__warm_cache" in labels
+    assert "drawn in the figures with a red \u26a0 mark" in page
