@@ -9,7 +9,7 @@
 namespace jitbench {
 namespace {
 constexpr std::size_t kNoteAlways = 40;    // a cell longer than this is always a note
-constexpr std::size_t kNoteRepeated = 20;  // one longer than this is a note when it repeats in the table
+constexpr std::size_t kNoteRepeated = 30;  // one longer than this is a note when it repeats in the table
 
 bool blank_cell(const std::string& s) { return s.empty() || s == "—"; }
 

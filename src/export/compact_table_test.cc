@@ -18,7 +18,7 @@ TEST(CompactTable, AColumnAppearsOnlyWhereItHasAValue) {
 }
 
 TEST(CompactTable, ARepeatedNoteIsWrittenOnceBelowTheTable) {
-  const std::string note = "no ok native case of matmul_512_f32 in this run";
+  const std::string note = "no ok native case of matmul_512_f32 in this run";  // > 30 characters
   Table t{{"Case", "Floor", "Eager"}, {}};
   t.add({"`a`", note, "`numpy_matmul_512_f32`"});
   t.add({"`b`", note, "`numpy_matmul_512_f32`"});

@@ -17,6 +17,16 @@ std::string glance_grouped(double v) {
   for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
   return digits;
 }
+
+// A piece of work across environments is one row: its environments are what it compares.
+std::string glance_work(const Case& c) {
+  auto work = work_of(c);
+  if (const auto at = work.find("__env-" + c.env); !c.env.empty() && at != std::string::npos)
+    work.erase(at, 6 + c.env.size());
+  return work;
+}
+
+std::string glance_label(const Case& c) { return c.env.empty() ? c.backend : c.backend + " in " + c.env; }
 }  // namespace
 
 // One row per piece of work (workload, size, dtype, cache mode): which backend
@@ -27,10 +37,10 @@ Table glance_table(const std::vector<CaseResult>& cases, const Analysis& analysi
   std::vector<std::pair<std::string, std::vector<Entry>>> groups;
   for (const auto& c : cases) {
     if (!timings_comparable(c)) continue;
-    const auto work = work_of(c.c);
+    const auto work = glance_work(c.c);
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == work; });
     if (it == groups.end()) it = groups.insert(groups.end(), {work, {}});
-    it->second.push_back({c.c.backend, stats::median(cold_values(c, "ttfr_s")), stats::median(warm_values(c))});
+    it->second.push_back({glance_label(c.c), stats::median(cold_values(c, "ttfr_s")), stats::median(warm_values(c))});
   }
   Table t{{"Work", "Backends", "First result soonest", "Fastest once warm", "JIT pays for itself after (N*)"}, {}};
   for (const auto& [work, xs] : groups) {
@@ -42,8 +52,8 @@ Table glance_table(const std::vector<CaseResult>& cases, const Analysis& analysi
     }
     std::string be;
     for (const auto& r : analysis.break_even) {
-      if (work_of(r.jit->c) != work) continue;
-      const auto& b = r.jit->c.backend;
+      if (glance_work(r.jit->c) != work) continue;
+      const auto b = glance_label(r.jit->c);
       const auto text = r.be.verdict == "calls" && r.be.calls
                             ? (*r.be.calls >= 10 ? b + " " + glance_grouped(*r.be.calls) : fmt::format("{} {:.1f}", b, *r.be.calls))
                             : r.be.verdict == "ahead_until" && r.be.calls

@@ -103,8 +103,8 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const Environm
 }
 
 Table cases_table(const std::vector<CaseResult>& cases) {
-  Table t{{"Case", "Status", "Matmul precision", "Cold TTFR", "95% CI", "Import", "First call", "Warm call", "Warm p95",
-           "Cold runs"},
+  Table t{{"Case", "Status", "Matmul precision", "Cold TTFR", "n, interval or range", "Import", "First call", "Warm call",
+           "Warm p95"},
           {}};
   for (const auto& c : cases) {
     const auto ttfr = stats::summarize(cold_values(c, "ttfr_s"));
@@ -113,10 +113,9 @@ Table cases_table(const std::vector<CaseResult>& cases) {
     const auto status = std::string(to_string(c.status)) + (c.reason.empty() ? "" : ": " + to_string(c.reason));
     t.rows.push_back({{md_code(c.c.id), status, w && w->matmul_precision ? *w->matmul_precision : "—",
                        ttfr ? format_seconds(ttfr->median) : "—",
-                       ttfr ? format_seconds(ttfr->median_ci95.low) + " – " + format_seconds(ttfr->median_ci95.high) : "—",
+                       spread_cell(cold_values(c, "ttfr_s")),  // the Sampling section's rule
                        format_seconds(stats::median(cold_values(c, "import_s"))), format_seconds(stats::median(cold_values(c, "first_call_s"))),
-                       format_seconds(stats::median(warm)), format_seconds(stats::percentile(warm, 95)),
-                       std::to_string(ttfr ? ttfr->n : 0)},
+                       format_seconds(stats::median(warm)), format_seconds(stats::percentile(warm, 95))},
                       std::string(to_string(c.status)), c.c.id});
   }
   return t;
@@ -127,7 +126,8 @@ constexpr const char* kIntro =
     "inputs + the first synchronized call, in a fresh process. **Warm call** = one synchronized call once "
     "everything is compiled. **N*** = the number of further calls after which a JIT's compile time has paid for "
     "itself against the eager baseline (the same framework without its JIT on the same device when the run has "
-    "it, else NumPy). Medians with bootstrap 95% intervals over the cold runs; every result was checked against a "
+    "it, else NumPy). Medians over the cold runs, beside them n and the distribution-free 95% interval where there are 6 runs or "
+    "more, else their range (Sampling); every result was checked against a "
     "float64 reference.";
 
 constexpr const char* kCss =

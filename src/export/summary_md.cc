@@ -275,7 +275,7 @@ bool interval_supported(const CaseResult& a, const CaseResult& b) {
 }
 
 std::string calls_ci(const BreakEven& be, bool interval, double k, const char* digits) {
-  if (!interval) return " (no interval: too few runs)";
+  if (!interval) return "";  // the section's intro says why
   return fmt::format(" [{} – {}]", be.ci_low ? fmt::format(fmt::runtime(digits), *be.ci_low * k) : "—",
                      be.ci_high ? fmt::format(fmt::runtime(digits), *be.ci_high * k) : "never");
 }
@@ -292,7 +292,7 @@ std::string break_even_section(const Analysis& analysis) {
   Table t{{"JIT case", "Baseline", "Why this baseline", "N* (calls)"}, {}};
   for (const auto& r : analysis.break_even) {
     std::string kind = r.baseline.kind == "same_framework" ? "same framework, same device"
-                       : r.baseline.note.empty() ? ""  // the catalog's baseline: nothing to say
+                       : r.baseline.note.empty() ? "—"  // the catalog's baseline: nothing to say
                        : md_code(r.baseline.kind) + " (" + md_cell(r.baseline.note) + ")";
     if (r.jit->environment != r.baseline.c->environment)
       kind += fmt::format(" ⚠ crosses environments ({} vs {})", r.jit->environment, r.baseline.c->environment);
@@ -301,8 +301,8 @@ std::string break_even_section(const Analysis& analysis) {
   }
   return section("\n## Break-even against the eager baseline\n\nN* = (TTFR_jit − TTFR_eager) / (warm_eager − "
                  "warm_jit): the number of further calls after which the JIT has paid for itself, from the medians in "
-                 "the sections above, with its bootstrap 95% CI where both cases have enough cold runs for an "
-                 "interval (the Sampling section's rule; analysis.json keeps every one). The baseline is the same "
+                 "the sections above, with its bootstrap 95% CI only where both cases have at least the cold runs the "
+                 "Sampling section's rule asks for an interval (6; analysis.json keeps every CI). The baseline is the same "
                  "framework without its JIT on the same device when the run has it (jax_eager_*, torch_eager*, "
                  "tensorflow_eager*; numba's is NumPy), else NumPy, and the table says which.\n\n",
                  t);

@@ -60,6 +60,7 @@ def ttfr_by_phase(data):
         for n, _ in parts:
             if n not in names and n != "unattributed":
                 names.append(n)
+    names = [n for n in names if any(dict(parts).get(n, 0.0) > 0 for _, parts in rows)]  # no empty legend entries
     names.append("unattributed")  # always the last segment: what no phase covers
     phase_names = [n for n in names if n not in PHASE_COLORS]
     colors = {n: PHASE_COLORS.get(n) or COMPILE_COLORS[phase_names.index(n) % len(COMPILE_COLORS)] for n in names}
