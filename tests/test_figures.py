@@ -70,17 +70,19 @@ def test_break_even_panels_are_full_width_with_the_legend_beside_the_lines(monke
         assert ticks and all(t.endswith("s") for t in ticks), ticks
 
 
-def test_a_run_s_warn_case_reaches_the_figures_flagged(jitbench, fake_env):
-    """figure_data keeps a warn case that has timings, with its reason; the
-    report draws it marked and says so."""
+def test_a_run_s_warn_case_reaches_the_figures_flagged(jitbench, fake_env, quiet_machine):
+    """figure_data keeps a warn case that has timings (here its phase split is
+    in doubt: crosscheck_disagrees), with its reason; the report draws it
+    marked and says so."""
     res = jitbench("run", "--cases", "matmul_8_f32", "--cold-runs", "2", "--warm-iters", "3", "--backends",
-                   "numpy,numba", "--cache-policy", "warm_cache", env=fake_env(numpy="cache_lie"))
-    assert json.loads((res.out / "cases" / "numpy_matmul_8_f32__warm_cache.json").read_text())["status"] == "warn"
+                   "jax_jit_cpu,numpy", env=dict(fake_env(jax_jit_cpu="phases_disagree", numpy="ok"), **quiet_machine))
+    case = json.loads((res.out / "cases" / "jax_jit_cpu_matmul_8_f32.json").read_text())
+    assert (case["status"], case["reason"]) == ("warn", "crosscheck_disagrees")
     assert jitbench("report", str(res.out), out=False).rc == 0
     page = (res.out / "report" / "report.html").read_text()
     for fig in ("ttfr", "warm"):
         section = page.split(f"id='fig-{fig}'")[1].split("</section>")[0]
         labels = texts(section)
-        assert "\u26a0 numpy_matmul_8_f32__warm_cache (warn: cache_evidence_conflict)" in labels, (fig, labels)
-        assert "numba_matmul_8_f32__warm_cache" in labels
+        assert "\u26a0 jax_jit_cpu_matmul_8_f32 (warn: crosscheck_disagrees)" in labels, (fig, labels)
+        assert "numpy_matmul_8_f32" in labels
     assert "drawn in the figures with a red \u26a0 mark" in page
