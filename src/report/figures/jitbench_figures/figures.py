@@ -104,6 +104,10 @@ def warm_distributions(data):
             tick.set_color(WARN_COLOR)
     ax.set_xscale("log")
     _units(ax.xaxis)
+    lo, hi = ax.get_xlim()
+    if hi < 30 * lo:  # less than about a decade: one major tick at most, so label the minor ones too
+        ax.xaxis.set_minor_formatter(EngFormatter(unit="s", places=None, sep="\N{THIN SPACE}"))
+        ax.tick_params(axis="x", which="minor", labelsize=7)
     ax.invert_yaxis()
     ax.set_xlabel("warm call (log scale); box = quartiles, whiskers 1.5 IQR")
     return _svg(fig)
