@@ -28,6 +28,10 @@ placeholders are filled from that run:
   {{CASE|METRIC|range}}   the same as min–max
   {{CASE|METRIC|/OTHER}}  the ratio of the two medians ("33x")
 
+After the default-suite and releases pages it reports their runs and saves a
+headless-Chromium screenshot of each report.html in docs/img (SCREENSHOTS);
+`--screenshot RUN PNG` does that alone, for a run made elsewhere.
+
 It measures the code of the checkout it lives in: its build/jitbench, its
 worker/ (JITBENCH_WORKER_DIR is set to it) and its suites, and refuses a tree
 whose tracked sources differ from the commit it would name (--allow-dirty
@@ -224,6 +228,30 @@ def measure(page, out, commit, note):
     (out / "results-meta.json").write_text(json.dumps(meta))
 
 
+# page -> the screenshot of its run's report in docs/img (docs/report-and-compare.md shows them)
+SCREENSHOTS = {"default-suite": "report-default-suite.png", "releases": "report-releases.png"}
+CHROMIUM = "/usr/bin/chromium"
+
+
+def screenshot_report(run, png, size=(1280, 2000)):
+    """`jitbench report RUN`, then its report.html as a PNG from headless
+    Chromium (a file:// URL: the report needs no server)."""
+    env = dict(os.environ, JITBENCH_WORKER_DIR=str(ROOT / "worker"),
+               JITBENCH_FIGURES_DIR=str(ROOT / "src" / "report" / "figures"))
+    rep = subprocess.run([str(JITBENCH), "report", str(run)], env=env, capture_output=True, text=True)
+    if rep.returncode != 0:
+        sys.exit(f"results: jitbench report {run} exited {rep.returncode}: {rep.stderr.strip()}")
+    png = pathlib.Path(png).resolve()
+    png.unlink(missing_ok=True)
+    page = (pathlib.Path(run) / "report" / "report.html").resolve().as_uri()
+    shot = subprocess.run([CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars",
+                           f"--window-size={size[0]},{size[1]}", f"--screenshot={png}", page],
+                          capture_output=True, text=True, timeout=180)
+    if shot.returncode != 0 or not png.is_file():
+        sys.exit(f"results: Chromium made no screenshot of {page}: {shot.stderr.strip()[-300:]}")
+    print(f"results: wrote {png}", file=sys.stderr)
+
+
 PLACEHOLDER = re.compile(r"\{\{([^}]+)\}\}")
 RUN_LINE = re.compile(r"^\d+ cases: .* Summary: ")
 
@@ -289,9 +317,14 @@ def main():
     ap.add_argument("--allow-dirty", action="store_true", help="measure a tree that differs from its commit")
     ap.add_argument("--note", default="", help="what else ran on the machine, said in every page's header")
     ap.add_argument("--docs", type=pathlib.Path, default=ROOT / "docs", help="where the pages are written")
+    ap.add_argument("--screenshot", nargs=2, metavar=("RUN", "PNG"),
+                    help="only report RUN (an out dir made elsewhere) and save its screenshot as PNG")
     args = ap.parse_args()
     global DOCS
     DOCS = args.docs
+    if args.screenshot:
+        screenshot_report(*args.screenshot)
+        return
     for page in args.pages:
         if page not in PAGES and page != "gpu":
             sys.exit(f"results: unknown page {page!r} (known: {', '.join(PAGES)}, gpu)")
@@ -310,6 +343,8 @@ def main():
             measure(page, out, commit, args.note)
         render(page, Run(out))
         print(f"results: wrote {DOCS / f'results-{page}.md'}", file=sys.stderr)
+        if page in SCREENSHOTS:
+            screenshot_report(out, DOCS / "img" / SCREENSHOTS[page])
 
 
 if __name__ == "__main__":

@@ -90,5 +90,31 @@ TEST(Golden, DefaultSuiteArtifactsAreUnchanged) {
     }
 }
 
+// summary.md of the default suite reads on a screen: the run's answer first,
+// no table row wider than 120 characters, and no interval from too few runs.
+TEST(Golden, SummaryFitsAScreen) {
+  const auto md = read_file(kData / "expected" / "summary.md");
+  std::size_t line_no = 0, widest = 0;
+  std::string widest_line;
+  for (std::size_t at = 0, next; at < md.size(); at = next + 1) {
+    next = md.find('\n', at);
+    if (next == std::string::npos) next = md.size();
+    const auto line = md.substr(at, next - at);
+    ++line_no;
+    std::size_t w = 0;
+    for (unsigned char ch : line) w += (ch & 0xC0) != 0x80;
+    if (line.starts_with("|") && w > widest) widest = w, widest_line = line;
+  }
+  EXPECT_LE(widest, 120u) << widest_line;
+  const auto glance = md.find("## At a glance"), first_section = md.find("\n## `");
+  ASSERT_NE(glance, std::string::npos);
+  EXPECT_LT(glance, first_section);
+  EXPECT_NE(md.find("gpu_unavailable"), std::string::npos);
+  EXPECT_LT(md.find("gpu_unavailable"), first_section);  // what failed, and why, on the first screen
+  EXPECT_EQ(md.find(", 95% CI "), std::string::npos);     // two cold runs per case: ranges, never intervals
+  EXPECT_NE(md.find("n = 2, range "), std::string::npos);
+  EXPECT_EQ(md.find("Matmul precision | "), std::string::npos);  // one precision per workload: a line, not a column
+}
+
 }  // namespace
 }  // namespace jitbench

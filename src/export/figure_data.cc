@@ -11,10 +11,14 @@ const std::vector<FigureInfo>& report_figures() {
   static const std::vector<FigureInfo> kFigures = {
       {"ttfr", "Time to first result by phase",
        "One bar per case: import, building the inputs, each compile phase the framework reports, and what no phase "
-       "covers (unattributed, hatched)."},
-      {"warm", "Warm-call distributions", "Every warm call of every ok case, log scale."},
+       "covers (unattributed, hatched). A warn case with timings is drawn too, outlined in red and labelled with "
+       "its reason (⚠): its times are what they are, and no comparison uses them unless the warning is about the "
+       "phase split alone (crosscheck_*)."},
+      {"warm", "Warm-call distributions",
+       "Every warm call of every ok case, and of every warn case that has them (red, labelled ⚠ with its reason), "
+       "log scale."},
       {"breakeven", "Break-even: total time against the number of calls",
-       "One panel per workload and size, both axes logarithmic: TTFR + N × warm call for each JIT (solid) and its "
+       "One full-width panel per workload and size, both axes logarithmic: TTFR + N × warm call for each JIT (solid) and its "
        "eager baseline (dashed); the dot is N*, where the JIT has paid for itself (also in each legend)."},
       {"mcpi", "mc_pi: error against time",
        "|π − estimate| against the warm call, one line per backend over n. Every backend counts the same points, "
@@ -25,7 +29,8 @@ const std::vector<FigureInfo>& report_figures() {
       {"remat", "remat: memory and time with and without checkpointing",
        "XLA's temporary buffers, the first call's peak-RSS growth, and the warm call."},
       {"releases", "Releases: each metric against the environment",
-       "One row per case measured in several environments, in the order given: the median with its 95% CI per "
+       "One block per case measured in several environments, in the order given, one panel per metric (import, "
+       "first call, TTFR, warm call and each compile phase the framework reports): the median with its 95% CI per "
        "environment; a red ring marks a step the Mann–Whitney test finds significant against the environment "
        "before it."},
   };
@@ -35,12 +40,18 @@ const std::vector<FigureInfo>& report_figures() {
 std::string work_of(const Case& c) { return c.id.substr(c.backend.size() + 1); }
 
 namespace {
+// A warn case's reason ("interpreter_only"), null for an ok case: the figures mark it.
+json warn_flag(const CaseResult& c) {
+  const auto reason = to_string(c.reason);
+  return c.status == Status::Warn ? json(reason.substr(0, reason.find(':'))) : json(nullptr);
+}
+
 json ttfr_parts(const std::vector<CaseResult>& cases, const Analysis& analysis) {
   json out = json::array();
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const auto& c = cases[i];
     const auto ttfr = cold_values(c, "ttfr_s");
-    if (c.status != Status::Ok || ttfr.empty()) continue;
+    if ((c.status != Status::Ok && c.status != Status::Warn) || ttfr.empty()) continue;
     const auto med = [&](const char* m) { return stats::median(cold_values(c, m)).value_or(0.0); };
     json parts = json::array({json::array({"import", med("import_s")}), json::array({"setup", med("setup_s")})});
     double sum = 0;
@@ -50,7 +61,7 @@ json ttfr_parts(const std::vector<CaseResult>& cases, const Analysis& analysis) 
       sum += *v;
     }
     parts.push_back(json::array({"unattributed", std::max(med("first_call_s") - sum, 0.0)}));
-    out.push_back({{"case", c.c.id}, {"parts", parts}});
+    out.push_back({{"case", c.c.id}, {"parts", parts}, {"warn", warn_flag(c)}});
   }
   return out;
 }
@@ -90,7 +101,7 @@ json release_points(const std::vector<CaseResult>& cases) {
   for (const auto& row : compare::release_rows(cases)) {
     json envs = json::array(), metrics = json::object();
     for (const auto& e : row.entries) envs.push_back(e.env);
-    for (const char* m : {"cold_import_s", "cold_first_call_s", "cold_ttfr_s", "warm_call_s"}) {
+    for (const auto& m : row.metrics) {
       json points = json::array();
       for (const auto& e : row.entries) {
         const auto v = e.values.find(m);
@@ -102,7 +113,7 @@ json release_points(const std::vector<CaseResult>& cases) {
       }
       metrics[m] = points;
     }
-    out.push_back({{"key", row.key}, {"environments", envs}, {"metrics", metrics}});
+    out.push_back({{"key", row.key}, {"environments", envs}, {"metrics", metrics}, {"metric_order", row.metrics}});
   }
   return out;
 }
@@ -110,8 +121,9 @@ json release_points(const std::vector<CaseResult>& cases) {
 json figure_data(const std::vector<CaseResult>& cases, const Analysis& analysis) {
   json warm = json::array(), accuracy = json::array();
   for (const auto& c : cases)
-    if (timings_comparable(c))
-      if (const auto calls = warm_values(c); !calls.empty()) warm.push_back({{"case", c.c.id}, {"calls_s", calls}});
+    if (timings_comparable(c) || c.status == Status::Warn)
+      if (const auto calls = warm_values(c); !calls.empty())
+        warm.push_back({{"case", c.c.id}, {"calls_s", calls}, {"warn", warn_flag(c)}});
   for (const auto& a : analysis.accuracy)
     accuracy.push_back({{"backend", a.c->c.backend}, {"n", a.c->c.n}, {"abs_error", a.abs_error},
                         {"warm_median_s", number_or_null(a.warm_median_s)}});

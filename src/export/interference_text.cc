@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "results/crosscheck.h"
 
 namespace jitbench {
@@ -47,14 +49,26 @@ std::string interference_section_md(const std::vector<CaseResult>& cases) {
   std::string md = "\n## Interference\n\nWhat else the machine did while each worker ran: the CPU time of everything "
                    "else against the capacity the worker left idle, and steal time (docs/noise.md). A flag beside "
                    "the status, never part of it.\n\n" + run_interference_line(cases) + "\n";
-  std::string lines;
+  // One line per distinct finding, naming its cases (a busy machine gives every case the same one).
+  std::vector<std::pair<std::string, std::vector<std::string>>> found;
   for (const auto& c : cases) {
     auto text = case_interference_text(c);
     const auto x = crosscheck(c);
     if (x && x->interfered)
       text += (text.empty() ? "" : "; ") +
               std::string("its ahead-of-time cross-check disagreed on an interfered run (not a warning)");
-    if (!text.empty()) lines += fmt::format("- `{}`: {}\n", c.c.id, text);
+    if (text.empty()) continue;
+    auto it = std::find_if(found.begin(), found.end(), [&](const auto& f) { return f.first == text; });
+    if (it == found.end()) it = found.insert(found.end(), {text, {}});
+    it->second.push_back("`" + c.c.id + "`");
+  }
+  std::string lines;
+  for (const auto& [text, ids] : found) {
+    constexpr std::size_t kNamed = 3;
+    std::string who;
+    for (std::size_t i = 0; i < std::min(ids.size(), kNamed); ++i) who += (i ? ", " : "") + ids[i];
+    if (ids.size() > kNamed) who = fmt::format("{} cases ({}, …)", ids.size(), who);
+    lines += fmt::format("- {}: {}\n", who, text);
   }
   return lines.empty() ? md : md + "\n" + lines;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "export/figure_data.h"
+#include "export/glance_table.h"
 #include "export/interference_text.h"
 #include "export/sampling_table.h"
 #include "export/throughput_table.h"
@@ -19,13 +20,6 @@ namespace {
 constexpr double kCvLimit = 0.10;  // coefficient of variation above which a case is flagged
 constexpr std::size_t kFewRuns = 5;  // fewer cold runs than this: medians and CIs are rough
 
-
-// 12,345 for 12345.4: a count of calls, grouped by thousands.
-std::string grouped(double v) {
-  auto digits = fmt::format("{:.0f}", v);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
-  return digits;
-}
 
 void case_warnings(const CaseResult& c, std::vector<ReportWarning>& out) {
   const auto ttfr = cold_values(c, "ttfr_s");
@@ -74,45 +68,6 @@ std::vector<ReportWarning> report_warnings(const std::vector<CaseResult>& cases,
 }
 
 namespace {
-// One row per piece of work (workload, size, dtype, cache mode): which backend
-// gave the first result soonest, which is fastest once warm, and after how many
-// calls each JIT pays for itself against its eager baseline.
-Table glance_table(const std::vector<CaseResult>& cases, const Analysis& analysis) {
-  struct Entry { std::string backend; std::optional<double> ttfr, warm; };
-  std::vector<std::pair<std::string, std::vector<Entry>>> groups;
-  for (const auto& c : cases) {
-    if (!timings_comparable(c)) continue;
-    const auto work = work_of(c.c);
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == work; });
-    if (it == groups.end()) it = groups.insert(groups.end(), {work, {}});
-    it->second.push_back({c.c.backend, stats::median(cold_values(c, "ttfr_s")), stats::median(warm_values(c))});
-  }
-  Table t{{"Work", "Backends", "First result soonest", "Fastest once warm", "JIT pays for itself after (N*)"}, {}};
-  for (const auto& [work, xs] : groups) {
-    const Entry* first = nullptr;
-    const Entry* fast = nullptr;
-    for (const auto& e : xs) {
-      if (e.ttfr && (!first || *e.ttfr < *first->ttfr)) first = &e;
-      if (e.warm && (!fast || *e.warm < *fast->warm)) fast = &e;
-    }
-    std::string be;
-    for (const auto& r : analysis.break_even) {
-      if (work_of(r.jit->c) != work) continue;
-      const auto& b = r.jit->c.backend;
-      const auto text = r.be.verdict == "calls" && r.be.calls
-                            ? (*r.be.calls >= 10 ? b + " " + grouped(*r.be.calls) : fmt::format("{} {:.1f}", b, *r.be.calls))
-                            : r.be.verdict == "ahead_until" && r.be.calls
-                            ? fmt::format("{} ahead only for its first {:.3g} calls", b, *r.be.calls)
-                            : b + (r.be.verdict == "immediately" ? " from the first call" : " never");
-      be += (be.empty() ? "" : ", ") + text;
-    }
-    t.add({md_code(work), std::to_string(xs.size()),
-           first ? fmt::format("{} ({})", first->backend, format_seconds(*first->ttfr)) : "—",
-           fast ? fmt::format("{} ({})", fast->backend, format_seconds(*fast->warm)) : "—", be.empty() ? "—" : be});
-  }
-  return t;
-}
-
 std::vector<std::pair<std::string, std::string>> environment_rows(const EnvironmentInfo& env,
                                                                   const std::vector<CaseResult>& cases) {
   std::string pkgs, policies;
@@ -148,8 +103,8 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const Environm
 }
 
 Table cases_table(const std::vector<CaseResult>& cases) {
-  Table t{{"Case", "Status", "Matmul precision", "Cold TTFR", "95% CI", "Import", "First call", "Warm call", "Warm p95",
-           "Cold runs"},
+  Table t{{"Case", "Status", "Matmul precision", "Cold TTFR", "n, interval or range", "Import", "First call", "Warm call",
+           "Warm p95"},
           {}};
   for (const auto& c : cases) {
     const auto ttfr = stats::summarize(cold_values(c, "ttfr_s"));
@@ -158,10 +113,9 @@ Table cases_table(const std::vector<CaseResult>& cases) {
     const auto status = std::string(to_string(c.status)) + (c.reason.empty() ? "" : ": " + to_string(c.reason));
     t.rows.push_back({{md_code(c.c.id), status, w && w->matmul_precision ? *w->matmul_precision : "—",
                        ttfr ? format_seconds(ttfr->median) : "—",
-                       ttfr ? format_seconds(ttfr->median_ci95.low) + " – " + format_seconds(ttfr->median_ci95.high) : "—",
+                       spread_cell(cold_values(c, "ttfr_s")),  // the Sampling section's rule
                        format_seconds(stats::median(cold_values(c, "import_s"))), format_seconds(stats::median(cold_values(c, "first_call_s"))),
-                       format_seconds(stats::median(warm)), format_seconds(stats::percentile(warm, 95)),
-                       std::to_string(ttfr ? ttfr->n : 0)},
+                       format_seconds(stats::median(warm)), format_seconds(stats::percentile(warm, 95))},
                       std::string(to_string(c.status)), c.c.id});
   }
   return t;
@@ -172,7 +126,8 @@ constexpr const char* kIntro =
     "inputs + the first synchronized call, in a fresh process. **Warm call** = one synchronized call once "
     "everything is compiled. **N*** = the number of further calls after which a JIT's compile time has paid for "
     "itself against the eager baseline (the same framework without its JIT on the same device when the run has "
-    "it, else NumPy). Medians with bootstrap 95% intervals over the cold runs; every result was checked against a "
+    "it, else NumPy). Medians over the cold runs, beside them n and the distribution-free 95% interval where there are 6 runs or "
+    "more, else their range (Sampling); every result was checked against a "
     "float64 reference.";
 
 constexpr const char* kCss =
@@ -234,7 +189,9 @@ std::string report_html(const LoadedRun& run, const Analysis& analysis, const st
       page += fmt::format("<section class='fig' id='fig-{}'><h2>{}</h2><p class='note'>{}</p>{}</section>\n", f.key,
                           html_escape(f.title), html_escape(f.note), it->second);
   page += fmt::format("<section id='cases'><h2>Cases ({})</h2>{}<p class='note'>A warn case's timings "
-                      "(interpreter_only) are shown for what they are and left out of every figure and comparison."
+                      "(interpreter_only) are shown for what they are, drawn in the figures with a red ⚠ mark, and "
+                      "left out of every comparison; a warning about the phase split alone (crosscheck_*) leaves "
+                      "its times measured and compared."
                       "</p></section>\n",
                       run.cases.size(), to_html(cases_table(run.cases)));
   page += "<section id='sampling'><h2>Sampling</h2><p class='note'>" + inline_html(kSamplingIntro) + "</p>" +

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "report/format.h"
 #include "results/views.h"
 #include "stats/sequential.h"
 
@@ -29,6 +32,27 @@ std::string side_cell(const std::vector<double>& values, const std::string& stop
                      w ? fmt::format("±{:.1f}%", *w) : "—");
 }
 }  // namespace
+
+std::string seconds_range(double lo, double hi) {
+  const auto a = format_seconds(lo), b = format_seconds(hi);
+  const auto unit = [](const std::string& s) { return s.substr(s.rfind(' ') + 1); };
+  if (a.find(' ') != std::string::npos && unit(a) == unit(b)) return a.substr(0, a.rfind(' ')) + "–" + b;
+  return a + "–" + b;
+}
+
+std::string spread_cell(const std::vector<double>& values) {
+  if (values.empty()) return "—";
+  if (values.size() == 1) return "n = 1";
+  if (const auto ci = stats::order_statistic_median_ci(values, stats::kReportConfidence))
+    return fmt::format("n = {}, 95% CI {}", values.size(), seconds_range(ci->low, ci->high));
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  if (*lo == *hi) return fmt::format("n = {}, all {}", values.size(), format_seconds(*lo));
+  return fmt::format("n = {}, range {}", values.size(), seconds_range(*lo, *hi));
+}
+
+bool all_fixed_counts(const std::vector<CaseResult>& cases) {
+  return std::all_of(cases.begin(), cases.end(), [](const auto& c) { return c.sampling.recorded && !c.sampling.rule; });
+}
 
 Table sampling_table(const std::vector<CaseResult>& cases) {
   Table t{{"Case", "Rule", "Cold runs (why no more) · 95% interval", "Warm processes (why no more) · 95% interval",

@@ -7,6 +7,9 @@
 #include <set>
 #include <tuple>
 
+#include "export/compact_table.h"
+#include "export/figure_data.h"
+#include "export/glance_table.h"
 #include "export/interference_text.h"
 #include "export/anatomy_table.h"
 #include "export/sampling_table.h"
@@ -14,55 +17,84 @@
 #include "export/throughput_table.h"
 #include "report/format.h"
 #include "report/table.h"
+#include "stats/sequential.h"
 #include "stats/stats.h"
 
 namespace jitbench {
 namespace {
 
-std::string median_with_ci(const std::vector<double>& xs) {
-  auto s = stats::summarize(xs);
-  if (!s) return "—";
-  if (s->n < 2) return format_seconds(s->median);
-  return fmt::format("{} [{} – {}]", format_seconds(s->median), format_seconds(s->median_ci95.low),
-                     format_seconds(s->median_ci95.high));
-}
-
 std::string median_of(const std::vector<double>& xs) { return format_seconds(stats::median(xs)); }
 std::string kib(const std::optional<double>& v) { return v ? fmt::format("{:.1f} MiB", *v / 1024.0) : "—"; }
 std::string pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v * 100) : "—"; }
 
-// A section: heading and intro, then its table, or nothing when it has no rows.
+// A section: heading and intro, then its table for a screen, or nothing when it has no rows.
 std::string section(const std::string& heading_and_intro, const Table& t) {
-  return t.empty() ? "" : heading_and_intro + to_markdown(t);
+  return t.empty() ? "" : heading_and_intro + compact_markdown(t);
 }
 
-std::string summary_cases_table(const std::vector<CaseResult>& cases) {
-  Table t{{"Case", "Status", "Matmul precision", "Cold TTFR (median, 95% CI)", "Process TTFR", "Import", "First call",
-           "Second call", "Warm call (median)", "Warm p95", "Cold runs"},
+// One piece of work's cases: the workload, size and dtype every row shares.
+std::string workload_key(const Case& c) { return fmt::format("{}_{}_{}", c.workload, c.n, c.dtype); }
+
+// A case's row label within its workload's section: the id without the work
+// ("jax_jit_cpu__highest" for jax_jit_cpu_matmul_64_f32__highest).
+std::string row_label(const Case& c) {
+  const auto work = "_" + workload_key(c);
+  const auto at = c.id.find(work);
+  return at == std::string::npos ? c.id : c.id.substr(0, at) + c.id.substr(at + work.size());
+}
+
+std::string precision_of(const CaseResult& c) {
+  const auto* w = c.first_worker_report();
+  return w && w->matmul_precision ? *w->matmul_precision : "—";
+}
+
+// The arithmetic a reader assumes from the dtype (IEEE fp32 for f32, fp64 for f64), or none reported.
+bool plain_precision(const CaseResult& c) {
+  const auto p = precision_of(c);
+  return p == "—" || p == (c.c.dtype == "f64" ? "fp64" : "ieee_fp32");
+}
+
+std::string workload_table(const std::vector<const CaseResult*>& rows) {
+  const bool all_ok = std::all_of(rows.begin(), rows.end(), [](const auto* c) { return c->status == Status::Ok; });
+  const bool plain = std::all_of(rows.begin(), rows.end(), [](const auto* c) { return plain_precision(*c); });
+  const bool one_precision = plain || std::all_of(rows.begin(), rows.end(), [&](const auto* c) {
+    return precision_of(*c) == precision_of(*rows.front()) || precision_of(*c) == "—";
+  });
+  Table t{{"Backend", "Status", "Matmul precision", "Cold TTFR", "n, interval or range", "Process TTFR", "Import",
+           "First call", "Warm call"},
           {}};
-  for (const auto& c : cases) {
-    const auto warm = warm_values(c);
-    const auto* w = c.first_worker_report();
-    t.add({md_code(c.c.id), std::string(to_string(c.status)), w && w->matmul_precision ? *w->matmul_precision : "—",
-           median_with_ci(cold_values(c, "ttfr_s")), median_of(cold_values(c, "process_ttfr_s")),
-           median_of(cold_values(c, "import_s")), median_of(cold_values(c, "first_call_s")),
-           median_of(cold_values(c, "second_call_s")), median_of(warm), format_seconds(stats::percentile(warm, 95)),
-           std::to_string(cold_values(c, "ttfr_s").size())});
+  for (const auto* c : rows) {
+    const auto ttfr = cold_values(*c, "ttfr_s");
+    t.add({md_code(row_label(c->c)), all_ok ? "" : std::string(to_string(c->status)),
+           one_precision ? "" : precision_of(*c), median_of(ttfr), spread_cell(ttfr),
+           median_of(cold_values(*c, "process_ttfr_s")), median_of(cold_values(*c, "import_s")),
+           median_of(cold_values(*c, "first_call_s")), median_of(warm_values(*c))});
   }
-  return to_markdown(t);
+  const auto p = precision_of(*rows.front());
+  return (one_precision && !plain ? fmt::format("Matmul precision: {}.\n\n", md_cell(p)) : "") +
+         compact_markdown(t, {"n, interval or range"});
+}
+
+// One section per piece of work, in the order the run measured them.
+std::string workload_sections(const std::vector<CaseResult>& cases) {
+  std::vector<std::pair<std::string, std::vector<const CaseResult*>>> groups;
+  for (const auto& c : cases) {
+    const auto key = workload_key(c.c);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
+    it->second.push_back(&c);
+  }
+  std::string md;
+  for (const auto& [key, rows] : groups) md += fmt::format("\n## `{}`\n\n", key) + workload_table(rows);
+  return md;
 }
 
 std::string notes(const std::vector<CaseResult>& cases) {
-  std::string not_clean, noisy;
-  for (const auto& c : cases) {
-    if (c.status == Status::Ok) continue;
-    not_clean += fmt::format("- `{}` — **{}**: {}{}\n", c.c.id, to_string(c.status), md_cell(to_string(c.reason)),
-                             c.detail.empty() ? "" : " — " + md_cell(c.detail));
-  }
+  std::string noisy;
+  int n_noisy = 0;
   for (const auto& c : cases) {
     auto cv = stats::coefficient_of_variation(cold_values(c, "ttfr_s"));
-    if (cv && *cv > 0.10)
-      noisy += fmt::format("- `{}`: cold TTFR varies by {:.0f}% (coefficient of variation)\n", c.c.id, *cv * 100);
+    if (cv && *cv > 0.10) noisy += fmt::format("{}`{}` {:.0f}%", n_noisy++ ? ", " : "", c.c.id, *cv * 100);
   }
   // The same settings are inherited by every case of one run; a merged run may differ.
   std::set<std::tuple<std::string, std::string, std::string>> removed;
@@ -75,10 +107,9 @@ std::string notes(const std::vector<CaseResult>& cases) {
     for (const auto& [var, value, action] : removed)
       md += fmt::format("- `{}={}`: {}\n", md_cell(var), md_cell(value), md_cell(action));
   }
-  if (!not_clean.empty())
-    md += "\n## Cases that did not run cleanly\n\nA warn case's timings, where it has any (interpreter_only), are "
-          "shown above for what they are and left out of every comparison below, but for a warning about the phase split alone (crosscheck_*): its times are measured, only their attribution to phases is in doubt.\n\n" + not_clean;
-  if (!noisy.empty()) md += "\n## High variance\n\n" + noisy;
+  if (n_noisy)
+    md += fmt::format("\n## High variance\n\nCold TTFR varies by more than 10% between processes (coefficient of "
+                      "variation) in {} {}: {}.\n", n_noisy, n_noisy == 1 ? "case" : "cases", noisy);
   return md;
 }
 
@@ -109,7 +140,7 @@ std::string compiles_cell(const CaseAnalysis& a) {
   std::string out = fmt::format("{:g}", *a.compiles_first_median);
   const auto& by = a.compiled_functions;
   if (!by.is_object() || by.empty()) return out;
-  if (by.size() > 4) return out + fmt::format(" ({} functions)", by.size());
+  if (by.size() > 1) return out + fmt::format(" in {} functions", by.size());
   std::string names;
   for (const auto& [name, k] : by.items())
     names += fmt::format("{}{}{}", names.empty() ? "" : ", ", md_cell(name),
@@ -117,14 +148,55 @@ std::string compiles_cell(const CaseAnalysis& a) {
   return out + ": " + names;
 }
 
-std::string phases_cell(const CaseAnalysis& a) {
-  // By name, as the summary always listed them.
-  auto phases = a.first_call.phase_medians;
-  std::sort(phases.begin(), phases.end());
-  std::string parts;
-  for (const auto& [name, v] : phases)
-    if (v && *v > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : " + ", name, format_seconds(*v));
-  return parts.empty() ? no_phases_label(a) : parts;
+// The phases one backend reports, in the framework's order, over its cases.
+std::vector<std::string> backend_phases(const std::vector<const CaseAnalysis*>& rows) {
+  std::vector<std::string> names;
+  for (const auto* a : rows)
+    for (const auto& [name, v] : a->first_call.phase_medians)
+      if (v && *v > 0 && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  return names;
+}
+
+std::string backend_phases_table(const std::vector<const CaseAnalysis*>& rows) {
+  const auto names = backend_phases(rows);
+  Table t{{"Work", "First call"}, {}};
+  if (names.empty()) t.columns.push_back("Phases");
+  for (const auto& n : names) t.columns.push_back(n);
+  for (const char* h : {"Unattributed", "Compiles", "Cross-check"}) t.columns.push_back(h);
+  for (const auto* a : rows) {
+    const auto& fc = a->first_call;
+    std::vector<std::string> cells{md_code(work_of(a->c->c)), format_seconds(fc.median_s)};
+    bool any = false;
+    for (const auto& n : names) {
+      const auto it = std::find_if(fc.phase_medians.begin(), fc.phase_medians.end(), [&](const auto& p) { return p.first == n; });
+      const bool has = it != fc.phase_medians.end() && it->second && *it->second > 0;
+      any = any || has;
+      cells.push_back(has ? format_seconds(*it->second) : "—");
+    }
+    if (names.empty()) cells.push_back(no_phases_label(*a));
+    else if (!any) cells[2] = no_phases_label(*a);
+    const auto& share = fc.unattributed_share_median;
+    cells.push_back(fmt::format("{} ({})", format_seconds(fc.unattributed_median_s),
+                                share ? fmt::format("{:.0f}%", *share * 100) : "—"));
+    cells.push_back(compiles_cell(*a));
+    cells.push_back(crosscheck_cell(*a));
+    t.add(std::move(cells));
+  }
+  return compact_markdown(t);
+}
+
+std::string phases_tables(const Analysis& analysis) {
+  std::vector<std::pair<std::string, std::vector<const CaseAnalysis*>>> groups;
+  for (const auto& a : analysis.cases) {
+    if (a.first_call.runs_with_phases == 0) continue;
+    const auto& b = a.c->c.backend;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == b; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {b, {}});
+    it->second.push_back(&a);
+  }
+  std::string md;
+  for (const auto& [backend, rows] : groups) md += fmt::format("\n### `{}`\n\n", backend) + backend_phases_table(rows);
+  return md;
 }
 
 std::string attribution_section(const Analysis& analysis) {
@@ -146,24 +218,16 @@ std::string phase_sources(const Analysis& analysis) {
 }
 
 std::string phases_section(const Analysis& analysis) {
-  Table t{{"Case", "First call", "Phases", "Unattributed (share)", "Compiles", "Cross-check"}, {}};
-  for (const auto& a : analysis.cases) {
-    const auto& fc = a.first_call;
-    if (fc.runs_with_phases == 0) continue;
-    const auto& share = fc.unattributed_share_median;
-    t.add({md_code(a.c->c.id), format_seconds(fc.median_s), phases_cell(a),
-           fmt::format("{} ({})", format_seconds(fc.unattributed_median_s), share ? fmt::format("{:.0f}%", *share * 100) : "—"),
-           compiles_cell(a), crosscheck_cell(a)});
-  }
-  return section("\n## Phases of the first call (medians)\n\nEach phase is measured by the source listed below; "
-                 "**unattributed** is the part of the first call no phase covers (executing the call, dispatch, and "
-                 "whatever the framework does not report), never folded into a phase. A run whose phases add up to "
-                 "more than its first call is failed (`inconsistent_timings`). Cross-check: a separate process "
-                 "compiled the same function ahead of time (JAX `jit(f).trace().lower().compile()`), timed by "
-                 "jitbench; it agrees when each of its steps is within a factor of 2 (or 5 ms) of the event-based "
-                 "phase.\n\n",
-                 t) +
-         (t.empty() ? "" : "\nPhase sources:\n\n" + phase_sources(analysis)) + attribution_section(analysis);
+  const auto tables = phases_tables(analysis);
+  if (tables.empty()) return "";
+  return "\n## Phases of the first call (medians)\n\nOne table per backend, its phases as columns, each measured by "
+         "the source listed below; **unattributed** is the part of the first call no phase covers (executing the "
+         "call, dispatch, and whatever the framework does not report), never folded into a phase. A run whose "
+         "phases add up to more than its first call is failed (`inconsistent_timings`). Compiles: how many "
+         "programs the first call compiled (analysis.json names them). Cross-check: a separate process compiled "
+         "the same function ahead of time (JAX `jit(f).trace().lower().compile()`), timed by jitbench; it agrees "
+         "when each of its steps is within a factor of 2 (or 5 ms) of the event-based phase.\n" +
+         tables + "\nPhase sources:\n\n" + phase_sources(analysis) + attribution_section(analysis);
 }
 
 std::string priming_cell(const CacheModeRow& row) {
@@ -205,34 +269,43 @@ std::string cache_modes_section(const Analysis& analysis) {
       t);
 }
 
-std::string calls_cell(const BreakEven& be) {
+// Whether both sides of a comparison have enough cold runs for an interval (the Sampling section's rule).
+bool interval_supported(const CaseResult& a, const CaseResult& b) {
+  const auto n = std::min(cold_values(a, "ttfr_s").size(), cold_values(b, "ttfr_s").size());
+  return stats::median_interval_possible(n, stats::kReportConfidence);
+}
+
+std::string calls_ci(const BreakEven& be, bool interval, double k, const char* digits) {
+  if (!interval) return "";  // the section's intro says why
+  return fmt::format(" [{} – {}]", be.ci_low ? fmt::format(fmt::runtime(digits), *be.ci_low * k) : "—",
+                     be.ci_high ? fmt::format(fmt::runtime(digits), *be.ci_high * k) : "never");
+}
+
+std::string calls_cell(const BreakEven& be, bool interval) {
   if (be.verdict == "never") return "never (not faster warm)";
   if (be.verdict == "immediately") return "immediately";
   if (be.verdict == "ahead_until")
-    return fmt::format("ahead from the first call, overtaken by eager after {:.1f} [{} – {}] more calls (slower warm)",
-                       *be.calls, be.ci_low ? fmt::format("{:.1f}", *be.ci_low) : "—",
-                       be.ci_high ? fmt::format("{:.1f}", *be.ci_high) : "never");
-  return fmt::format("{:.1f} [{} – {}]", *be.calls, be.ci_low ? fmt::format("{:.1f}", *be.ci_low) : "—",
-                     be.ci_high ? fmt::format("{:.1f}", *be.ci_high) : "never");
+    return fmt::format("ahead, overtaken after {:.1f}{} more calls", *be.calls, calls_ci(be, interval, 1, "{:.1f}"));
+  return fmt::format("{:.1f}{}", *be.calls, calls_ci(be, interval, 1, "{:.1f}"));
 }
 
 std::string break_even_section(const Analysis& analysis) {
-  Table t{{"JIT case", "Eager case", "Baseline", "TTFR JIT", "TTFR eager", "Warm JIT", "Warm eager", "N* [95% CI]"},
-          {}};
+  Table t{{"JIT case", "Baseline", "Why this baseline", "N* (calls)"}, {}};
   for (const auto& r : analysis.break_even) {
-    std::string kind = r.baseline.kind == "same_framework"
-                           ? "same framework, same device"
-                           : md_code(r.baseline.kind) + (r.baseline.note.empty() ? std::string() : " (" + md_cell(r.baseline.note) + ")");
+    std::string kind = r.baseline.kind == "same_framework" ? "same framework, same device"
+                       : r.baseline.note.empty() ? "—"  // the catalog's baseline: nothing to say
+                       : md_code(r.baseline.kind) + " (" + md_cell(r.baseline.note) + ")";
     if (r.jit->environment != r.baseline.c->environment)
       kind += fmt::format(" ⚠ crosses environments ({} vs {})", r.jit->environment, r.baseline.c->environment);
-    t.add({md_code(r.jit->c.id), md_code(r.baseline.c->c.id), kind, format_seconds(r.be.ttfr_jit),
-           format_seconds(r.be.ttfr_eager), format_seconds(r.be.warm_jit), format_seconds(r.be.warm_eager),
-           calls_cell(r.be)});
+    t.add({md_code(r.jit->c.id), md_code(row_label(r.baseline.c->c)), kind,
+           calls_cell(r.be, interval_supported(*r.jit, *r.baseline.c))});
   }
-  return section("\n## Break-even against the eager baseline\n\nN* = (TTFR_jit − TTFR_eager) / (warm_eager − warm_jit): "
-                 "the number of further calls after which the JIT has paid for itself (bootstrap 95% CI). The baseline "
-                 "is the same framework without its JIT on the same device when the run has it (jax_eager_*, "
-                 "torch_eager*, tensorflow_eager*; numba's is NumPy), else NumPy, and the table says which.\n\n",
+  return section("\n## Break-even against the eager baseline\n\nN* = (TTFR_jit − TTFR_eager) / (warm_eager − "
+                 "warm_jit): the number of further calls after which the JIT has paid for itself, from the medians in "
+                 "the sections above, with its bootstrap 95% CI only where both cases have at least the cold runs the "
+                 "Sampling section's rule asks for an interval (6; analysis.json keeps every CI). The baseline is the same "
+                 "framework without its JIT on the same device when the run has it (jax_eager_*, torch_eager*, "
+                 "tensorflow_eager*; numba's is NumPy), else NumPy, and the table says which.\n\n",
                  t);
 }
 
@@ -275,15 +348,14 @@ std::string steps_cell(const LoopRow& row, const Analysis& analysis) {
     if (be.verdict == "immediately") return "immediately";
     const double k = static_cast<double>(row.steps_per_call);
     if (be.verdict == "ahead_until") return fmt::format("ahead until {:.0f} steps, then slower", *be.calls * k);
-    return fmt::format("{:.0f} [{} – {}] vs `{}`", *be.calls * k,
-                       be.ci_low ? fmt::format("{:.0f}", *be.ci_low * k) : "—",
-                       be.ci_high ? fmt::format("{:.0f}", *be.ci_high * k) : "never", r.baseline.c->c.backend);
+    return fmt::format("{:.0f}{} vs `{}`", *be.calls * k, calls_ci(be, interval_supported(*r.jit, *r.baseline.c), k, "{:.0f}"),
+                       r.baseline.c->c.backend);
   }
   return row.c->c.jit ? "— (no baseline in the run)" : "— (not a JIT)";
 }
 
 std::string loops_section(const Analysis& analysis) {
-  Table t{{"Case", "Step", "Start-up", "Compile", "First call", "Warm step", "N* steps [95% CI]", "10 steps",
+  Table t{{"Case", "Step", "Start-up", "Compile", "First call", "Warm step", "N* steps", "10 steps",
            "100 steps", "1000 steps"},
           {}};
   for (const auto& row : analysis.loops) {
@@ -310,19 +382,19 @@ std::string throughput_section(const Analysis& analysis, const EnvironmentInfo& 
 }
 
 std::string memory_variance_section(const Analysis& analysis) {
-  Table t{{"Case", "RSS after import", "First-call RSS growth", "Peak RSS", "Device peak", "Between-process CV",
-           "Within-process CV"},
+  Table t{{"Case", "RSS at import", "RSS growth", "Peak RSS", "Device peak", "CV cold", "CV warm"},
           {}};
   for (const auto& a : analysis.cases) {
     if (a.c->status == Status::Warn && !a.peak_rss_max) continue;
     t.add({md_code(a.c->c.id), kib(a.rss_after_import_median), kib(a.compile_rss_growth_median), kib(a.peak_rss_max),
-           a.device_peak_bytes ? fmt::format("{:.1f} MiB", *a.device_peak_bytes / 1048576.0) : "not reported",
+           a.device_peak_bytes ? fmt::format("{:.1f} MiB", *a.device_peak_bytes / 1048576.0) : "—",
            pct(a.cv_ttfr), pct(a.cv_warm_within)});
   }
   return section("\n## Memory and variance\n\nHost RSS after import; growth of the peak RSS over the first two calls "
                  "(the first call's compile is the peak; the peak is read after the second call so that nothing runs "
-                 "between the two); the worker's peak RSS (wait4); device peak where the framework reports it. "
-                 "Variance: CV of cold TTFR across processes vs CV of warm calls within one process.\n\n",
+                 "between the two); the worker's peak RSS (wait4); device peak where the framework reports it (the column is left out where none does). "
+                 "CV cold: coefficient of variation of cold TTFR across processes; CV warm: of the warm calls within "
+                 "one process.\n\n",
                  t);
 }
 }  // namespace
@@ -398,28 +470,102 @@ std::string environments_section(const RunInfo& info) {
 }
 }  // namespace
 
-std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases, const Analysis& analysis,
-                       const std::vector<compare::ReleaseRow>& releases) {
+namespace {
+// Everything a section of summary.md may read.
+struct SummaryInput {
+  const RunInfo& info;
+  const std::vector<CaseResult>& cases;
+  const Analysis& analysis;
+  const std::vector<compare::ReleaseRow>& releases;
+};
+
+std::string header_md(const RunInfo& info, const std::vector<CaseResult>& cases) {
   std::string md = fmt::format("# jitbench: suite {}\n\n", md_literal(info.suite_name));
   md += fmt::format("Command: {}  \nSuite: {} · {} of {} cases measured  \nMachine: {}\n\n", md_literal(info.command),
                     md_literal(info.suite_source), cases.size(), info.n_planned, environment_line(info.environment));
   if (info.environment.test_gpu_on_cpu)
     md += fmt::format("**Test run: the GPU backends ran on the CPU** ({}=1, a test-only switch): no number here "
                       "is a GPU measurement, and this run cannot be published.\n\n", kTestGpuOnCpu);
-  md += "**Cold TTFR** (time to first result) = import and device initialisation + building the inputs + the "
-        "first synchronized call, in a fresh process with an empty compile cache; **process TTFR** adds the "
-        "interpreter's own start-up (spawn to the worker's first line; the harness's own imports, verification "
-        "and exit are buckets of their own, in each run's `buckets`). **Warm call** = one synchronized call once the function is compiled. "
-        "Medians with bootstrap 95% confidence intervals over the cold runs.\n\n";
-  md += environments_section(info) + summary_cases_table(cases) + notes(cases) + interference_section_md(cases) +
-        section(std::string("\n## Sampling\n\n") + kSamplingIntro + "\n\n", sampling_table(cases)) +
-        section(std::string("\n## Verification\n\n") + kVerificationIntro + "\n\n", verification_table(cases)) +
-        releases_section(releases);
-  md += phases_section(analysis) + cache_modes_section(analysis) + break_even_section(analysis) +
-        loops_section(analysis) +
-        pairs_section(analysis) + accuracy_section(analysis) + throughput_section(analysis, info.environment) +
-        memory_variance_section(analysis);
-  md += anatomy_section_md(cases);
+  return md;
+}
+
+// The first screen: the run's question answered, then what failed and why.
+std::string glance_md(const SummaryInput& in) {
+  auto t = glance_table(in.cases, in.analysis);
+  for (auto& r : t.rows) r.cells.erase(r.cells.begin() + 1);  // how many backends: the sections below show them
+  t.columns.erase(t.columns.begin() + 1);
+  std::string md = "## At a glance\n\n";
+  if (!t.empty()) md += "Cold TTFR and warm call medians of the cases whose timings compare (below, per workload).\n\n" +
+                        compact_markdown(t, t.columns) + "\n";
+  const auto failed = failures_md(in.cases);
+  md += failed.empty() ? "Every case ran cleanly.\n"
+                       : "What did not run cleanly, and why (a warn case's timings, where it has any, are shown "
+                         "for what they are and left out of every comparison, but for a warning about the phase "
+                         "split alone, crosscheck_*: its times are measured, only their attribution to phases is "
+                         "in doubt):\n\n" + failed;
+  return md + "\n**Cold TTFR** (time to first result) = import and device initialisation + building the inputs + "
+              "the first synchronized call, in a fresh process with an empty compile cache; **process TTFR** adds "
+              "the interpreter's own start-up (spawn to the worker's first line; the harness's own imports, "
+              "verification and exit are buckets of their own, in each run's `buckets`). **Warm call** = one "
+              "synchronized call once the function is compiled. Medians over the processes; beside each, n and "
+              "the distribution-free 95% interval where there are enough runs for one, else the range (Sampling).\n";
+}
+
+std::string sampling_md(const SummaryInput& in) {
+  if (!all_fixed_counts(in.cases))
+    return section(std::string("\n## Sampling\n\n") + kSamplingIntro + "\n\n", sampling_table(in.cases));
+  std::set<std::size_t> counts;
+  for (const auto& c : in.cases)
+    if (const auto n = cold_values(c, "ttfr_s").size()) counts.insert(n);
+  std::string ns;
+  for (auto n : counts) ns += fmt::format("{}{}", ns.empty() ? "" : ", ", n);
+  return fmt::format("\n## Sampling\n\nA fixed count of processes for every case ({} cold {}; `--target-ci` adds "
+                     "processes until the median's interval is narrow enough). Fewer than 6 values give no "
+                     "distribution-free 95% interval of the median, so the tables show n and the range instead "
+                     "(docs/results-sampling.md).\n",
+                     ns.empty() ? "no" : ns, ns == "1" ? "run" : "runs");
+}
+
+std::string verification_md(const SummaryInput& in) {
+  auto t = verification_table(in.cases);  // Case, Verified against, Check, ...: the check beside what it checks against
+  t.columns[1] = "Verified against (check)";
+  t.columns.erase(t.columns.begin() + 2);
+  for (auto& r : t.rows) {
+    if (r.cells[2] != "not reported") r.cells[1] += " (" + r.cells[2] + ")";
+    r.cells.erase(r.cells.begin() + 2);
+  }
+  return section(std::string("\n## Verification\n\n") + kVerificationIntro + "\n\n", t);
+}
+
+using SummarySection = std::string (*)(const SummaryInput&);
+
+// summary.md after its first screen, in order; a section with nothing to say is "".
+// A new section is one emitter here (its text built in its own file of export/).
+constexpr SummarySection kSummarySections[] = {
+    [](const SummaryInput& in) { return environments_section(in.info); },
+    [](const SummaryInput& in) { return workload_sections(in.cases); },
+    [](const SummaryInput& in) { return notes(in.cases); },
+    [](const SummaryInput& in) { return interference_section_md(in.cases); },
+    sampling_md,
+    verification_md,
+    [](const SummaryInput& in) { return releases_section(in.releases); },
+    [](const SummaryInput& in) { return phases_section(in.analysis); },
+    [](const SummaryInput& in) { return cache_modes_section(in.analysis); },
+    [](const SummaryInput& in) { return break_even_section(in.analysis); },
+    [](const SummaryInput& in) { return loops_section(in.analysis); },
+    [](const SummaryInput& in) { return pairs_section(in.analysis); },
+    [](const SummaryInput& in) { return accuracy_section(in.analysis); },
+    [](const SummaryInput& in) { return throughput_section(in.analysis, in.info.environment); },
+    [](const SummaryInput& in) { return memory_variance_section(in.analysis); },
+    [](const SummaryInput& in) { return anatomy_section_md(in.cases); },
+};
+}  // namespace
+
+std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases, const Analysis& analysis,
+                       const std::vector<compare::ReleaseRow>& releases) {
+  const SummaryInput in{info, cases, analysis, releases};
+  std::string md = header_md(info, cases) + glance_md(in);
+  for (const auto emit : kSummarySections) md += emit(in);
   return md;
 }
 

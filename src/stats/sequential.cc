@@ -31,6 +31,11 @@ std::optional<Interval> order_statistic_median_ci(std::span<const double> xs, do
   return Interval{v[k - 1], v[n - k]};
 }
 
+bool median_interval_possible(std::size_t n, double confidence) {
+  const std::vector<double> v(n, 0.0);
+  return order_statistic_median_ci(v, confidence).has_value();
+}
+
 std::optional<double> half_width_pct(std::span<const double> xs, double confidence) {
   const auto ci = order_statistic_median_ci(xs, confidence);
   const auto med = median(xs);

@@ -20,6 +20,9 @@ namespace jitbench::stats {
 // The order-statistic interval of the median at this confidence; nullopt when
 // n is too small for any (n < 6 at 95%, n < 8 at 99%).
 std::optional<Interval> order_statistic_median_ci(std::span<const double> xs, double confidence);
+// Whether n values give that interval at all: the one rule every table follows
+// before it prints an interval (fewer values: their count and range instead).
+bool median_interval_possible(std::size_t n, double confidence);
 
 // The largest distance from the median to an end of the interval, as a
 // percentage of the median; nullopt without an interval or with a median of 0.

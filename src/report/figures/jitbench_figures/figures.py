@@ -9,6 +9,7 @@ import matplotlib
 
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import EngFormatter, NullFormatter  # noqa: E402
 
 # text.parse_math off: labels come from users (--machine, workload and case
 # names) and are text, never mathtext ("$\\foo{$" would stop every figure).
@@ -21,6 +22,20 @@ PHASE_COLORS = {"import": "#9e9e9e", "setup": "#c7c7c7", "unattributed": "#e8e0c
 # repeated below 12 phases.
 COMPILE_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
                   "#bcbd22", "#393b79", "#637939", "#843c39"]
+
+
+WARN_COLOR = "#d62728"
+
+
+def _units(axis, unit="s"):
+    """Engineering units on a time (or count) axis: 100 µs, 20 ms, 1.5 s;
+    1 k, 10 k for counts (unit ""). Minor log ticks stay unlabelled."""
+    axis.set_major_formatter(EngFormatter(unit=unit, places=None, sep="\N{THIN SPACE}" if unit else ""))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _warn_label(name, warn):
+    return f"\u26a0 {name} (warn: {warn})" if warn else name
 
 
 def _svg(fig):
@@ -45,33 +60,56 @@ def ttfr_by_phase(data):
         for n, _ in parts:
             if n not in names and n != "unattributed":
                 names.append(n)
+    names = [n for n in names if any(dict(parts).get(n, 0.0) > 0 for _, parts in rows)]  # no empty legend entries
     names.append("unattributed")  # always the last segment: what no phase covers
     phase_names = [n for n in names if n not in PHASE_COLORS]
     colors = {n: PHASE_COLORS.get(n) or COMPILE_COLORS[phase_names.index(n) % len(COMPILE_COLORS)] for n in names}
+    warn = [r.get("warn") for r in data["ttfr"]]
     fig, ax = plt.subplots(figsize=(9, 0.28 * len(rows) + 1.2))
-    labels = [r[0] for r in rows]
+    labels = [_warn_label(r[0], w) for r, w in zip(rows, warn)]
+    ys = list(range(len(rows)))
     left = [0.0] * len(rows)
     for n in names:
         vals = [dict(parts).get(n, 0.0) for _, parts in rows]
-        ax.barh(labels, vals, left=left, color=colors[n], label=n if n != "unattributed" else "unattributed (no phase covers it)",
+        ax.barh(ys, vals, left=left, color=colors[n], label=n if n != "unattributed" else "unattributed (no phase covers it)",
                 hatch="//" if n == "unattributed" else None, edgecolor="#b0a890" if n == "unattributed" else None,
                 linewidth=0)
         left = [a + b for a, b in zip(left, vals)]
+    for i, w in enumerate(warn):  # a warn case: its whole bar outlined, its label red
+        if w:
+            ax.barh([i], [left[i]], fill=False, edgecolor=WARN_COLOR, linewidth=1.5, linestyle="--")
+    ax.set_yticks(ys, labels)
+    for tick, w in zip(ax.get_yticklabels(), warn):
+        if w:
+            tick.set_color(WARN_COLOR)
     ax.invert_yaxis()
-    ax.set_xlabel("cold time to first result, median (s)")
+    _units(ax.xaxis)
+    ax.set_xlabel("cold time to first result, median")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)  # beside the bars, never over them
     return _svg(fig)
 
 
 def warm_distributions(data):
-    rows = [(r["case"], r["calls_s"]) for r in data["warm"]]
+    rows = [(_warn_label(r["case"], r.get("warn")), r["calls_s"], r.get("warn")) for r in data["warm"]]
     if not rows:
         return None
     fig, ax = plt.subplots(figsize=(9, 0.28 * len(rows) + 1.2))
-    ax.boxplot([r[1] for r in rows], vert=False, tick_labels=[r[0] for r in rows], showfliers=True)
+    boxes = ax.boxplot([r[1] for r in rows], orientation="horizontal", tick_labels=[r[0] for r in rows], showfliers=True,
+                       patch_artist=True)
+    for box, r in zip(boxes["boxes"], rows):
+        box.set_facecolor("#f4cccc" if r[2] else "#dde8f3")
+        box.set_edgecolor(WARN_COLOR if r[2] else "black")
+    for tick, r in zip(ax.get_yticklabels(), rows):
+        if r[2]:
+            tick.set_color(WARN_COLOR)
     ax.set_xscale("log")
+    _units(ax.xaxis)
+    lo, hi = ax.get_xlim()
+    if hi < 30 * lo:  # less than about a decade: one major tick at most, so label the minor ones too
+        ax.xaxis.set_minor_formatter(EngFormatter(unit="s", places=None, sep="\N{THIN SPACE}"))
+        ax.tick_params(axis="x", which="minor", labelsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel("warm call (s, log scale); box = quartiles, whiskers 1.5 IQR")
+    ax.set_xlabel("warm call (log scale); box = quartiles, whiskers 1.5 IQR")
     return _svg(fig)
 
 
@@ -87,11 +125,8 @@ def break_even(data):
         panels.setdefault(b["work"], []).append(b)
     names = sorted({b["jit"] for b in rows} | {b["eager"] for b in rows})
     color = {n: plt.get_cmap("tab10")(i % 10) for i, n in enumerate(names)}
-    ncols = min(3, len(panels))
-    nrows = math.ceil(len(panels) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 3.0 * nrows), squeeze=False)
-    for ax in axes.flat[len(panels):]:
-        ax.set_visible(False)
+    # One full-width panel per piece of work, its legend to the right of the lines.
+    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 3.4 * len(panels)), squeeze=False)
     for ax, (title, bs) in zip(axes.flat, panels.items()):
         _break_even_panel(ax, title, bs, color)
     fig.tight_layout()
@@ -127,13 +162,16 @@ def _break_even_panel(ax, title, bs, color):
                     markeredgecolor="black")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_title(title, fontsize=9)
+    _units(ax.xaxis, "")
+    _units(ax.yaxis)
+    ax.set_title(title, fontsize=9, loc="left")
     ax.set_xlabel("calls after the first", fontsize=8)
-    ax.set_ylabel("total time (s)", fontsize=8)
-    ax.legend(fontsize=6, loc="upper left")
+    ax.set_ylabel("total time", fontsize=8)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
 
 
-def _lines(points, x_key, y_key, xlabel, ylabel, logx=True, logy=True, title_key="backend", as_figure=False):
+def _lines(points, x_key, y_key, xlabel, ylabel, logx=True, logy=True, title_key="backend", as_figure=False,
+           units=(None, None)):
     series = {}
     for p in points:
         if p.get(x_key) is None or p.get(y_key) is None:
@@ -149,6 +187,9 @@ def _lines(points, x_key, y_key, xlabel, ylabel, logx=True, logy=True, title_key
         ax.set_xscale("log")
     if logy:
         ax.set_yscale("log")
+    for axis, unit in zip((ax.xaxis, ax.yaxis), units):
+        if unit is not None:
+            _units(axis, unit)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=7)
@@ -157,7 +198,7 @@ def _lines(points, x_key, y_key, xlabel, ylabel, logx=True, logy=True, title_key
 
 def mc_pi_error_vs_time(data):
     pts = [a for a in data["accuracy"] if a["abs_error"] and a["abs_error"] > 0]
-    fig = _lines(pts, "warm_median_s", "abs_error", "warm call (s)", "|pi - estimate|", as_figure=True)
+    fig = _lines(pts, "warm_median_s", "abs_error", "warm call", "|pi - estimate|", as_figure=True, units=("s", None))
     if fig is None:
         return None
     # Every backend counts the same points (up to float32 rounding of
@@ -179,8 +220,8 @@ def mc_pi_error_vs_time(data):
 
 
 def rnn_compile_curve(data):
-    return _lines(data["rnn"], "n", "compile", "sequence length (unrolled steps)", "compile time, median (s)",
-                  title_key="variant")
+    return _lines(data["rnn"], "n", "compile", "sequence length (unrolled steps)", "compile time, median",
+                  title_key="variant", units=("", "s"))
 
 
 def remat_memory(data):
@@ -191,8 +232,10 @@ def remat_memory(data):
     labels = [r[0] for r in rows]
     for ax, idx, label, scale in ((axes[0], 1, "XLA temp buffers (MiB)", 1 / 1048576),
                                   (axes[1], 2, "peak RSS growth, first call (MiB)", 1 / 1024),
-                                  (axes[2], 3, "warm call (ms)", 1000)):
+                                  (axes[2], 3, "warm call", 1)):
         ax.barh(labels, [(r[idx] or 0) * scale for r in rows], color="#55a868")
+        if idx == 3:
+            _units(ax.xaxis)
         ax.set_xlabel(label)
         ax.invert_yaxis()
     for ax in axes[1:]:
@@ -200,36 +243,57 @@ def remat_memory(data):
     return _svg(fig)
 
 
-RELEASE_METRICS = (("cold_import_s", "import"), ("cold_first_call_s", "first call"), ("cold_ttfr_s", "TTFR"),
-                   ("warm_call_s", "warm call"))
+RELEASE_LABELS = {"cold_import_s": "import", "cold_first_call_s": "first call", "cold_ttfr_s": "TTFR",
+                  "warm_call_s": "warm call"}
+RELEASE_COLS = 4
+
+
+def _release_label(metric):
+    """cold_ttfr_s -> TTFR; phase_compile_s -> compile (phase)."""
+    if metric in RELEASE_LABELS:
+        return RELEASE_LABELS[metric]
+    return metric.removeprefix("phase_").removesuffix("_s") + " (phase)"
 
 
 def releases(data):
+    """A block per case, a panel per metric (every phase included), four to a row."""
     rows = data.get("releases", [])
     if not rows:
         return None
-    fig, axes = plt.subplots(len(rows), len(RELEASE_METRICS), figsize=(11, 2.3 * len(rows) + 0.4), squeeze=False)
-    for r, row in enumerate(rows):
-        envs = row["environments"]
-        for c, (key, label) in enumerate(RELEASE_METRICS):
-            ax = axes[r][c]
-            pts = [(i, p) for i, p in enumerate(row["metrics"][key]) if p]
-            if pts:
-                xs = [i for i, _ in pts]
-                med = [p["median"] for _, p in pts]
-                err = [[p["median"] - p["lo"] for _, p in pts], [p["hi"] - p["median"] for _, p in pts]]
-                ax.errorbar(xs, med, yerr=err, fmt="o-", color="#1f77b4", ms=3, lw=1, capsize=2)
-                steps = [(i, p["median"]) for i, p in pts if p["significant_step"]]
-                if steps:
-                    ax.scatter([i for i, _ in steps], [m for _, m in steps], s=80, facecolors="none",
-                               edgecolors="#d62728", linewidths=1.5, zorder=3)
-            ax.set_xticks(range(len(envs)))
-            ax.set_xticklabels(envs, rotation=60, ha="right", fontsize=7)
-            ax.set_title(f"{row['key']}: {label}" if c == 0 else label, fontsize=8, loc="left")
-            ax.set_ylabel("s" if c == 0 else "")
-            ax.set_ylim(bottom=0)
+    blocks = [(row, row.get("metric_order") or list(row["metrics"])) for row in rows]
+    heights = [math.ceil(len(m) / RELEASE_COLS) for _, m in blocks]
+    fig, axes = plt.subplots(sum(heights), RELEASE_COLS, figsize=(11, 2.4 * sum(heights) + 0.4), squeeze=False)
+    top = 0
+    for (row, metrics), h in zip(blocks, heights):
+        for c in range(h * RELEASE_COLS):
+            ax = axes[top + c // RELEASE_COLS][c % RELEASE_COLS]
+            if c >= len(metrics):
+                ax.set_visible(False)
+                continue
+            _release_panel(ax, row, metrics[c], c == 0)
+        top += h
     fig.tight_layout()
     return _svg(fig)
+
+
+def _release_panel(ax, row, key, first):
+    envs = row["environments"]
+    pts = [(i, p) for i, p in enumerate(row["metrics"][key]) if p]
+    if pts:
+        xs = [i for i, _ in pts]
+        med = [p["median"] for _, p in pts]
+        err = [[p["median"] - p["lo"] for _, p in pts], [p["hi"] - p["median"] for _, p in pts]]
+        ax.errorbar(xs, med, yerr=err, fmt="o-", color="#1f77b4", ms=3, lw=1, capsize=2)
+        steps = [(i, p["median"]) for i, p in pts if p["significant_step"]]
+        if steps:
+            ax.scatter([i for i, _ in steps], [m for _, m in steps], s=80, facecolors="none",
+                       edgecolors=WARN_COLOR, linewidths=1.5, zorder=3)
+    ax.set_xticks(range(len(envs)))
+    ax.set_xticklabels(envs, rotation=30, ha="right", fontsize=7)
+    label = _release_label(key)
+    ax.set_title(f"{row['key']}: {label}" if first else label, fontsize=8, loc="left")
+    ax.set_ylim(bottom=0)
+    _units(ax.yaxis)
 
 
 # Keyed as src/export/figure_data.cc lists them (titles and notes live there).
@@ -263,8 +327,11 @@ def _history_case(snapshots, case):
         ax.set_xticklabels(snapshots, fontsize=7)  # "#k": the snapshot's number in the table below
         ax.set_xlim(-0.5, len(snapshots) - 0.5)
         ax.set_title(panel["metric"], fontsize=8, loc="left")
-        ax.set_ylabel("MiB" if rss else "s")
         ax.set_ylim(bottom=0)
+        if rss:
+            ax.set_ylabel("MiB")
+        else:
+            _units(ax.yaxis)
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", fontsize=7, ncol=1, bbox_to_anchor=(0.5, 1.0))
     fig.tight_layout()

@@ -1,0 +1,88 @@
+"""The report's figures as a reader sees them: every time axis in engineering
+units (µs, ms, s), warn cases drawn with their mark, every phase in the
+releases figure, one full-width break-even panel per piece of work."""
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src" / "report" / "figures"))
+figures = pytest.importorskip("jitbench_figures.figures")
+
+
+def texts(svg):
+    return [re.sub(r"\s+", " ", t).strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+
+
+def ttfr_data():
+    parts = [["import", 0.0004], ["setup", 0.00002], ["compile", 0.0003], ["unattributed", 0.00005]]
+    return {"ttfr": [{"case": "a_work", "parts": parts, "warn": None},
+                     {"case": "b_work", "parts": parts, "warn": "interpreter_only"}],
+            "warm": [{"case": "a_work", "calls_s": [1e-5, 1.2e-5, 1.1e-5], "warn": None},
+                     {"case": "b_work", "calls_s": [2e-5, 3e-5, 2.5e-5], "warn": "interpreter_only"}]}
+
+
+def test_time_axes_are_in_engineering_units_not_raw_seconds():
+    for draw in (figures.ttfr_by_phase, figures.warm_distributions):
+        labels = texts(draw(ttfr_data()))
+        ticks = [t for t in labels if re.fullmatch(r"[-\d.]+\s?(µs|ms|s|ns)", t.replace("\u2009", " "))]
+        assert ticks, labels
+        assert not any(re.fullmatch(r"0\.0+\d+|\d(\.\d+)?e-?\d+|1e-?\d+", t) for t in labels), labels  # no 0.00010, 1e-5
+
+
+def test_a_warn_case_is_drawn_with_its_mark():
+    for draw in (figures.ttfr_by_phase, figures.warm_distributions):
+        labels = texts(draw(ttfr_data()))
+        assert "\u26a0 b_work (warn: interpreter_only)" in labels, labels
+        assert "a_work" in labels  # an ok case keeps its plain label
+
+
+def release_data():
+    metrics = ["cold_import_s", "phase_trace_s", "phase_compile_s", "cold_first_call_s", "cold_ttfr_s", "warm_call_s"]
+    point = {"median": 0.002, "lo": 0.0018, "hi": 0.0023, "significant_step": False}
+    return {"releases": [{"key": "jax_jit_cpu_matmul_64_f32", "environments": ["old", "new"],
+                          "metric_order": metrics, "metrics": {m: [point, point] for m in metrics}}]}
+
+
+def test_the_releases_figure_draws_every_phase():
+    labels = texts(figures.releases(release_data()))
+    assert "trace (phase)" in labels and "compile (phase)" in labels, labels
+    assert "warm call" in labels and any(t.endswith("ms") for t in labels), labels
+
+
+def test_break_even_panels_are_full_width_with_the_legend_beside_the_lines(monkeypatch):
+    row = {"jit": "numba", "eager": "numpy", "verdict": "calls", "calls": 300.0, "ttfr_jit_s": 1.0,
+           "warm_jit_s": 1e-4, "ttfr_eager_s": 0.1, "warm_eager_s": 3e-3}
+    data = {"break_even": [dict(row, work="matmul_64_f32"), dict(row, work="mc_pi_1000_f64")]}
+    monkeypatch.setattr(figures, "_svg", lambda fig: fig)  # the figure itself, to measure its layout
+    fig = figures.break_even(data)
+    fig.canvas.draw()
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(panels) == 2
+    fig_box = fig.get_window_extent()
+    for ax in panels:
+        box, legend = ax.get_window_extent(), ax.get_legend().get_window_extent()
+        assert box.width > 0.6 * fig_box.width  # one panel per row, not a third of it
+        assert legend.x0 >= box.x1  # the legend beside the lines, never over them
+        ticks = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+        assert ticks and all(t.endswith("s") for t in ticks), ticks
+
+
+def test_a_run_s_warn_case_reaches_the_figures_flagged(jitbench, fake_env, quiet_machine):
+    """figure_data keeps a warn case that has timings (here its phase split is
+    in doubt: crosscheck_disagrees), with its reason; the report draws it
+    marked and says so."""
+    res = jitbench("run", "--cases", "matmul_8_f32", "--cold-runs", "2", "--warm-iters", "3", "--backends",
+                   "jax_jit_cpu,numpy", env=dict(fake_env(jax_jit_cpu="phases_disagree", numpy="ok"), **quiet_machine))
+    case = json.loads((res.out / "cases" / "jax_jit_cpu_matmul_8_f32.json").read_text())
+    assert (case["status"], case["reason"]) == ("warn", "crosscheck_disagrees")
+    assert jitbench("report", str(res.out), out=False).rc == 0
+    page = (res.out / "report" / "report.html").read_text()
+    for fig in ("ttfr", "warm"):
+        section = page.split(f"id='fig-{fig}'")[1].split("</section>")[0]
+        labels = texts(section)
+        assert "\u26a0 jax_jit_cpu_matmul_8_f32 (warn: crosscheck_disagrees)" in labels, (fig, labels)
+        assert "numpy_matmul_8_f32" in labels
+    assert "drawn in the figures with a red \u26a0 mark" in page
