@@ -8,7 +8,6 @@ anything real."""
 import fcntl
 import hashlib
 import json
-import shutil
 import subprocess
 import sys
 

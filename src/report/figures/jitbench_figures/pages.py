@@ -61,8 +61,10 @@ def value(v, metric):
 
 
 def _script_json(value):
-    """JSON safe inside <script type="application/json">: no '</' can close it."""
-    return Markup(json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/"))
+    """JSON safe inside <script type="application/json">: no '<' at all, so nothing can close or
+    re-open a script there (JSON.parse reads \\u003c back as '<')."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
 def environment():
