@@ -1,5 +1,5 @@
 """report.html and the publish site's pages, rendered with Jinja2 from the
-JSON jitbench computed (src/export/report_doc.cc, src/export/site_html.cc).
+JSON jitbench computed (src/export/report_doc.cc, src/export/site_json.cc).
 jitbench decides every number and word; this module only lays them out
 through the templates beside it (templates/), so no page is assembled by
 string concatenation. The site's charts are drawn in the browser by dygraphs,
