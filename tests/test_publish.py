@@ -8,6 +8,7 @@ anything real."""
 import fcntl
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 
@@ -378,3 +379,19 @@ def test_a_run_recorded_before_the_commit_was_kept_still_resumes(jitbench, fake_
     resumed = json.loads((out / "index.json").read_text())
     assert resumed["complete"] and "jitbench_git" not in resumed  # the build that started it is unknown
     assert resumed["resumed"][-1]["jitbench_git"]["sha"] is not None  # the one that finished it is named
+
+
+def test_a_python_without_jinja2_publishes_the_snapshot_and_says_the_pages_were_not_written(jitbench, fake_env,
+                                                                                         two_runs, tmp_path):
+    bare = shutil.which("python3", path="/usr/bin")
+    if not bare or subprocess.run([bare, "-c", "import jinja2"], capture_output=True).returncode == 0:
+        pytest.skip("needs a Python without jinja2")
+    site = tmp_path / "site"
+    assert publish(jitbench, two_runs[0], site).rc == 0
+    index = (site / "index.html").read_text()
+    res = publish(jitbench, two_runs[1], site, "--python", bare)
+    assert res.rc == 2 and "the site's pages were not written" in res.stderr and "jinja2" in res.stderr, res.stderr
+    assert len(registry(site)["snapshots"]) == 2  # the snapshot is published ...
+    assert (site / "index.html").read_text() == index  # ... and the old pages are left as they were
+    assert publish(jitbench, fake_run(jitbench, fake_env, tmp_path / "r3"), site).rc == 0
+    assert len(registry(site)["snapshots"]) == 3 and registry(site)["snapshots"][1]["id"] in (site / "index.html").read_text()
