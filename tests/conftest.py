@@ -108,3 +108,34 @@ def small_fs(tmp_path):
         pytest.skip("cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN)")
     yield mnt
     subprocess.run(["umount", "-l", str(mnt)])
+
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's, installed by scripts/setup.sh --for-tests: Playwright downloads none
+
+
+class BrowserPage:
+    """A Playwright page that records every console error and uncaught exception."""
+
+    def __init__(self, page):
+        self.page, self.errors = page, []
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+
+@pytest.fixture(scope="session")
+def _chromium():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("chromium is installed by scripts/setup.sh --for-tests")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in requirements/test.txt")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def browser_page(_chromium):
+    """A fresh page in headless Chromium (Playwright driving Debian's executable)."""
+    context = _chromium.new_context(viewport={"width": 1250, "height": 1000})
+    yield BrowserPage(context.new_page())
+    context.close()

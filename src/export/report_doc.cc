@@ -7,6 +7,7 @@
 #include "export/figure_data.h"
 #include "export/glance_table.h"
 #include "export/interference_text.h"
+#include "export/table_json.h"
 #include "export/sampling_table.h"
 #include "export/throughput_table.h"
 #include "export/verification_table.h"
@@ -130,21 +131,13 @@ constexpr const char* kIntro =
     "more, else their range (Sampling); every result was checked against a "
     "float64 reference.";
 
-constexpr const char* kCss =
-    "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\n"
-    "table{border-collapse:collapse;font-size:13px;margin:.5em 0}td,th{border:1px solid #ddd;padding:3px "
-    "7px;text-align:left}#cases td{white-space:nowrap}\nth{background:#f4f4f4}tr.warn td{background:#fff8e1}"
-    "tr.failed td{background:#fdecea}code{font-size:12px}\n.fig{margin:1em 0 2em}.fig "
-    "svg{max-width:100%;height:auto}.note{color:#555;font-size:13px}\ndetails{margin:.4em 0;font-size:13px}"
-    "summary{cursor:pointer}";
-
 std::string group_note(const std::string& kind) {
   if (kind == "high variance")
     return fmt::format("coefficient of variation above {:.0f}%: read these medians with their intervals", kCvLimit * 100);
   return fmt::format("fewer than {} cold runs: medians and intervals are rough", kFewRuns);
 }
 
-std::string warnings_html(const std::vector<ReportWarning>& warns) {
+nlohmann::json warnings_json(const std::vector<ReportWarning>& warns) {
   Table single{{"Kind", "Case", "What"}, {}};
   std::vector<std::pair<std::string, Table>> grouped_tables;
   for (const auto& w : warns) {
@@ -156,51 +149,43 @@ std::string warnings_html(const std::vector<ReportWarning>& warns) {
     if (it == grouped_tables.end()) it = grouped_tables.insert(grouped_tables.end(), {w.kind, Table{{"Case", "What"}, {}}});
     it->second.add({md_code(w.case_id), w.text});
   }
-  std::string out = fmt::format("<section id='warnings'><h2>Warnings ({})</h2>", warns.size());
-  if (!single.empty()) out += to_html(single);
+  nlohmann::json groups = nlohmann::json::array();
   for (const auto& [kind, t] : grouped_tables)
-    out += fmt::format("<details><summary><b>{}</b>: {} {} — {}</summary>{}</details>", html_escape(kind),
-                       t.rows.size(), t.rows.size() == 1 ? "entry" : "entries", html_escape(group_note(kind)), to_html(t));
-  if (warns.empty()) out += "<p>None: every case ran cleanly, with enough runs and low variance.</p>";
-  return out + "</section>";
+    groups.push_back({{"kind", kind}, {"note", group_note(kind)}, {"table", table_json(t)}});
+  return {{"count", warns.size()}, {"single", single.empty() ? nlohmann::json() : table_json(single)},
+          {"groups", groups}};
+}
+
+nlohmann::json titled(const std::string& intro, const Table& t) {
+  if (t.empty()) return nullptr;
+  return {{"intro", intro}, {"table", table_json(t)}};
 }
 }  // namespace
 
-std::string report_html(const LoadedRun& run, const Analysis& analysis, const std::map<std::string, std::string>& svgs) {
-  std::string page = fmt::format("<!doctype html><html lang='en'><head><meta charset='utf-8'><title>jitbench "
-                                 "report</title><style>{}</style></head><body>\n<h1>jitbench report</h1>\n"
-                                 "<p class='note'>{}</p>\n",
-                                 kCss, inline_html(kIntro));
+nlohmann::json report_page_json(const LoadedRun& run, const Analysis& analysis) {
   std::string command;
   for (const auto& a : run.index.command) command += (command.empty() ? "" : " ") + a;
-  if (!command.empty()) page += "<p class='note'>Command: <code>" + html_escape(command) + "</code></p>\n";
-  if (const auto glance = glance_table(run.cases, analysis); !glance.empty())
-    page += "<section id='glance'><h2>At a glance</h2>" + to_html(glance) +
-            "<p class='note'>Only ok cases; the figures and the full table follow.</p></section>\n";
+  const auto glance = glance_table(run.cases, analysis);
   Table env{{"", ""}, {}};
   for (const auto& [k, v] : environment_rows(run.environment, run.cases)) env.add({"**" + k + "**", v});
-  page += "<section id='environment'><h2>Environment</h2>" + to_html(env) + "</section>\n";
-  page += warnings_html(report_warnings(run.cases, analysis)) + "\n";
-  if (const auto t = throughput_table(analysis); !t.empty())
-    page += "<section id='throughput'><h2>Throughput against the floor and the ceiling</h2><p class='note'>" +
-            inline_html(kThroughputIntro) + "</p>" + to_html(t) + "</section>\n";
-  for (const auto& f : report_figures())
-    if (auto it = svgs.find(f.key); it != svgs.end())
-      page += fmt::format("<section class='fig' id='fig-{}'><h2>{}</h2><p class='note'>{}</p>{}</section>\n", f.key,
-                          html_escape(f.title), html_escape(f.note), it->second);
-  page += fmt::format("<section id='cases'><h2>Cases ({})</h2>{}<p class='note'>A warn case's timings "
-                      "(interpreter_only) are shown for what they are, drawn in the figures with a red ⚠ mark, and "
-                      "left out of every comparison; a warning about the phase split alone (crosscheck_*) leaves "
-                      "its times measured and compared."
-                      "</p></section>\n",
-                      run.cases.size(), to_html(cases_table(run.cases)));
-  page += "<section id='sampling'><h2>Sampling</h2><p class='note'>" + inline_html(kSamplingIntro) + "</p>" +
-          to_html(sampling_table(run.cases)) + "</section>\n";
-  if (const auto t = verification_table(run.cases); !t.empty())
-    page += "<section id='verification'><h2>Verification</h2><p class='note'>" + inline_html(kVerificationIntro) +
-            "</p>" + to_html(t) + "</section>\n";
-  page += "</body></html>\n";
-  return page;
+  nlohmann::json figures = nlohmann::json::array();
+  for (const auto& f : report_figures()) figures.push_back({{"key", f.key}, {"title", f.title}, {"note", f.note}});
+  return {{"intro", kIntro},
+          {"command", command},
+          {"glance", glance.empty() ? nlohmann::json() : table_json(glance)},
+          {"environment", table_json(env)},
+          {"warnings", warnings_json(report_warnings(run.cases, analysis))},
+          {"throughput", titled(kThroughputIntro, throughput_table(analysis))},
+          {"figures", figures},
+          {"cases", table_json(cases_table(run.cases))},
+          {"sampling", {{"intro", kSamplingIntro}, {"table", table_json(sampling_table(run.cases))}}},
+          {"verification", titled(kVerificationIntro, verification_table(run.cases))}};
+}
+
+nlohmann::json report_input(const LoadedRun& run, const Analysis& analysis) {
+  auto data = figure_data(run.cases, analysis);
+  data["report_page"] = report_page_json(run, analysis);
+  return data;
 }
 
 std::string report_md(const LoadedRun& run, const Analysis& analysis, const std::map<std::string, std::string>& svgs) {

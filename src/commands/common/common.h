@@ -32,8 +32,9 @@ std::filesystem::path resolve_native_worker(WorkerKind kind = WorkerKind::Native
 // matmul; $JITBENCH_NATIVE_BLAS overrides; "" when not found.
 std::string resolve_native_blas(const std::string& python);
 
-// Runs the figure script (matplotlib) on data; returns file stem -> SVG for
-// every figure it drew. Its output goes to log_path (inside log_root).
+// Runs the figure script (matplotlib figures, Jinja2 pages) on data; returns
+// every file it wrote, by path relative to its output directory ("ttfr.svg",
+// "report.html", "site/index.html"). Its output goes to log_path (inside log_root).
 // Throws UserError when Python cannot start or the script fails.
 std::map<std::string, std::string> draw_figures(const std::string& python, const nlohmann::json& data,
                                                 const std::filesystem::path& log_root,

@@ -1,6 +1,6 @@
-// The figure script (src/report/figures, matplotlib) run on a figure-data
-// document: shared by `report` (a run's figures) and `publish` (a site's
-// per-case history).
+// The figure script (src/report/figures: matplotlib figures, Jinja2 pages) run
+// on its input document: shared by `report` (a run's figures and report.html)
+// and `publish` (the site's pages).
 #include <fmt/format.h>
 
 #include <stdlib.h>
@@ -50,10 +50,11 @@ std::map<std::string, std::string> draw_figures(const std::string& python, const
   if (p.kind != ExitKind::Exited || p.exit_code != 0)
     throw UserError(fmt::format("the figures could not be drawn: {} (log: {})", last_line(spec.log_path),
                                 spec.log_path.string()));
-  std::map<std::string, std::string> svgs;
-  for (const auto& e : fs::directory_iterator(work.path))
-    if (e.path().extension() == ".svg") svgs[e.path().stem().string()] = read_file(e.path());
-  return svgs;
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(work.path))
+    if (e.is_regular_file() && e.path() != work.path / "data.json")
+      files[fs::relative(e.path(), work.path).generic_string()] = read_file(e.path());
+  return files;
 }
 
 }  // namespace jitbench

@@ -8,6 +8,7 @@
 #include "util/fs.h"
 
 namespace jitbench {
+namespace fs = std::filesystem;
 
 void write_report(const std::string& dir, const std::string& python) {
   auto loaded = read_run(dir);
@@ -17,10 +18,15 @@ void write_report(const std::string& dir, const std::string& python) {
   if (auto* e = std::get_if<std::string>(&reopened)) throw UserError(*e);
   const OutDir& out = std::get<OutDir>(reopened);
   const Analysis analysis = analyze(run.cases, run.environment.ceilings());
-  const auto svgs = draw_figures(python, figure_data(run.cases, analysis), out.root(),
-                                 out.root() / "report" / "report.log");
-  write_files_in(out.root(), {{"report/report.html", report_html(run, analysis, svgs)},
-                              {"report/report.md", report_md(run, analysis, svgs)}});
+  const auto files = draw_figures(python, report_input(run, analysis), out.root(),
+                                  out.root() / "report" / "report.log");
+  std::map<std::string, std::string> svgs;
+  for (const auto& [name, text] : files)
+    if (const fs::path path(name); path.extension() == ".svg") svgs[path.stem().string()] = text;
+  const auto html = files.find("report.html");
+  if (html == files.end())
+    throw UserError("the figure script wrote no report.html (log: " + (out.root() / "report" / "report.log").string() + ")");
+  write_files_in(out.root(), {{"report/report.html", html->second}, {"report/report.md", report_md(run, analysis, svgs)}});
 }
 
 }  // namespace jitbench

@@ -1,4 +1,4 @@
-// The publish site: its marker and lock, its registry, its index page.
+// The publish site: its marker and lock, its registry, its pages (index, one per case, assets).
 #include <fmt/format.h>
 
 #include "artifacts/out_dir.h"
@@ -8,7 +8,7 @@
 #include "export/json_util.h"
 #include "export/publish_json.h"
 #include "export/schema.h"
-#include "export/site_html.h"
+#include "export/site_json.h"
 #include "results/read.h"
 #include "util/clock.h"
 #include "util/fs.h"
@@ -44,7 +44,7 @@ std::vector<RegistryEntry> registry_of(const fs::path& site) {
   return std::get<std::vector<RegistryEntry>>(std::move(r));
 }
 
-// SITE/index.html (and its figures) from every snapshot in the registry.
+// SITE/index.html, SITE/cases/*.html and SITE/assets/ from every snapshot in the registry.
 void regenerate_site(const PublishOptions& o, const fs::path& site, const std::vector<RegistryEntry>& entries,
                      const std::string& now) {
   std::vector<LoadedRun> runs;
@@ -66,14 +66,16 @@ void regenerate_site(const PublishOptions& o, const fs::path& site, const std::v
     snaps.push_back({entries[k].id, entries[k].published_at, entries[k].machine, entries[k].environment_digest,
                      &runs[k].cases});
   page.history = compare::build_history(snaps, o.gate_pct, o.alpha);
+  std::map<std::string, std::string> files;
   try {
-    const Ticker ticker(fmt::format("drawing the site's figures ({} cases)", page.history.case_ids.size()), false);
-    for (auto& [key, svg] : draw_figures(resolve_python(o.python), site_figure_data(page), site, site / "site.log"))
-      for (std::size_t k = 0; k < page.history.case_ids.size(); ++k)
-        if (key == "history-" + std::to_string(k)) page.svgs[page.history.case_ids[k]] = std::move(svg);
+    const Ticker ticker(fmt::format("drawing the site's pages ({} cases)", page.history.case_ids.size()), false);
+    files = draw_figures(resolve_python(o.python), site_json(page), site, site / "site.log");
   } catch (const UserError& e) {
-    say(stderr, "jitbench: note: the site's figures were not drawn ({}); its tables hold every point\n", e.what());
+    throw UserError(fmt::format("snapshot published (registry.json lists it), but the site's pages were not "
+                                "written: {}; the next publish writes them", e.what()));
   }
-  write_file_in(site, "index.html", site_html(page));
+  const std::string prefix = "site/";
+  for (const auto& [name, text] : files)
+    if (name.starts_with(prefix)) write_file_in(site, name.substr(prefix.size()), text);
 }
 }  // namespace jitbench

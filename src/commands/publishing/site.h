@@ -18,7 +18,7 @@ inline constexpr const char* kSiteMarker = ".jitbench-site";
 OutDirLock open_site(const std::filesystem::path& site);
 // The site's registry.json, oldest snapshot first (empty for a new site).
 std::vector<RegistryEntry> registry_of(const std::filesystem::path& site);
-// SITE/index.html (and its figures) from every snapshot in the registry.
+// SITE/index.html, SITE/cases/*.html and SITE/assets/ (rendered by the figures package) from every snapshot in the registry.
 void regenerate_site(const PublishOptions& o, const std::filesystem::path& site,
                      const std::vector<RegistryEntry>& entries, const std::string& now);
 }  // namespace jitbench

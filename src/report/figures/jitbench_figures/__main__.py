@@ -2,11 +2,6 @@ import json
 import pathlib
 import sys
 
-try:
-    from . import figures
-except ImportError as exc:  # jitbench reads this line from the log
-    raise SystemExit(f"missing_dependency: matplotlib ({exc}); run scripts/setup.sh") from exc
-
 
 def main(argv):
     if len(argv) != 2:
@@ -14,13 +9,23 @@ def main(argv):
         return 2
     data = json.loads(pathlib.Path(argv[0]).read_text())
     out = pathlib.Path(argv[1])
-    if "site_history" in data:  # a publish site's per-case history (jitbench publish)
-        drawn = figures.site_history(data)
-    else:  # a run's report (jitbench report)
-        drawn = {key: draw(data) for key, draw in figures.FIGURES.items()}
+    if "site" in data:  # a publish site's pages (jitbench publish): drawn in the browser, no matplotlib
+        from . import pages
+        for rel, text in pages.render_site(data).items():
+            (out / "site" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (out / "site" / rel).write_text(text, encoding="utf-8")
+        return 0
+    try:
+        from . import figures
+    except ImportError as exc:  # jitbench reads this line from the log
+        raise SystemExit(f"missing_dependency: matplotlib ({exc}); run scripts/setup.sh") from exc
+    drawn = {key: draw(data) for key, draw in figures.FIGURES.items()}  # a run's report (jitbench report)
     for key, svg in drawn.items():
         if svg:
             (out / f"{key}.svg").write_text(svg, encoding="utf-8")
+    if "report_page" in data:
+        from . import pages
+        (out / "report.html").write_text(pages.render_report(data, drawn), encoding="utf-8")
     return 0
 
 
