@@ -86,6 +86,11 @@ WorkerEnv worker_env(const WorkerSetup& s, const Case& c, const fs::path& cache_
   if (!s.native_blas.empty() && c.worker() == WorkerKind::Native)
     env["JITBENCH_NATIVE_BLAS"] = s.native_blas;
   if (!cache_dir.empty()) env["JITBENCH_CACHE_DIR"] = fs::absolute(cache_dir).string();
+  // In a pinned environment the directory jitbench was started in must not come first on the
+  // worker's sys.path (`python -m` puts it there): from inside a checkout of the package measured
+  // (`bisect --git .`, `run --env` from its clone) the worker would import the files on disk, not the
+  // release or commit the environment holds. Set before the environment's own variables, which may undo it.
+  if (!c.env.empty()) env["PYTHONSAFEPATH"] = "1";
   // The case's environment's own variables: deliberate, so kept whatever they
   // set (a cache flag too), after the scrub, and recorded in worker_env.
   if (auto it = s.environments.find(c.env); !c.env.empty() && it != s.environments.end())

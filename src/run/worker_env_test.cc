@@ -81,3 +81,16 @@ TEST(WorkerEnv, TheThreadSettingsAreTheWorkersNotJitbenchs) {
 
 }  // namespace
 }  // namespace jitbench
+
+// From inside a checkout of the package an environment pins, `python -m` would
+// import the checkout (the start directory first on sys.path): a pinned
+// environment's worker starts with PYTHONSAFEPATH, the current interpreter's as it was.
+TEST(WorkerEnv, APinnedEnvironmentsWorkerDoesNotImportTheStartDirectory) {
+  WorkerSetup s;
+  s.worker_dir = "/w";
+  s.environments["v1"] = EnvironmentRun{true, "", "/env/bin/python", {}, "f"};
+  auto c = make_case("numpy", "matmul", 8, "f32");
+  EXPECT_FALSE(worker_env(s, c, "", {}).set.count("PYTHONSAFEPATH"));
+  c.env = "v1";
+  EXPECT_EQ(worker_env(s, c, "", {}).set.at("PYTHONSAFEPATH"), "1");
+}
