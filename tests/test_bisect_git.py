@@ -212,3 +212,38 @@ def test_bisect_git_refuses_versions_and_a_missing_target(jitbench, tmp_path):
     res = jitbench("bisect", "--git", str(tmp_path), "--good", "a", "--bad", "b", "--versions", "a,b",
                    "--out-dir", str(tmp_path / "o"), out=False)
     assert res.rc == 2 and "leave out --versions" in res.stderr, res.stderr
+
+
+def toy_wheel(into, value):
+    """A toypkg 0.9 wheel (VALUE = value) in the directory into: an installed copy of the same package."""
+    import zipfile
+    dist = "toypkg-0.9.dist-info"
+    files = {"toypkg/__init__.py": f"VALUE = {value}\n",
+             dist + "/METADATA": "Metadata-Version: 2.1\nName: toypkg\nVersion: 0.9\n",
+             dist + "/WHEEL": "Wheel-Version: 1.0\nGenerator: toy\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+             dist + "/RECORD": ""}
+    into.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(into / "toypkg-0.9-py3-none-any.whl", "w") as z:
+        for p, d in files.items():
+            z.writestr(p, d)
+
+
+def test_a_commit_put_on_the_path_is_imported_before_an_installed_copy_of_the_same_package(toy, tmp_path):
+    repo = tmp_path / "toypkg"
+    (repo / "toypkg").mkdir(parents=True)
+    (repo / "toypkg" / "__init__.py").write_text("VALUE = 2\n")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the commit")
+    sha = git(repo, "rev-parse", "HEAD")
+    toy_wheel(tmp_path / "wheels", 1)
+    sys.path.insert(0, str(ROOT / "worker"))
+    from jitbench_worker import envs
+    # toypkg from the wheel (what --install-extra toypkg gives) and the commit of toypkg.
+    record = envs.build({"name": "t", "requirements": ["toypkg", f"toypkg @ git+file://{repo}@{sha}"],
+                         "cache_root": str(tmp_path / "cache"),
+                         "find_links": [str(toy["wheels"]), str(tmp_path / "wheels")], "no_index": True})
+    assert record["packages"].get("toypkg") == "0.9", record["packages"]  # the installed copy is there
+    out = subprocess.run([record["python"], "-c", "import toypkg; print(toypkg.VALUE, toypkg.__file__)"],
+                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=""), check=True).stdout
+    assert out.startswith("2 ") and out.split()[1].startswith(os.path.join(record["dir"], "src", sha)), out

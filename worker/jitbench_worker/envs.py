@@ -281,11 +281,26 @@ def install_source(d, py, uv, spec, name, repo, commit):
         root = os.path.join(tree, "src") if os.path.isdir(os.path.join(tree, "src")) else tree
         purelib = run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                       env={**os.environ, "PYTHONPATH": ""}).strip().splitlines()[-1]
+        # An "import" line of a .pth file is run by site: the tree goes to the FRONT of sys.path, so that a copy of
+        # the same package installed in the environment (a requirement, --install-extra) cannot hide the commit.
         with open(os.path.join(purelib, f"_jitbench_git_{commit[:12]}.pth"), "w") as f:
-            f.write(root + "\n")
+            f.write(f"import sys; sys.path.insert(0, {root!r})\n")
         run([py, "-m", "compileall", "-q", root])  # an import measures the package, not Python's compiler
+        check_imported_from(py, name, root)
     return {"name": name, "repository": repo, "commit": commit, "install": "built" if backend else "path",
             "why": why}
+
+
+def check_imported_from(py, name, root):
+    """The module NAME (a name's '-' read as '_'), when the environment's interpreter finds it at all, comes from
+    the tree at root; else Unbuildable (an import name that differs from the requirement's is not checked)."""
+    code = ("import importlib.util, sys; s = importlib.util.find_spec(sys.argv[1]); "
+            "print(s.origin or next(iter(s.submodule_search_locations or []), '') if s else '')")
+    where = run([py, "-I", "-c", code, name.replace("-", "_")]).strip().splitlines()  # -I: no cwd, no PYTHONPATH
+    found = where[-1] if where else ""
+    if found and not os.path.realpath(found).startswith(os.path.realpath(root) + os.sep):
+        raise Unbuildable(f"import {name} in the environment finds {found}, not the commit's tree {root}: remove "
+                          f"{name} from the other requirements (--install-extra, --with)")
 
 
 def build_into(d, spec, held, uv):
@@ -297,6 +312,7 @@ def build_into(d, spec, held, uv):
     sources = git_sources(spec["requirements"])
     reqs = [r for r in spec["requirements"] if not _GIT.match(r)]
     named = {re.split(r"[\[<>=!~ ;]", r.strip(), 1)[0].lower() for r in reqs}
+    named |= {name.lower() for name, _, _ in sources}  # a commit of numpy is the environment's numpy
     reqs += [w for w in WORKER_NEEDS if w not in named]
     cmd = [uv, "pip", "install", "--quiet", "--python", py, "--compile-bytecode"]
     if held:
