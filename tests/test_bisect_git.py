@@ -123,13 +123,56 @@ def test_bisect_git_over_a_range_without_the_step_says_no_regression(jitbench, t
     assert [s["subject"] for s in doc["steps"]] == ["load the tables at import", "tidy the readme"]
 
 
-@pytest.mark.parametrize("what", ["not_a_repo", "unknown_rev", "option_rev", "not_ancestor", "same"])
-def test_bisect_git_refuses_bad_inputs_with_one_line(jitbench, toy, tmp_path, what):
+@pytest.fixture(scope="module")
+def merged(tmp_path_factory):
+    """toypkg with a merged side branch: main M1, side S1 S2 (from M1), main M2, the merge of side, M3.
+    Returns the repository and its commits by name."""
+    repo = tmp_path_factory.mktemp("bisect-git-merge") / "toypkg"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    ids = {}
+
+    def commit(name, path, text):
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", name)
+        ids[name] = git(repo, "rev-parse", "HEAD")
+
+    commit("M1", "toypkg/__init__.py", "VALUE = 1\n")
+    git(repo, "checkout", "-q", "-b", "side")
+    commit("S1", "side1.txt", "s1\n")
+    commit("S2", "side2.txt", "s2\n")
+    git(repo, "checkout", "-q", "main")
+    commit("M2", "main2.txt", "m2\n")
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    ids["merge"] = git(repo, "rev-parse", "HEAD")
+    commit("M3", "main3.txt", "m3\n")
+    return repo, ids
+
+
+def test_bisect_git_candidates_are_the_first_parent_line_of_bad_across_a_merge(jitbench, toy, merged, tmp_path):
+    repo, ids = merged
+    out = tmp_path / "bisect"
+    jitbench("bisect", "--git", str(repo), "--good", ids["M1"], "--bad", "main", *CASE, "--workload-path",
+             str(toy["workload"]), "--find-links", str(toy["wheels"]), "--no-index", "--out-dir", str(out),
+             env={"JITBENCH_ENV_CACHE": str(toy["cache"])}, out=False, timeout=1200)
+    doc = json.loads((out / "bisect.json").read_text())
+    assert doc["candidates"] == [ids[n] for n in ("M1", "M2", "merge", "M3")], (doc["candidates"], ids)
+
+
+@pytest.mark.parametrize("what", ["not_a_repo", "inside_a_repo", "unknown_rev", "option_rev", "not_ancestor", "same",
+                                  "merged_side_branch"])
+def test_bisect_git_refuses_bad_inputs_with_one_line(jitbench, toy, merged, tmp_path, what):
     shas = toy["shas"]
     plain = tmp_path / "plain"
     plain.mkdir()
     repo, good, bad, expect = {
         "not_a_repo": (plain, "HEAD~1", "HEAD", "not a git repository"),
+        "inside_a_repo": (toy["repo"] / "toypkg", "HEAD~1", "HEAD",
+                          f"a directory inside the git repository {toy['repo']}, not its top: give --git "),
+        "merged_side_branch": (merged[0], merged[1]["S2"], "main",
+                               f"--good {merged[1]['S2']} is not on the first-parent line of --bad main"),
         "unknown_rev": (toy["repo"], "no-such-rev", "HEAD", "--good 'no-such-rev' is not a revision"),
         "option_rev": (toy["repo"], shas[0], "--output=x", "--bad '--output=x' is not a revision"),
         "not_ancestor": (toy["repo"], shas[2], shas[0], f"--good {shas[2]} is not an ancestor of --bad {shas[0]}"),
@@ -247,3 +290,14 @@ def test_a_commit_put_on_the_path_is_imported_before_an_installed_copy_of_the_sa
     out = subprocess.run([record["python"], "-c", "import toypkg; print(toypkg.VALUE, toypkg.__file__)"],
                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=""), check=True).stdout
     assert out.startswith("2 ") and out.split()[1].startswith(os.path.join(record["dir"], "src", sha)), out
+
+
+def test_bisect_git_reads_the_repository_it_is_given_not_the_one_git_dir_names(jitbench, toy, tmp_path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    out = tmp_path / "bisect"
+    res = jitbench("bisect", "--git", str(plain), "--good", "HEAD~1", "--bad", "HEAD", *CASE, "--workload-path",
+                   str(toy["workload"]), "--out-dir", str(out), out=False,
+                   env={"GIT_DIR": str(toy["repo"] / ".git"), "GIT_WORK_TREE": str(toy["repo"])})
+    assert res.rc == 2 and "not a git repository" in res.stderr, res.stderr
+    assert not out.exists()
