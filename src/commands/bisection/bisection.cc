@@ -109,13 +109,14 @@ long more_runs_needed(const compare::MetricRow& row, std::size_t n, double limit
 
 class Bisection {
  public:
-  Bisection(const BisectOptions& o, const OutDir& out) : o_(o), out_(out) {}
+  Bisection(const BisectOptions& o, const OutDir& out, const std::vector<GitCommit>& commits)
+      : o_(o), out_(out), commits_(commits) {}
 
   // The candidates, oldest first, from good to bad (with --git: commit ids).
   std::vector<std::string> candidates() {
     if (!o_.git.empty()) {
       std::vector<std::string> shas;
-      for (const auto& c : git_candidates(o_.git, o_.good, o_.bad)) {
+      for (const auto& c : commits_.empty() ? git_candidates(o_.git, o_.good, o_.bad) : commits_) {
         subjects_[c.sha] = c.subject;
         shas.push_back(c.sha);
       }
@@ -267,6 +268,7 @@ class Bisection {
 
   const BisectOptions& o_;
   const OutDir& out_;
+  const std::vector<GitCommit>& commits_;
   PosixLauncher launcher_;
   std::map<std::string, int> runs_;
   std::map<std::string, std::string> subjects_;  // --git: each candidate's subject
@@ -435,8 +437,8 @@ bool revise(Bisection& b, const StepSamples& good, const StepSamples& lo_samples
 }
 }  // namespace
 
-int bisect(const BisectOptions& o, const OutDir& out) {
-  Bisection b(o, out);
+int bisect(const BisectOptions& o, const OutDir& out, const std::vector<GitCommit>& commits) {
+  Bisection b(o, out, commits);
   const auto cands = b.candidates();
   const auto ends = b.measure_side_by_side({{cands.front(), "good"}, {cands.back(), "bad"}});
   const auto& good = ends[0];
