@@ -301,3 +301,31 @@ def test_bisect_git_reads_the_repository_it_is_given_not_the_one_git_dir_names(j
                    env={"GIT_DIR": str(toy["repo"] / ".git"), "GIT_WORK_TREE": str(toy["repo"])})
     assert res.rc == 2 and "not a git repository" in res.stderr, res.stderr
     assert not out.exists()
+
+
+def one_commit_repo(path, files):
+    """A repository at path with one commit of files; its id."""
+    for p, text in files.items():
+        (path / p).parent.mkdir(parents=True, exist_ok=True)
+        (path / p).write_text(text)
+    git(path, "init", "-q")
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "the commit")
+    return git(path, "rev-parse", "HEAD")
+
+
+def build_commit(toy, tmp_path, repo, sha):
+    sys.path.insert(0, str(ROOT / "worker"))
+    from jitbench_worker import envs
+    return envs.build({"name": "t", "requirements": [f"toypkg @ git+file://{repo}@{sha}"],
+                       "cache_root": str(tmp_path / "cache"), "find_links": [str(toy["wheels"])], "no_index": True})
+
+
+def test_a_commit_with_a_file_that_does_not_compile_is_still_put_on_the_path(toy, tmp_path):
+    repo = tmp_path / "toypkg"
+    sha = one_commit_repo(repo, {"toypkg/__init__.py": "VALUE = 3\n", "toypkg/py2_script.py": "print 'old'\n"})
+    record = build_commit(toy, tmp_path, repo, sha)
+    assert record["sources"][0]["install"] == "path", record["sources"]
+    out = subprocess.run([record["python"], "-c", "import toypkg; print(toypkg.VALUE)"], capture_output=True,
+                         text=True, env=dict(os.environ, PYTHONPATH=""), check=True).stdout
+    assert out.strip() == "3"
