@@ -329,3 +329,23 @@ def test_a_commit_with_a_file_that_does_not_compile_is_still_put_on_the_path(toy
     out = subprocess.run([record["python"], "-c", "import toypkg; print(toypkg.VALUE)"], capture_output=True,
                          text=True, env=dict(os.environ, PYTHONPATH=""), check=True).stdout
     assert out.strip() == "3"
+
+
+def test_a_commit_with_a_submodule_says_so_in_its_record(toy, tmp_path):
+    repo = tmp_path / "toypkg"
+    one_commit_repo(repo, {"toypkg/__init__.py": "VALUE = 4\n"})
+    # A gitlink, as `git submodule add` records one (the submodule's own repository is not needed to record it).
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{git(repo, 'rev-parse', 'HEAD')},vendor/lib")
+    git(repo, "commit", "-q", "-m", "add a submodule")
+    sha = git(repo, "rev-parse", "HEAD")
+    record = build_commit(toy, tmp_path, repo, sha)
+    (source,) = record["sources"]
+    assert "submodules are not exported" in source["why"] and "vendor/lib" in source["why"], source
+
+
+def test_git_commands_of_the_environment_builder_ignore_git_dir(toy, tmp_path, monkeypatch):
+    repo = tmp_path / "toypkg"
+    sha = one_commit_repo(repo, {"toypkg/__init__.py": "VALUE = 5\n"})
+    monkeypatch.setenv("GIT_DIR", str(toy["repo"] / ".git"))  # another repository, without this commit
+    record = build_commit(toy, tmp_path, repo, sha)
+    assert record["sources"][0]["commit"] == sha

@@ -220,16 +220,45 @@ def git_sources(requirements):
     return [(m.group(1), m.group(2), m.group(3)) for m in map(_GIT.match, requirements) if m]
 
 
+# git reads the repository it is given (never one these name), asks nothing, fetches nothing (a partial clone's
+# missing objects, LFS files): a commit's tree is exported from what is on this machine, or not at all.
+_GIT_LOCATION = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
+                 "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES")
+GIT_EXPORT_TIMEOUT_S = 300
+
+
+def git_env():
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION}
+    return {**env, "GIT_TERMINAL_PROMPT": "0", "GIT_NO_LAZY_FETCH": "1", "GIT_LFS_SKIP_SMUDGE": "1", "LC_ALL": "C"}
+
+
+def git_out(repo, *args):
+    """git -C repo args: its stdout (bytes); Unbuildable when it fails or runs past GIT_EXPORT_TIMEOUT_S."""
+    try:
+        p = subprocess.run(["git", "-C", repo, *args], capture_output=True, env=git_env(),
+                           timeout=GIT_EXPORT_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise Unbuildable(f"git {args[0]} in {repo} ran past {GIT_EXPORT_TIMEOUT_S} s: check the repository "
+                          "(git fsck) and that it needs no network") from None
+    if p.returncode != 0:
+        raise Unbuildable(f"git {args[0]} {args[-1]} in {repo}: {one_line(p.stderr.decode(errors='replace'))}")
+    return p.stdout
+
+
+def submodules(repo, commit):
+    """The paths of the commit's submodules (gitlinks, mode 160000): git archive leaves them empty."""
+    out = git_out(repo, "ls-tree", "-r", "-z", "--full-tree", commit)
+    return [e.split(b"\t", 1)[1].decode(errors="replace") for e in out.split(b"\0") if e.startswith(b"160000 ")]
+
+
 def export_commit(repo, commit, into):
     """The commit's tree, as `git archive` writes it, into the directory `into` (made here)."""
     import io
     import tarfile
 
-    p = subprocess.run(["git", "-C", repo, "archive", "--format=tar", commit], capture_output=True)
-    if p.returncode != 0:
-        raise Unbuildable(f"git archive {commit} in {repo}: {one_line(p.stderr.decode(errors='replace'))}")
+    data = git_out(repo, "archive", "--format=tar", commit)
     os.makedirs(into)
-    with tarfile.open(fileobj=io.BytesIO(p.stdout)) as tar:
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         members = [m for m in tar.getmembers() if not (m.issym() or m.islnk() or m.isdev())]
         for m in members:  # git archive writes relative paths; refuse any that would leave the directory
             if os.path.isabs(m.name) or ".." in m.name.split("/"):
@@ -271,6 +300,8 @@ def install_source(d, py, uv, spec, name, repo, commit):
     tree = os.path.join(d, "src", commit)
     export_commit(repo, commit, tree)
     backend, why = build_backend(tree, py)
+    if subs := submodules(repo, commit):  # measured without them: said where the environment's record says how
+        why += f"; its submodules are not exported (empty directories): {', '.join(subs)}"
     if backend:
         cmd = [uv, "pip", "install", "--quiet", "--python", py, "--compile-bytecode", "--no-build-isolation",
                "--no-index"]
