@@ -149,8 +149,8 @@ class Bisection {
     for (const auto& [v, role] : releases) {
       // Named by the environments' rule (lower case; '+', '!' and the like made '-'): SlowImp 1.0+a is slowimp-1.0-a;
       // a commit by its first 12 hex digits (slowimp-3f2a1b0c9d8e).
-      names.push_back(default_environment_name({o_.git.empty() ? o_.package + "==" + v
-                                                               : o_.package + "-" + v.substr(0, 12)}));
+      names.push_back(o_.git.empty() ? default_environment_name({o_.package + "==" + v})
+                                     : commit_environment_name(o_.package, v));
       // Counted per name, not per version: two versions one name stands for (1.0+a, 1.0-a) get two directories.
       dir_name += fmt::format("{}{}-{}", dir_name.empty() ? "" : "_", names.back(), ++runs_[names.back()]);
       // A commit is a direct reference the environment builder exports and installs itself, with no network.

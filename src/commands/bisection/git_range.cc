@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "cli/options.h"
+#include "config/environments.h"
 #include "run/subprocess.h"
 #include "util/fs.h"
 
@@ -108,6 +109,13 @@ std::vector<GitCommit> first_parent_line(const std::string& repo, const std::str
   return {};
 }
 }  // namespace
+
+std::string commit_environment_name(const std::string& package, const std::string& sha) {
+  auto name = default_environment_name({package});
+  if (name.size() > 51) name.resize(51);
+  while (!name.empty() && (name.back() == '-' || name.back() == '.' || name.back() == '_')) name.pop_back();
+  return (name.empty() ? std::string("env") : name) + "-" + sha.substr(0, 12);
+}
 
 std::vector<GitCommit> git_candidates(const std::string& repo, const std::string& good, const std::string& bad) {
   if (!fs::is_directory(repo))

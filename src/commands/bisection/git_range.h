@@ -18,4 +18,9 @@ struct GitCommit {
 // an ancestor of --bad, or one on a merged branch rather than that line.
 std::vector<GitCommit> git_candidates(const std::string& repo, const std::string& good, const std::string& bad);
 
+// A commit's environment name: the package's default name cut to 51
+// characters, then '-' and the commit's first 12 hex digits (64 at most, so
+// a long package name never cuts the commit off).
+std::string commit_environment_name(const std::string& package, const std::string& sha);
+
 }  // namespace jitbench
