@@ -350,3 +350,15 @@ def test_git_commands_of_the_environment_builder_ignore_git_dir(toy, tmp_path, m
     monkeypatch.setenv("GIT_DIR", str(toy["repo"] / ".git"))  # another repository, without this commit
     record = build_commit(toy, tmp_path, repo, sha)
     assert record["sources"][0]["commit"] == sha
+
+
+def test_a_commit_whose_package_is_found_outside_its_tree_is_unbuildable(toy, tmp_path):
+    repo = tmp_path / "toypkg"
+    sha = one_commit_repo(repo, {"other/__init__.py": "VALUE = 6\n"})  # no toypkg in the tree
+    toy_wheel(tmp_path / "wheels", 1)
+    sys.path.insert(0, str(ROOT / "worker"))
+    from jitbench_worker import envs
+    with pytest.raises(envs.Unbuildable, match="import toypkg in the environment finds .*, not the commit's tree"):
+        envs.build({"name": "t", "requirements": ["toypkg", f"toypkg @ git+file://{repo}@{sha}"],
+                    "cache_root": str(tmp_path / "cache"),
+                    "find_links": [str(toy["wheels"]), str(tmp_path / "wheels")], "no_index": True})
