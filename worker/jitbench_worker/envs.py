@@ -27,8 +27,9 @@ or a `skip` {reason: "environment_unavailable: <the installer's one line>"}.
   environment's own src/<commit>/; when its pyproject.toml names a build
   backend the environment has, it is installed with `uv pip install
   --no-build-isolation --no-index` (and the --find-links directories),
-  else it is put on the path (a .pth file naming src/ when the tree has
-  one, else its root) and byte-compiled. The record's `sources` says which
+  else it is put at the front of the path (a .pth file inserting src/ when
+  the tree has one, else its root, before site-packages; `import NAME` must
+  then find the tree) and byte-compiled. The record's `sources` says which
   and why; the hash has the commit id (it is in the requirement).
 - The directory is <cache_root>/<hash of the spec>; it is used only once its
   record (.jitbench-env.json) is written, last; a half-built one is removed and
