@@ -78,8 +78,8 @@ def toy(tmp_path_factory):
     return {"repo": repo, "shas": shas, "wheels": wheels, "workload": workload, "cache": base / "env-cache"}
 
 
-def bisect(jitbench, toy, out, *args):
-    return jitbench("bisect", "--git", str(toy["repo"]), *args, *CASE, "--workload-path", str(toy["workload"]),
+def bisect(jitbench, toy, out, *args, case=CASE):
+    return jitbench("bisect", "--git", str(toy["repo"]), *args, *case, "--workload-path", str(toy["workload"]),
                     "--find-links", str(toy["wheels"]), "--no-index", "--out-dir", str(out),
                     env={"JITBENCH_ENV_CACHE": str(toy["cache"])}, out=False, timeout=1200)
 
@@ -114,7 +114,8 @@ def test_bisect_git_names_the_commit_that_made_the_import_slower(jitbench, toy, 
 def test_bisect_git_over_a_range_without_the_step_says_no_regression(jitbench, toy, tmp_path):
     out = tmp_path / "bisect"
     shas = toy["shas"]
-    res = bisect(jitbench, toy, out, "--good", shas[2], "--bad", shas[3])
+    # Both ends import in 0.4 s: a threshold of 100% keeps a loaded machine's noise from reading as a step.
+    res = bisect(jitbench, toy, out, "--good", shas[2], "--bad", shas[3], case=CASE[:-1] + ["100"])
     assert res.rc == 0, res.stderr
     assert "no regression of ttfr from commit" in res.stdout, res.stdout
     doc = json.loads((out / "bisect.json").read_text())
@@ -123,13 +124,56 @@ def test_bisect_git_over_a_range_without_the_step_says_no_regression(jitbench, t
     assert [s["subject"] for s in doc["steps"]] == ["load the tables at import", "tidy the readme"]
 
 
-@pytest.mark.parametrize("what", ["not_a_repo", "unknown_rev", "option_rev", "not_ancestor", "same"])
-def test_bisect_git_refuses_bad_inputs_with_one_line(jitbench, toy, tmp_path, what):
+@pytest.fixture(scope="module")
+def merged(tmp_path_factory):
+    """toypkg with a merged side branch: main M1, side S1 S2 (from M1), main M2, the merge of side, M3.
+    Returns the repository and its commits by name."""
+    repo = tmp_path_factory.mktemp("bisect-git-merge") / "toypkg"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    ids = {}
+
+    def commit(name, path, text):
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", name)
+        ids[name] = git(repo, "rev-parse", "HEAD")
+
+    commit("M1", "toypkg/__init__.py", "VALUE = 1\n")
+    git(repo, "checkout", "-q", "-b", "side")
+    commit("S1", "side1.txt", "s1\n")
+    commit("S2", "side2.txt", "s2\n")
+    git(repo, "checkout", "-q", "main")
+    commit("M2", "main2.txt", "m2\n")
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    ids["merge"] = git(repo, "rev-parse", "HEAD")
+    commit("M3", "main3.txt", "m3\n")
+    return repo, ids
+
+
+def test_bisect_git_candidates_are_the_first_parent_line_of_bad_across_a_merge(jitbench, toy, merged, tmp_path):
+    repo, ids = merged
+    out = tmp_path / "bisect"
+    jitbench("bisect", "--git", str(repo), "--good", ids["M1"], "--bad", "main", *CASE, "--workload-path",
+             str(toy["workload"]), "--find-links", str(toy["wheels"]), "--no-index", "--out-dir", str(out),
+             env={"JITBENCH_ENV_CACHE": str(toy["cache"])}, out=False, timeout=1200)
+    doc = json.loads((out / "bisect.json").read_text())
+    assert doc["candidates"] == [ids[n] for n in ("M1", "M2", "merge", "M3")], (doc["candidates"], ids)
+
+
+@pytest.mark.parametrize("what", ["not_a_repo", "inside_a_repo", "unknown_rev", "option_rev", "not_ancestor", "same",
+                                  "merged_side_branch"])
+def test_bisect_git_refuses_bad_inputs_with_one_line(jitbench, toy, merged, tmp_path, what):
     shas = toy["shas"]
     plain = tmp_path / "plain"
     plain.mkdir()
     repo, good, bad, expect = {
         "not_a_repo": (plain, "HEAD~1", "HEAD", "not a git repository"),
+        "inside_a_repo": (toy["repo"] / "toypkg", "HEAD~1", "HEAD",
+                          f"a directory inside the git repository {toy['repo']}, not its top: give --git "),
+        "merged_side_branch": (merged[0], merged[1]["S2"], "main",
+                               f"--good {merged[1]['S2']} is not on the first-parent line of --bad main"),
         "unknown_rev": (toy["repo"], "no-such-rev", "HEAD", "--good 'no-such-rev' is not a revision"),
         "option_rev": (toy["repo"], shas[0], "--output=x", "--bad '--output=x' is not a revision"),
         "not_ancestor": (toy["repo"], shas[2], shas[0], f"--good {shas[2]} is not an ancestor of --bad {shas[0]}"),
@@ -212,3 +256,109 @@ def test_bisect_git_refuses_versions_and_a_missing_target(jitbench, tmp_path):
     res = jitbench("bisect", "--git", str(tmp_path), "--good", "a", "--bad", "b", "--versions", "a,b",
                    "--out-dir", str(tmp_path / "o"), out=False)
     assert res.rc == 2 and "leave out --versions" in res.stderr, res.stderr
+
+
+def toy_wheel(into, value):
+    """A toypkg 0.9 wheel (VALUE = value) in the directory into: an installed copy of the same package."""
+    import zipfile
+    dist = "toypkg-0.9.dist-info"
+    files = {"toypkg/__init__.py": f"VALUE = {value}\n",
+             dist + "/METADATA": "Metadata-Version: 2.1\nName: toypkg\nVersion: 0.9\n",
+             dist + "/WHEEL": "Wheel-Version: 1.0\nGenerator: toy\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+             dist + "/RECORD": ""}
+    into.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(into / "toypkg-0.9-py3-none-any.whl", "w") as z:
+        for p, d in files.items():
+            z.writestr(p, d)
+
+
+def test_a_commit_put_on_the_path_is_imported_before_an_installed_copy_of_the_same_package(toy, tmp_path):
+    repo = tmp_path / "toypkg"
+    (repo / "toypkg").mkdir(parents=True)
+    (repo / "toypkg" / "__init__.py").write_text("VALUE = 2\n")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the commit")
+    sha = git(repo, "rev-parse", "HEAD")
+    toy_wheel(tmp_path / "wheels", 1)
+    sys.path.insert(0, str(ROOT / "worker"))
+    from jitbench_worker import envs
+    # toypkg from the wheel (what --install-extra toypkg gives) and the commit of toypkg.
+    record = envs.build({"name": "t", "requirements": ["toypkg", f"toypkg @ git+file://{repo}@{sha}"],
+                         "cache_root": str(tmp_path / "cache"),
+                         "find_links": [str(toy["wheels"]), str(tmp_path / "wheels")], "no_index": True})
+    assert record["packages"].get("toypkg") == "0.9", record["packages"]  # the installed copy is there
+    out = subprocess.run([record["python"], "-c", "import toypkg; print(toypkg.VALUE, toypkg.__file__)"],
+                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=""), check=True).stdout
+    assert out.startswith("2 ") and out.split()[1].startswith(os.path.join(record["dir"], "src", sha)), out
+
+
+def test_bisect_git_reads_the_repository_it_is_given_not_the_one_git_dir_names(jitbench, toy, tmp_path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    out = tmp_path / "bisect"
+    res = jitbench("bisect", "--git", str(plain), "--good", "HEAD~1", "--bad", "HEAD", *CASE, "--workload-path",
+                   str(toy["workload"]), "--out-dir", str(out), out=False,
+                   env={"GIT_DIR": str(toy["repo"] / ".git"), "GIT_WORK_TREE": str(toy["repo"])})
+    assert res.rc == 2 and "not a git repository" in res.stderr, res.stderr
+    assert not out.exists()
+
+
+def one_commit_repo(path, files):
+    """A repository at path with one commit of files; its id."""
+    for p, text in files.items():
+        (path / p).parent.mkdir(parents=True, exist_ok=True)
+        (path / p).write_text(text)
+    git(path, "init", "-q")
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "the commit")
+    return git(path, "rev-parse", "HEAD")
+
+
+def build_commit(toy, tmp_path, repo, sha):
+    sys.path.insert(0, str(ROOT / "worker"))
+    from jitbench_worker import envs
+    return envs.build({"name": "t", "requirements": [f"toypkg @ git+file://{repo}@{sha}"],
+                       "cache_root": str(tmp_path / "cache"), "find_links": [str(toy["wheels"])], "no_index": True})
+
+
+def test_a_commit_with_a_file_that_does_not_compile_is_still_put_on_the_path(toy, tmp_path):
+    repo = tmp_path / "toypkg"
+    sha = one_commit_repo(repo, {"toypkg/__init__.py": "VALUE = 3\n", "toypkg/py2_script.py": "print 'old'\n"})
+    record = build_commit(toy, tmp_path, repo, sha)
+    assert record["sources"][0]["install"] == "path", record["sources"]
+    out = subprocess.run([record["python"], "-c", "import toypkg; print(toypkg.VALUE)"], capture_output=True,
+                         text=True, env=dict(os.environ, PYTHONPATH=""), check=True).stdout
+    assert out.strip() == "3"
+
+
+def test_a_commit_with_a_submodule_says_so_in_its_record(toy, tmp_path):
+    repo = tmp_path / "toypkg"
+    one_commit_repo(repo, {"toypkg/__init__.py": "VALUE = 4\n"})
+    # A gitlink, as `git submodule add` records one (the submodule's own repository is not needed to record it).
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{git(repo, 'rev-parse', 'HEAD')},vendor/lib")
+    git(repo, "commit", "-q", "-m", "add a submodule")
+    sha = git(repo, "rev-parse", "HEAD")
+    record = build_commit(toy, tmp_path, repo, sha)
+    (source,) = record["sources"]
+    assert "submodules are not exported" in source["why"] and "vendor/lib" in source["why"], source
+
+
+def test_git_commands_of_the_environment_builder_ignore_git_dir(toy, tmp_path, monkeypatch):
+    repo = tmp_path / "toypkg"
+    sha = one_commit_repo(repo, {"toypkg/__init__.py": "VALUE = 5\n"})
+    monkeypatch.setenv("GIT_DIR", str(toy["repo"] / ".git"))  # another repository, without this commit
+    record = build_commit(toy, tmp_path, repo, sha)
+    assert record["sources"][0]["commit"] == sha
+
+
+def test_a_commit_whose_package_is_found_outside_its_tree_is_unbuildable(toy, tmp_path):
+    repo = tmp_path / "toypkg"
+    sha = one_commit_repo(repo, {"other/__init__.py": "VALUE = 6\n"})  # no toypkg in the tree
+    toy_wheel(tmp_path / "wheels", 1)
+    sys.path.insert(0, str(ROOT / "worker"))
+    from jitbench_worker import envs
+    with pytest.raises(envs.Unbuildable, match="import toypkg in the environment finds .*, not the commit's tree"):
+        envs.build({"name": "t", "requirements": ["toypkg", f"toypkg @ git+file://{repo}@{sha}"],
+                    "cache_root": str(tmp_path / "cache"),
+                    "find_links": [str(toy["wheels"]), str(tmp_path / "wheels")], "no_index": True})

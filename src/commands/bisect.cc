@@ -102,14 +102,15 @@ int cmd_bisect(const BisectOptions& given) {
   check_bisect_names(given);
   const BisectOptions o = with_git_defaults(given);
   require_affinity(o.selection.affinity);
-  if (!o.git.empty()) git_candidates(o.git, o.good, o.bad);  // a repository and revisions that name its commits
+  // A repository and revisions that name its commits, checked before anything is made; read once.
+  const auto commits = o.git.empty() ? std::vector<GitCommit>{} : git_candidates(o.git, o.good, o.bad);
   if (auto refused = check_noise_floor(o)) return *refused;
   auto prepared = OutDir::prepare(o.out_dir);
   if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
   const OutDir out = std::get<OutDir>(prepared);
   install_interrupt_handlers();
   try {
-    return bisect(o, out);
+    return bisect(o, out, commits);
   } catch (const StepInterrupted&) {
     say(stderr, "jitbench bisect: interrupted; the steps measured so far are in {}\n", (out.root() / "steps").string());
     return 128 + interrupt_signal();

@@ -28,8 +28,9 @@ or a `skip` {reason: "environment_unavailable: <the installer's one line>"}.
   environment's own src/<commit>/; when its pyproject.toml names a build
   backend the environment has, it is installed with `uv pip install
   --no-build-isolation --no-index` (and the --find-links directories),
-  else it is put on the path (a .pth file naming src/ when the tree has
-  one, else its root) and byte-compiled. The record's `sources` says which
+  else it is put at the front of the path (a .pth file inserting src/ when
+  the tree has one, else its root, before site-packages; `import NAME` must
+  then find the tree) and byte-compiled. The record's `sources` says which
   and why; the hash has the commit id (it is in the requirement).
 - The directory is <cache_root>/<hash of the spec>; it is used only once its
   record (.jitbench-env.json) is written, last; a half-built one is removed and
@@ -260,16 +261,45 @@ def git_sources(requirements):
     return [(m.group(1), m.group(2), m.group(3)) for m in map(_GIT.match, requirements) if m]
 
 
+# git reads the repository it is given (never one these name), asks nothing, fetches nothing (a partial clone's
+# missing objects, LFS files): a commit's tree is exported from what is on this machine, or not at all.
+_GIT_LOCATION = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
+                 "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES")
+GIT_EXPORT_TIMEOUT_S = 300
+
+
+def git_env():
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION}
+    return {**env, "GIT_TERMINAL_PROMPT": "0", "GIT_NO_LAZY_FETCH": "1", "GIT_LFS_SKIP_SMUDGE": "1", "LC_ALL": "C"}
+
+
+def git_out(repo, *args):
+    """git -C repo args: its stdout (bytes); Unbuildable when it fails or runs past GIT_EXPORT_TIMEOUT_S."""
+    try:
+        p = subprocess.run(["git", "-C", repo, *args], capture_output=True, env=git_env(),
+                           timeout=GIT_EXPORT_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise Unbuildable(f"git {args[0]} in {repo} ran past {GIT_EXPORT_TIMEOUT_S} s: check the repository "
+                          "(git fsck) and that it needs no network") from None
+    if p.returncode != 0:
+        raise Unbuildable(f"git {args[0]} {args[-1]} in {repo}: {one_line(p.stderr.decode(errors='replace'))}")
+    return p.stdout
+
+
+def submodules(repo, commit):
+    """The paths of the commit's submodules (gitlinks, mode 160000): git archive leaves them empty."""
+    out = git_out(repo, "ls-tree", "-r", "-z", "--full-tree", commit)
+    return [e.split(b"\t", 1)[1].decode(errors="replace") for e in out.split(b"\0") if e.startswith(b"160000 ")]
+
+
 def export_commit(repo, commit, into):
     """The commit's tree, as `git archive` writes it, into the directory `into` (made here)."""
     import io
     import tarfile
 
-    p = subprocess.run(["git", "-C", repo, "archive", "--format=tar", commit], capture_output=True)
-    if p.returncode != 0:
-        raise Unbuildable(f"git archive {commit} in {repo}: {one_line(p.stderr.decode(errors='replace'))}")
+    data = git_out(repo, "archive", "--format=tar", commit)
     os.makedirs(into)
-    with tarfile.open(fileobj=io.BytesIO(p.stdout)) as tar:
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         members = [m for m in tar.getmembers() if not (m.issym() or m.islnk() or m.isdev())]
         for m in members:  # git archive writes relative paths; refuse any that would leave the directory
             if os.path.isabs(m.name) or ".." in m.name.split("/"):
@@ -311,6 +341,8 @@ def install_source(d, py, uv, spec, name, repo, commit):
     tree = os.path.join(d, "src", commit)
     export_commit(repo, commit, tree)
     backend, why = build_backend(tree, py)
+    if subs := submodules(repo, commit):  # measured without them: said where the environment's record says how
+        why += f"; its submodules are not exported (empty directories): {', '.join(subs)}"
     if backend:
         cmd = [uv, "pip", "install", "--quiet", "--python", py, "--compile-bytecode", "--no-build-isolation",
                "--no-index"]
@@ -321,11 +353,28 @@ def install_source(d, py, uv, spec, name, repo, commit):
         root = os.path.join(tree, "src") if os.path.isdir(os.path.join(tree, "src")) else tree
         purelib = run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                       env={**os.environ, "PYTHONPATH": ""}).strip().splitlines()[-1]
+        # An "import" line of a .pth file is run by site: the tree goes to the FRONT of sys.path, so that a copy of
+        # the same package installed in the environment (a requirement, --install-extra) cannot hide the commit.
         with open(os.path.join(purelib, f"_jitbench_git_{commit[:12]}.pth"), "w") as f:
-            f.write(root + "\n")
-        run([py, "-m", "compileall", "-q", root])  # an import measures the package, not Python's compiler
+            f.write(f"import sys; sys.path.insert(0, {root!r})\n")
+        # An import measures the package, not Python's compiler. A file that does not compile (a test fixture,
+        # a script for another Python) is left to fail where it is imported, as it would anywhere: exit code ignored.
+        subprocess.run([py, "-m", "compileall", "-q", root], capture_output=True)
+        check_imported_from(py, name, root)
     return {"name": name, "repository": repo, "commit": commit, "install": "built" if backend else "path",
             "why": why}
+
+
+def check_imported_from(py, name, root):
+    """The module NAME (a name's '-' read as '_'), when the environment's interpreter finds it at all, comes from
+    the tree at root; else Unbuildable (an import name that differs from the requirement's is not checked)."""
+    code = ("import importlib.util, sys; s = importlib.util.find_spec(sys.argv[1]); "
+            "print(s.origin or next(iter(s.submodule_search_locations or []), '') if s else '')")
+    where = run([py, "-I", "-c", code, name.replace("-", "_")]).strip().splitlines()  # -I: no cwd, no PYTHONPATH
+    found = where[-1] if where else ""
+    if found and not os.path.realpath(found).startswith(os.path.realpath(root) + os.sep):
+        raise Unbuildable(f"import {name} in the environment finds {found}, not the commit's tree {root}: remove "
+                          f"{name} from the other requirements (--install-extra, --with)")
 
 
 def build_into(d, spec, held, uv):
@@ -339,6 +388,7 @@ def build_into(d, spec, held, uv):
     sources = git_sources(spec["requirements"])
     reqs = [r for r in spec["requirements"] if not _GIT.match(r)]
     named = {re.split(r"[\[<>=!~ ;]", r.strip(), 1)[0].lower() for r in reqs}
+    named |= {name.lower() for name, _, _ in sources}  # a commit of numpy is the environment's numpy
     reqs += [w for w in WORKER_NEEDS if w not in named]
     cmd = [uv, "pip", "install", "--quiet", "--python", py, "--compile-bytecode"]
     if held:

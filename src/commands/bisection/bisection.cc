@@ -109,13 +109,14 @@ long more_runs_needed(const compare::MetricRow& row, std::size_t n, double limit
 
 class Bisection {
  public:
-  Bisection(const BisectOptions& o, const OutDir& out) : o_(o), out_(out) {}
+  Bisection(const BisectOptions& o, const OutDir& out, const std::vector<GitCommit>& commits)
+      : o_(o), out_(out), commits_(commits) {}
 
   // The candidates, oldest first, from good to bad (with --git: commit ids).
   std::vector<std::string> candidates() {
     if (!o_.git.empty()) {
       std::vector<std::string> shas;
-      for (const auto& c : git_candidates(o_.git, o_.good, o_.bad)) {
+      for (const auto& c : commits_.empty() ? git_candidates(o_.git, o_.good, o_.bad) : commits_) {
         subjects_[c.sha] = c.subject;
         shas.push_back(c.sha);
       }
@@ -149,8 +150,7 @@ class Bisection {
       // One name per release (SlowImp 1.0+a is slowimp-1.0_pa, 1.0-a slowimp-1.0-a): two releases measured
       // side by side never share an environment or a directory; a commit by its first 12 hex digits
       // (slowimp-3f2a1b0c9d8e).
-      names.push_back(o_.git.empty() ? release_environment_name(o_.package, v)
-                                     : default_environment_name({o_.package + "-" + v.substr(0, 12)}));
+      names.push_back(o_.git.empty() ? release_environment_name(o_.package, v) : commit_environment_name(o_.package, v));
       // Counted per name: a release measured again gets a directory of its own.
       dir_name += fmt::format("{}{}-{}", dir_name.empty() ? "" : "_", names.back(), ++runs_[names.back()]);
       // A commit is a direct reference the environment builder exports and installs itself, with no network.
@@ -268,6 +268,7 @@ class Bisection {
 
   const BisectOptions& o_;
   const OutDir& out_;
+  const std::vector<GitCommit>& commits_;
   PosixLauncher launcher_;
   std::map<std::string, int> runs_;
   std::map<std::string, std::string> subjects_;  // --git: each candidate's subject
@@ -436,8 +437,8 @@ bool revise(Bisection& b, const StepSamples& good, const StepSamples& lo_samples
 }
 }  // namespace
 
-int bisect(const BisectOptions& o, const OutDir& out) {
-  Bisection b(o, out);
+int bisect(const BisectOptions& o, const OutDir& out, const std::vector<GitCommit>& commits) {
+  Bisection b(o, out, commits);
   const auto cands = b.candidates();
   const auto ends = b.measure_side_by_side({{cands.front(), "good"}, {cands.back(), "bad"}});
   const auto& good = ends[0];
