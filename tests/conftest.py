@@ -33,7 +33,7 @@ def jitbench(tmp_path):
     """Runs the real binary; returns a Result. `out` defaults to a fresh dir."""
     counter = [0]
 
-    def run(*args, env=None, out=True, timeout=600):
+    def run(*args, env=None, out=True, timeout=600, cwd=None):
         counter[0] += 1
         out_dir = tmp_path / f"out{counter[0]}"
         argv = [str(JITBENCH), *args]
@@ -41,7 +41,7 @@ def jitbench(tmp_path):
             argv += ["--out-dir", str(out_dir)]
         full_env = dict(os.environ, **(env or {}))
         proc = subprocess.run(argv, capture_output=True, text=True, env=full_env, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, cwd=cwd)
         return Result(proc, out_dir)
 
     return run

@@ -78,16 +78,18 @@ def toy(tmp_path_factory):
     return {"repo": repo, "shas": shas, "wheels": wheels, "workload": workload, "cache": base / "env-cache"}
 
 
-def bisect(jitbench, toy, out, *args, case=CASE):
+def bisect(jitbench, toy, out, *args, case=CASE, cwd=None):
     return jitbench("bisect", "--git", str(toy["repo"]), *args, *case, "--workload-path", str(toy["workload"]),
                     "--find-links", str(toy["wheels"]), "--no-index", "--out-dir", str(out),
-                    env={"JITBENCH_ENV_CACHE": str(toy["cache"])}, out=False, timeout=1200)
+                    env={"JITBENCH_ENV_CACHE": str(toy["cache"])}, out=False, timeout=1200, cwd=cwd)
 
 
 def test_bisect_git_names_the_commit_that_made_the_import_slower(jitbench, toy, tmp_path):
     out = tmp_path / "bisect"
     shas = toy["shas"]
-    res = bisect(jitbench, toy, out, "--good", shas[0], "--bad", "HEAD")
+    # Started from inside the checkout, whose files on disk are the slow last commit's: each step must
+    # still import its own commit (the workers of a pinned environment never put the start directory first).
+    res = bisect(jitbench, toy, out, "--good", shas[0], "--bad", "HEAD", cwd=toy["repo"])
     assert res.rc == 0, res.stderr
     assert f"commit {shas[2]} (load the tables at import) is the first commit with the regression of ttfr" \
         in res.stdout, res.stdout
