@@ -252,3 +252,48 @@ def test_a_real_case_has_an_anatomy_whose_top_item_is_compile_side(jitbench, bac
         assert case["cold"]["runs"][0]["worker"]["instrumentation"]["profiler_session"] is False
         assert case["anatomy"]["runs"][0]["worker"]["instrumentation"]["profiler_session"] is True
 
+
+# -- a measured run that lies about the instrumentation ------------------------
+def test_a_measured_run_that_reports_anatomy_items_fails(jitbench, fake_env):
+    """Only mode anatomy runs the instrumentation: items from a cold run are a lie."""
+    res = _anatomy_run(jitbench, "--anatomy-runs", "1", env=fake_env(numba="anatomy_in_cold"))
+    assert res.rc == 2, res.stderr
+    case = res.case("numba_matmul_8_f32")
+    assert case["status"] == "failed" and case["reason"].startswith("protocol_violation")
+    assert "a cold run reported an anatomy" in case["detail"]
+
+
+def test_an_anatomy_run_that_says_it_had_no_instrumentation_fails(jitbench, fake_env):
+    res = _anatomy_run(jitbench, "--anatomy-runs", "1", env=fake_env(numba="anatomy_uninstrumented"))
+    assert res.rc == 2, res.stderr
+    case = res.case("numba_matmul_8_f32")
+    assert case["status"] == "failed" and case["reason"].startswith("protocol_violation")
+    assert "without instrumentation.anatomy true" in case["detail"]
+
+
+def test_a_measured_run_without_an_instrumentation_record_is_unknown(jitbench, fake_env):
+    res = _anatomy_run(jitbench, "--anatomy-runs", "1", env=fake_env(numba="no_instrumentation"))
+    assert res.rc == 0, res.stderr
+    assert res.case("numba_matmul_8_f32")["anatomy"]["summary"]["measured_runs_instrumented"] is None
+    summary = (res.out / "summary.md").read_text()
+    assert "profiler unknown" in summary and "measured runs: no profiler" not in summary
+
+
+def test_a_measured_run_that_leaves_profiler_output_behind_fails(jitbench, fake_env):
+    """The worker says it had no profiler, but its TMPDIR (jitbench's own) holds the profiler's output."""
+    res = _anatomy_run(jitbench, "--anatomy-runs", "1", env=fake_env(numba="hidden_profiler"))
+    assert res.rc == 2, res.stderr
+    case = res.case("numba_matmul_8_f32")
+    assert case["status"] == "failed" and case["reason"].startswith("protocol_violation")
+    assert "left profiler output" in case["detail"]
+    assert case["cold"]["runs"][0]["worker"]["instrumentation"]["profiler_session"] is False
+
+
+def test_a_worker_whose_sub_phases_overlap_in_time_fails(jitbench, fake_env):
+    """Two sub-phases whose sum fits their parent but whose intervals overlap:
+    the sums see nothing, the intervals do."""
+    res = _anatomy_run(jitbench, "--anatomy-runs", "1", env=fake_env(numba="overlap_anatomy"))
+    assert res.rc == 2, res.stderr
+    case = res.case("numba_matmul_8_f32")
+    assert (case["status"], case["reason"]) == ("failed", "inconsistent_timings")
+    assert "overlap in time" in case["detail"]
