@@ -69,6 +69,23 @@ def test_a_recorded_jax_stream_gives_the_expected_tree(name):
     assert clipped > anatomy._TOLERANCE_S
 
 
+@pytest.mark.parametrize("release", ["0.4.26", "0.6.0", "0.8.0", "0.10.2"])
+def test_recorded_jax_items_carry_intervals_that_nest(release):
+    """Every item says where it ran; each sub-phase lies in an interval of its
+    parent and siblings never overlap (what jitbench checks by interval)."""
+    by = {tuple(i["path"]): i["intervals"] for i in _jax_items(_stream(f"jax-{release}-matmul_128_f32.json"))}
+    siblings = {}
+    for path, ivs in by.items():
+        if len(path) < 2:
+            continue
+        for a, b in ivs:
+            siblings.setdefault(path[:-1], []).append((a, b))
+            assert any(pa - 1e-6 <= a and b <= pb + 1e-6 for pa, pb in by[path[:-1]]), path
+    for xs in siblings.values():
+        xs.sort()
+        assert all(xs[i][0] >= xs[i - 1][1] - 1e-6 for i in range(1, len(xs)))
+
+
 def test_a_jax_stream_replays_to_the_tree_recorded_with_it():
     """The whole tree of one stream, as the mapping made it when the stream was
     recorded: a renamed event or a nesting change shows up here."""

@@ -70,10 +70,16 @@ def minus(intervals, holes):
     return out
 
 
-def phase_items(spans):
-    """One item per phase: the time its (disjoint) intervals cover."""
-    return [{"path": [phase], "s": sum(b - a for a, b in ivs), "source": "jitbench phase"}
-            for phase, ivs in spans.items() if ivs]
+def phase_items(spans, origin=None):
+    """One item per phase: the time its (disjoint) intervals cover; with an
+    origin, the intervals themselves, relative to it."""
+    out = []
+    for phase, ivs in spans.items():
+        if ivs:
+            out.append({"path": [phase], "s": sum(b - a for a, b in ivs), "source": "jitbench phase"})
+            if origin is not None:
+                out[-1]["intervals"] = [[a - origin, b - origin] for a, b in ivs]
+    return out
 
 
 def _phase_of(a, b, starts, keys):
@@ -102,7 +108,7 @@ def _drop(dropped, why, a, b):
         d["s"] = round(d["s"] + (b - a), 9)
 
 
-def nest(events, spans, table, source_prefix, main_thread=None, dropped=None):
+def nest(events, spans, table, source_prefix, main_thread=None, dropped=None, origin=None):
     """Framework events [(start_s, end_s, name)] or [(start_s, end_s, name,
     thread)] on jitbench's clock, placed under the phase intervals {phase:
     [(start, end)]} they lie in (the phases' intervals disjoint: see minus) and
@@ -111,6 +117,8 @@ def nest(events, spans, table, source_prefix, main_thread=None, dropped=None):
     thread's event runs beside them, not inside them, and is left out. Events
     left out are counted in dropped ({why: {"events": n, "s": total}}). An
     event clipped to the phase it encloses says so (its item's "clipped_s").
+    With an origin (the first call's start) every item carries its intervals
+    relative to it, for jitbench to check nesting by interval, not by sums.
     Returns the phases' items and their sub-phases' (paths summed)."""
     spans = {phase: merged(ivs) for phase, ivs in spans.items()}
     starts = sorted((a, b, phase) for phase, ivs in spans.items() for a, b in ivs)
@@ -141,10 +149,12 @@ def nest(events, spans, table, source_prefix, main_thread=None, dropped=None):
             path = (stack[-1][1] if stack else (phase,)) + (label,)
             item = items.setdefault(path, {"path": list(path), "s": 0.0, "source": f"{source_prefix} {bare}"})
             item["s"] += b - a
+            if origin is not None:
+                item.setdefault("intervals", []).append([a - origin, b - origin])
             if clip:
                 item["clipped_s"] = round(item.get("clipped_s", 0.0) + clip, 9)
             stack.append((b, path))
-    return _on_the_ns_clock(phase_items(spans) + list(items.values()))
+    return _on_the_ns_clock(phase_items(spans, origin) + list(items.values()))
 
 
 def _on_the_ns_clock(items):
@@ -152,6 +162,8 @@ def _on_the_ns_clock(items):
     below one tick is no duration (jitbench takes 0 or >= 1 ns)."""
     for item in items:
         item["s"] = round(item["s"], 9)
+        if "intervals" in item:
+            item["intervals"] = [[round(a, 9), round(b, 9)] for a, b in item["intervals"]]
     return items
 
 

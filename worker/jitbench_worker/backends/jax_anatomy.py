@@ -82,7 +82,7 @@ def items(events, spans, t_first_call, version, dropped=None):
     if "trace" in phase_spans:
         phase_spans["trace"] = anatomy.minus(phase_spans["trace"], outer)
     _, table = anatomy.release_table(JAX_ANATOMY_TABLES, version)
-    return anatomy.nest(shifted, phase_spans, table, "jax.profiler event", main, dropped)
+    return anatomy.nest(shifted, phase_spans, table, "jax.profiler event", main, dropped, t_first_call)
 
 
 class JaxAnatomy:
