@@ -29,7 +29,7 @@ constexpr std::array<std::pair<Precision, std::string_view>, 2> kPrecision{
     {{Precision::Default, "default"}, {Precision::Highest, "highest"}}};
 constexpr std::array<std::pair<RunMode, std::string_view>, 4> kMode{
     {{RunMode::Cold, "cold"}, {RunMode::Warm, "warm"}, {RunMode::Aot, "aot"}, {RunMode::Anatomy, "anatomy"}}};
-constexpr std::array<std::pair<ReasonCode, std::string_view>, 20> kReason{{
+constexpr std::array<std::pair<ReasonCode, std::string_view>, 21> kReason{{
     {ReasonCode::MissingDependency, "missing_dependency"},
     {ReasonCode::GpuUnavailable, "gpu_unavailable"},
     {ReasonCode::Unsupported, "unsupported"},
@@ -41,6 +41,7 @@ constexpr std::array<std::pair<ReasonCode, std::string_view>, 20> kReason{{
     {ReasonCode::CacheNotCold, "cache_not_cold"},
     {ReasonCode::CrosscheckDisagrees, "crosscheck_disagrees"},
     {ReasonCode::CrosscheckFailed, "crosscheck_failed"},
+    {ReasonCode::AnatomyFailed, "anatomy_failed"},
     {ReasonCode::EnvironmentUnavailable, "environment_unavailable"},
     {ReasonCode::WorkerFailed, "worker_failed"},
     {ReasonCode::Timeout, "timeout"},

@@ -46,6 +46,7 @@ enum class ReasonCode {
                       // a write by a framework whose defaults write nothing, a cache outside the case's dir)
   CrosscheckDisagrees,  // warn: the ahead-of-time compile contradicts the event-based phases
   CrosscheckFailed,     // warn: the ahead-of-time cross-check process did not produce a result
+  AnatomyFailed,        // warn: a compile anatomy process (run --anatomy) crashed or timed out
   EnvironmentUnavailable,  // warn: the case's environment could not be built (arg: the installer's reason)
   WorkerFailed,       // failed: crash, signal, non-zero exit, bad or missing messages
   Timeout,            // failed: killed at its timeout

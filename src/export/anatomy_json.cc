@@ -26,7 +26,7 @@ json anatomy_summary_json(const AnatomySummary& a) {
           {"measured_phases_s", number_or_null(a.measured_phases_s)},
           {"ratio", number_or_null(a.ratio)},
           {"agreement_bound", kAnatomyAgreement},
-          {"agrees", a.agrees},
+          {"agrees", a.agrees ? json(*a.agrees) : json(nullptr)},
           {"measured_runs_instrumented",
            a.measured_runs_instrumented ? json(*a.measured_runs_instrumented) : json(nullptr)}};
 }

@@ -40,10 +40,10 @@ std::string case_anatomy_md(const CaseResult& c, const AnatomySummary& a) {
   if (a.ratio)
     md += fmt::format("; first-call phases {} here vs {} in the measured cold runs (×{:.2f}, {} ×{:g})",
                       format_seconds(a.anatomy_phases_s), format_seconds(a.measured_phases_s), *a.ratio,
-                      a.agrees ? "within" : "**outside**", kAnatomyAgreement);
+                      a.agrees.value_or(false) ? "within" : "**outside**", kAnatomyAgreement);
   md += a.measured_runs_instrumented ? (*a.measured_runs_instrumented ? "; **a measured run carried the profiler**"
                                                                       : "; measured runs: no profiler")
-                                     : "";
+                                     : "; measured runs: profiler unknown (a run did not say)";
   md += "\n\n";
   Table t{{"Item", "Median", "Of parent", "Source"}, {}};
   std::map<std::vector<std::string>, double> by_path;

@@ -139,14 +139,51 @@ std::optional<std::string> anatomy_inconsistency(const std::vector<AnatomyItem>&
   return std::nullopt;
 }
 
+std::optional<std::string> anatomy_interval_inconsistency(const std::vector<AnatomyItem>& items) {
+  using Interval = std::pair<double, double>;
+  std::map<AnatomyPath, std::vector<Interval>> by_path;
+  for (const auto& it : items) by_path[it.path].insert(by_path[it.path].end(), it.intervals.begin(), it.intervals.end());
+  constexpr double tol = kAnatomyIntervalSlackS;
+  std::map<AnatomyPath, std::vector<std::pair<Interval, const AnatomyPath*>>> by_parent;
+  for (const auto& [path, ivs] : by_path) {
+    if (path.size() < 2) continue;  // the phases are jitbench's own spans, checked by their sums
+    const auto parent = by_path.find(parent_of(path));
+    for (const auto& iv : ivs) {
+      by_parent[parent_of(path)].push_back({iv, &path});
+      if (parent == by_path.end() || parent->second.empty()) continue;
+      const bool inside = std::any_of(parent->second.begin(), parent->second.end(), [&](const Interval& p) {
+        return p.first - tol <= iv.first && iv.second <= p.second + tol;
+      });
+      if (!inside)
+        return fmt::format("anatomy item '{}' ran from {:.9g} s to {:.9g} s, inside no interval of its parent '{}'",
+                           path_text(path), iv.first, iv.second, path_text(parent->first));
+    }
+  }
+  for (auto& [parent, xs] : by_parent) {
+    std::sort(xs.begin(), xs.end());
+    for (std::size_t i = 1; i < xs.size(); ++i)
+      if (xs[i].first.first < xs[i - 1].first.second - tol)
+        return fmt::format("anatomy items '{}' and '{}' overlap in time ({:.9g} s to {:.9g} s) though both lie "
+                           "directly under '{}'",
+                           path_text(*xs[i - 1].second), path_text(*xs[i].second), xs[i].first.first,
+                           std::min(xs[i - 1].first.second, xs[i].first.second), path_text(parent));
+  }
+  return std::nullopt;
+}
+
 std::optional<bool> measured_runs_instrumented(const CaseResult& c) {
-  std::optional<bool> out;
+  bool any = false, unknown = false;
   for (const auto* runs : {&c.cold, &c.warm})
     for (const auto& r : *runs) {
+      // A run that sent no instrumentation record said nothing: not "no profiler"
+      // (profiler_session alone may be null: a framework without a profiler).
+      if (!r.worker.anatomy_instrumented) unknown = true;
       for (const auto& flag : {r.worker.anatomy_instrumented, r.worker.profiler_session})
-        if (flag) out = out.value_or(false) || *flag;
+        if (flag && *flag) any = true;
     }
-  return out;
+  if (any) return true;
+  if (unknown) return std::nullopt;
+  return false;
 }
 
 std::optional<AnatomySummary> anatomy_summary(const CaseResult& c) {

@@ -36,6 +36,15 @@ inline constexpr const char* kAnatomyUnattributed = "unattributed";
 std::optional<std::string> anatomy_inconsistency(const std::vector<AnatomyItem>& items, double first_call_s,
                                                  const std::function<double(double)>& slack);
 
+// The worker rounds its intervals to the nanosecond: what two intervals may
+// overlap, or a child stick out of its parent, without being a contradiction.
+inline constexpr double kAnatomyIntervalSlackS = 1e-6;
+
+// Why one run's item intervals cannot be true, where the worker reported them:
+// a sub-phase's interval inside no interval of its parent, or two intervals
+// of the same parent's sub-phases that overlap (sums alone miss both).
+std::optional<std::string> anatomy_interval_inconsistency(const std::vector<AnatomyItem>& items);
+
 struct AnatomyNode {
   std::vector<std::string> path;
   std::string source;  // the framework's event or timer; "" for other and unattributed
@@ -52,9 +61,12 @@ struct AnatomySummary {
   // Medians of the first call's phases (their sum): the anatomy runs' and the
   // measured cold runs', their ratio, and whether it lies within the bound.
   std::optional<double> anatomy_phases_s, measured_phases_s, ratio;
-  bool agrees = false;
+  std::optional<bool> agrees;  // nullopt without a ratio
   // Whether any measured (cold or warm) run reported the anatomy's
-  // instrumentation or an open profiler session; nullopt: none reported either.
+  // instrumentation or an open profiler session: true if any did; nullopt
+  // (unknown) if none did and some run sent no instrumentation record; false
+  // only when every run said it had neither. A worker that profiles and says
+  // it did not is not caught by this (docs/anatomy.md).
   std::optional<bool> measured_runs_instrumented;
 };
 

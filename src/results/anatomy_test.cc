@@ -70,7 +70,7 @@ TEST(Anatomy, MediansPerItemOtherAndUnattributed) {
   EXPECT_EQ(a->nodes[2].path.back(), kAnatomyUnattributed);
   EXPECT_DOUBLE_EQ(a->nodes[2].median_s, 1.5);
   EXPECT_DOUBLE_EQ(*a->ratio, 1.0);
-  EXPECT_TRUE(a->agrees);
+  EXPECT_EQ(a->agrees, std::optional<bool>(true));
   EXPECT_EQ(a->measured_runs_instrumented, std::optional<bool>(false));
 }
 
@@ -115,6 +115,65 @@ TEST(Anatomy, AMeasuredRunWithAProfilerOpenIsReported) {
   EXPECT_EQ(anatomy_summary(c)->measured_runs_instrumented, std::optional<bool>(true));
   c.cold = {measured_cold(1.0, std::nullopt)};
   EXPECT_EQ(anatomy_summary(c)->measured_runs_instrumented, std::optional<bool>(false));  // anatomy flag: false
+}
+
+TEST(Anatomy, AMeasuredRunWithoutAnInstrumentationRecordIsUnknownNotClean) {
+  CaseResult c;
+  c.anatomy = {anatomy_run({{{"compile"}, 1.0, ""}})};
+  RunRecord silent = measured_cold(1.0, std::nullopt);
+  silent.worker.anatomy_instrumented = std::nullopt;
+  c.cold = {measured_cold(1.0, false), silent};
+  EXPECT_EQ(anatomy_summary(c)->measured_runs_instrumented, std::nullopt);
+}
+
+TEST(Anatomy, IntervalsInsideTheirParentAndDisjointPass) {
+  EXPECT_FALSE(anatomy_interval_inconsistency({{{"compile"}, 1.0, "", {{0.0, 1.0}}},
+                                               {{"compile", "a"}, 0.4, "", {{0.1, 0.5}}},
+                                               {{"compile", "b"}, 0.4, "", {{0.5, 0.9}}},
+                                               {{"compile", "a", "x"}, 0.1, "", {{0.2, 0.3}}}}));
+}
+
+TEST(Anatomy, SiblingsThatOverlapAreCaughtThoughTheirSumFits) {
+  const std::vector<AnatomyItem> items{{{"compile"}, 1.0, "", {{0.0, 1.0}}},
+                                       {{"compile", "a"}, 0.4, "", {{0.1, 0.5}}},
+                                       {{"compile", "b"}, 0.4, "", {{0.3, 0.7}}}};
+  EXPECT_FALSE(anatomy_inconsistency(items, 1.0, no_slack));  // the sums alone see nothing
+  const auto why = anatomy_interval_inconsistency(items);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("overlap"), std::string::npos) << *why;
+}
+
+TEST(Anatomy, AChildOutsideItsParentsIntervalIsCaught) {
+  const auto why = anatomy_interval_inconsistency({{{"compile"}, 1.0, "", {{0.0, 1.0}}},
+                                                   {{"compile", "a"}, 0.2, "", {{0.1, 0.3}}},
+                                                   {{"compile", "a", "x"}, 0.1, "", {{0.35, 0.45}}}});
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("inside no interval of its parent 'compile / a'"), std::string::npos) << *why;
+}
+
+TEST(Anatomy, WithoutARatioAgreesIsUnknown) {
+  CaseResult c;
+  c.anatomy = {anatomy_run({{{"compile"}, 1.0, ""}})};  // no measured cold run: no ratio
+  const auto a = anatomy_summary(c);
+  EXPECT_FALSE(a->ratio);
+  EXPECT_EQ(a->agrees, std::nullopt);
+}
+
+TEST(Anatomy, ACrashedAnatomyProcessWarnsALyingOneFails) {
+  CaseResult c;
+  c.cold = {measured_cold(1.0, false)};
+  RunRecord crashed = anatomy_run({});
+  crashed.status = Status::Failed;
+  crashed.reason = {ReasonCode::WorkerFailed, ""};
+  c.anatomy = {crashed};
+  settle_status(c);
+  EXPECT_EQ(c.status, Status::Warn);
+  EXPECT_EQ(c.reason.code, ReasonCode::AnatomyFailed);
+  EXPECT_TRUE(timings_comparable(c));
+  c.anatomy[0].reason = {ReasonCode::InconsistentTimings, ""};
+  settle_status(c);
+  EXPECT_EQ(c.status, Status::Failed);
+  EXPECT_EQ(c.reason.code, ReasonCode::InconsistentTimings);
 }
 
 TEST(Anatomy, NoAnatomyRunsNoSummary) { EXPECT_FALSE(anatomy_summary(CaseResult{})); }

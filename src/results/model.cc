@@ -58,13 +58,18 @@ void settle_status(CaseResult& r) {
       r.detail = run->detail;
     }
   }
-  // An anatomy process that failed (a crash, a lying worker: its items add up
-  // to more than their parent) fails the case; one that could not run (warn:
-  // the adapter has none) is recorded, no more.
+  // An anatomy process whose numbers cannot be true (items beyond their
+  // parent, a protocol lie) fails the case; one that crashed or timed out (the
+  // profiler's trouble, not the measurement's) makes an ok case warn
+  // anatomy_failed; one that could not run (warn: the adapter has none) is
+  // recorded, no more.
   for (const auto& run : r.anatomy) {
-    if (run.status != Status::Failed || severity(run.status) <= severity(r.status)) continue;
-    r.status = run.status;
-    r.reason = run.reason;
+    if (run.status != Status::Failed) continue;
+    const bool lie = run.reason.code == ReasonCode::InconsistentTimings || run.reason.code == ReasonCode::ProtocolViolation;
+    const Status as = lie ? Status::Failed : Status::Warn;
+    if (severity(as) <= severity(r.status)) continue;
+    r.status = as;
+    r.reason = lie ? run.reason : Reason{ReasonCode::AnatomyFailed, ""};
     r.detail = "compile anatomy process: " + run.detail;
   }
   if (r.status == Status::Ok)
@@ -91,7 +96,8 @@ void settle_status(CaseResult& r) {
 bool timings_comparable(const CaseResult& c) {
   return c.status == Status::Ok ||
          (c.status == Status::Warn && (c.reason.code == ReasonCode::CrosscheckDisagrees ||
-                                       c.reason.code == ReasonCode::CrosscheckFailed));
+                                       c.reason.code == ReasonCode::CrosscheckFailed ||
+                                       c.reason.code == ReasonCode::AnatomyFailed));
 }
 
 }  // namespace jitbench

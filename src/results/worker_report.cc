@@ -90,6 +90,9 @@ std::vector<AnatomyItem> anatomy_items(const json& raw) {
     for (const auto& p : it["path"]) a.path.push_back(p.is_string() ? p.get<std::string>() : p.dump());
     a.s = it["s"].get<double>();
     a.source = it.contains("source") && it["source"].is_string() ? it["source"].get<std::string>() : "";
+    for (const auto& iv : array_or_empty(it, "intervals"))
+      if (iv.is_array() && iv.size() == 2 && iv[0].is_number() && iv[1].is_number())
+        a.intervals.emplace_back(iv[0].get<double>(), iv[1].get<double>());
     out.push_back(std::move(a));
   }
   return out;

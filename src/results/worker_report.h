@@ -38,6 +38,9 @@ struct AnatomyItem {
   std::vector<std::string> path;
   double s = 0;
   std::string source;
+  // Where it ran, [start, end] seconds from the first call's start (an item
+  // that ran more than once: each time); empty where the worker did not say.
+  std::vector<std::pair<double, double>> intervals;
   bool operator==(const AnatomyItem&) const = default;
 };
 

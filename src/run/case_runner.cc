@@ -67,6 +67,34 @@ std::string log_name(RunMode mode, int index) {
 }
 }  // namespace
 
+namespace {
+// A fresh directory for one process's TMPDIR; nullopt if none can be made (the
+// process then inherits jitbench's).
+std::optional<fs::path> make_run_tmpdir() {
+  std::error_code ec;
+  auto base = fs::temp_directory_path(ec);
+  if (ec) return std::nullopt;
+  std::string tmpl = (base / "jitbench-run-XXXXXX").string();
+  if (::mkdtemp(tmpl.data()) == nullptr) return std::nullopt;
+  return fs::path(tmpl);
+}
+
+// The first thing under dir that a profiler session writes: a plugins/profile
+// directory, an *.xplane.pb, or the anatomy collector's jitbench-anatomy-*.
+std::optional<fs::path> profiler_output_in(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    const auto& p = it->path();
+    const auto name = p.filename().string();
+    if (name.rfind("jitbench-anatomy-", 0) == 0 || name.ends_with(".xplane.pb") ||
+        (name == "profile" && p.parent_path().filename() == "plugins"))
+      return fs::relative(p, dir, ec);
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMode mode, const CaseShared* shared) {
   const WorkerKind kind = c.worker();
   std::vector<std::string> argv;
@@ -110,7 +138,8 @@ void CaseRunner::note_shared(const Case& c) {
   if (fs::is_regular_file(it->second.path, ec)) it->second.sha256 = sha256_file(it->second.path);
 }
 
-RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::path& cache_dir) {
+RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::path& cache_dir,
+                              const std::optional<fs::path>& tmpdir) {
   SpawnSpec spec;
   const WorkerKind kind = c.worker();
   if (kind == WorkerKind::NativeCuda && ::access(setup_.native_cuda_worker.c_str(), X_OK) != 0)
@@ -123,6 +152,7 @@ RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::
   auto env = worker_env(setup_, c, cache_dir);
   spec.env_set = std::move(env.set);
   spec.env_unset = std::move(env.unset);
+  if (tmpdir) spec.env_set["TMPDIR"] = tmpdir->string();
   const auto log_rel = fs::path("logs") / c.id / log_name(mode, index);
   spec.log_path = setup_.out_dir / log_rel;
   spec.log_root = setup_.out_dir;
@@ -157,7 +187,23 @@ RunRecord CaseRunner::measured_run(const Case& c, RunMode mode, int index, const
   const bool keep_cache = c.cache_policy == CachePolicy::WarmCache;
   if (auto err = keep_cache ? std::nullopt : empty_owned_cache_dir(cache_dir, setup_.out_dir))
     return not_started(mode, index, *err);
-  RunRecord r = one_run(c, mode, index, cache_dir);
+  // Under --anatomy a measured Python process gets a TMPDIR of jitbench's own:
+  // the profiler's output found there (where the anatomy's collector puts
+  // it) means the run was profiled, whatever it says.
+  std::optional<fs::path> tmp;
+  if (setup_.anatomy_runs > 0 && c.worker() == WorkerKind::Python) tmp = make_run_tmpdir();
+  RunRecord r = one_run(c, mode, index, cache_dir, tmp);
+  if (tmp) {
+    if (auto found = profiler_output_in(*tmp); found && r.status != Status::Failed) {
+      r.status = Status::Failed;
+      r.reason = {ReasonCode::ProtocolViolation, "profiler output in a measured run"};
+      r.detail = fmt::format("a measured {} process left profiler output in the TMPDIR jitbench gave it ({}): it ran "
+                             "the anatomy's profiler, which only mode anatomy may (docs/anatomy.md)",
+                             to_string(mode), found->string());
+    }
+    std::error_code ec;
+    fs::remove_all(*tmp, ec);
+  }
   judge_cache_claims(r, c.cache_policy, c.writes_cache_by_default);
   return r;
 }

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "plan/plan.h"
@@ -98,7 +99,9 @@ class CaseRunner {
  private:
   friend Interleaved run_side_by_side(const std::vector<std::pair<CaseRunner*, Case>>&,
                                       const std::function<void(const std::string&)>&);
-  RunRecord one_run(const Case& c, RunMode mode, int index, const std::filesystem::path& cache_dir);
+  // tmpdir: the TMPDIR the process gets (unset: the inherited one).
+  RunRecord one_run(const Case& c, RunMode mode, int index, const std::filesystem::path& cache_dir,
+                    const std::optional<std::filesystem::path>& tmpdir = std::nullopt);
   RunRecord measured_run(const Case& c, RunMode mode, int index, const std::filesystem::path& cache_dir);
   // Each returns false when the case should stop.
   bool prime(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);

@@ -302,6 +302,7 @@ std::optional<std::string> timing_inconsistency(const RunRecord& r) {
                          phases, *r.first_call_s);
     // The anatomy's items: children inside their parents, phases inside the first call.
     if (auto why = anatomy_inconsistency(r.worker.anatomy, *r.first_call_s, slack)) return why;
+    if (auto why = anatomy_interval_inconsistency(r.worker.anatomy)) return why;
   }
   if (!r.import_s || !r.setup_s || !r.first_call_s || !r.total_s) return std::nullopt;
   double segments = *r.import_s + *r.setup_s + *r.first_call_s;

@@ -68,11 +68,25 @@ std::string anatomy_violation(const json& j) {
     for (const auto& p : it["path"])
       if (!p.is_string() || p.get<std::string>().empty()) return "an anatomy item's path holds something other than names";
     if (auto e = seconds_field(it, "s", "anatomy item "); !e.empty()) return e;
+    if (!it.contains("intervals")) continue;
+    if (!it["intervals"].is_array()) return "an anatomy item's intervals are not a list";
+    for (const auto& iv : it["intervals"])
+      if (!iv.is_array() || iv.size() != 2 || !iv[0].is_number() || !iv[1].is_number() ||
+          !std::isfinite(iv[0].get<double>()) || !(iv[1].get<double>() >= iv[0].get<double>()))
+        return "an anatomy item's intervals hold something other than [start, end] with end >= start";
   }
+  // The items come from the instrumentation; a run that says it had none cannot have them.
+  const auto instrumented = "/instrumentation/anatomy"_json_pointer;
+  if (!j.contains(instrumented) || j.at(instrumented) != true)
+    return "an anatomy run without instrumentation.anatomy true (its items must come from the instrumentation)";
   return "";
 }
 
 std::string times_violation(const json& j, RunMode mode, const WarmCallsAsked& warm) {
+  // Only an anatomy process runs the instrumentation: a measured run that
+  // reports items ran with it (or lies about what it ran).
+  if (mode != RunMode::Anatomy && j.contains("anatomy"))
+    return fmt::format("a {} run reported an anatomy (only mode anatomy runs the instrumentation)", to_string(mode));
   for (const char* k : {"import_s", "setup_s", "first_call_s", "total_s"})
     if (auto e = seconds_field(j, k); !e.empty()) return e;
   if (mode == RunMode::Cold) return seconds_field(j, "second_call_s");

@@ -70,43 +70,91 @@ def minus(intervals, holes):
     return out
 
 
-def phase_items(spans):
-    """One item per phase: the time its (disjoint) intervals cover."""
-    return [{"path": [phase], "s": sum(b - a for a, b in ivs), "source": "jitbench phase"}
-            for phase, ivs in spans.items() if ivs]
+def phase_items(spans, origin=None):
+    """One item per phase: the time its (disjoint) intervals cover; with an
+    origin, the intervals themselves, relative to it."""
+    out = []
+    for phase, ivs in spans.items():
+        if ivs:
+            out.append({"path": [phase], "s": sum(b - a for a, b in ivs), "source": "jitbench phase"})
+            if origin is not None:
+                out[-1]["intervals"] = [[a - origin, b - origin] for a, b in ivs]
+    return out
 
 
-def nest(events, spans, table, source_prefix):
-    """Framework events [(start_s, end_s, name)] on jitbench's clock, placed
-    under the phase intervals {phase: [(start, end)]} they lie in (the phases'
-    intervals disjoint: see minus) and nested by interval inside it. Returns
-    the phases' items and their sub-phases' (paths summed)."""
+def _phase_of(a, b, starts, keys):
+    """The phase interval (start, end, phase) an event lies in (within the
+    tolerance) and whether it was clipped from one it encloses whole; None for
+    an event in no phase, or one over several."""
+    i = bisect.bisect_right(keys, a + _TOLERANCE_S) - 1
+    if i >= 0:
+        pa, pb, phase = starts[i]
+        if a >= pa - _TOLERANCE_S and b <= pb + _TOLERANCE_S:
+            return starts[i], False
+    # An event that holds a whole phase interval (JAX's lower_sharding_computation
+    # starts before the lowering's span and ends with it): that interval's,
+    # clipped to it, when it holds just one.
+    held = [iv for iv in starts if a <= iv[0] and b >= iv[1]]
+    inside = [iv for iv in starts if iv[0] < b and iv[1] > a]
+    if len(held) == 1 and len(inside) == 1:
+        return held[0], True
+    return None, False
+
+
+def _drop(dropped, why, a, b):
+    if dropped is not None:
+        d = dropped.setdefault(why, {"events": 0, "s": 0.0})
+        d["events"] += 1
+        d["s"] = round(d["s"] + (b - a), 9)
+
+
+def nest(events, spans, table, source_prefix, main_thread=None, dropped=None, origin=None):
+    """Framework events [(start_s, end_s, name)] or [(start_s, end_s, name,
+    thread)] on jitbench's clock, placed under the phase intervals {phase:
+    [(start, end)]} they lie in (the phases' intervals disjoint: see minus) and
+    nested by interval inside it. Only the main thread's events (thread ==
+    main_thread; every event when main_thread is None) form the tree: another
+    thread's event runs beside them, not inside them, and is left out. Events
+    left out are counted in dropped ({why: {"events": n, "s": total}}). An
+    event clipped to the phase it encloses says so (its item's "clipped_s").
+    With an origin (the first call's start) every item carries its intervals
+    relative to it, for jitbench to check nesting by interval, not by sums.
+    Returns the phases' items and their sub-phases' (paths summed)."""
     spans = {phase: merged(ivs) for phase, ivs in spans.items()}
     starts = sorted((a, b, phase) for phase, ivs in spans.items() for a, b in ivs)
     keys = [a for a, _, _ in starts]
     placed = {}
-    for a, b, name in sorted(events, key=lambda e: (e[0], -(e[1] - e[0]))):
-        i = bisect.bisect_right(keys, a + _TOLERANCE_S) - 1
-        if i < 0:
+    for e in sorted(events, key=lambda e: (e[0], -(e[1] - e[0]))):
+        a, b, name = e[0], e[1], e[2]
+        if main_thread is not None and len(e) > 3 and e[3] != main_thread:
+            _drop(dropped, "another thread", a, b)
             continue
-        pa, pb, phase = starts[i]
-        if a < pa - _TOLERANCE_S or b > pb + _TOLERANCE_S:
-            continue  # not inside one phase interval: not attributed to any
-        placed.setdefault((pa, pb, phase), []).append((max(a, pa), min(b, pb), name))
+        where, clipped = _phase_of(a, b, starts, keys)
+        if where is None:
+            _drop(dropped, "not inside one phase", a, b)
+            continue
+        pa, pb, _ = where
+        ca, cb = max(a, pa), min(b, pb)
+        placed.setdefault(where, []).append((ca, cb, name, (b - a) - (cb - ca) if clipped else 0.0))
     items = {}
     for (_, _, phase), evs in placed.items():
         stack = []  # [(end, path)] of the open ancestors
-        for a, b, name in evs:
+        for a, b, name, clip in evs:
             while stack and stack[-1][0] <= a:
                 stack.pop()
             if stack and b > stack[-1][0]:
-                continue  # overlaps its would-be parent's end (another thread): not nested, left out
+                _drop(dropped, "overlaps its parent's end", a, b)
+                continue  # not nested: left out rather than counted twice
             label, bare = label_for(name, table)
             path = (stack[-1][1] if stack else (phase,)) + (label,)
             item = items.setdefault(path, {"path": list(path), "s": 0.0, "source": f"{source_prefix} {bare}"})
             item["s"] += b - a
+            if origin is not None:
+                item.setdefault("intervals", []).append([a - origin, b - origin])
+            if clip:
+                item["clipped_s"] = round(item.get("clipped_s", 0.0) + clip, 9)
             stack.append((b, path))
-    return _on_the_ns_clock(phase_items(spans) + list(items.values()))
+    return _on_the_ns_clock(phase_items(spans, origin) + list(items.values()))
 
 
 def _on_the_ns_clock(items):
@@ -114,6 +162,8 @@ def _on_the_ns_clock(items):
     below one tick is no duration (jitbench takes 0 or >= 1 ns)."""
     for item in items:
         item["s"] = round(item["s"], 9)
+        if "intervals" in item:
+            item["intervals"] = [[round(a, 9), round(b, 9)] for a, b in item["intervals"]]
     return items
 
 

@@ -46,8 +46,10 @@ import json
 import math
 import os
 import random
+import pathlib
 import subprocess
 import sys
+import tempfile
 import time
 
 START_NS, START_PERF = time.monotonic_ns(), time.perf_counter()  # its first line, as the real worker stamps it
@@ -205,22 +207,36 @@ def main():
                   sync={"method": "fake", "pending_after_last_call": mode == "unsync"})
     # Whether the run carried the compile anatomy's instrumentation (profiled_cold: a
     # measured cold run that says it had a profiler open).
-    result["instrumentation"] = {"anatomy": args.mode == "anatomy",
+    # Lying modes: anatomy_in_cold, a measured cold run that reports anatomy items
+    # (it ran the instrumentation); anatomy_uninstrumented, an anatomy run that
+    # says it carried none; no_instrumentation, runs that send no record at all.
+    result["instrumentation"] = {"anatomy": args.mode == "anatomy" and mode != "anatomy_uninstrumented",
                                  "profiler_session": args.mode == "anatomy" or mode == "profiled_cold"}
+    if mode == "no_instrumentation" and args.mode != "anatomy":
+        del result["instrumentation"]
     if args.mode in ("cold", "anatomy"):
         result["second_call_s"] = 0.0001
-    if args.mode == "anatomy":
+    if args.mode == "anatomy" or (mode == "anatomy_in_cold" and args.mode == "cold"):
         # lie_anatomy: two passes that add up to more than the compile they are part of (beyond the 100 us slack).
         passes = (0.0008, 0.0006) if mode == "lie_anatomy" else (0.00006, 0.00003)
         result["anatomy"] = {"items": [{"path": ["compile"], "s": 0.0001, "source": "jitbench phase"},
                                        {"path": ["compile", "pass_a"], "s": passes[0], "source": "fake pass timer"},
                                        {"path": ["compile", "pass_b"], "s": passes[1], "source": "fake pass timer"}],
                              "mapping": "fake", "sources": "fake"}
-    if args.mode in ("cold", "anatomy"):
-        pass
-    elif args.mode == "warm":
+        # overlap_anatomy: the passes' sum fits the compile, their intervals overlap (beyond 1 us).
+        ivs = ([[0.0, 0.0001]], [[0.00001, 0.00007]], [[0.00004, 0.00007]]) if mode == "overlap_anatomy" else \
+            ([[0.0, 0.0001]], [[0.0, 0.00006]], [[0.00006, 0.00009]])
+        if mode != "lie_anatomy":
+            for item, iv in zip(result["anatomy"]["items"], ivs):
+                item["intervals"] = iv
+    if mode == "hidden_profiler" and args.mode == "cold":
+        # Profiles and says nothing: leaves the profiler's output where the profiler puts it.
+        out = pathlib.Path(tempfile.gettempdir()) / "jitbench-anatomy-x" / "plugins" / "profile" / "run"
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "host.xplane.pb").write_bytes(b"")
+    if args.mode == "warm":
         result["calls_s"] = _warm_calls(args, mode, jitter)
-    else:
+    elif args.mode == "aot":
         # phases_disagree: the ahead-of-time compile takes 50 ms, the events claimed 0.1 ms.
         compile_s = 0.05 if mode == "phases_disagree" else 0.00005
         result["aot"] = {"trace_s": 0.00002, "lower_s": 0.00002, "compile_s": compile_s, "execute_s": 0.00001}

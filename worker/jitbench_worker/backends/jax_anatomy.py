@@ -33,39 +33,56 @@ JAX_ANATOMY_TABLES = [
                   "TfrtCpuClient::Compile": "PjRt compile"}),
     ((0, 8, 0), {**_COMMON, **_NEW_NAMES}),
 ]
-# jitbench's phase -> the recorder's span that holds it (jax_.py's events).
-_PHASE_SPANS = {"trace": "trace", "lower": "lower", "compile": "compile_total", "cache_load": "cache_load"}
+# jitbench's phase -> the recorder's span that holds it (jax_.py's events);
+# compile_total holds the cache write too, which is its own phase here as in
+# jax_.py's phases (compile = compile_total minus cache_write).
+_PHASE_SPANS = {"trace": "trace", "lower": "lower", "compile": "compile_total", "cache_load": "cache_load",
+                "cache_write": "cache_write_nested"}
 _JIT = "PjitFunction("
 
 
 def events_from_trace(raw):
-    """(start_s, end_s, name) of a perfetto JSON trace's complete events, on
-    the profiler's own clock, without the Python tracer's ("$file:line")."""
+    """(start_s, end_s, name, thread) of a perfetto JSON trace's complete
+    events, on the profiler's own clock, without the Python tracer's
+    ("$file:line"); thread is the thread's name where the trace gives one,
+    else "pid/tid"."""
+    names = {(e.get("pid"), e.get("tid")): e["args"]["name"] for e in raw
+             if e.get("ph") == "M" and e.get("name") == "thread_name" and isinstance(e.get("args"), dict)
+             and "name" in e["args"]}
     out = []
     for e in raw:
         if e.get("ph") == "X" and "dur" in e and not str(e.get("name", "")).startswith("$"):
-            out.append((e["ts"] / 1e6, (e["ts"] + e["dur"]) / 1e6, e["name"]))
+            key = (e.get("pid"), e.get("tid"))
+            thread = names.get(key, f"{key[0]}/{key[1]}")
+            out.append((e["ts"] / 1e6, (e["ts"] + e["dur"]) / 1e6, e["name"], thread))
     return out
 
 
-def items(events, spans, t_first_call, version):
+def items(events, spans, t_first_call, version, dropped=None):
     """The anatomy items of one first call from its profiler events and its
     phase spans (jitbench's clock). The profiler's clock is aligned on
     jitbench's at the first jit dispatch (the earliest PjitFunction event
     starts when the first call's clock did); the jit dispatch events
-    themselves span every phase and are no sub-phase of one."""
-    jits = [a for a, _, name in events if name.startswith(_JIT)]
+    themselves span every phase and are no sub-phase of one. The thread of
+    that dispatch is the main thread: only its events form the tree (the
+    others are counted in dropped). Events recorded without a thread (the
+    streams of tests/data/anatomy/) are all taken as the main thread's."""
+    jits = [e for e in events if e[2].startswith(_JIT)]
     if not jits:
         return []
-    offset = t_first_call - min(jits)
-    shifted = [(a + offset, b + offset, name) for a, b, name in events if not name.startswith(_JIT)]
+    first = min(jits, key=lambda e: e[0])
+    offset = t_first_call - first[0]
+    main = first[3] if len(first) > 3 else None
+    shifted = [(e[0] + offset, e[1] + offset, *e[2:]) for e in events if not e[2].startswith(_JIT)]
     phase_spans = {phase: spans[key] for phase, key in _PHASE_SPANS.items() if spans.get(key)}
+    if "compile" in phase_spans and "cache_write" in phase_spans:
+        phase_spans["compile"] = anatomy.minus(phase_spans["compile"], phase_spans["cache_write"])
     # A trace nested in a lowering or a compile is that step's time (jax_.py's summarize).
     outer = [iv for phase, ivs in phase_spans.items() if phase != "trace" for iv in ivs]
     if "trace" in phase_spans:
         phase_spans["trace"] = anatomy.minus(phase_spans["trace"], outer)
     _, table = anatomy.release_table(JAX_ANATOMY_TABLES, version)
-    return anatomy.nest(shifted, phase_spans, table, "jax.profiler event")
+    return anatomy.nest(shifted, phase_spans, table, "jax.profiler event", main, dropped, t_first_call)
 
 
 class JaxAnatomy:
@@ -107,7 +124,9 @@ class JaxAnatomy:
         raw = trace["traceEvents"] if isinstance(trace, dict) else trace
         self.stream = {"framework": "jax", "version": version, "t_first_call": t_first_call,
                        "spans": spans, "events": events_from_trace(raw)}
-        return {**out, "items": items(self.stream["events"], spans, t_first_call, version)}
+        dropped = {}
+        found_items = items(self.stream["events"], spans, t_first_call, version, dropped)
+        return {**out, "items": found_items, "dropped": dropped}
 
 
 def profiler_session(jax):
