@@ -79,9 +79,6 @@ TEST(WorkerEnv, TheThreadSettingsAreTheWorkersNotJitbenchs) {
   EXPECT_FALSE(worker_environment(s, c, {{"JAX_COMPILATION_CACHE_DIR", "/c"}}).count("JAX_COMPILATION_CACHE_DIR"));
 }
 
-}  // namespace
-}  // namespace jitbench
-
 // From inside a checkout of the package an environment pins, `python -m` would
 // import the checkout (the start directory first on sys.path): a pinned
 // environment's worker starts with PYTHONSAFEPATH, the current interpreter's as it was.
@@ -94,3 +91,6 @@ TEST(WorkerEnv, APinnedEnvironmentsWorkerDoesNotImportTheStartDirectory) {
   c.env = "v1";
   EXPECT_EQ(worker_env(s, c, "", {}).set.at("PYTHONSAFEPATH"), "1");
 }
+
+}  // namespace
+}  // namespace jitbench
