@@ -87,7 +87,7 @@ int envs_prune(const EnvironmentCache& c, const EnvsOptions& o) {
   if (c.exists && !c.marked)
     throw UserError(fmt::format("{} has no {}: jitbench did not make it and removes nothing in it", c.root.string(),
                                 kEnvRootMark));
-  PruneRule rule{o.older_than_days, std::nullopt};
+  PruneRule rule{o.older_than_days, std::nullopt, o.stale};
   if (o.max_size_gb) rule.max_bytes = static_cast<std::uint64_t>(*o.max_size_gb * 1e9);
   const auto chosen = choose_prune(c, rule, static_cast<long long>(std::time(nullptr)));
   std::uint64_t freed = 0;

@@ -166,8 +166,9 @@ EnvironmentCache scan_environment_cache(const fs::path& root,
     e.dir = entry.path();
     read_env_record(e.dir, e);
     read_env_uses(e.dir, e);
-    if (auto it = current_hashes.find(name); it != current_hashes.end())
-      e.current = it->second.has_value() && *it->second == name;
+    // A hash that could not be computed (null) is unknown, never stale: such an environment may still be reused.
+    if (auto it = current_hashes.find(name); it != current_hashes.end() && it->second.has_value())
+      e.current = *it->second == name;
     e.in_use = !env_lock_free(root / (name + ".lock"));
     e.files = env_files(e.dir);
     c.environments.push_back(std::move(e));
@@ -239,7 +240,7 @@ std::vector<std::size_t> choose_prune(const EnvironmentCache& c, const PruneRule
     if (e.in_use) continue;
     const auto when = parse_utc_seconds(recency(e));
     const bool old = rule.older_than_days && when && double(now_s - *when) > *rule.older_than_days * 86400.0;
-    if (!e.complete || e.current == false || old) chosen.insert(i);
+    if (!e.complete || (rule.stale && e.current == false) || old) chosen.insert(i);
   }
   if (rule.max_bytes) {
     std::map<FileId, int> kept;  // the files of the environments that stay, with how many of them link each
