@@ -266,9 +266,10 @@ std::vector<std::size_t> choose_prune(const EnvironmentCache& c, const PruneRule
 std::string hold_environment(const fs::path& root, const std::string& hash, const std::string& name,
                              const std::string& run_dir) {
   const auto lock = root / (hash + ".lock");
+  int fd = -1;
   for (;;) {
     // Kept open until jitbench exits (the lock goes with it, kill -9 included); not inherited by workers.
-    const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) return fmt::format("cannot open its lock {}: {}", lock.string(), std::strerror(errno));
     struct stat held {}, now {};
     if (::flock(fd, LOCK_SH) != 0 || ::fstat(fd, &held) != 0) {
@@ -279,8 +280,10 @@ std::string hold_environment(const fs::path& root, const std::string& hash, cons
     ::close(fd);  // removed by `jitbench envs rm` while this waited: the file there now
   }
   std::error_code ec;
-  if (!fs::exists(root / hash / kEnvRecord, ec))
+  if (!fs::exists(root / hash / kEnvRecord, ec)) {
+    ::close(fd);  // not held: the lock goes now, not when jitbench exits
     return fmt::format("environment {} was removed after it was built (jitbench envs rm or prune); run again", hash);
+  }
   const std::string line = fmt::format("{}\t{}\t{}\n", utc_now(), name, run_dir);
   const int uses = ::open((root / hash / kEnvUses).c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
                           0644);

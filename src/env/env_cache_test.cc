@@ -112,6 +112,17 @@ TEST(EnvCache, PruneTakesHalfBuiltAndStaleOnlyWhenAskedButNeverOneInUse) {
   EXPECT_TRUE(choose_prune(c, {0.0, 0, true}, now).empty());
 }
 
+TEST(EnvCache, AHoldThatFindsTheRecordGoneLeavesNoLockHeld) {
+  TestDir dir("envcache-hold-gone");
+  const auto c = three_envs(dir.path());
+  const auto& e = c.environments[0];
+  fs::remove(e.dir / kEnvRecord);  // removed between its build and the hold
+  EXPECT_NE(hold_environment(dir.path(), e.hash, e.name, "/runs/y").find("removed"), std::string::npos);
+  const auto again = scan_environment_cache(dir.path(), {});
+  for (const auto& x : again.environments)
+    if (x.hash == e.hash) EXPECT_FALSE(x.in_use) << "the failed hold kept its lock";
+}
+
 TEST(EnvCache, RemovesOnlyWhatJitbenchMadeAndNothingHeld) {
   TestDir dir("envcache-rm");
   const auto c = three_envs(dir.path());
