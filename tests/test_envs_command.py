@@ -192,6 +192,21 @@ def test_rm_leaves_data_a_symbolic_link_inside_points_to(three, tmp_path):
     assert not (three / HASHES["old"]).exists() and (data / "precious").read_text() == "mine"
 
 
+def test_prune_exits_2_when_a_removal_fails(three):
+    old, lib = three / HASHES["old"], three / HASHES["old"] / "lib"
+    if os.geteuid() == 0:
+        os.chown(old, 12345, 12345)  # another user's: refused
+    else:
+        lib.chmod(0o555)  # its payload cannot be unlinked
+    try:
+        p = envs(three, "prune", "--older-than", "365", check=2)
+        assert "could not be removed" in p.stderr
+        assert not (three / HASHES["mid"]).exists()  # the others still go
+    finally:
+        lib.chmod(0o755)
+        os.chown(old, os.getuid(), os.getgid()) if os.geteuid() == 0 else None
+
+
 def test_prune_removes_half_built_ones(three):
     (three / HASHES["mid"] / ".jitbench-env.json").unlink()  # a builder died before its record
     assert [e["complete"] for e in listed(three)["environments"]] == [True, False, True]

@@ -109,7 +109,9 @@ int envs_prune(const EnvironmentCache& c, const EnvsOptions& o) {
   say(stdout, "{} environment{} {}, {} freed{}\n", chosen.size() - failed, chosen.size() - failed == 1 ? "" : "s",
       o.dry_run ? "to remove" : "removed", envs_size_text(freed),
       in_use ? fmt::format("; {} in use left alone", in_use) : "");
-  return 0;
+  if (failed)  // each said why on stderr; exit 2, as `envs rm` of one it cannot remove
+    say(stderr, "jitbench: envs prune: {} of {} could not be removed (above)\n", failed, chosen.size());
+  return failed ? 2 : 0;
 }
 }  // namespace
 
