@@ -183,6 +183,18 @@ def test_an_ambiguous_prefix_is_refused(three):
     assert (three / HASHES["old"]).exists() and twin.exists()
 
 
+def test_rm_does_not_ask_the_builder_for_hashes(three, tmp_path):
+    """Only list and prune need the hashes; rm works with no Python worker to ask."""
+    env = dict(os.environ, JITBENCH_ENV_CACHE=str(three), TMPDIR=str(tmp_path / "no-tmp"))  # TMPDIR is not there
+    run = lambda *a: subprocess.run([str(JITBENCH), "envs", *a], capture_output=True, text=True, timeout=60, env=env,
+                                    stdin=subprocess.DEVNULL)
+    p = run("list")  # asks the builder, its log under $TMPDIR: refused, saying so
+    assert p.returncode == 2 and "TMPDIR" in p.stderr, p.stderr
+    p = run("rm", "old")  # asks nothing
+    assert p.returncode == 0, p.stderr
+    assert not (three / HASHES["old"]).exists()
+
+
 def test_rm_leaves_data_a_symbolic_link_inside_points_to(three, tmp_path):
     data = tmp_path / "data"
     data.mkdir()

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 #include <stdlib.h>
 
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 
@@ -25,22 +26,39 @@ std::string envs_size_text(std::uint64_t b) {
   return fmt::format("{:.1f} KiB", double(b) / 1024.0);
 }
 
-// The cache as it is now, with which hashes this jitbench still computes (from the builder, with uv).
-EnvironmentCache read_envs_cache() {
+// Removes a temporary directory however its scope ends (an exception included).
+struct EnvsTempDir {
+  fs::path path;
+  ~EnvsTempDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
+// Which hashes this jitbench still computes (from the builder, with uv), in a
+// temporary directory under $TMPDIR (or /tmp) for its log.
+std::map<std::string, std::optional<std::string>> envs_current_hashes(const fs::path& root) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string tmpl = (tmpdir && *tmpdir ? fs::path(tmpdir) : fs::path("/tmp")) / "jitbench-envs-XXXXXX";
+  if (!::mkdtemp(tmpl.data()))
+    throw UserError(fmt::format("cannot create a temporary directory {} for the builder's log; set TMPDIR to a "
+                                "writable directory", tmpl));
+  const EnvsTempDir tmp{fs::path(tmpl)};
+  PosixLauncher launcher;
+  EnvironmentRequest req{resolve_python(""), resolve_worker_dir(), root, {}, false, tmp.path / "hashes.log", tmp.path,
+                         120};
+  auto hashes = current_environment_hashes(launcher, req);
+  return hashes ? std::move(*hashes) : std::map<std::string, std::optional<std::string>>{};
+}
+
+// The cache as it is now; with_hashes (list, prune): whether each hash is still the one this jitbench computes.
+EnvironmentCache read_envs_cache(bool with_hashes) {
   const auto root_or = environment_cache_root();
   if (auto* why = std::get_if<std::string>(&root_or)) throw UserError(*why);
   const auto root = std::get<fs::path>(root_or);
   std::map<std::string, std::optional<std::string>> current;
   std::error_code ec;
-  if (fs::is_directory(root, ec)) {
-    char tmpl[] = "/tmp/jitbench-envs-XXXXXX";
-    if (!::mkdtemp(tmpl)) throw UserError("cannot create a temporary directory for the builder's log");
-    const fs::path tmp(tmpl);
-    PosixLauncher launcher;
-    EnvironmentRequest req{resolve_python(""), resolve_worker_dir(), root, {}, false, tmp / "hashes.log", tmp, 120};
-    if (auto hashes = current_environment_hashes(launcher, req)) current = std::move(*hashes);
-    fs::remove_all(tmp, ec);
-  }
+  if (with_hashes && fs::is_directory(root, ec)) current = envs_current_hashes(root);
   return scan_environment_cache(root, current);
 }
 
@@ -116,7 +134,7 @@ int envs_prune(const EnvironmentCache& c, const EnvsOptions& o) {
 }  // namespace
 
 int cmd_envs(const EnvsOptions& o) {
-  const auto cache = read_envs_cache();
+  const auto cache = read_envs_cache(o.action != EnvsAction::Remove);  // rm needs no hashes
   switch (o.action) {
     case EnvsAction::List:
       if (o.json) say(stdout, "{}", json_text(envs_json(cache)));

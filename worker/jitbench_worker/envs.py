@@ -191,6 +191,8 @@ def current_hashes(root, uv):
     memo = os.path.join(root, FIND_LINKS_MEMO) if os.path.exists(os.path.join(root, ROOT_MARK)) else None
     out = {}
     for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        if not re.fullmatch(r"[0-9a-f]{16}", name):  # only directories named as the builder names them
+            continue
         path = os.path.join(root, name, RECORD)
         try:
             with open(path) as f:
