@@ -20,10 +20,11 @@ namespace jitbench {
 namespace {
 namespace fs = std::filesystem;
 
+// Decimal units, as --max-size GB (10^9 bytes) takes them.
 std::string envs_size_text(std::uint64_t b) {
-  if (b >= (1ull << 30)) return fmt::format("{:.2f} GiB", double(b) / double(1ull << 30));
-  if (b >= (1ull << 20)) return fmt::format("{:.1f} MiB", double(b) / double(1ull << 20));
-  return fmt::format("{:.1f} KiB", double(b) / 1024.0);
+  if (b >= 1000000000ull) return fmt::format("{:.2f} GB", double(b) / 1e9);
+  if (b >= 1000000ull) return fmt::format("{:.1f} MB", double(b) / 1e6);
+  return fmt::format("{:.1f} kB", double(b) / 1e3);
 }
 
 // Removes a temporary directory however its scope ends (an exception included).
@@ -74,7 +75,7 @@ void print_envs(const EnvironmentCache& c) {
     say(stdout, "No environment cache at {} (jitbench makes it when a run first uses --env).\n", c.root.string());
     return;
   }
-  say(stdout, "Environment cache {}{}: {} environment{}, {} on disk (each hard-linked file counted once)\n\n",
+  say(stdout, "Environment cache {}{}: {} environment{}, {} (apparent sizes, each hard-linked file counted once)\n\n",
       c.root.string(), c.marked ? "" : " (not made by jitbench: nothing in it is removed)", c.environments.size(),
       c.environments.size() == 1 ? "" : "s", envs_size_text(c.total_bytes));
   for (const auto& e : c.environments) {
