@@ -25,7 +25,9 @@ from jitbench_worker import envs as builder  # noqa: E402  (the hash rule the bi
 
 
 def record_of(name):
-    return {"name": name, "requirements": [f"{name}pkg==1.0"], "exclude_newer": "2025-01-02T00:00:00Z"}
+    """As the builder writes it: every field the hash is computed from."""
+    return {"name": name, "requirements": [f"{name}pkg==1.0"], "exclude_newer": "2025-01-02T00:00:00Z",
+            "spec_python": "", "find_links": [], "no_index": False}
 
 
 def uv():
@@ -159,6 +161,64 @@ def test_prune_older_than_and_max_size_take_the_least_recently_used_first(three)
     assert [e["name"] for e in listed(three)["environments"]] == ["new", "mid"]
 
 
+def test_records_without_the_specs_python_are_kept_by_prune(three):
+    """A record from before the spec's Python was kept: its hash is unknown, not stale."""
+    for n in ("old", "mid"):
+        path = three / HASHES[n] / ".jitbench-env.json"
+        record = json.loads(path.read_text())
+        del record["spec_python"]
+        path.write_text(json.dumps(record))
+    by = {e["name"]: e["current"] for e in listed(three)["environments"]}
+    assert by == {"old": None, "mid": None, "new": True}
+    envs(three, "prune", "--stale", check=0)
+    assert sorted(e["name"] for e in listed(three)["environments"]) == ["mid", "new", "old"]
+
+
+def test_an_ambiguous_prefix_is_refused(three):
+    (three / (HASHES["old"][:4] + "0" * 12)).mkdir()  # shares old's first 4 characters
+    twin = three / (HASHES["old"][:4] + "0" * 12)
+    (twin / ".jitbench-env-made").write_text("made\n")
+    p = envs(three, "rm", HASHES["old"][:4], check=2)
+    assert "names 2 environments" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    assert (three / HASHES["old"]).exists() and twin.exists()
+
+
+def test_rm_does_not_ask_the_builder_for_hashes(three, tmp_path):
+    """Only list and prune need the hashes; rm works with no Python worker to ask."""
+    env = dict(os.environ, JITBENCH_ENV_CACHE=str(three), TMPDIR=str(tmp_path / "no-tmp"))  # TMPDIR is not there
+    run = lambda *a: subprocess.run([str(JITBENCH), "envs", *a], capture_output=True, text=True, timeout=60, env=env,
+                                    stdin=subprocess.DEVNULL)
+    p = run("list")  # asks the builder, its log under $TMPDIR: refused, saying so
+    assert p.returncode == 2 and "TMPDIR" in p.stderr, p.stderr
+    p = run("rm", "old")  # asks nothing
+    assert p.returncode == 0, p.stderr
+    assert not (three / HASHES["old"]).exists()
+
+
+def test_rm_leaves_data_a_symbolic_link_inside_points_to(three, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "precious").write_text("mine")
+    os.symlink(data, three / HASHES["old"] / "lib" / "data-link")
+    envs(three, "rm", "old", check=0)
+    assert not (three / HASHES["old"]).exists() and (data / "precious").read_text() == "mine"
+
+
+def test_prune_exits_2_when_a_removal_fails(three):
+    old, lib = three / HASHES["old"], three / HASHES["old"] / "lib"
+    if os.geteuid() == 0:
+        os.chown(old, 12345, 12345)  # another user's: refused
+    else:
+        lib.chmod(0o555)  # its payload cannot be unlinked
+    try:
+        p = envs(three, "prune", "--older-than", "365", check=2)
+        assert "could not be removed" in p.stderr
+        assert not (three / HASHES["mid"]).exists()  # the others still go
+    finally:
+        lib.chmod(0o755)
+        os.chown(old, os.getuid(), os.getgid()) if os.geteuid() == 0 else None
+
+
 def test_prune_removes_half_built_ones(three):
     (three / HASHES["mid"] / ".jitbench-env.json").unlink()  # a builder died before its record
     assert [e["complete"] for e in listed(three)["environments"]] == [True, False, True]
@@ -206,8 +266,26 @@ def test_an_environment_no_current_jitbench_computes_is_pruned(built, tmp_path):
     record_path.write_text(json.dumps(record))
     [stale] = listed(copy)["environments"]
     assert stale["current"] is False
-    envs(copy, "prune", check=0)
+    envs(copy, "prune", check=0)  # without --stale a stale hash alone removes nothing
+    assert len(listed(copy)["environments"]) == 1
+    envs(copy, "prune", "--stale", check=0)
     assert listed(copy)["environments"] == []
+
+
+def test_an_environment_whose_find_links_dir_is_gone_is_kept(built, tmp_path):
+    """Its hash cannot be computed (unknown, not stale): prune, even --stale, keeps it."""
+    cache, _, _ = built
+    copy = tmp_path / "cache"
+    subprocess.run(["cp", "-a", str(cache), str(copy)], check=True)
+    [e] = listed(copy)["environments"]
+    record_path = copy / e["hash"] / ".jitbench-env.json"
+    record = json.loads(record_path.read_text())
+    record["find_links"] = [str(tmp_path / "wheels-gone")]
+    record_path.write_text(json.dumps(record))
+    [unknown] = listed(copy)["environments"]
+    assert unknown["current"] is None
+    envs(copy, "prune", "--stale", check=0)
+    assert len(listed(copy)["environments"]) == 1
 
 
 def test_an_environment_build_shows_progress_with_the_time_elapsed(built):

@@ -306,13 +306,16 @@ void add_envs(CLI::App& app, EnvsCommand& e) {
   e.rm = e.cmd->add_subcommand("rm", "remove one environment jitbench made, unless a run is using it");
   e.rm->add_option("env", e.opts.target, "its name or hash (or a unique prefix of 4+ characters of the hash)")
       ->required()->check(kNonEmpty);
-  e.prune = e.cmd->add_subcommand("prune", "remove the least recently used environments, the half-built ones and "
-                                           "those whose hash no current jitbench computes (never one in use)");
+  e.prune = e.cmd->add_subcommand("prune", "remove the least recently used environments and the half-built ones "
+                                           "(never one in use)");
   e.prune->add_option("--older-than", e.opts.older_than_days, "remove those last used more than DAYS days ago")
       ->check(finite_number(0, 1e6, true));
   e.prune->add_option("--max-size", e.opts.max_size_gb,
                       "then remove the least recently used until the cache holds at most GB gigabytes (1e9 bytes)")
       ->check(finite_number(0, 1e6, true));
+  e.prune->add_flag("--stale", e.opts.stale,
+                    "also remove those whose hash this jitbench computes differently now (another uv, changed "
+                    "wheels); one whose hash cannot be computed is kept");
   e.prune->add_flag("--dry-run", e.opts.dry_run, "say what would be removed; remove nothing");
 }
 

@@ -177,6 +177,7 @@ struct EnvsOptions {
   std::string target;            // rm NAME|HASH
   std::optional<double> older_than_days, max_size_gb;  // prune
   bool dry_run = false;          // prune --dry-run: say what would go, remove nothing
+  bool stale = false;            // prune --stale: also those whose hash this jitbench computes differently
 };
 
 struct Done {

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 #include <stdlib.h>
 
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 
@@ -19,28 +20,46 @@ namespace jitbench {
 namespace {
 namespace fs = std::filesystem;
 
+// Decimal units, as --max-size GB (10^9 bytes) takes them.
 std::string envs_size_text(std::uint64_t b) {
-  if (b >= (1ull << 30)) return fmt::format("{:.2f} GiB", double(b) / double(1ull << 30));
-  if (b >= (1ull << 20)) return fmt::format("{:.1f} MiB", double(b) / double(1ull << 20));
-  return fmt::format("{:.1f} KiB", double(b) / 1024.0);
+  if (b >= 1000000000ull) return fmt::format("{:.2f} GB", double(b) / 1e9);
+  if (b >= 1000000ull) return fmt::format("{:.1f} MB", double(b) / 1e6);
+  return fmt::format("{:.1f} kB", double(b) / 1e3);
 }
 
-// The cache as it is now, with which hashes this jitbench still computes (from the builder, with uv).
-EnvironmentCache read_envs_cache() {
+// Removes a temporary directory however its scope ends (an exception included).
+struct EnvsTempDir {
+  fs::path path;
+  ~EnvsTempDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
+// Which hashes this jitbench still computes (from the builder, with uv), in a
+// temporary directory under $TMPDIR (or /tmp) for its log.
+std::map<std::string, std::optional<std::string>> envs_current_hashes(const fs::path& root) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string tmpl = (tmpdir && *tmpdir ? fs::path(tmpdir) : fs::path("/tmp")) / "jitbench-envs-XXXXXX";
+  if (!::mkdtemp(tmpl.data()))
+    throw UserError(fmt::format("cannot create a temporary directory {} for the builder's log; set TMPDIR to a "
+                                "writable directory", tmpl));
+  const EnvsTempDir tmp{fs::path(tmpl)};
+  PosixLauncher launcher;
+  EnvironmentRequest req{resolve_python(""), resolve_worker_dir(), root, {}, false, tmp.path / "hashes.log", tmp.path,
+                         120};
+  auto hashes = current_environment_hashes(launcher, req);
+  return hashes ? std::move(*hashes) : std::map<std::string, std::optional<std::string>>{};
+}
+
+// The cache as it is now; with_hashes (list, prune): whether each hash is still the one this jitbench computes.
+EnvironmentCache read_envs_cache(bool with_hashes) {
   const auto root_or = environment_cache_root();
   if (auto* why = std::get_if<std::string>(&root_or)) throw UserError(*why);
   const auto root = std::get<fs::path>(root_or);
   std::map<std::string, std::optional<std::string>> current;
   std::error_code ec;
-  if (fs::is_directory(root, ec)) {
-    char tmpl[] = "/tmp/jitbench-envs-XXXXXX";
-    if (!::mkdtemp(tmpl)) throw UserError("cannot create a temporary directory for the builder's log");
-    const fs::path tmp(tmpl);
-    PosixLauncher launcher;
-    EnvironmentRequest req{resolve_python(""), resolve_worker_dir(), root, {}, false, tmp / "hashes.log", tmp, 120};
-    if (auto hashes = current_environment_hashes(launcher, req)) current = std::move(*hashes);
-    fs::remove_all(tmp, ec);
-  }
+  if (with_hashes && fs::is_directory(root, ec)) current = envs_current_hashes(root);
   return scan_environment_cache(root, current);
 }
 
@@ -56,7 +75,7 @@ void print_envs(const EnvironmentCache& c) {
     say(stdout, "No environment cache at {} (jitbench makes it when a run first uses --env).\n", c.root.string());
     return;
   }
-  say(stdout, "Environment cache {}{}: {} environment{}, {} on disk (each hard-linked file counted once)\n\n",
+  say(stdout, "Environment cache {}{}: {} environment{}, {} (apparent sizes, each hard-linked file counted once)\n\n",
       c.root.string(), c.marked ? "" : " (not made by jitbench: nothing in it is removed)", c.environments.size(),
       c.environments.size() == 1 ? "" : "s", envs_size_text(c.total_bytes));
   for (const auto& e : c.environments) {
@@ -87,7 +106,7 @@ int envs_prune(const EnvironmentCache& c, const EnvsOptions& o) {
   if (c.exists && !c.marked)
     throw UserError(fmt::format("{} has no {}: jitbench did not make it and removes nothing in it", c.root.string(),
                                 kEnvRootMark));
-  PruneRule rule{o.older_than_days, std::nullopt};
+  PruneRule rule{o.older_than_days, std::nullopt, o.stale};
   if (o.max_size_gb) rule.max_bytes = static_cast<std::uint64_t>(*o.max_size_gb * 1e9);
   const auto chosen = choose_prune(c, rule, static_cast<long long>(std::time(nullptr)));
   std::uint64_t freed = 0;
@@ -109,12 +128,14 @@ int envs_prune(const EnvironmentCache& c, const EnvsOptions& o) {
   say(stdout, "{} environment{} {}, {} freed{}\n", chosen.size() - failed, chosen.size() - failed == 1 ? "" : "s",
       o.dry_run ? "to remove" : "removed", envs_size_text(freed),
       in_use ? fmt::format("; {} in use left alone", in_use) : "");
-  return 0;
+  if (failed)  // each said why on stderr; exit 2, as `envs rm` of one it cannot remove
+    say(stderr, "jitbench: envs prune: {} of {} could not be removed (above)\n", failed, chosen.size());
+  return failed ? 2 : 0;
 }
 }  // namespace
 
 int cmd_envs(const EnvsOptions& o) {
-  const auto cache = read_envs_cache();
+  const auto cache = read_envs_cache(o.action != EnvsAction::Remove);  // rm needs no hashes
   switch (o.action) {
     case EnvsAction::List:
       if (o.json) say(stdout, "{}", json_text(envs_json(cache)));

@@ -374,15 +374,26 @@ void probe_environment(RunHeader& h, const RunOptions& o, const std::vector<Case
 // One that cannot be built is recorded as such; its cases warn, the others run.
 // A built environment is held by this run until it exits (its lock shared:
 // `jitbench envs rm` and `prune` leave it alone) and this run is added to its uses.
-void hold_built_environment(EnvironmentBuild& b, const EnvironmentRequest& req, const std::string& name,
-                            const OutDir& out) {
-  const auto hash = string_or(b.record, "hash", "");
-  if (!b.ok || hash.empty()) return;
-  const auto why = hold_environment(req.cache_root, hash, name,
-                                    std::filesystem::absolute(out.root()).lexically_normal().string());
-  if (why.empty()) return;
-  b.ok = false;
-  b.reason = "environment_unavailable: " + why;
+// One removed between its build and the hold (envs rm or prune in that gap) is built once more.
+EnvironmentBuild build_and_hold(ProcessLauncher& launcher, const EnvironmentSpec& spec, const EnvironmentRequest& req,
+                                const OutDir& out, bool quiet) {
+  for (int attempt = 0;; ++attempt) {
+    auto b = [&] {
+      const Ticker ticker(fmt::format("environment {}: building or checking (uv; log {})", spec.name,
+                                      req.log_path.string()), quiet);
+      return build_environment(launcher, spec, req);
+    }();
+    const auto hash = string_or(b.record, "hash", "");
+    if (!b.ok || hash.empty()) return b;
+    const auto why = hold_environment(req.cache_root, hash, spec.name,
+                                      std::filesystem::absolute(out.root()).lexically_normal().string());
+    if (why.empty()) return b;
+    std::error_code ec;
+    if (attempt == 0 && !interrupted() && !std::filesystem::exists(req.cache_root / hash / kEnvRecord, ec)) continue;
+    b.ok = false;
+    b.reason = "environment_unavailable: " + why;
+    return b;
+  }
 }
 
 void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup& setup, RunHeader& h,
@@ -405,12 +416,7 @@ void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup&
       say(stderr, "jitbench: environment {} ({} of {}): {}\n", spec.name, i + 1, used.size(),
           fmt::join(spec.requirements, " "));
     req.log_path = out.root() / "logs" / "environments" / (spec.name + ".log");
-    auto b = [&] {
-      const Ticker ticker(fmt::format("environment {}: building or checking (uv; log {})", spec.name,
-                                      req.log_path.string()), o.quiet);
-      return build_environment(launcher, spec, req);
-    }();
-    hold_built_environment(b, req, spec.name, out);
+    auto b = build_and_hold(launcher, spec, req, out, o.quiet);
     if (!b.ok && interrupted())  // a signal, not the environment: said so, and its cases are left unmeasured
       b.reason = fmt::format("environment_unavailable: interrupted (signal {}) while it was built", interrupt_signal());
     EnvironmentRun run{b.ok, b.reason, b.python, spec.variables, fmt::format("environments/env-{}.json", spec.name)};

@@ -166,8 +166,9 @@ EnvironmentCache scan_environment_cache(const fs::path& root,
     e.dir = entry.path();
     read_env_record(e.dir, e);
     read_env_uses(e.dir, e);
-    if (auto it = current_hashes.find(name); it != current_hashes.end())
-      e.current = it->second.has_value() && *it->second == name;
+    // A hash that could not be computed (null) is unknown, never stale: such an environment may still be reused.
+    if (auto it = current_hashes.find(name); it != current_hashes.end() && it->second.has_value())
+      e.current = *it->second == name;
     e.in_use = !env_lock_free(root / (name + ".lock"));
     e.files = env_files(e.dir);
     c.environments.push_back(std::move(e));
@@ -239,7 +240,7 @@ std::vector<std::size_t> choose_prune(const EnvironmentCache& c, const PruneRule
     if (e.in_use) continue;
     const auto when = parse_utc_seconds(recency(e));
     const bool old = rule.older_than_days && when && double(now_s - *when) > *rule.older_than_days * 86400.0;
-    if (!e.complete || e.current == false || old) chosen.insert(i);
+    if (!e.complete || (rule.stale && e.current == false) || old) chosen.insert(i);
   }
   if (rule.max_bytes) {
     std::map<FileId, int> kept;  // the files of the environments that stay, with how many of them link each
@@ -265,9 +266,10 @@ std::vector<std::size_t> choose_prune(const EnvironmentCache& c, const PruneRule
 std::string hold_environment(const fs::path& root, const std::string& hash, const std::string& name,
                              const std::string& run_dir) {
   const auto lock = root / (hash + ".lock");
+  int fd = -1;
   for (;;) {
     // Kept open until jitbench exits (the lock goes with it, kill -9 included); not inherited by workers.
-    const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) return fmt::format("cannot open its lock {}: {}", lock.string(), std::strerror(errno));
     struct stat held {}, now {};
     if (::flock(fd, LOCK_SH) != 0 || ::fstat(fd, &held) != 0) {
@@ -278,8 +280,10 @@ std::string hold_environment(const fs::path& root, const std::string& hash, cons
     ::close(fd);  // removed by `jitbench envs rm` while this waited: the file there now
   }
   std::error_code ec;
-  if (!fs::exists(root / hash / kEnvRecord, ec))
+  if (!fs::exists(root / hash / kEnvRecord, ec)) {
+    ::close(fd);  // not held: the lock goes now, not when jitbench exits
     return fmt::format("environment {} was removed after it was built (jitbench envs rm or prune); run again", hash);
+  }
   const std::string line = fmt::format("{}\t{}\t{}\n", utc_now(), name, run_dir);
   const int uses = ::open((root / hash / kEnvUses).c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
                           0644);

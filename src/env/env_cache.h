@@ -56,7 +56,7 @@ inline constexpr const char* kEnvMadeMark = ".jitbench-env-made";
 inline constexpr const char* kEnvUses = ".jitbench-env-uses";
 
 // What is in the cache. `current_hashes`: for each directory, the hash this
-// jitbench computes from its record (null: none computes it); absent: unknown.
+// jitbench computes from its record; null or absent: unknown (not stale).
 EnvironmentCache scan_environment_cache(const std::filesystem::path& root,
                                         const std::map<std::string, std::optional<std::string>>& current_hashes);
 
@@ -74,12 +74,14 @@ std::string remove_cached_environment(const EnvironmentCache& cache, const Cache
 // The least recently used first (an environment never recorded as used counts
 // from when it was built): those last used before `now - older_than_days`,
 // then as many as it takes for the rest to fit in `max_bytes` (files counted
-// once across the environments), and always the half-built ones and those
-// whose hash no current jitbench computes. In-use ones are never chosen.
+// once across the environments), and always the half-built ones; with
+// `stale`, also those whose hash this jitbench computes differently
+// (current == false; unknown is kept). In-use ones are never chosen.
 // Indices into cache.environments.
 struct PruneRule {
   std::optional<double> older_than_days;
   std::optional<std::uint64_t> max_bytes;
+  bool stale = false;
 };
 std::vector<std::size_t> choose_prune(const EnvironmentCache& cache, const PruneRule& rule, long long now_s);
 

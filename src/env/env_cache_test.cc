@@ -64,7 +64,7 @@ TEST(EnvCache, ListsLastUseRunsAndForeignEntries) {
   EXPECT_EQ(c.environments[0].name, "new");  // most recently used first
   EXPECT_EQ(c.environments[0].runs, std::vector<std::string>{"/runs/new"});
   EXPECT_EQ(c.environments[0].current, true);
-  EXPECT_EQ(c.environments[2].current, false);
+  EXPECT_FALSE(c.environments[2].current.has_value());  // null: the hash could not be computed, unknown, not stale
   EXPECT_FALSE(c.environments[1].current.has_value());
   EXPECT_EQ(c.foreign, (std::vector<std::string>{"dddddddddddddddd", "mine"}));
   EXPECT_FALSE(pick_environment(c, "mine").env);
@@ -91,17 +91,36 @@ TEST(EnvCache, PruneTakesTheLeastRecentlyUsedFirst) {
   EXPECT_EQ(names(choose_prune(c, {std::nullopt, c.total_bytes - 1}, now)), std::vector<std::string>{"old"});
 }
 
-TEST(EnvCache, PruneTakesStaleAndHalfBuiltButNeverOneInUse) {
+TEST(EnvCache, PruneTakesHalfBuiltAndStaleOnlyWhenAskedButNeverOneInUse) {
   TestDir dir("envcache-stale");
   three_envs(dir.path());
   fs::remove(dir.path() / "cccccccccccccccc" / kEnvRecord);  // half-built
-  auto c = scan_environment_cache(dir.path(), {{"bbbbbbbbbbbbbbbb", "ffffffffffffffff"}});
+  // bbbb: this jitbench computes another hash (stale); aaaa: its hash could not be computed (unknown).
+  auto c = scan_environment_cache(dir.path(), {{"bbbbbbbbbbbbbbbb", "ffffffffffffffff"},
+                                               {"aaaaaaaaaaaaaaaa", std::nullopt}});
   const long long now = *parse_utc_seconds("2026-01-02T00:00:00Z");
-  std::vector<std::string> hashes;
-  for (auto i : choose_prune(c, {}, now)) hashes.push_back(c.environments[i].hash);
-  EXPECT_EQ(hashes, (std::vector<std::string>{"bbbbbbbbbbbbbbbb", "cccccccccccccccc"}));
+  const auto chosen = [&](const PruneRule& rule) {
+    std::vector<std::string> hashes;
+    for (auto i : choose_prune(c, rule, now)) hashes.push_back(c.environments[i].hash);
+    return hashes;
+  };
+  EXPECT_EQ(chosen({}), std::vector<std::string>{"cccccccccccccccc"});
+  PruneRule stale;
+  stale.stale = true;
+  EXPECT_EQ(chosen(stale), (std::vector<std::string>{"bbbbbbbbbbbbbbbb", "cccccccccccccccc"}));
   for (auto& e : c.environments) e.in_use = true;
-  EXPECT_TRUE(choose_prune(c, {0.0, 0}, now).empty());
+  EXPECT_TRUE(choose_prune(c, {0.0, 0, true}, now).empty());
+}
+
+TEST(EnvCache, AHoldThatFindsTheRecordGoneLeavesNoLockHeld) {
+  TestDir dir("envcache-hold-gone");
+  const auto c = three_envs(dir.path());
+  const auto& e = c.environments[0];
+  fs::remove(e.dir / kEnvRecord);  // removed between its build and the hold
+  EXPECT_NE(hold_environment(dir.path(), e.hash, e.name, "/runs/y").find("removed"), std::string::npos);
+  const auto again = scan_environment_cache(dir.path(), {});
+  for (const auto& x : again.environments)
+    if (x.hash == e.hash) EXPECT_FALSE(x.in_use) << "the failed hold kept its lock";
 }
 
 TEST(EnvCache, RemovesOnlyWhatJitbenchMadeAndNothingHeld) {

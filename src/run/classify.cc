@@ -154,10 +154,15 @@ void judge_skip(RunRecord& r, const Message& skip) {
 }
 
 // A failed check's words, with its error against its tolerance where the worker gave both.
+// Not added where the worker's message already states them; an error within
+// the tolerance beside a failure says why it failed all the same.
 std::string verdict_vs_tolerance(const Verification& v) {
-  if (!v.error || !v.tolerance) return v.message;
-  return fmt::format("{} [error {:.3g} vs tolerance {:.3g}{}]", v.message, *v.error, *v.tolerance,
-                     v.metric.empty() ? "" : ", " + v.metric);
+  const bool stated = v.message.find("tolerance") != std::string::npos || v.message.find("exceeds") != std::string::npos;
+  if (!v.error || !v.tolerance || stated) return v.message;
+  const bool within = *v.error <= *v.tolerance;  // false for NaN
+  return fmt::format("{} [error {:.3g} vs tolerance {:.3g}{}{}]", v.message, *v.error, *v.tolerance,
+                     v.metric.empty() ? "" : ", " + v.metric,
+                     within ? "; within it: the check failed for the reason above (NaN, inputs changed, ...)" : "");
 }
 
 // What the result claims, checked: every field a check needs present, both

@@ -1,5 +1,6 @@
 #include "util/say.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -7,11 +8,11 @@
 
 namespace jitbench {
 namespace {
-bool g_stdout_broken = false, g_stderr_broken = false;
+std::atomic<bool> g_stdout_broken{false}, g_stderr_broken{false};  // the ticker's thread writes too
 }
 
 void write_quietly(std::FILE* f, std::string_view text) {
-  bool& broken = f == stderr ? g_stderr_broken : g_stdout_broken;
+  std::atomic<bool>& broken = f == stderr ? g_stderr_broken : g_stdout_broken;
   if (broken) return;
   const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
   if (!ok) {

@@ -1,9 +1,12 @@
 #include "util/ticker.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <system_error>
 
 #include "util/say.h"
 
@@ -14,7 +17,16 @@ Ticker::Ticker(std::string what, bool quiet, double every_s) : what_(std::move(w
   tty_ = ::isatty(STDERR_FILENO) != 0;
   // JITBENCH_TICK_S: the interval off a terminal (tests shorten it).
   if (const char* t = std::getenv("JITBENCH_TICK_S"); t && *t && !tty_) every_s_ = std::max(0.05, std::atof(t));
-  thread_ = std::thread([this] { loop(); });
+  // Signals go to the main thread (its handlers stop the run): the ticker's thread starts with them blocked.
+  sigset_t all, before;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_BLOCK, &all, &before);
+  try {
+    thread_ = std::thread([this] { loop(); });
+  } catch (const std::system_error&) {
+    // No thread to be had: the work goes on without the ticking line.
+  }
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
 }
 
 Ticker::~Ticker() {

@@ -57,7 +57,7 @@ RECORD = ".jitbench-env.json"
 # anything is installed: `jitbench envs` removes only directories that hold it
 # (or a record), never one jitbench did not create.
 MADE_MARK = ".jitbench-env-made"
-# One line per run that used the environment ("<UTC time>\t<out dir>"),
+# One line per run that used the environment ("<UTC time>\t<name>\t<out dir>"),
 # appended under the environment's lock (`jitbench envs list`: last used, runs).
 USES = ".jitbench-env-uses"
 # Written into a cache root jitbench made (or found empty): only in such a root
@@ -175,16 +175,23 @@ def spec_hash(spec, held, uv_version, memo_path=None):
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 
+# What a record must say for its hash to be computed again: each is in the spec hashed.
+HASHED_FIELDS = ("requirements", "spec_python", "exclude_newer", "find_links", "no_index")
+
+
 def current_hash(record, uv_version, memo_path=None):
     """The hash this jitbench, with this uv, gives the spec a record was built
     from (its requirements, Python, held date, find-links and --no-index); None
-    when it cannot be computed (a find-links directory gone). A record from
-    before the spec's Python was kept is taken to have had the default one."""
-    spec = {"requirements": record.get("requirements", []), "python": record.get("spec_python", ""),
-            "find_links": record.get("find_links", []), "no_index": bool(record.get("no_index"))}
+    (unknown) when it cannot be computed: a field it hashes is missing from the
+    record (one from before the spec's Python was kept, say), a find-links
+    directory is gone, or the record is malformed. Unknown is never stale."""
+    if any(k not in record for k in HASHED_FIELDS):
+        return None
+    spec = {"requirements": record["requirements"], "python": record["spec_python"],
+            "find_links": record["find_links"], "no_index": bool(record["no_index"])}
     try:
-        return spec_hash(spec, record.get("exclude_newer"), uv_version, memo_path)
-    except (Unbuildable, OSError, TypeError, KeyError):
+        return spec_hash(spec, record["exclude_newer"], uv_version, memo_path)
+    except (Unbuildable, OSError, TypeError, KeyError, ValueError, AttributeError):
         return None
 
 
@@ -196,6 +203,8 @@ def current_hashes(root, uv):
     memo = os.path.join(root, FIND_LINKS_MEMO) if os.path.exists(os.path.join(root, ROOT_MARK)) else None
     out = {}
     for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        if not re.fullmatch(r"[0-9a-f]{16}", name):  # only directories named as the builder names them
+            continue
         path = os.path.join(root, name, RECORD)
         try:
             with open(path) as f:
