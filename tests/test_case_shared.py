@@ -169,3 +169,18 @@ def test_a_shared_file_of_another_case_is_refused(shared_module, tmp_path):
     with pytest.raises(shared_module.SharedReferenceRefused, match="recorded no sha256"):
         shared_module.CaseShared.open(str(path), None, shared_module.identity(Args))
     assert not list(path.parent.glob(".*.tmp"))  # written through a temporary file, renamed
+
+
+def test_a_shared_file_replaced_after_its_write_is_never_trusted(jitbench):
+    # The worker appends to the file right after writing it (a test hook): the
+    # sha256 it reports is of the bytes it wrote, the file no longer hashes to
+    # it, so jitbench records no hash and every later process refuses the file.
+    res = jitbench("run", "--backends", "numpy", "--cases", "matmul_64_f32", "--cold-runs", "2", "--warm-iters", "0",
+                   env={"JITBENCH_WORKER_TEST_REWRITE_SHARED": "1"})
+    case = res.case("numpy_matmul_64_f32")
+    first, second = case["cold"]["runs"][:2]
+    assert first["status"] == "ok" and shared_of(first)["wrote"], first
+    assert len(shared_of(first)["sha256"]) == 64
+    assert (second["status"], second["reason"]) == ("failed", "worker_failed"), second
+    assert "recorded no sha256" in second["detail"] and "\n" not in second["detail"].strip()
+    assert "verify" not in second["worker"]
