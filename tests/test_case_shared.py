@@ -184,3 +184,21 @@ def test_a_shared_file_replaced_after_its_write_is_never_trusted(jitbench):
     assert (second["status"], second["reason"]) == ("failed", "worker_failed"), second
     assert "recorded no sha256" in second["detail"] and "\n" not in second["detail"].strip()
     assert "verify" not in second["worker"]
+
+
+def test_the_references_dir_is_private_and_the_temp_file_not_predictable(jitbench, shared_module, tmp_path):
+    res = jitbench("run", "--backends", "numpy", "--cases", "matmul_64_f32", "--cold-runs", "1", "--warm-iters", "0")
+    assert res.rc == 0, res.stderr
+    assert (res.out / "references").stat().st_mode & 0o777 == 0o700
+    # a symlink planted at the old predictable temp name is never followed
+    import os
+
+    target = tmp_path / "victim"
+    target.write_text("keep")
+    path = tmp_path / "refs" / "case.pickle"
+    path.parent.mkdir()
+    os.symlink(target, path.parent / f".case.pickle.{os.getpid()}.tmp")
+    ctx = type("Ctx", (), {"matmul": "fp64", "memo_values": lambda self: {"reference": 1.0}, "observation": None})()
+    view = shared_module.CaseShared(str(path), shared_module.identity(Args))
+    assert view.record(False, {"reference"}, ctx)["wrote"]
+    assert target.read_text() == "keep" and path.is_file() and not path.is_symlink()

@@ -97,6 +97,7 @@ void CaseRunner::open_shared(const Case& c) {
   const auto dir = setup_.out_dir / kReferencesDir;
   std::error_code ec;
   fs::create_directories(dir, ec);
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);  // 0700: only this user's processes
   CaseShared shared{dir / (c.id + ".pickle"), ""};
   fs::remove(shared.path, ec);  // an earlier run's (run --resume): derived from the inputs, made again
   shared_[c.id] = shared;

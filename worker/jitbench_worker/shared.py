@@ -109,12 +109,23 @@ class CaseShared:
             return None
         import hashlib
 
+        import tempfile
+
         directory, name = os.path.split(self.path)
-        os.makedirs(directory or ".", exist_ok=True)
-        tmp = os.path.join(directory, f".{name}.{os.getpid()}.tmp")  # what the index never lists
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, self.path)
+        os.makedirs(directory or ".", mode=0o700, exist_ok=True)
+        # mkstemp: O_EXCL with a random name, so nothing planted at a guessable
+        # path (a symlink) is followed; the leading dot: what the index never lists
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory or ".")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
         if os.environ.get("JITBENCH_WORKER_TEST_REWRITE_SHARED") == "1":  # tests: the file replaced after the write
             with open(self.path, "ab") as f:
                 f.write(b"replaced")
