@@ -169,3 +169,36 @@ def test_a_shared_file_of_another_case_is_refused(shared_module, tmp_path):
     with pytest.raises(shared_module.SharedReferenceRefused, match="recorded no sha256"):
         shared_module.CaseShared.open(str(path), None, shared_module.identity(Args))
     assert not list(path.parent.glob(".*.tmp"))  # written through a temporary file, renamed
+
+
+def test_a_shared_file_replaced_after_its_write_is_never_trusted(jitbench):
+    # The worker appends to the file right after writing it (a test hook): the
+    # sha256 it reports is of the bytes it wrote, the file no longer hashes to
+    # it, so jitbench records no hash and every later process refuses the file.
+    res = jitbench("run", "--backends", "numpy", "--cases", "matmul_64_f32", "--cold-runs", "2", "--warm-iters", "0",
+                   env={"JITBENCH_WORKER_TEST_REWRITE_SHARED": "1"})
+    case = res.case("numpy_matmul_64_f32")
+    first, second = case["cold"]["runs"][:2]
+    assert first["status"] == "ok" and shared_of(first)["wrote"], first
+    assert len(shared_of(first)["sha256"]) == 64
+    assert (second["status"], second["reason"]) == ("failed", "worker_failed"), second
+    assert "recorded no sha256" in second["detail"] and "\n" not in second["detail"].strip()
+    assert "verify" not in second["worker"]
+
+
+def test_the_references_dir_is_private_and_the_temp_file_not_predictable(jitbench, shared_module, tmp_path):
+    res = jitbench("run", "--backends", "numpy", "--cases", "matmul_64_f32", "--cold-runs", "1", "--warm-iters", "0")
+    assert res.rc == 0, res.stderr
+    assert (res.out / "references").stat().st_mode & 0o777 == 0o700
+    # a symlink planted at the old predictable temp name is never followed
+    import os
+
+    target = tmp_path / "victim"
+    target.write_text("keep")
+    path = tmp_path / "refs" / "case.pickle"
+    path.parent.mkdir()
+    os.symlink(target, path.parent / f".case.pickle.{os.getpid()}.tmp")
+    ctx = type("Ctx", (), {"matmul": "fp64", "memo_values": lambda self: {"reference": 1.0}, "observation": None})()
+    view = shared_module.CaseShared(str(path), shared_module.identity(Args))
+    assert view.record(False, {"reference"}, ctx)["wrote"]
+    assert target.read_text() == "keep" and path.is_file() and not path.is_symlink()

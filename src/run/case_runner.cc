@@ -126,16 +126,27 @@ void CaseRunner::open_shared(const Case& c) {
   const auto dir = setup_.out_dir / kReferencesDir;
   std::error_code ec;
   fs::create_directories(dir, ec);
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);  // 0700: only this user's processes
   CaseShared shared{dir / (c.id + ".pickle"), ""};
   fs::remove(shared.path, ec);  // an earlier run's (run --resume): derived from the inputs, made again
   shared_[c.id] = shared;
 }
 
-void CaseRunner::note_shared(const Case& c) {
+// The hash is recorded only when the file on disk still hashes to what the
+// writer reported for the exact bytes it wrote: a file replaced between the
+// write and this read is never trusted (no hash: every later process refuses
+// it in one line, so the case fails instead of verifying against it).
+void CaseRunner::note_shared(const Case& c, const RunRecord& r) {
   const auto it = shared_.find(c.id);
   if (it == shared_.end() || !it->second.sha256.empty()) return;
+  const auto& raw = r.worker.raw;
+  if (!raw.contains("case_shared") || !raw["case_shared"].is_object()) return;
+  const auto& cs = raw["case_shared"];
+  if (!cs.contains("sha256") || !cs["sha256"].is_string()) return;
+  const auto reported = cs["sha256"].get<std::string>();
   std::error_code ec;
-  if (fs::is_regular_file(it->second.path, ec)) it->second.sha256 = sha256_file(it->second.path);
+  if (fs::is_regular_file(it->second.path, ec) && sha256_file(it->second.path) == reported)
+    it->second.sha256 = reported;
 }
 
 RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::path& cache_dir,
@@ -164,7 +175,7 @@ RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::
   r.cache_seen = watch.finish();
   r.cache_seen.recorded = true;
   r.log = log_rel.string();
-  note_shared(c);
+  note_shared(c, r);
   return r;
 }
 

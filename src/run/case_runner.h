@@ -107,7 +107,7 @@ class CaseRunner {
   bool prime(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
   // The case's shared reference: a stale file of an earlier run removed, none recorded yet.
   void open_shared(const Case& c);
-  void note_shared(const Case& c);  // its sha256, once a process of the case wrote it
+  void note_shared(const Case& c, const RunRecord& r);  // its sha256, once a process of the case wrote it
   struct Side {
     CaseResult res;
     std::filesystem::path cache_dir;

@@ -61,7 +61,8 @@ class CaseShared:
         if not sha256:
             raise SharedReferenceRefused(
                 f"the case's shared reference {path} exists but jitbench recorded no sha256 for it: it was not "
-                "written by this case's first process; remove it and run the case again")
+                "written by this case's first process, or it changed after that process wrote it; remove it and "
+                "run the case again")
         if got != sha256:
             raise SharedReferenceRefused(
                 f"the case's shared reference {path} has sha256 {got[:12]}..., not the {sha256[:12]}... jitbench "
@@ -87,14 +88,15 @@ class CaseShared:
 
     def record(self, observation_made, computed_keys, ctx):
         """What this process did (kept in its result), writing the file if it is the case's first."""
-        wrote = False
-        if self.found is None:
-            wrote = self._write(ctx)
-        return {"reference": "read" if self.found and not computed_keys else
+        digest = self._write(ctx) if self.found is None else None
+        done = {"reference": "read" if self.found and not computed_keys else
                 ("computed" if computed_keys else "none"),
                 "computed": sorted(computed_keys),
                 "observation": "made" if observation_made else ("read" if self.observation else "none"),
-                "wrote": wrote}
+                "wrote": digest is not None}
+        if digest is not None:
+            done["sha256"] = digest  # of the bytes written: jitbench records a file only if it still hashes to it
+        return done
 
     def _write(self, ctx):
         import pickle
@@ -104,11 +106,27 @@ class CaseShared:
         try:
             data = pickle.dumps(body, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # a user workload's memo that does not pickle: every process computes its own
-            return False
+            return None
+        import hashlib
+
+        import tempfile
+
         directory, name = os.path.split(self.path)
-        os.makedirs(directory or ".", exist_ok=True)
-        tmp = os.path.join(directory, f".{name}.{os.getpid()}.tmp")  # what the index never lists
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, self.path)
-        return True
+        os.makedirs(directory or ".", mode=0o700, exist_ok=True)
+        # mkstemp: O_EXCL with a random name, so nothing planted at a guessable
+        # path (a symlink) is followed; the leading dot: what the index never lists
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory or ".")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        if os.environ.get("JITBENCH_WORKER_TEST_REWRITE_SHARED") == "1":  # tests: the file replaced after the write
+            with open(self.path, "ab") as f:
+                f.write(b"replaced")
+        return hashlib.sha256(data).hexdigest()

@@ -49,17 +49,22 @@ def check(out, inputs, n, dtype, seed, ctx=None):
     if not np.all(np.isfinite(out)):
         return {"ok": False, "message": "non-finite values in the result"}, {}
     diff = out.astype(np.float64) - ref
-    err = _frobenius(np, diff) / _frobenius(np, ref)
-    elementwise = float(np.max(np.abs(diff) / scale))
+    ref_norm = _frobenius(np, ref)
+    # An all-zero product (zero inputs from a user's make_inputs): no relative
+    # error exists, so the absolute one is compared (elementwise likewise where |A||B| is 0).
+    err = _frobenius(np, diff) / ref_norm if ref_norm else _frobenius(np, diff)
+    metric = "relative_frobenius_error" if ref_norm else "absolute_frobenius_error"
+    elementwise = float(np.max(np.abs(diff) / np.where(scale > 0, scale, 1.0)))
     bound_el, bound_fro = _verify.matmul_bounds(ctx.matmul, n)
     ok = err <= bound_fro and elementwise <= bound_el
-    verify = {"ok": ok, "metric": "relative_frobenius_error", "error": err, "tolerance": bound_fro,
+    verify = {"ok": ok, "metric": metric, "error": err, "tolerance": bound_fro,
               "elementwise_error": elementwise, "elementwise_tolerance": bound_el,
               "tolerance_basis": {"precision": ctx.matmul, "basis": "matmul error bounds (docs/precision.md)",
                                   "reduction_length": n},
               "reference": "float64 numpy matmul of the same inputs"}
     if err > bound_fro:
-        verify["message"] = f"relative error {err:.3g} exceeds {bound_fro:.3g} ({ctx.matmul} products, k = {n})"
+        kind = metric.split("_")[0]
+        verify["message"] = f"{kind} error {err:.3g} exceeds {bound_fro:.3g} ({ctx.matmul} products, k = {n})"
     elif elementwise > bound_el:
         verify["message"] = (f"an element's error is {elementwise:.3g} of |A||B|, above the worst-case bound "
                              f"{bound_el:.3g} ({ctx.matmul} products, k = {n})")
