@@ -14,28 +14,9 @@ import sys
 import pytest
 
 from conftest import ROOT, validate
-from test_environments import link_numpy_wheels
+from test_environments import import_workload, link_numpy_wheels
 
-WORKLOAD = '''"""Imports toypkg while it sets up: its import time is the commit's."""
-import numpy as np
-
-
-def make_inputs(n, dtype, seed):
-    return (np.arange(n, dtype="float64"),)
-
-
-def check(out, inputs, n, dtype, seed):
-    ok = bool(np.allclose(out, inputs[0] * 2))
-    return {"ok": ok, "metric": "allclose", "error": 0.0, "tolerance": 0.0}, {}
-
-
-def _build(adapter, n, dtype):
-    import toypkg  # noqa: F401  (the measured import)
-    return lambda x: x * 2
-
-
-IMPLEMENTATIONS = {"numpy": _build}
-'''
+WORKLOAD = import_workload("toypkg", "commit's")
 
 # (subject, files written): the third commit is the slow one.
 COMMITS = [

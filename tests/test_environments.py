@@ -19,7 +19,7 @@ from conftest import ROOT, validate
 NUMPY_WHEELS = ROOT / ".deps" / "wheels"
 SLEEP = {"1.0": 0.0, "1.1": 0.0, "1.2": 0.5, "1.3": 0.5}
 
-WORKLOAD = '''"""Imports slowimp while it sets up: its import time is the release's."""
+IMPORT_WORKLOAD = '''"""Imports PKG while it sets up: its import time is the WHOSE."""
 import numpy as np
 
 
@@ -33,12 +33,20 @@ def check(out, inputs, n, dtype, seed):
 
 
 def _build(adapter, n, dtype):
-    import slowimp  # noqa: F401  (the measured import)
+    import PKG  # noqa: F401  (the measured import)
     return lambda x: x * 2
 
 
 IMPLEMENTATIONS = {"numpy": _build}
 '''
+
+
+def import_workload(package, whose):
+    """A user workload whose setup imports `package`: its import time is the `whose`'s (release's, commit's)."""
+    return IMPORT_WORKLOAD.replace("PKG", package).replace("WHOSE", whose)
+
+
+WORKLOAD = import_workload("slowimp", "release's")
 
 
 def wheel(where, name, version, files):
