@@ -314,3 +314,37 @@ def test_a_worker_whose_sub_phases_overlap_in_time_fails(jitbench, fake_env):
     case = res.case("numba_matmul_8_f32")
     assert (case["status"], case["reason"]) == ("failed", "inconsistent_timings")
     assert "overlap in time" in case["detail"]
+
+
+# -- compare and bisect: which sub-phase moved ---------------------------------
+def test_compare_names_the_sub_phase_that_moved(jitbench, fake_env):
+    """NEW's pass_a takes three times as long: compare's "Inside the compile"
+    puts the compile first, of which pass_a, with its ratio's CI; pass_b did
+    not move. Without anatomy on a side, no such section."""
+    def run(**extra):
+        env = dict(fake_env(), **extra)
+        return jitbench("run", "--cases", "matmul_8_f32", "--backends", "numba", "--cold-runs", "2",
+                        "--warm-iters", "3", "--anatomy", "--anatomy-runs", "3", env=env)
+
+    base, new = run(), run(FAKE_WORKER_SLOW_PASS="3")
+    assert base.rc == 0 and new.rc == 0, base.stderr + new.stderr
+    res = jitbench("compare", str(base.out), str(new.out))
+    assert res.rc == 0, res.stderr
+    block = res.stdout.split("Inside the compile")[1]
+    headline = block.splitlines()[2]
+    assert headline.strip().startswith("compile +120.0 µs (×"), block
+    assert "of which pass_a +120.0 µs (×3.00 [3.00–3.00])" in headline, block
+    lines = [line.strip() for line in block.splitlines()]
+    assert any(line.startswith("compile › pass_b") and "±0 s" in line for line in lines), block
+    plain = jitbench("run", "--cases", "matmul_8_f32", "--backends", "numba", "--cold-runs", "2", "--warm-iters", "3",
+                     env=fake_env())
+    assert "Inside the compile" not in jitbench("compare", str(base.out), str(plain.out)).stdout
+
+
+def test_bisect_anatomy_runs_without_anatomy_is_refused(jitbench, tmp_path):
+    res = jitbench("bisect", "--package", "numpy", "--good", "1.0", "--bad", "2.0", "--anatomy-runs", "2",
+                   "--out-dir", str(tmp_path / "b"))
+    assert res.rc == 2
+    assert "--anatomy-runs counts the anatomy processes of the boundary's confirmation: add --anatomy" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "b").exists()

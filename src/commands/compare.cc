@@ -10,9 +10,11 @@
 #include <tuple>
 
 #include "commands/commands.h"
+#include "compare/anatomy_delta.h"
 #include "compare/compare.h"
 #include "compare/noise.h"
 #include "plan/plan.h"
+#include "export/anatomy_delta_text.h"
 #include "export/compare_export.h"
 #include "export/json_util.h"
 #include "report/format.h"
@@ -79,6 +81,22 @@ void print_rows(const compare::Comparison& cmp, const std::optional<NoiseFloor>&
         fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi), r.p, hl, interference_column(r), r.verdict,
         floor_text(floor, r));
   }
+}
+
+// Where both runs took a compile anatomy of a case (run --anatomy): the
+// sub-phases that moved most, the phase first (docs/anatomy.md).
+void print_anatomy(const LoadedRun& base, const LoadedRun& next) {
+  std::string out;
+  for (const auto& [a, b] : compare::paired_cases(base.cases, next.cases)) {
+    const auto deltas = compare::anatomy_deltas(a->anatomy, b->anatomy);
+    if (deltas.empty()) continue;
+    out += fmt::format("  {}\n", a->c.id == b->c.id ? a->c.id : a->c.id + " vs " + b->c.id);
+    out += anatomy_delta_block(deltas, "    ");
+  }
+  if (out.empty()) return;
+  say(stdout, "\nInside the compile (anatomy processes: medians BASE → NEW, the largest {} changes per case; "
+              "ratio NEW/BASE with its 95% CI from {} processes a side):\n{}",
+      compare::kAnatomyDeltaTop, compare::kAnatomyRatioMinRuns, out);
 }
 
 // --fail-on-regression PCT below a compared metric's noise floor: a regression
@@ -245,6 +263,7 @@ int cmd_compare(const CompareOptions& given) {
       next.cases.size());
   print_environments(base, next);
   print_rows(cmp, floor);
+  print_anatomy(base, next);
   print_summary(cmp, o.alpha);
   write_exports(o, base, next, cmp);
   if (auto refused = check_threshold(o, cmp, floor)) return *refused;

@@ -26,7 +26,7 @@ std::vector<ReleaseRow> release_rows(const std::vector<CaseResult>& cases, doubl
     const auto key = without_environment(c.c.id);
     auto it = std::find_if(rows.begin(), rows.end(), [&](const ReleaseRow& r) { return r.key == key; });
     if (it == rows.end()) it = rows.insert(rows.end(), {key, {}, {}});
-    it->entries.push_back({&c, c.c.env, {}, {}});
+    it->entries.push_back({&c, c.c.env, {}, {}, {}});
   }
   rows.erase(std::remove_if(rows.begin(), rows.end(), [](const ReleaseRow& r) { return r.entries.size() < 2; }),
              rows.end());
@@ -36,8 +36,11 @@ std::vector<ReleaseRow> release_rows(const std::vector<CaseResult>& cases, doubl
       if (timings_comparable(*e.c)) comparable.push_back(e.c);
     row.metrics = release_metrics(comparable);
     std::optional<Samples> previous;  // the samples of the last comparable environment
+    const CaseResult* before = nullptr;  // and its case
     for (auto& e : row.entries) {
       if (!timings_comparable(*e.c)) continue;
+      if (before) e.anatomy_step = anatomy_deltas(before->anatomy, e.c->anatomy);
+      before = e.c;
       Samples samples = metric_samples(*e.c);
       for (const auto& m : row.metrics) {
         const auto s = samples.find(m);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/anatomy_delta.h"
 #include "compare/compare.h"
 
 namespace jitbench::compare {
@@ -22,6 +23,9 @@ struct ReleaseEntry {
   // metric -> {median, ci low, ci high} over the environment's processes; absent: not measured
   std::map<std::string, std::array<double, 3>> values;
   std::map<std::string, MetricRow> step;  // metric -> against the previous environment (none for the first)
+  // The compile's sub-phases that moved most from the previous comparable
+  // environment, where both took an anatomy (run --anatomy); else empty.
+  std::vector<SubPhaseDelta> anatomy_step;
 };
 
 struct ReleaseRow {

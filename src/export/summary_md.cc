@@ -11,6 +11,7 @@
 #include "export/figure_data.h"
 #include "export/glance_table.h"
 #include "export/interference_text.h"
+#include "export/anatomy_delta_text.h"
 #include "export/anatomy_table.h"
 #include "export/sampling_table.h"
 #include "export/verification_table.h"
@@ -430,6 +431,17 @@ std::string release_cell(const compare::ReleaseEntry& e, const std::string& m) {
   return cell;
 }
 
+// Per environment with an anatomy on both sides of its step: the sub-phases
+// that moved most from the environment above, as one line.
+std::string release_anatomy_lines(const compare::ReleaseRow& row) {
+  std::string md;
+  for (const auto& e : row.entries)
+    if (!e.anatomy_step.empty()) md += fmt::format("- {}: {}\n", md_code(e.env), anatomy_headline(e.anatomy_step));
+  if (md.empty()) return "";
+  return "\nInside the compile, against the environment above (anatomy processes' medians; ratio with its 95% CI "
+         "where each side has " + std::to_string(compare::kAnatomyRatioMinRuns) + "+ processes):\n\n" + md;
+}
+
 std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
   if (rows.empty()) return "";
   std::string md = "\n## Releases\n\nThe same case in each environment, in the order given: medians over the "
@@ -445,7 +457,7 @@ std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
       for (const auto& m : row.metrics) cells.push_back(release_cell(e, m));
       t.add(cells);
     }
-    md += fmt::format("\n### `{}`\n\n", row.key) + to_markdown(t);
+    md += fmt::format("\n### `{}`\n\n", row.key) + to_markdown(t) + release_anatomy_lines(row);
   }
   return md;
 }

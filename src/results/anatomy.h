@@ -12,6 +12,7 @@
 // kAnatomyLongest longest items plus any other of at least kAnatomyShare of
 // its parent, at most kAnatomyMost; the rest of each parent's children summed
 // as "other", and what the children leave of their parent as "unattributed".
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -68,6 +69,24 @@ struct AnatomySummary {
   // only when every run said it had neither. A worker that profiles and says
   // it did not is not caught by this (docs/anatomy.md).
   std::optional<bool> measured_runs_instrumented;
+};
+
+// One item of the compile anatomy between two sets of anatomy runs (BASE and
+// NEW; compare/anatomy_delta.h computes them): each side's median, the change,
+// the NEW/BASE ratio with its CI.
+struct SubPhaseDelta {
+  std::vector<std::string> path;  // [phase, sub-phase, ...]
+  // Each side's median; nullopt where no process of that side reported the
+  // item (new in NEW, or gone from it): never a ratio of or to nothing.
+  std::optional<double> base_s, new_s;
+  double change_s = 0;  // new - base (an absent side counts 0)
+  std::size_t n_base = 0, n_new = 0;  // anatomy processes per side
+  double base_lo = 0, base_hi = 0, new_lo = 0, new_hi = 0;  // each side's range over its processes
+  // NEW/BASE ratio of medians: nullopt when a side lacks the item or its BASE median is 0.
+  std::optional<double> ratio;
+  // Its bootstrap 95% CI: only with compare::kAnatomyRatioMinRuns processes a side.
+  std::optional<double> lo, hi;
+  bool operator==(const SubPhaseDelta&) const = default;
 };
 
 // nullopt when the case has no anatomy runs.

@@ -35,6 +35,8 @@ call take twice as long (a machine that got busy halfway through a run).
 FAKE_WORKER_JITTER=sigma multiplies import, setup and first call by one lognormal factor and
 draws the warm calls lognormal around 1 ms: a worker of known spread for
 --target-ci's tests.
+FAKE_WORKER_SLOW_PASS=f makes an anatomy process's pass_a take f times as long
+(and its compile with it): a release that moved one sub-phase.
 It speaks the protocol by hand so that the tests do not depend on the real
 worker being right. Its own numbers are small and consistent: it sleeps as long
 as the total it reports. Honest, it uses a compile cache the way a framework
@@ -219,13 +221,17 @@ def main():
     if args.mode == "anatomy" or (mode == "anatomy_in_cold" and args.mode == "cold"):
         # lie_anatomy: two passes that add up to more than the compile they are part of (beyond the 100 us slack).
         passes = (0.0008, 0.0006) if mode == "lie_anatomy" else (0.00006, 0.00003)
-        result["anatomy"] = {"items": [{"path": ["compile"], "s": 0.0001, "source": "jitbench phase"},
+        # FAKE_WORKER_SLOW_PASS=f: a release whose pass_a takes f times as long (the compile with it).
+        slow = float(os.environ.get("FAKE_WORKER_SLOW_PASS", "1"))
+        passes = (passes[0] * slow, passes[1])
+        compile_s = 0.0001 + 0.00006 * (slow - 1)
+        result["anatomy"] = {"items": [{"path": ["compile"], "s": compile_s, "source": "jitbench phase"},
                                        {"path": ["compile", "pass_a"], "s": passes[0], "source": "fake pass timer"},
                                        {"path": ["compile", "pass_b"], "s": passes[1], "source": "fake pass timer"}],
                              "mapping": "fake", "sources": "fake"}
         # overlap_anatomy: the passes' sum fits the compile, their intervals overlap (beyond 1 us).
         ivs = ([[0.0, 0.0001]], [[0.00001, 0.00007]], [[0.00004, 0.00007]]) if mode == "overlap_anatomy" else \
-            ([[0.0, 0.0001]], [[0.0, 0.00006]], [[0.00006, 0.00009]])
+            ([[0.0, compile_s]], [[0.0, passes[0]]], [[passes[0], passes[0] + 0.00003]])
         if mode != "lie_anatomy":
             for item, iv in zip(result["anatomy"]["items"], ivs):
                 item["intervals"] = iv

@@ -1,0 +1,82 @@
+#include "compare/anatomy_delta.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "compare/significance.h"
+#include "stats/stats.h"
+
+namespace jitbench::compare {
+namespace {
+using ItemPath = std::vector<std::string>;
+
+// One map per ok anatomy process with items: each item's time (an item
+// reported twice in a process counts once, summed, as the case summary does).
+std::vector<std::map<ItemPath, double>> per_process_items(const std::vector<RunRecord>& runs) {
+  std::vector<std::map<ItemPath, double>> out;
+  for (const auto& r : runs) {
+    if (r.status != Status::Ok || r.worker.anatomy.empty()) continue;
+    auto& mine = out.emplace_back();
+    for (const auto& it : r.worker.anatomy) mine[it.path] += it.s;
+  }
+  return out;
+}
+
+// The item's value in every process of a side (0 where a process lacks it);
+// whether any process of the side reported it.
+std::vector<double> item_values(const std::vector<std::map<ItemPath, double>>& side, const ItemPath& path,
+                                bool& reported) {
+  std::vector<double> xs;
+  reported = false;
+  for (const auto& run : side) {
+    const auto f = run.find(path);
+    reported = reported || f != run.end();
+    xs.push_back(f == run.end() ? 0.0 : f->second);
+  }
+  return xs;
+}
+
+SubPhaseDelta item_delta(const ItemPath& path, const std::vector<std::map<ItemPath, double>>& a,
+                         const std::vector<std::map<ItemPath, double>>& b) {
+  SubPhaseDelta d;
+  d.path = path;
+  bool in_a = false, in_b = false;
+  const auto xa = item_values(a, path, in_a), xb = item_values(b, path, in_b);
+  d.n_base = xa.size();
+  d.n_new = xb.size();
+  d.base_lo = *stats::min(xa), d.base_hi = *stats::max(xa);
+  d.new_lo = *stats::min(xb), d.new_hi = *stats::max(xb);
+  if (in_a) d.base_s = *stats::median(xa);
+  if (in_b) d.new_s = *stats::median(xb);
+  d.change_s = d.new_s.value_or(0.0) - d.base_s.value_or(0.0);
+  if (!in_a || !in_b) return d;
+  if (const auto r = ratio_of_medians(xa, xb)) {
+    d.ratio = r->ratio;
+    if (xa.size() >= kAnatomyRatioMinRuns && xb.size() >= kAnatomyRatioMinRuns) d.lo = r->lo, d.hi = r->hi;
+  }
+  return d;
+}
+}  // namespace
+
+std::vector<SubPhaseDelta> anatomy_deltas(const std::vector<RunRecord>& base, const std::vector<RunRecord>& next,
+                                          std::size_t top) {
+  const auto a = per_process_items(base), b = per_process_items(next);
+  if (a.empty() || b.empty()) return {};
+  std::set<ItemPath> paths;
+  for (const auto* side : {&a, &b})
+    for (const auto& run : *side)
+      for (const auto& [path, s] : run) paths.insert(path);
+  std::vector<SubPhaseDelta> out;
+  for (const auto& path : paths) out.push_back(item_delta(path, a, b));
+  std::stable_sort(out.begin(), out.end(), [](const SubPhaseDelta& x, const SubPhaseDelta& y) {
+    const double cx = std::abs(x.change_s), cy = std::abs(y.change_s);
+    if (cx != cy) return cx > cy;
+    return x.path.size() < y.path.size();  // a phase before the sub-phase that moved it as much
+  });
+  if (top > 0 && out.size() > top) out.resize(top);
+  return out;
+}
+
+}  // namespace jitbench::compare

@@ -1,0 +1,34 @@
+#pragma once
+// Which sub-phases of the compile moved between two sets of anatomy runs
+// (docs/anatomy.md): per item path, each side's median over its anatomy
+// processes (0 in a process that lacks it, as the case's own summary takes
+// it), the change in seconds and the NEW/BASE ratio of medians with compare's
+// bootstrap 95% CI (ratio_of_medians: one sample per process, as compare does
+// for the phases), sorted by the absolute change. Used by `compare`, the
+// releases table and `bisect`; the words are export/anatomy_delta_text.cc's.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/anatomy.h"
+#include "results/model.h"
+
+namespace jitbench::compare {
+
+// A ratio's CI needs at least this many anatomy processes on each side; with
+// fewer, the change is shown with each side's n and range instead.
+inline constexpr std::size_t kAnatomyRatioMinRuns = 3;
+// How many items a case lists, the largest changes first.
+inline constexpr std::size_t kAnatomyDeltaTop = 8;
+
+// The item type, SubPhaseDelta, is results/anatomy.h's (bisect's record holds it).
+
+// The items of two sets of anatomy runs (a case's `anatomy` runs; only ok runs
+// with items count), the largest absolute change first (ties: shallower path
+// first, then by path), at most `top` (0: all). Empty when either side has no
+// such run.
+std::vector<SubPhaseDelta> anatomy_deltas(const std::vector<RunRecord>& base, const std::vector<RunRecord>& next,
+                                          std::size_t top = kAnatomyDeltaTop);
+
+}  // namespace jitbench::compare

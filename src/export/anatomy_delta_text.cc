@@ -1,0 +1,79 @@
+#include "export/anatomy_delta_text.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "export/sampling_table.h"
+#include "report/format.h"
+
+namespace jitbench {
+namespace {
+std::string signed_seconds(double s) {
+  if (s == 0) return "±0 s";
+  return (s > 0 ? "+" : "−") + format_seconds(std::abs(s));
+}
+
+std::string median_cell(const std::optional<double>& s) {
+  if (!s) return "—";
+  return *s > 0 ? format_seconds(*s) : "0 s";
+}
+
+std::string side_range(std::size_t n, double lo, double hi) {
+  if (lo == hi) return fmt::format("n = {}, all {}", n, lo > 0 ? format_seconds(lo) : "0 s");
+  return fmt::format("n = {}, range {}", n, lo > 0 ? seconds_range(lo, hi) : "0–" + format_seconds(hi));
+}
+
+const SubPhaseDelta* largest_under(const std::vector<SubPhaseDelta>& ds,
+                                            const SubPhaseDelta& phase) {
+  const SubPhaseDelta* best = nullptr;
+  for (const auto& d : ds) {
+    if (d.path.size() <= phase.path.size() || d.path[0] != phase.path[0]) continue;
+    if (!best || std::abs(d.change_s) > std::abs(best->change_s)) best = &d;
+  }
+  return best;
+}
+}  // namespace
+
+std::string anatomy_path_label(const std::vector<std::string>& path) {
+  std::string out;
+  for (const auto& p : path) out += (out.empty() ? "" : " › ") + p;
+  return out;
+}
+
+std::string subphase_change(const SubPhaseDelta& d) {
+  const auto change = signed_seconds(d.change_s);
+  if (!d.base_s) return change + " (new)";
+  if (!d.new_s) return change + " (gone)";
+  if (!d.ratio) return fmt::format("{} (from 0; {} → {})", change, side_range(d.n_base, d.base_lo, d.base_hi),
+                                   side_range(d.n_new, d.new_lo, d.new_hi));
+  if (d.lo && d.hi) return fmt::format("{} (×{:.2f} [{:.2f}–{:.2f}])", change, *d.ratio, *d.lo, *d.hi);
+  return fmt::format("{} (×{:.2f}; {} → {})", change, *d.ratio, side_range(d.n_base, d.base_lo, d.base_hi),
+                     side_range(d.n_new, d.new_lo, d.new_hi));
+}
+
+std::string anatomy_headline(const std::vector<SubPhaseDelta>& ds) {
+  if (ds.empty()) return "";
+  const SubPhaseDelta* phase = &ds.front();
+  for (const auto& d : ds)
+    if (d.path.size() == 1) {
+      phase = &d;
+      break;
+    }
+  std::string line = anatomy_path_label(phase->path) + " " + subphase_change(*phase);
+  if (const auto* sub = largest_under(ds, *phase))
+    line += ", of which " + sub->path.back() + " " + subphase_change(*sub);
+  return line;
+}
+
+std::string anatomy_delta_block(const std::vector<SubPhaseDelta>& ds, const std::string& indent) {
+  if (ds.empty()) return "";
+  std::string out = indent + anatomy_headline(ds) + "\n";
+  for (const auto& d : ds)
+    out += fmt::format("{}  {:<60} {:>10} → {:<10} {}\n", indent, anatomy_path_label(d.path),
+                       median_cell(d.base_s), median_cell(d.new_s),
+                       subphase_change(d));
+  return out;
+}
+
+}  // namespace jitbench
