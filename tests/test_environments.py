@@ -223,7 +223,7 @@ def test_bisect_refuses_to_decide_on_an_end_it_cannot_measure(jitbench, wheelhou
     assert res.rc == 2, res.stderr
     assert "slowimp 9.9 gave no comparable measurement" in res.stderr, res.stderr
     doc = json.loads((out / "bisect.json").read_text())
-    validate(doc, "jitbench.bisect.v3")
+    validate(doc, "jitbench.bisect.v4")
     assert doc["result"]["status"] == "unmeasurable" and doc["result"]["unmeasurable"] == "9.9"
     assert [s["verdict"] for s in doc["steps"]] == ["measured", "unmeasurable"]
 
@@ -238,7 +238,7 @@ def test_bisect_names_the_release_that_made_it_slower(jitbench, wheelhouse, env_
                    timeout=1200)
     assert res.rc == 0, res.stderr
     doc = json.loads((out / "bisect.json").read_text())
-    validate(doc, "jitbench.bisect.v3")
+    validate(doc, "jitbench.bisect.v4")
     assert doc["result"]["status"] == expect, doc["result"]
     if expect == "found":
         assert doc["candidates"] == ["1.0", "1.1", "1.2", "1.3"]

@@ -415,6 +415,11 @@ CLI::App* add_bisect(CLI::App& app, BisectOptions& b, CliSelectionText& text) {
                   "warm processes per case (default 1; --metric warm wants 4+)");
   add_affinity(cmd, text);
   cmd->add_flag("--quiet,-q", run.quiet, "print only the conclusion");
+  cmd->add_flag("--anatomy", run.anatomy,
+                "take the compile anatomy at the boundary's confirmation only, and report the sub-phases that "
+                "moved there (docs/anatomy.md)");
+  cmd->add_option("--anatomy-runs", run.anatomy_runs, "--anatomy: processes per case and confirmation run (default 3)")
+      ->check(CLI::Range(1L, limits::kMaxColdRuns));
   cmd->add_option("--noise-floor", b.noise_floor,
                   "a `jitbench noise` out dir: warn when --threshold is below its floor for the bisected metric")
       ->check(kNonEmpty);
@@ -530,6 +535,8 @@ void check_bisect(const BisectOptions& b, RunOptions& selection, const CliSelect
     throw UserError("bisect --git: the candidates are the commits between --good and --bad; leave out --versions");
   if (b.strict && b.noise_floor.empty())
     throw UserError("--strict refuses a threshold below the noise floor: give --noise-floor D too");
+  if (selection.anatomy_runs && !selection.anatomy)
+    throw UserError("bisect: --anatomy-runs counts the anatomy processes of the boundary's confirmation: add --anatomy");
   type_selection(text, selection);
   check_sampling(selection);
   if (!text.shard.empty() || !selection.envs.empty() || !selection.env_vars.empty())

@@ -8,7 +8,7 @@
 // confirmed (significant, and larger than --threshold with confidence:
 // compare's gate), then the releases between them are halved, and the final
 // pair is measured again, side by side, to confirm the boundary.
-// OUT/bisect.json (schemas/jitbench.bisect.v3.schema.json) has every step;
+// OUT/bisect.json (schemas/jitbench.bisect.v4.schema.json) has every step;
 // the bisection itself is commands/bisection/.
 #include <fmt/format.h>
 

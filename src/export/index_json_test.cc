@@ -207,7 +207,7 @@ BisectDocument a_bisection(BisectResult result) {
   return d;
 }
 
-// Each way a bisection ends, written as jitbench.bisect.v3 has it.
+// Each way a bisection ends, written as jitbench.bisect.v4 has it.
 TEST(BisectRecords, EveryEndIsWrittenAsTheSchemaHasIt) {
   BisectResult unmeasurable;
   unmeasurable.status = "unmeasurable";
@@ -242,6 +242,33 @@ TEST(BisectRecords, EveryEndIsWrittenAsTheSchemaHasIt) {
   EXPECT_EQ(f["steps"][1]["against_good"][0]["decision"], "regression");
   EXPECT_FALSE(f.contains("git"));
   EXPECT_FALSE(f["steps"][0].contains("commit"));
+}
+
+// bisect --anatomy: the sub-phases that moved at the boundary (v4's optional
+// result.boundary_anatomy); a one-sided item has no ratio, few processes no CI.
+TEST(BisectRecords, TheBoundarysAnatomyIsWrittenAsTheSchemaHasIt) {
+  BisectResult found;
+  found.status = "found";
+  found.first_bad = "1.5";
+  found.last_good = "1.0";
+  found.searched = true;
+  SubPhaseDelta moved{{"compile", "backend"}, 0.5, 1.2, 0.7, 3, 3, 0.49, 0.51, 1.1, 1.3, 2.4, 2.1, 2.7};
+  SubPhaseDelta added{{"compile", "ynn_fusion"}, std::nullopt, 0.1, 0.1, 2, 2, 0, 0, 0.09, 0.11, std::nullopt,
+                      std::nullopt, std::nullopt};
+  found.boundary_anatomy = std::vector<BisectAnatomy>{{"numpy-sum-f64", {moved, added}}};
+  const auto j = bisect_document_json(a_bisection(found), "t");
+  EXPECT_TRUE(validate_against(j, kBisectSchema).empty()) << j.dump();
+  const auto& items = j["result"]["boundary_anatomy"][0]["items"];
+  EXPECT_EQ(items[0]["ratio_ci95"], json::parse("[2.1, 2.7]"));
+  EXPECT_TRUE(items[1]["base_median_s"].is_null());
+  EXPECT_TRUE(items[1]["ratio"].is_null());
+  EXPECT_TRUE(items[1]["ratio_ci95"].is_null());
+  auto broken = j;
+  broken["result"]["boundary_anatomy"][0]["items"][0]["ratio_ci95"] = json::parse("[2.1]");
+  EXPECT_FALSE(validate_against(broken, kBisectSchema).empty());
+  // Without --anatomy the key is absent.
+  found.boundary_anatomy.reset();
+  EXPECT_FALSE(bisect_document_json(a_bisection(found), "t")["result"].contains("boundary_anatomy"));
 }
 
 // bisect --git: the repository and revisions as given, each step's commit and subject (v3's optional fields).

@@ -1,9 +1,11 @@
 #pragma once
-// What `jitbench bisect` records (OUT/bisect.json, jitbench.bisect.v3): every
+// What `jitbench bisect` records (OUT/bisect.json, jitbench.bisect.v4): every
 // step measured and the result, typed; export/bisect_json.cc writes them.
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "results/anatomy.h"
 
 namespace jitbench {
 
@@ -43,6 +45,14 @@ struct BisectGit {
   bool operator==(const BisectGit&) const = default;
 };
 
+// bisect --anatomy: one case's compile sub-phases that moved between the
+// boundary's last good (BASE) and first bad (NEW) side, largest change first.
+struct BisectAnatomy {
+  std::string case_id;
+  std::vector<SubPhaseDelta> items;
+  bool operator==(const BisectAnatomy&) const = default;
+};
+
 // How the bisection ended.
 struct BisectResult {
   std::string status;  // found, unconfirmed, no_regression, inconclusive, unmeasurable
@@ -55,6 +65,8 @@ struct BisectResult {
   bool searched = false;
   std::vector<std::string> skipped, overturned, skipped_between;
   std::optional<std::vector<BisectEvidence>> confirmation;  // null when the boundary was never judged
+  // bisect --anatomy, once the boundary was measured: per case with anatomy on both sides.
+  std::optional<std::vector<BisectAnatomy>> boundary_anatomy;
   bool operator==(const BisectResult&) const = default;
 };
 

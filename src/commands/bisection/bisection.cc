@@ -12,9 +12,11 @@
 #include "commands/bisection/bisection.h"
 #include "commands/bisection/git_range.h"
 #include "commands/common/common.h"
+#include "compare/anatomy_delta.h"
 #include "compare/compare.h"
 #include "config/environments.h"
 #include "compare/significance.h"
+#include "export/anatomy_delta_text.h"
 #include "export/bisect_json.h"
 #include "env/probe.h"
 #include "export/json_util.h"
@@ -160,6 +162,7 @@ class Bisection {
       argv.insert(argv.end(), {"--env", env});
     }
     const fs::path dir = out_.root() / "steps" / dir_name;
+    add_anatomy_args(releases, argv);
     argv.insert(argv.end(), {"--out-dir", dir.string(), "--quiet"});
     SpawnSpec spec;
     spec.argv = argv;
@@ -185,6 +188,8 @@ class Bisection {
           const auto key = without_environment(c.c.id);
           if (timings_comparable(c))
             if (auto xs = samples_of(c, o_.metric); !xs.empty()) samples[key] = std::move(xs), any = true;
+          auto& mine = anatomy_[releases[k].first][key];
+          mine.insert(mine.end(), c.anatomy.begin(), c.anatomy.end());
           cases.push_back({key, std::string(to_string(c.status)), to_string(c.reason)});
         }
         if (!any) verdict = "unmeasurable";  // every case warn or failed: the release cannot be built here, say
@@ -237,6 +242,20 @@ class Bisection {
 
   const std::vector<BisectStep>& steps() const { return steps_; }
 
+  // bisect --anatomy: per case with anatomy processes on both sides (taken
+  // only by the confirmation runs), the sub-phases that moved from lo to hi.
+  std::optional<std::vector<BisectAnatomy>> boundary_anatomy(const std::string& lo, const std::string& hi) const {
+    if (!o_.selection.anatomy) return std::nullopt;
+    std::vector<BisectAnatomy> out;
+    const auto a = anatomy_.find(lo), b = anatomy_.find(hi);
+    if (a == anatomy_.end() || b == anatomy_.end()) return out;
+    for (const auto& [key, runs] : a->second)
+      if (const auto other = b->second.find(key); other != b->second.end())
+        if (auto deltas = compare::anatomy_deltas(runs, other->second); !deltas.empty())
+          out.push_back({key, std::move(deltas)});
+    return out;
+  }
+
   // A candidate in messages: "slowimp 1.2", or with --git "commit 3f2a1b0c9d8e (its subject)".
   std::string label(const std::string& v) const {
     return o_.git.empty() ? fmt::format("{} {}", o_.package, v) : fmt::format("commit {} ({})", v.substr(0, 12), subject(v));
@@ -247,6 +266,15 @@ class Bisection {
   }
 
  private:
+  // bisect --anatomy: the boundary's confirmation runs (only they) take the anatomy.
+  void add_anatomy_args(const std::vector<std::pair<std::string, std::string>>& releases,
+                        std::vector<std::string>& argv) const {
+    const bool confirm = std::any_of(releases.begin(), releases.end(), [](const auto& r) { return r.second == "confirm"; });
+    if (!o_.selection.anatomy || !confirm) return;
+    argv.push_back("--anatomy");
+    if (o_.selection.anatomy_runs) argv.insert(argv.end(), {"--anatomy-runs", std::to_string(*o_.selection.anatomy_runs)});
+  }
+
   static std::string replace_version(std::string req, const std::string& v) {
     for (auto at = req.find("{}"); at != std::string::npos; at = req.find("{}", at + v.size())) req.replace(at, 2, v);
     return req;
@@ -273,6 +301,8 @@ class Bisection {
   std::map<std::string, int> runs_;
   std::map<std::string, std::string> subjects_;  // --git: each candidate's subject
   std::vector<BisectStep> steps_;
+  // bisect --anatomy: each candidate's anatomy processes per case (id without its environment).
+  std::map<std::string, std::map<std::string, std::vector<RunRecord>>> anatomy_;
 };
 
 // The candidate halfway between lo and hi that is not left out, if any.
@@ -388,6 +418,15 @@ struct Search {
   std::vector<std::string> skipped, overturned;
 };
 
+// bisect --anatomy: what moved inside the compile at the boundary, per case.
+void print_boundary_anatomy(const std::optional<std::vector<BisectAnatomy>>& cases) {
+  if (!cases) return;
+  if (cases->empty())
+    say(stdout, "  inside the compile: no case has anatomy processes on both sides of the boundary (a JIT case "
+                "and --anatomy)\n");
+  for (const auto& c : *cases) say(stdout, "  {} inside the compile: {}\n", c.case_id, anatomy_headline(c.items));
+}
+
 void finish_search(Bisection& b, const BisectOptions& o, const OutDir& out, const std::vector<std::string>& cands,
                    const Search& s, bool confirmed, const Confirmation& confirm) {
   const auto& first_bad = cands[s.bads.back()];
@@ -403,6 +442,7 @@ void finish_search(Bisection& b, const BisectOptions& o, const OutDir& out, cons
   result.overturned = s.overturned;
   result.skipped_between = between;
   result.confirmation = confirm;
+  result.boundary_anatomy = b.boundary_anatomy(last_good, first_bad);
   write_result(out, o, cands, b, result);
   const bool git = !o.git.empty();
   say(stdout, "jitbench bisect: {} {} the first {} with the regression of {} (last good {}){}{}; every step in {}\n",
@@ -414,6 +454,7 @@ void finish_search(Bisection& b, const BisectOptions& o, const OutDir& out, cons
   for (const auto& row : confirm.value_or(std::vector<BisectEvidence>{}))
     say(stdout, "  {}: {} -> {} ({:.2f}x [{:.2f}-{:.2f}], p = {:.3g})\n", row.case_id, format_seconds(row.good_median_s),
         format_seconds(row.median_s), row.ratio, row.ratio_lo, row.ratio_hi, row.p);
+  print_boundary_anatomy(result.boundary_anatomy);
 }
 }  // namespace
 

@@ -1,0 +1,58 @@
+// The one line form of the sub-phases that moved (compare, releases, bisect).
+#include "export/anatomy_delta_text.h"
+
+#include <gtest/gtest.h>
+
+namespace jitbench {
+namespace {
+
+SubPhaseDelta moved(std::vector<std::string> path, double base, double next) {
+  SubPhaseDelta d;
+  d.path = std::move(path);
+  d.base_s = base;
+  d.new_s = next;
+  d.change_s = next - base;
+  d.n_base = d.n_new = 5;
+  d.base_lo = d.base_hi = base;
+  d.new_lo = d.new_hi = next;
+  d.ratio = next / base;
+  d.lo = d.ratio, d.hi = d.ratio;
+  return d;
+}
+
+TEST(AnatomyDeltaText, ThePhaseThenWhatMovedMostUnderIt) {
+  auto compile = moved({"compile"}, 1.0, 2.0);
+  compile.lo = 1.8, compile.hi = 2.4;
+  const std::vector<SubPhaseDelta> ds{compile, moved({"compile", "backend_compile_and_load"}, 0.5, 1.2),
+                                      moved({"compile", "backend_compile_and_load", "RunBackend"}, 0.4, 0.9)};
+  EXPECT_EQ(anatomy_headline(ds),
+            "compile +1.000 s (×2.00 [1.80–2.40]), of which backend_compile_and_load +0.700 s (×2.40 [2.40–2.40])");
+  EXPECT_EQ(anatomy_path_label(ds[2].path), "compile › backend_compile_and_load › RunBackend");
+  // The block lists every item under the headline.
+  const auto block = anatomy_delta_block(ds, "  ");
+  EXPECT_NE(block.find("compile › backend_compile_and_load › RunBackend"), std::string::npos) << block;
+  EXPECT_EQ(anatomy_headline({}), "");
+}
+
+TEST(AnatomyDeltaText, OneSidedItemsAreNewOrGone) {
+  SubPhaseDelta gone = moved({"compile", "ynn_fusion"}, 0.2, 0.0);
+  gone.new_s.reset(), gone.ratio.reset(), gone.lo.reset(), gone.hi.reset();
+  gone.change_s = -0.2;
+  EXPECT_EQ(subphase_change(gone), "−200.00 ms (gone)");
+  SubPhaseDelta added = gone;
+  added.base_s.reset();
+  added.new_s = 0.2;
+  added.change_s = 0.2;
+  EXPECT_EQ(subphase_change(added), "+200.00 ms (new)");
+}
+
+TEST(AnatomyDeltaText, FewProcessesGiveCountsAndRangesNotACi) {
+  auto d = moved({"compile"}, 1.5, 3.0);
+  d.lo.reset(), d.hi.reset();
+  d.n_base = 2, d.base_lo = 1.4, d.base_hi = 1.6;
+  d.n_new = 2, d.new_lo = 2.9, d.new_hi = 3.1;
+  EXPECT_EQ(subphase_change(d), "+1.500 s (×2.00; n = 2, range 1.400–1.600 s → n = 2, range 2.900–3.100 s)");
+}
+
+}  // namespace
+}  // namespace jitbench
