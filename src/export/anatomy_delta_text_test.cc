@@ -26,7 +26,7 @@ TEST(AnatomyDeltaText, ThePhaseThenWhatMovedMostUnderIt) {
   const std::vector<SubPhaseDelta> ds{compile, moved({"compile", "backend_compile_and_load"}, 0.5, 1.2),
                                       moved({"compile", "backend_compile_and_load", "RunBackend"}, 0.4, 0.9)};
   EXPECT_EQ(anatomy_headline(ds),
-            "compile +1.000 s (×2.00 [1.80–2.40]), of which backend_compile_and_load +0.700 s (×2.40 [2.40–2.40])");
+            "compile +1.000 s (×2.00 [1.80–2.40]), of which backend_compile_and_load +700.00 ms (×2.40 [2.40–2.40])");
   EXPECT_EQ(anatomy_path_label(ds[2].path), "compile › backend_compile_and_load › RunBackend");
   // The block lists every item under the headline.
   const auto block = anatomy_delta_block(ds, "  ");

@@ -255,9 +255,10 @@ TEST(BisectRecords, TheBoundarysAnatomyIsWrittenAsTheSchemaHasIt) {
   SubPhaseDelta moved{{"compile", "backend"}, 0.5, 1.2, 0.7, 3, 3, 0.49, 0.51, 1.1, 1.3, 2.4, 2.1, 2.7};
   SubPhaseDelta added{{"compile", "ynn_fusion"}, std::nullopt, 0.1, 0.1, 2, 2, 0, 0, 0.09, 0.11, std::nullopt,
                       std::nullopt, std::nullopt};
+  found.confirmation = std::vector<BisectEvidence>{a_row("numpy-sum-f64", true)};
   found.boundary_anatomy = std::vector<BisectAnatomy>{{"numpy-sum-f64", {moved, added}}};
   const auto j = bisect_document_json(a_bisection(found), "t");
-  EXPECT_TRUE(validate_against(j, kBisectSchema).empty()) << j.dump();
+  EXPECT_EQ(validate_against(j, kBisectSchema), std::vector<std::string>{}) << j.dump();
   const auto& items = j["result"]["boundary_anatomy"][0]["items"];
   EXPECT_EQ(items[0]["ratio_ci95"], json::parse("[2.1, 2.7]"));
   EXPECT_TRUE(items[1]["base_median_s"].is_null());
