@@ -335,6 +335,8 @@ def test_compare_names_the_sub_phase_that_moved(jitbench, fake_env):
     assert headline.strip().startswith("compile +120.0 µs (×"), block
     assert "of which pass_a +120.0 µs (×3.00 [3.00–3.00])" in headline, block
     lines = [line.strip() for line in block.splitlines()]
+    # The compile and pass_a moved by the same 120 µs: the phase is listed first, then the sub-phase.
+    assert lines[3].startswith("compile ") and lines[4].startswith("compile › pass_a"), block
     assert any(line.startswith("compile › pass_b") and "±0 s" in line for line in lines), block
     plain = jitbench("run", "--cases", "matmul_8_f32", "--backends", "numba", "--cold-runs", "2", "--warm-iters", "3",
                      env=fake_env())

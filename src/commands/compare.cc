@@ -95,7 +95,7 @@ void print_anatomy(const LoadedRun& base, const LoadedRun& next) {
   }
   if (out.empty()) return;
   say(stdout, "\nInside the compile (anatomy processes: medians BASE → NEW, the largest {} changes per case; "
-              "ratio NEW/BASE with its 95% CI from {} processes a side):\n{}",
+              "ratio NEW/BASE, with its 95% CI where each side has {}+ processes):\n{}",
       compare::kAnatomyDeltaTop, compare::kAnatomyRatioMinRuns, out);
 }
 

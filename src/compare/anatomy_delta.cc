@@ -71,7 +71,8 @@ std::vector<SubPhaseDelta> anatomy_deltas(const std::vector<RunRecord>& base, co
   std::vector<SubPhaseDelta> out;
   for (const auto& path : paths) out.push_back(item_delta(path, a, b));
   std::stable_sort(out.begin(), out.end(), [](const SubPhaseDelta& x, const SubPhaseDelta& y) {
-    const double cx = std::abs(x.change_s), cy = std::abs(y.change_s);
+    // To the nanosecond (the worker's resolution): a phase and the one sub-phase that moved it tie.
+    const auto cx = std::llround(std::abs(x.change_s) * 1e9), cy = std::llround(std::abs(y.change_s) * 1e9);
     if (cx != cy) return cx > cy;
     return x.path.size() < y.path.size();  // a phase before the sub-phase that moved it as much
   });

@@ -25,8 +25,8 @@ inline constexpr std::size_t kAnatomyDeltaTop = 8;
 // The item type, SubPhaseDelta, is results/anatomy.h's (bisect's record holds it).
 
 // The items of two sets of anatomy runs (a case's `anatomy` runs; only ok runs
-// with items count), the largest absolute change first (ties: shallower path
-// first, then by path), at most `top` (0: all). Empty when either side has no
+// with items count), the largest absolute change (to the nanosecond) first
+// (ties: shallower path first, then by path), at most `top` (0: all). Empty when either side has no
 // such run.
 std::vector<SubPhaseDelta> anatomy_deltas(const std::vector<RunRecord>& base, const std::vector<RunRecord>& next,
                                           std::size_t top = kAnatomyDeltaTop);

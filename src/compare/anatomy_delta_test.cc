@@ -15,10 +15,10 @@ RunRecord anatomy_process(double compile, double backend, double passes, bool wi
   RunRecord r;
   r.mode = RunMode::Anatomy;
   r.status = Status::Ok;
-  r.worker.anatomy = {{{"compile"}, compile, "jitbench phase"},
-                      {{"compile", "backend_compile_and_load"}, backend, "event"},
-                      {{"compile", "backend_compile_and_load", "RunBackend"}, backend * 0.8, "event"}};
-  if (with_passes) r.worker.anatomy.push_back({{"compile", "hlo_passes"}, passes, "event"});
+  r.worker.anatomy = {{{"compile"}, compile, "jitbench phase", {}},
+                      {{"compile", "backend_compile_and_load"}, backend, "event", {}},
+                      {{"compile", "backend_compile_and_load", "RunBackend"}, backend * 0.8, "event", {}}};
+  if (with_passes) r.worker.anatomy.push_back({{"compile", "hlo_passes"}, passes, "event", {}});
   return r;
 }
 
