@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "export/figure_data.h"
+#include "export/compact_table.h"
 #include "export/glance_table.h"
 #include "export/interference_text.h"
 #include "export/table_json.h"
@@ -160,6 +161,16 @@ nlohmann::json titled(const std::string& intro, const Table& t) {
   if (t.empty()) return nullptr;
   return {{"intro", intro}, {"table", table_json(t)}};
 }
+
+// The same with summary.md's compaction: a note every row repeats ("no ok
+// native case ... (--ceilings on measures anyway)") is a footnote, written once.
+nlohmann::json titled_with_notes(const std::string& intro, const Table& t) {
+  if (t.empty()) return nullptr;
+  auto compact = compact_table(t);
+  auto table = table_json(compact.table);
+  table["notes"] = compact.notes;
+  return {{"intro", intro}, {"table", table}};
+}
 }  // namespace
 
 nlohmann::json report_page_json(const LoadedRun& run, const Analysis& analysis) {
@@ -175,7 +186,7 @@ nlohmann::json report_page_json(const LoadedRun& run, const Analysis& analysis) 
           {"glance", glance.empty() ? nlohmann::json() : table_json(glance)},
           {"environment", table_json(env)},
           {"warnings", warnings_json(report_warnings(run.cases, analysis))},
-          {"throughput", titled(kThroughputIntro, throughput_table(analysis))},
+          {"throughput", titled_with_notes(kThroughputIntro, throughput_table(analysis))},
           {"figures", figures},
           {"cases", table_json(cases_table(run.cases))},
           {"sampling", {{"intro", kSamplingIntro}, {"table", table_json(sampling_table(run.cases))}}},
@@ -199,7 +210,7 @@ std::string report_md(const LoadedRun& run, const Analysis& analysis, const std:
   if (warns.empty()) md += "None.\n";
   if (const auto t = throughput_table(analysis); !t.empty())
     md += fmt::format("\n## Throughput against the floor and the ceiling\n\n{}\n\n", kThroughputIntro) +
-          to_markdown(t);
+          compact_markdown(t);
   md += fmt::format("\n## Cases ({})\n\n", run.cases.size()) + to_markdown(cases_table(run.cases));
   md += fmt::format("\n## Sampling\n\n{}\n\n", kSamplingIntro) + to_markdown(sampling_table(run.cases));
   if (const auto t = verification_table(run.cases); !t.empty())
