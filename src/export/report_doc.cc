@@ -132,7 +132,15 @@ constexpr const char* kIntro =
     "more, else their range (Sampling); every result was checked against a "
     "float64 reference.";
 
+// Warnings of a kind that can name every case (a busy machine interferes with
+// all of them) fold into one line the reader opens; the run's own line stays.
+bool is_grouped_warning(const ReportWarning& w) {
+  return (w.kind == "high variance" || w.kind == "few runs" || w.kind == "interfered") && w.case_id != "the run";
+}
+
 std::string group_note(const std::string& kind) {
+  if (kind == "interfered")
+    return "the machine did other work while these cases ran: their times may be slower (docs/noise.md)";
   if (kind == "high variance")
     return fmt::format("coefficient of variation above {:.0f}%: read these medians with their intervals", kCvLimit * 100);
   return fmt::format("fewer than {} cold runs: medians and intervals are rough", kFewRuns);
@@ -142,7 +150,7 @@ nlohmann::json warnings_json(const std::vector<ReportWarning>& warns) {
   Table single{{"Kind", "Case", "What"}, {}};
   std::vector<std::pair<std::string, Table>> grouped_tables;
   for (const auto& w : warns) {
-    if (w.kind != "high variance" && w.kind != "few runs") {
+    if (!is_grouped_warning(w)) {
       single.add({w.kind, md_code(w.case_id), w.text});
       continue;
     }
