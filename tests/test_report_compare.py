@@ -122,6 +122,18 @@ def test_report_writes_a_note_every_throughput_row_repeats_once_as_a_footnote(ji
     assert md.count(note) == 1 and f"- [{footnote.group(1)}] " in md, md
 
 
+def test_report_says_fixed_counts_in_one_sentence_without_a_sampling_table(jitbench, fake_env):
+    res = jitbench("run", "--cases", "matmul_8_f32,matmul_16_f32", "--backends", "numpy", "--cold-runs", "2",
+                   "--warm-iters", "2", env=fake_env())
+    assert res.rc == 0, res.stderr
+    assert jitbench("report", str(res.out), out=False).rc == 0
+    page = (res.out / "report" / "report.html").read_text()
+    section = page.split("<section id='sampling'>")[1].split("</section>")[0]
+    assert "A fixed count of processes for every case (2 cold runs;" in section and "<table" not in section, section
+    md = (res.out / "report" / "report.md").read_text().split("## Sampling")[1].split("\n## ")[0]
+    assert "A fixed count of processes for every case (2 cold runs;" in md and "|" not in md, md
+
+
 def test_report_refuses_what_validate_refuses(jitbench, tmp_path):
     res = small_run(jitbench, cold="1")
     (res.out / "stray.txt").write_text("x")

@@ -165,6 +165,12 @@ nlohmann::json warnings_json(const std::vector<ReportWarning>& warns) {
           {"groups", groups}};
 }
 
+// With fixed counts for every case, one sentence and no table (as in summary.md).
+nlohmann::json report_sampling_json(const std::vector<CaseResult>& cases) {
+  if (all_fixed_counts(cases)) return {{"intro", fixed_counts_sentence(cases)}, {"table", nullptr}};
+  return {{"intro", kSamplingIntro}, {"table", table_json(sampling_table(cases))}};
+}
+
 nlohmann::json titled(const std::string& intro, const Table& t) {
   if (t.empty()) return nullptr;
   return {{"intro", intro}, {"table", table_json(t)}};
@@ -197,7 +203,7 @@ nlohmann::json report_page_json(const LoadedRun& run, const Analysis& analysis) 
           {"throughput", titled_with_notes(kThroughputIntro, throughput_table(analysis))},
           {"figures", figures},
           {"cases", table_json(cases_table(run.cases))},
-          {"sampling", {{"intro", kSamplingIntro}, {"table", table_json(sampling_table(run.cases))}}},
+          {"sampling", report_sampling_json(run.cases)},
           {"verification", titled(kVerificationIntro, verification_table(run.cases))}};
 }
 
@@ -220,7 +226,9 @@ std::string report_md(const LoadedRun& run, const Analysis& analysis, const std:
     md += fmt::format("\n## Throughput against the floor and the ceiling\n\n{}\n\n", kThroughputIntro) +
           compact_markdown(t);
   md += fmt::format("\n## Cases ({})\n\n", run.cases.size()) + to_markdown(cases_table(run.cases));
-  md += fmt::format("\n## Sampling\n\n{}\n\n", kSamplingIntro) + to_markdown(sampling_table(run.cases));
+  md += all_fixed_counts(run.cases)
+            ? "\n## Sampling\n\n" + fixed_counts_sentence(run.cases) + "\n"
+            : fmt::format("\n## Sampling\n\n{}\n\n", kSamplingIntro) + to_markdown(sampling_table(run.cases));
   if (const auto t = verification_table(run.cases); !t.empty())
     md += fmt::format("\n## Verification\n\n{}\n\n", kVerificationIntro) + to_markdown(t);
   std::string titles;

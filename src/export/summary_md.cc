@@ -514,16 +514,7 @@ std::string glance_md(const SummaryInput& in) {
 std::string sampling_md(const SummaryInput& in) {
   if (!all_fixed_counts(in.cases))
     return section(std::string("\n## Sampling\n\n") + kSamplingIntro + "\n\n", sampling_table(in.cases));
-  std::set<std::size_t> counts;
-  for (const auto& c : in.cases)
-    if (const auto n = cold_values(c, "ttfr_s").size()) counts.insert(n);
-  std::string ns;
-  for (auto n : counts) ns += fmt::format("{}{}", ns.empty() ? "" : ", ", n);
-  return fmt::format("\n## Sampling\n\nA fixed count of processes for every case ({} cold {}; `--target-ci` adds "
-                     "processes until the median's interval is narrow enough). Fewer than 6 values give no "
-                     "distribution-free 95% interval of the median, so the tables show n and the range instead "
-                     "(docs/results-sampling.md).\n",
-                     ns.empty() ? "no" : ns, ns == "1" ? "run" : "runs");
+  return "\n## Sampling\n\n" + fixed_counts_sentence(in.cases) + "\n";
 }
 
 std::string verification_md(const SummaryInput& in) {
