@@ -32,6 +32,16 @@ After the default-suite and releases pages it reports their runs and saves a
 headless-Chromium screenshot of each report.html in docs/img (SCREENSHOTS);
 `--screenshot RUN PNG` does that alone, for a run made elsewhere.
 
+    .venv/bin/python bench/results.py --shots [three-environments] [site]
+
+makes the runs behind the other screenshots docs/report-and-compare.md shows,
+into DIR/shot-<name>, and saves them (SHOTS): a three-environment run (numpy
+cases in three pinned NumPy releases, built with uv) as
+docs/img/report-three-environments.png, and a history site `jitbench publish`
+made of four small runs (a case left out of the third: a gap) as
+docs/img/site-four-snapshots.png and its case page as
+docs/img/site-four-snapshots-case.png.
+
 It measures the code of the checkout it lives in: its build/jitbench, its
 worker/ (JITBENCH_WORKER_DIR is set to it) and its suites, and refuses a tree
 whose tracked sources differ from the commit it would name (--allow-dirty
@@ -252,6 +262,63 @@ def screenshot_report(run, png, size=(1280, 2000)):
     print(f"results: wrote {png}", file=sys.stderr)
 
 
+def screenshot_page(html, png, size=(1280, 1600)):
+    """A page as a PNG from headless Chromium, its scripts given time to draw (the site's charts)."""
+    png = pathlib.Path(png).resolve()
+    png.unlink(missing_ok=True)
+    shot = subprocess.run([CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars",
+                           "--virtual-time-budget=5000", f"--window-size={size[0]},{size[1]}",
+                           f"--screenshot={png}", pathlib.Path(html).resolve().as_uri()],
+                          capture_output=True, text=True, timeout=180)
+    if shot.returncode != 0 or not png.is_file():
+        sys.exit(f"results: Chromium made no screenshot of {html}: {shot.stderr.strip()[-300:]}")
+    print(f"results: wrote {png}", file=sys.stderr)
+
+
+def shot_run(out, args, env):
+    """`jitbench run ARGS --out-dir OUT` (a case may fail: the picture shows it); exits on anything else."""
+    subprocess.run(["rm", "-rf", str(out)], check=True)
+    proc = subprocess.run([str(JITBENCH), "run", *args, "--out-dir", str(out), "--quiet"], cwd=ROOT,
+                          stdin=subprocess.DEVNULL, env=env)
+    if proc.returncode not in (0, 2):
+        sys.exit(f"results: jitbench run {' '.join(args)} exited {proc.returncode}")
+
+
+# The NumPy releases of the three-environment picture (wheels for Python 3.11 each).
+THREE_ENVS = ["numpy-1.26:numpy==1.26.4", "numpy-2.1:numpy==2.1.3", "numpy-2.3:numpy==2.3.5"]
+SHOT_CASES = ["--cases", "matmul_512_f32,mc_pi_100000_f64", "--cold-runs", "3", "--warm-iters", "10"]
+
+
+def shot_three_environments(runs, env):
+    out = runs / "shot-three-environments"
+    args = ["--backends", "numpy", *SHOT_CASES]
+    for e in THREE_ENVS:
+        args += ["--env", e]
+    shot_run(out, args, env)
+    screenshot_report(out, DOCS / "img" / "report-three-environments.png", size=(1280, 2400))
+
+
+def shot_site(runs, env):
+    """Four runs published one after another into a fresh site; the third leaves mc_pi out."""
+    site = runs / "shot-site"
+    subprocess.run(["rm", "-rf", str(site)], check=True)
+    for i in range(4):
+        cases = "matmul_512_f32" if i == 2 else "matmul_512_f32,mc_pi_100000_f64"
+        out = runs / f"shot-site-run{i + 1}"
+        shot_run(out, ["--backends", "numpy", "--cases", cases, "--cold-runs", "3", "--warm-iters", "10"],
+                 env)
+        pub = subprocess.run([str(JITBENCH), "publish", str(out), "--to", str(site), "--id", f"week-{i + 1}"],
+                             env=env, capture_output=True, text=True)
+        if pub.returncode != 0:
+            sys.exit(f"results: jitbench publish {out} exited {pub.returncode}: {pub.stderr.strip()}")
+    screenshot_page(site / "index.html", DOCS / "img" / "site-four-snapshots.png", size=(1280, 720))
+    case = sorted((site / "cases").glob("*mc_pi_100000_f64*.html"))[0]  # in 3 of the 4: a gap
+    screenshot_page(case, DOCS / "img" / "site-four-snapshots-case.png", size=(1280, 1500))
+
+
+SHOTS = {"three-environments": shot_three_environments, "site": shot_site}
+
+
 PLACEHOLDER = re.compile(r"\{\{([^}]+)\}\}")
 RUN_LINE = re.compile(r"^\d+ cases: .* Summary: ")
 
@@ -319,11 +386,22 @@ def main():
     ap.add_argument("--docs", type=pathlib.Path, default=ROOT / "docs", help="where the pages are written")
     ap.add_argument("--screenshot", nargs=2, metavar=("RUN", "PNG"),
                     help="only report RUN (an out dir made elsewhere) and save its screenshot as PNG")
+    ap.add_argument("--shots", nargs="*", metavar="SHOT",
+                    help=f"only make the runs of these screenshots and save them (default: all of {', '.join(SHOTS)})")
     args = ap.parse_args()
     global DOCS
     DOCS = args.docs
     if args.screenshot:
         screenshot_report(*args.screenshot)
+        return
+    if args.shots is not None:
+        for name in args.shots:
+            if name not in SHOTS:
+                sys.exit(f"results: unknown shot {name!r} (known: {', '.join(SHOTS)})")
+        env = dict(os.environ, JITBENCH_WORKER_DIR=str(ROOT / "worker"),
+                   JITBENCH_FIGURES_DIR=str(ROOT / "src" / "report" / "figures"))
+        for name in args.shots or list(SHOTS):
+            SHOTS[name](args.runs or pathlib.Path("/tmp/jitbench-results"), env)
         return
     for page in args.pages:
         if page not in PAGES and page != "gpu":

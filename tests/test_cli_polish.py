@@ -4,6 +4,7 @@ error against its tolerance, one line for a compare with no case in common,
 progress while publish draws, and a time left from the cost model before the
 first case ends (the environment build's progress: test_envs_command.py)."""
 
+import json
 import os
 import pty
 import re
@@ -44,6 +45,27 @@ def test_a_failed_check_shows_its_error_against_its_tolerance(jitbench, fake_env
     line = next(l for l in res.stderr.splitlines() if "numpy_matmul_8_f32" in l and "incorrect_result" in l)
     # The worker's message states the error and its bound already: said once, not repeated in brackets.
     assert "relative error 0.5 exceeds 1e-4" in line and "vs tolerance" not in line, line
+
+
+def failed_check_line(jitbench, fake_env, error):
+    """The run's line for a case whose worker says its check failed, with `error` against a tolerance of 1e-4,
+    in a message that names neither (the fake worker's off_by)."""
+    res = jitbench("run", "--cases", "matmul_8_f32", "--backends", "numpy", "--cold-runs", "1", "--warm-iters", "1",
+                   env={**fake_env(numpy="off_by"), "FAKE_WORKER_ERROR": error})
+    assert res.rc == 2, res.stderr
+    return next(l for l in res.stderr.splitlines() if "numpy_matmul_8_f32" in l and "incorrect_result" in l)
+
+
+def test_a_failed_check_whose_message_names_no_numbers_gets_its_error_against_its_tolerance(jitbench, fake_env):
+    line = failed_check_line(jitbench, fake_env, "0.25")
+    assert "result differs from the reference [error 0.25 vs tolerance 0.0001, relative_error]" in line, line
+    assert "within it" not in line, line
+
+
+def test_a_failed_check_within_its_tolerance_says_it_failed_for_another_reason(jitbench, fake_env):
+    line = failed_check_line(jitbench, fake_env, "5e-05")
+    assert "[error 5e-05 vs tolerance 0.0001, relative_error; within it: the check failed for the reason above" \
+        in line, line
 
 
 def test_compare_with_no_case_in_common_exits_2_with_one_line(jitbench, fake_env, tmp_path):
@@ -89,12 +111,29 @@ def on_a_terminal(argv, env):
     return p.returncode, out.decode(errors="replace")
 
 
-def test_the_first_case_shows_a_time_left_from_the_cost_model(fake_env, tmp_path):
+def seconds_of(text):
+    """format_seconds' words back to seconds: "1.234 s", "350.00 ms", "12.0 µs"."""
+    value, unit = re.fullmatch(r"([\d.]+) (µs|ms|s)", text).groups()
+    return float(value) * {"µs": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
+
+
+def test_the_first_case_shows_a_time_left_from_the_cost_model(jitbench, fake_env, tmp_path):
+    # A suite file, so that `plan` prices the same counts the run uses.
+    suite = tmp_path / "eta.toml"
+    suite.write_text('[suite]\nname = "eta"\ncold_runs = 2\nwarm_iters = 2\n\n[[matrix]]\n'
+                     'backends = ["numpy", "numba"]\nworkloads = ["matmul"]\nsizes = [8]\ndtypes = ["f32"]\n')
+    plan = json.loads(jitbench("plan", "--suite", str(suite), "--json", out=False).stdout)
+    assert len(plan["cases"]) == 2, plan
+    modelled = sum(c["expected_cost_s"] for c in plan["cases"])
+    # The fake worker takes a fraction of the model's seconds: a time left near the model's total is the model's.
     env = dict(os.environ, **fake_env(), NO_COLOR="1")
-    rc, text = on_a_terminal([str(JITBENCH), "run", "--cases", "matmul_8_f32", "--backends", "numpy,numba",
-                              "--cold-runs", "2", "--warm-iters", "2", "--out-dir", str(tmp_path / "o")], env)
+    rc, text = on_a_terminal([str(JITBENCH), "run", "--suite", str(suite), "--out-dir", str(tmp_path / "o")], env)
     assert rc == 0, text
-    first = [seg for seg in text.split("\r") if seg.replace("\x1b[K", "").startswith("[1/2]")]
-    assert first, text
-    assert all("~? left" not in seg for seg in first), first
-    assert any(re.search(r"elapsed .+? · ~.+? left", seg) for seg in first), first
+    segments = [seg.replace("\x1b[K", "") for seg in text.replace("\n", "\r").split("\r")]
+    first_done = next(i for i, seg in enumerate(segments) if re.match(r"\[1/2\] \S+ +ok", seg))
+    before = [seg for seg in segments[:first_done] if seg.startswith("[1/2]")]
+    assert before, text  # progress drawn while the first case runs, before its result line
+    assert all("~? left" not in seg for seg in before), before
+    left = [seconds_of(m.group(1)) for seg in before if (m := re.search(r"elapsed .+? · ~(.+?) left$", seg))]
+    assert left, before
+    assert 0.5 * modelled <= left[0] <= modelled * 1.05, (left, modelled)

@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import pathlib
+import re
 import zipfile
 
 import pytest
@@ -171,6 +172,12 @@ def test_the_releases_table_shows_the_step_where_it_is(across):
     assert steps["v11"]["ratio"] < 1.5 and steps["v13"]["ratio"] < 1.5, steps
     md = (across / "summary.md").read_text()
     assert "## Releases" in md and "slower**" in md
+    # 5 cold runs and 1 warm process an environment: no interval by the Sampling section's rule (6 or more),
+    # never a zero-width one ("1.037 [1.037–1.037]"); the steps the test cannot judge are marked once.
+    table = md.split("## Releases")[1].split("\n## ")[0]
+    assert re.search(r"\d× \[", table) is None, table
+    assert "†" in table and "† too few processes a side" in table, table
+    assert max(len(line) for line in table.splitlines() if line.startswith("|")) <= 120, table
 
 
 def test_environments_are_built_once_and_reused(jitbench, wheelhouse, env_cache, across):

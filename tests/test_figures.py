@@ -32,6 +32,15 @@ def test_time_axes_are_in_engineering_units_not_raw_seconds():
         assert not any(re.fullmatch(r"0\.0+\d+|\d(\.\d+)?e-?\d+|1e-?\d+", t) for t in labels), labels  # no 0.00010, 1e-5
 
 
+def test_a_log_axis_without_units_prints_numbers_not_mathtext_source():
+    # text.parse_math is off (labels are users' text): matplotlib's default log labels would print "$\\mathdefault{10^{-2}}$".
+    accuracy = [{"backend": b, "n": n, "warm_median_s": t * n / 1e5, "abs_error": e}
+                for b, t in (("numpy", 4e-3), ("numba", 1e-3)) for n, e in ((10**5, 3e-3), (10**7, 2e-4))]
+    labels = texts(figures.mc_pi_error_vs_time({"accuracy": accuracy}))
+    assert not any("$" in t or "mathdefault" in t for t in labels), labels
+    assert any(re.fullmatch(r"1e[−-]0?\d+", t) for t in labels), labels
+
+
 def test_a_warn_case_is_drawn_with_its_mark():
     for draw in (figures.ttfr_by_phase, figures.warm_distributions):
         labels = texts(draw(ttfr_data()))

@@ -55,6 +55,13 @@ def test_each_process_records_its_interference_beside_its_status(jitbench, fake_
     assert report.rc == 0, report.stderr
     page = (res.out / "report" / "report.md").read_text()
     assert "1/2 cold runs interfered with" in page
+    # report.html: the run's line in the table, each case's folded into one "interfered" line the reader opens.
+    html = (res.out / "report" / "report.html").read_text()
+    warnings = html.split("<section id='warnings'>")[1].split("</section>")[0]
+    folded = warnings.split("<details><summary><b>interfered</b>")[1].split("</details>")[0]
+    assert "numpy_matmul_8_f32" in folded and "1/2 cold runs interfered with" in folded, warnings
+    table = warnings.split("<details>")[0]
+    assert "the run" in table and "numpy_matmul_8_f32" not in table, warnings
 
 
 def test_a_quiet_machine_is_not_flagged(jitbench, fake_env, tmp_path):

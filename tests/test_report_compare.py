@@ -102,6 +102,38 @@ def test_report_in_a_browser_has_no_console_errors_and_every_figure_drawn(report
     assert browser_page.errors == []
 
 
+def test_report_writes_a_note_every_throughput_row_repeats_once_as_a_footnote(jitbench):
+    # Two numpy matmuls and no native case planned: every row's ceiling is "not measured" for the same reason.
+    res = jitbench("run", "--cases", "matmul_8_f32,matmul_16_f32", "--backends", "numpy", "--cold-runs", "1",
+                   "--warm-iters", "2")
+    assert res.rc == 0, res.stderr
+    rep = jitbench("report", str(res.out), out=False)
+    assert rep.rc == 0, rep.stderr
+    page = (res.out / "report" / "report.html").read_text()
+    section = page.split("<section id='throughput'>")[1].split("</section>")[0]
+    rows = [r for r in section.split("<tr>") if "<td>" in r]
+    assert len(rows) == 2, section
+    note = "(--ceilings on measures anyway)"
+    assert section.count(note) == 1, section  # once, below the table
+    footnote = re.search(r"<li>\[(\d+)\] ([^<]*" + re.escape(note) + ")", section)
+    assert footnote, section
+    assert all(f"<td>[{footnote.group(1)}]</td>" in r for r in rows), rows  # each row points at it
+    md = (res.out / "report" / "report.md").read_text().split("## Throughput")[1].split("\n## ")[0]
+    assert md.count(note) == 1 and f"- [{footnote.group(1)}] " in md, md
+
+
+def test_report_says_fixed_counts_in_one_sentence_without_a_sampling_table(jitbench, fake_env):
+    res = jitbench("run", "--cases", "matmul_8_f32,matmul_16_f32", "--backends", "numpy", "--cold-runs", "2",
+                   "--warm-iters", "2", env=fake_env())
+    assert res.rc == 0, res.stderr
+    assert jitbench("report", str(res.out), out=False).rc == 0
+    page = (res.out / "report" / "report.html").read_text()
+    section = page.split("<section id='sampling'>")[1].split("</section>")[0]
+    assert "A fixed count of processes for every case (2 cold runs;" in section and "<table" not in section, section
+    md = (res.out / "report" / "report.md").read_text().split("## Sampling")[1].split("\n## ")[0]
+    assert "A fixed count of processes for every case (2 cold runs;" in md and "|" not in md, md
+
+
 def test_report_refuses_what_validate_refuses(jitbench, tmp_path):
     res = small_run(jitbench, cold="1")
     (res.out / "stray.txt").write_text("x")

@@ -36,7 +36,7 @@ std::size_t display_width(std::string_view s) {
   return n;
 }
 
-std::string compact_markdown(Table t, const std::vector<std::string>& keep) {
+CompactTable compact_table(Table t, const std::vector<std::string>& keep) {
   drop_empty_columns(t);
   std::map<std::string, int> seen;
   for (const auto& r : t.rows)
@@ -53,9 +53,14 @@ std::string compact_markdown(Table t, const std::vector<std::string>& keep) {
       if (added) notes.push_back(cell);
       cell = fmt::format("[{}]", it->second);
     }
-  std::string md = to_markdown(t);
-  if (!notes.empty()) md += "\n";
-  for (std::size_t i = 0; i < notes.size(); ++i) md += fmt::format("- [{}] {}\n", i + 1, notes[i]);
+  return {std::move(t), std::move(notes)};
+}
+
+std::string compact_markdown(Table t, const std::vector<std::string>& keep) {
+  const auto c = compact_table(std::move(t), keep);
+  std::string md = to_markdown(c.table);
+  if (!c.notes.empty()) md += "\n";
+  for (std::size_t i = 0; i < c.notes.size(); ++i) md += fmt::format("- [{}] {}\n", i + 1, c.notes[i]);
   return md;
 }
 

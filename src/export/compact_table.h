@@ -1,5 +1,5 @@
 #pragma once
-// summary.md's tables, made to fit a screen: a column appears only where some
+// summary.md's tables (and report.html's throughput table), made to fit a screen: a column appears only where some
 // row has a value, and a long cell that repeats (or any very long one) becomes
 // a numbered note below the table, written once.
 #include <cstddef>
@@ -16,4 +16,11 @@ std::size_t display_width(std::string_view s);
 // always kept), long cells replaced by "[k]", and the notes "- [k] text" after it.
 // Columns named in `keep` are never made notes (the answer a table exists for).
 std::string compact_markdown(Table t, const std::vector<std::string>& keep = {});
+// The same for a page that draws the table itself (report.html): the table
+// with "[k]" in place of each long cell, and note k's text at notes[k - 1].
+struct CompactTable {
+  Table table;
+  std::vector<std::string> notes;
+};
+CompactTable compact_table(Table t, const std::vector<std::string>& keep = {});
 }  // namespace jitbench

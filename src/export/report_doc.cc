@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "export/figure_data.h"
+#include "export/compact_table.h"
 #include "export/glance_table.h"
 #include "export/interference_text.h"
 #include "export/table_json.h"
@@ -131,7 +132,15 @@ constexpr const char* kIntro =
     "more, else their range (Sampling); every result was checked against a "
     "float64 reference.";
 
+// Warnings of a kind that can name every case (a busy machine interferes with
+// all of them) fold into one line the reader opens; the run's own line stays.
+bool is_grouped_warning(const ReportWarning& w) {
+  return (w.kind == "high variance" || w.kind == "few runs" || w.kind == "interfered") && w.case_id != "the run";
+}
+
 std::string group_note(const std::string& kind) {
+  if (kind == "interfered")
+    return "the machine did other work while these cases ran: their times may be slower (docs/noise.md)";
   if (kind == "high variance")
     return fmt::format("coefficient of variation above {:.0f}%: read these medians with their intervals", kCvLimit * 100);
   return fmt::format("fewer than {} cold runs: medians and intervals are rough", kFewRuns);
@@ -141,7 +150,7 @@ nlohmann::json warnings_json(const std::vector<ReportWarning>& warns) {
   Table single{{"Kind", "Case", "What"}, {}};
   std::vector<std::pair<std::string, Table>> grouped_tables;
   for (const auto& w : warns) {
-    if (w.kind != "high variance" && w.kind != "few runs") {
+    if (!is_grouped_warning(w)) {
       single.add({w.kind, md_code(w.case_id), w.text});
       continue;
     }
@@ -156,9 +165,25 @@ nlohmann::json warnings_json(const std::vector<ReportWarning>& warns) {
           {"groups", groups}};
 }
 
+// With fixed counts for every case, one sentence and no table (as in summary.md).
+nlohmann::json report_sampling_json(const std::vector<CaseResult>& cases) {
+  if (all_fixed_counts(cases)) return {{"intro", fixed_counts_sentence(cases)}, {"table", nullptr}};
+  return {{"intro", kSamplingIntro}, {"table", table_json(sampling_table(cases))}};
+}
+
 nlohmann::json titled(const std::string& intro, const Table& t) {
   if (t.empty()) return nullptr;
   return {{"intro", intro}, {"table", table_json(t)}};
+}
+
+// The same with summary.md's compaction: a note every row repeats ("no ok
+// native case ... (--ceilings on measures anyway)") is a footnote, written once.
+nlohmann::json titled_with_notes(const std::string& intro, const Table& t) {
+  if (t.empty()) return nullptr;
+  auto compact = compact_table(t);
+  auto table = table_json(compact.table);
+  table["notes"] = compact.notes;
+  return {{"intro", intro}, {"table", table}};
 }
 }  // namespace
 
@@ -175,10 +200,10 @@ nlohmann::json report_page_json(const LoadedRun& run, const Analysis& analysis) 
           {"glance", glance.empty() ? nlohmann::json() : table_json(glance)},
           {"environment", table_json(env)},
           {"warnings", warnings_json(report_warnings(run.cases, analysis))},
-          {"throughput", titled(kThroughputIntro, throughput_table(analysis))},
+          {"throughput", titled_with_notes(kThroughputIntro, throughput_table(analysis))},
           {"figures", figures},
           {"cases", table_json(cases_table(run.cases))},
-          {"sampling", {{"intro", kSamplingIntro}, {"table", table_json(sampling_table(run.cases))}}},
+          {"sampling", report_sampling_json(run.cases)},
           {"verification", titled(kVerificationIntro, verification_table(run.cases))}};
 }
 
@@ -199,9 +224,11 @@ std::string report_md(const LoadedRun& run, const Analysis& analysis, const std:
   if (warns.empty()) md += "None.\n";
   if (const auto t = throughput_table(analysis); !t.empty())
     md += fmt::format("\n## Throughput against the floor and the ceiling\n\n{}\n\n", kThroughputIntro) +
-          to_markdown(t);
+          compact_markdown(t);
   md += fmt::format("\n## Cases ({})\n\n", run.cases.size()) + to_markdown(cases_table(run.cases));
-  md += fmt::format("\n## Sampling\n\n{}\n\n", kSamplingIntro) + to_markdown(sampling_table(run.cases));
+  md += all_fixed_counts(run.cases)
+            ? "\n## Sampling\n\n" + fixed_counts_sentence(run.cases) + "\n"
+            : fmt::format("\n## Sampling\n\n{}\n\n", kSamplingIntro) + to_markdown(sampling_table(run.cases));
   if (const auto t = verification_table(run.cases); !t.empty())
     md += fmt::format("\n## Verification\n\n{}\n\n", kVerificationIntro) + to_markdown(t);
   std::string titles;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "report/format.h"
 #include "results/views.h"
@@ -52,6 +53,19 @@ std::string spread_cell(const std::vector<double>& values) {
 
 bool all_fixed_counts(const std::vector<CaseResult>& cases) {
   return std::all_of(cases.begin(), cases.end(), [](const auto& c) { return c.sampling.recorded && !c.sampling.rule; });
+}
+
+std::string fixed_counts_sentence(const std::vector<CaseResult>& cases) {
+  std::set<std::size_t> counts;
+  for (const auto& c : cases)
+    if (const auto n = cold_values(c, "ttfr_s").size()) counts.insert(n);
+  std::string ns;
+  for (auto n : counts) ns += fmt::format("{}{}", ns.empty() ? "" : ", ", n);
+  return fmt::format("A fixed count of processes for every case ({} cold {}; `--target-ci` adds processes until the "
+                     "median's interval is narrow enough). Fewer than 6 values give no distribution-free 95% "
+                     "interval of the median, so the tables show n and the range instead "
+                     "(docs/results-sampling.md).",
+                     ns.empty() ? "no" : ns, ns == "1" ? "run" : "runs");
 }
 
 Table sampling_table(const std::vector<CaseResult>& cases) {

@@ -13,6 +13,8 @@ extern const char* const kSamplingIntro;
 Table sampling_table(const std::vector<CaseResult>& cases);
 // Every case sampled a fixed count: the Sampling section is one sentence then.
 bool all_fixed_counts(const std::vector<CaseResult>& cases);
+// That sentence: "A fixed count of processes for every case (3 cold runs; ...)".
+std::string fixed_counts_sentence(const std::vector<CaseResult>& cases);
 // The spread of a median, by the Sampling section's rule: "95% CI a–b" where
 // the values give the distribution-free interval, else "n = 3, range a–b"
 // ("n = 1" alone, "n = 3, all a" for equal values, "—" for none).

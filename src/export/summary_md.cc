@@ -419,14 +419,20 @@ std::string metric_label(const std::string& m) {
   return m.substr(6, m.size() - 8);  // phase_<name>_s
 }
 
-std::string release_cell(const compare::ReleaseEntry& e, const std::string& m) {
+// "73.86 ms (0.87× [0.56–1.59])": the step's ratio, its 95% CI only where both
+// sides have the runs the Sampling section's rule asks for, † where the test
+// cannot reach significance with so few (said once below the table).
+std::string release_cell(const compare::ReleaseEntry& e, const std::string& m, bool& untested) {
   const auto v = e.values.find(m);
   if (v == e.values.end()) return "—";
   std::string cell = format_seconds(v->second[0]);
   if (const auto s = e.step.find(m); s != e.step.end()) {
     const auto& r = s->second;
-    cell += fmt::format(" ({}{:.2f}× [{:.2f}–{:.2f}]{})", r.significant ? "**" : "", r.ratio, r.lo, r.hi,
-                        r.significant ? (r.ratio > 1 ? ", slower**" : ", faster**") : r.testable ? "" : ", too few runs");
+    const bool interval = stats::median_interval_possible(std::min(r.n_base, r.n_new), stats::kReportConfidence);
+    untested = untested || !r.testable;
+    cell += fmt::format(" ({}{:.2f}×{}{}{})", r.significant ? "**" : "", r.ratio,
+                        interval ? fmt::format(" [{:.2f}–{:.2f}]", r.lo, r.hi) : "",
+                        r.significant ? (r.ratio > 1 ? ", slower**" : ", faster**") : "", r.testable ? "" : "†");
   }
   return cell;
 }
@@ -445,19 +451,22 @@ std::string release_anatomy_lines(const compare::ReleaseRow& row) {
 std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
   if (rows.empty()) return "";
   std::string md = "\n## Releases\n\nThe same case in each environment, in the order given: medians over the "
-                   "processes, and in parentheses the ratio to the environment above with its 95% CI — **bold** "
-                   "where the Mann–Whitney test finds the step significant (p < 0.05), as `jitbench compare` "
-                   "computes it.\n";
+                   "processes, and in parentheses the ratio to the environment above, with its 95% CI where both "
+                   "have 6 or more processes (Sampling) — **bold** where the Mann–Whitney test finds the step "
+                   "significant (p < 0.05), as `jitbench compare` computes it.\n";
   for (const auto& row : rows) {
     Table t{{"Environment", "Status"}, {}};
     for (const auto& m : row.metrics) t.columns.push_back(metric_label(m));
+    bool untested = false;
     for (const auto& e : row.entries) {
       std::vector<std::string> cells{md_code(e.env), std::string(to_string(e.c->status)) +
                                                       (e.c->reason.empty() ? "" : ": " + to_string(e.c->reason))};
-      for (const auto& m : row.metrics) cells.push_back(release_cell(e, m));
+      for (const auto& m : row.metrics) cells.push_back(release_cell(e, m, untested));
       t.add(cells);
     }
-    md += fmt::format("\n### `{}`\n\n", row.key) + to_markdown(t) + release_anatomy_lines(row);
+    md += fmt::format("\n### `{}`\n\n", row.key) + to_markdown(t);
+    if (untested) md += "\n† too few processes a side for the test to reach p < 0.05 (it takes 4 or more).\n";
+    md += release_anatomy_lines(row);
   }
   return md;
 }
@@ -526,16 +535,7 @@ std::string glance_md(const SummaryInput& in) {
 std::string sampling_md(const SummaryInput& in) {
   if (!all_fixed_counts(in.cases))
     return section(std::string("\n## Sampling\n\n") + kSamplingIntro + "\n\n", sampling_table(in.cases));
-  std::set<std::size_t> counts;
-  for (const auto& c : in.cases)
-    if (const auto n = cold_values(c, "ttfr_s").size()) counts.insert(n);
-  std::string ns;
-  for (auto n : counts) ns += fmt::format("{}{}", ns.empty() ? "" : ", ", n);
-  return fmt::format("\n## Sampling\n\nA fixed count of processes for every case ({} cold {}; `--target-ci` adds "
-                     "processes until the median's interval is narrow enough). Fewer than 6 values give no "
-                     "distribution-free 95% interval of the median, so the tables show n and the range instead "
-                     "(docs/results-sampling.md).\n",
-                     ns.empty() ? "no" : ns, ns == "1" ? "run" : "runs");
+  return "\n## Sampling\n\n" + fixed_counts_sentence(in.cases) + "\n";
 }
 
 std::string verification_md(const SummaryInput& in) {

@@ -2,7 +2,8 @@
 
 FAKE_WORKER_MODES="numpy=crash,numba=ok" picks a behaviour per backend
 (FAKE_WORKER_MODE sets the default): ok, crash, hang, garbage, exit3,
-wrong_answer, noresult, missing, flood, nocache (reports no cache hit), and the
+wrong_answer, off_by (a failed check whose message does not state its numbers:
+error FAKE_WORKER_ERROR, default 0.25, against a tolerance of 1e-4), noresult, missing, flood, nocache (reports no cache hit), and the
 lies jitbench's checks must catch: lie_phases (phases longer than the first
 call), lie_total (a total longer than the process lived), lie_segments (calls
 longer than the total), unsync (work still queued after the clock), wrong_first
@@ -323,6 +324,9 @@ def main():
     if mode == "wrong_answer":
         result["verify"] = {"ok": False, "message": "relative error 0.5 exceeds 1e-4", "metric": "relative_error",
                             "error": 0.5, "tolerance": 1e-4}
+    if mode == "off_by":
+        result["verify"] = {"ok": False, "message": "result differs from the reference", "metric": "relative_error",
+                            "error": float(os.environ.get("FAKE_WORKER_ERROR", "0.25")), "tolerance": 1e-4}
     if mode == "missing":
         send(type="skip", status="warn", reason="missing_dependency: numpy")
         send(type="bye")

@@ -9,7 +9,7 @@ import matplotlib
 
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import EngFormatter, NullFormatter  # noqa: E402
+from matplotlib.ticker import EngFormatter, LogFormatter, NullFormatter  # noqa: E402
 
 # text.parse_math off: labels come from users (--machine, workload and case
 # names) and are text, never mathtext ("$\\foo{$" would stop every figure).
@@ -187,9 +187,12 @@ def _lines(points, x_key, y_key, xlabel, ylabel, logx=True, logy=True, title_key
         ax.set_xscale("log")
     if logy:
         ax.set_yscale("log")
-    for axis, unit in zip((ax.xaxis, ax.yaxis), units):
+    for axis, unit, log in zip((ax.xaxis, ax.yaxis), units, (logx, logy)):
         if unit is not None:
             _units(axis, unit)
+        elif log:  # matplotlib's default log labels are mathtext, which text.parse_math off prints raw
+            axis.set_major_formatter(LogFormatter())
+            axis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=7)

@@ -50,7 +50,7 @@
       var point = function (row, col) { return metric.columns[col - 1].points[row]; };
       return new Dygraph(document.getElementById("chart-" + i), rows(metric, byDate), {
         labels: ["snapshot"].concat(view.labels), customBars: true, connectSeparatedPoints: true,
-        drawPoints: true, pointSize: 3, highlightCircleSize: 5, includeZero: true, visibility: visible,
+        drawPoints: true, pointSize: 3, xRangePad: 12, highlightCircleSize: 5, includeZero: true, visibility: visible,
         labelsDiv: document.getElementById("legend-" + i), labelsSeparateLines: true, legend: "always",
         xlabel: byDate ? "published (UTC)" : "snapshot (publication order)",
         ylabel: metric.unit === "MiB" ? "MiB" : "time",
