@@ -18,7 +18,7 @@ from conftest import ROOT, validate
 sys.path.insert(0, str(ROOT / "worker"))
 
 from jitbench_worker import anatomy  # noqa: E402
-from jitbench_worker.backends import jax_anatomy, numba_  # noqa: E402
+from jitbench_worker.backends import jax_anatomy, numba_, tensorflow_, tf_anatomy  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "anatomy"
 
@@ -124,6 +124,74 @@ def test_a_recorded_numba_stream_gives_the_expected_tree():
     assert ("compile", "lowering + LLVM (native_lowering)") in tree
     top = max((p for p in tree if len(p) > 1), key=tree.get)
     assert top in {("compile", "typing (nopython_type_inference)"), ("compile", "lowering + LLVM (native_lowering)")}
+
+
+@pytest.mark.parametrize("name", ["tensorflow-2.21.0-matmul_128_f32.json", "tensorflow-2.21.0-mc_pi_100000_f64.json"])
+def test_a_recorded_tensorflow_stream_gives_the_expected_tree(name):
+    dropped = {}
+    got = tf_anatomy.items(_stream(name), dropped)
+    tree = _tree(got)
+    _children_within_parents(tree)
+    assert {p[0] for p in tree if len(p) == 1} == {"trace", "xla_compile"}
+    # The graph building holds the whole trace span (it starts before _create_concrete_function):
+    # clipped to it, never left out.
+    building = ("trace", "graph building (tf.function-graph_building)")
+    assert tree[building] == pytest.approx(tree[("trace",)])
+    # XLA's events nest under the compile, named by the table; a single HLO pass keeps its own name.
+    backend = ("xla_compile", "code generation (RunBackend)")
+    assert backend + ("CPU executable (LLVM)", "LLVM codegen", "LLVM JIT compile") in tree
+    assert ("xla_compile", "HLO passes: through layout assignment") in tree
+    assert any(p[-1] == "layout-assignment" for p in tree)
+    top = max((p for p in tree if len(p) == 2 and p[0] == "xla_compile"), key=tree.get)
+    assert top == backend
+    # The call's dispatch events span every phase (left out, counted, never clipped into one);
+    # the XLA codegen pool's events ran beside the main thread's.
+    assert not any(p[-1].startswith(("EagerKernelExecute", "__inference_", "TFE_Py")) for p in tree)
+    assert dropped["the call's dispatch (spans every phase)"]["events"] > 0
+    assert dropped["another thread"]["events"] > 0
+
+
+def test_a_tensorflow_stream_replays_to_the_tree_recorded_with_it():
+    expected = json.loads((DATA / "tensorflow-2.21.0-matmul_128_f32.expected.json").read_text())
+    got = sorted(([*i["path"]], round(i["s"], 9))
+                 for i in tf_anatomy.items(_stream("tensorflow-2.21.0-matmul_128_f32.json")))
+    assert got == [(p, s) for p, s in expected]
+
+
+def test_tensorflow_items_carry_intervals_that_nest():
+    stream = _stream("tensorflow-2.21.0-mc_pi_100000_f64.json")
+    by = {tuple(i["path"]): i["intervals"] for i in tf_anatomy.items(stream)}
+    for path, ivs in by.items():
+        for a, b in ivs if len(path) > 1 else ():
+            assert any(pa - 1e-6 <= a and b <= pb + 1e-6 for pa, pb in by[path[:-1]]), path
+
+
+def test_a_tensorflow_2_16_stream_has_the_graph_building_only():
+    """TF 2.16.2's XSpace has no session start (aligned on the trace span
+    instead) and its XLA emits no host TraceMe event: the compile has no
+    sub-phase, the trace its graph building."""
+    s = _stream("tensorflow-2.16.2-matmul_128_f32.json")
+    assert s["profile_start_ns"] is None
+    tree = _tree(tf_anatomy.items(s))
+    _children_within_parents(tree)
+    assert {p for p in tree if len(p) <= 2} == {("trace",), ("xla_compile",),
+                                                ("trace", "graph building (tf.function-graph_building)")}
+    assert tree[("trace", "graph building (tf.function-graph_building)")] == pytest.approx(tree[("trace",)])
+    assert anatomy.release_table(tf_anatomy.TF_ANATOMY_TABLES, "2.16.2")[0] == (2, 16, 0)
+
+
+def test_tensorflow_log_stamps_of_both_formats_are_read():
+    """2.21 logs through absl (seconds since the epoch), 2.16 in local time:
+    the compile's line is read in both (2.16's xla_compile was missing before)."""
+    msg = "Compiled f 1 times, compile time: 5 us"
+    absl = f"I0000 00:00:1795722008.348023    8745 device_compilation_profiler.cc:113] {msg}"
+    assert tensorflow_._log_stamp(absl) == (1795722008.348023, msg)
+    local = "2026-11-26 19:40:53.647799: I tensorflow/compiler/jit/device_compilation_profiler.cc:113] Compiled f"
+    from datetime import datetime
+
+    at, msg = tensorflow_._log_stamp(local)
+    assert at == pytest.approx(datetime(2026, 11, 26, 19, 40, 53, 647799).timestamp()) and msg == "Compiled f"
+    assert tensorflow_._log_stamp("To enable the following instructions: AVX2 FMA") is None
 
 
 def test_an_event_that_sticks_out_of_its_phase_is_left_out():
@@ -245,7 +313,7 @@ def test_anatomy_runs_without_anatomy_is_refused(jitbench, fake_env):
     assert len(res.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("backend", ["jax_jit_cpu", "numba"])
+@pytest.mark.parametrize("backend", ["jax_jit_cpu", "numba", "tensorflow"])
 def test_a_real_case_has_an_anatomy_whose_top_item_is_compile_side(jitbench, backend):
     res = jitbench("run", "--cases", "matmul_64_f32", "--backends", backend, "--cold-runs", "1", "--warm-iters", "2",
                    "--anatomy", "--anatomy-runs", "1", timeout=900)
@@ -257,15 +325,21 @@ def test_a_real_case_has_an_anatomy_whose_top_item_is_compile_side(jitbench, bac
     assert subs, s
     # The compile's largest item is the framework's compile (JAX's lowering, one
     # event that holds the whole phase, may be larger: docs/anatomy.md).
-    compile_subs = [n for n in subs if n["path"][0] == "compile"]
+    compile_phase = "xla_compile" if backend == "tensorflow" else "compile"
+    compile_subs = [n for n in subs if n["path"][0] == compile_phase]
     assert compile_subs, s
+    if backend == "tensorflow":
+        # tf.function's graph building (the trace) or XLA's code generation: both the JIT's.
+        top = max(subs, key=lambda n: n["median_s"])
+        assert top["path"][:2] in (["trace", "graph building (tf.function-graph_building)"],
+                                   ["xla_compile", "code generation (RunBackend)"]), top
     assert s["anatomy_phases_s"] > 0 and s["measured_phases_s"] > 0 and s["ratio"] > 0
     # The measured cold process ran without the profiler, and says so.
     for run in case["cold"]["runs"]:
         assert run["worker"]["instrumentation"]["anatomy"] is False
         assert run["worker"]["instrumentation"]["profiler_session"] in (False, None)
     assert case["anatomy"]["runs"][0]["worker"]["instrumentation"]["anatomy"] is True
-    if backend == "jax_jit_cpu":
+    if backend in ("jax_jit_cpu", "tensorflow"):
         assert case["cold"]["runs"][0]["worker"]["instrumentation"]["profiler_session"] is False
         assert case["anatomy"]["runs"][0]["worker"]["instrumentation"]["profiler_session"] is True
 

@@ -29,6 +29,8 @@ from .base import Adapter, DeviceUnavailable, flag_value, import_or_missing
 
 _LOG_MODULES = "device_compilation_profiler=1,device_executable_persistor=1"
 _STAMP = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:(\d+\.\d+)\s+\d+\s+(\S+)\] (.*)$")
+# Releases before absl logging (2.16): "2026-11-26 19:40:53.647799: I file.cc:113] ...", local time.
+_STAMP_LOCAL = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+): [IWEF] (\S+)\] (.*)$")
 _COMPILE = re.compile(r"Compiled (\S+) \d+ times, compile time: (\d+) us")
 # The tail of an XLA scoped-timer line: "time: 970 us (970 us) (cumulative: ...)".
 _TIMER_US = re.compile(r" time: [^()]*\((\d+) us\)")
@@ -93,6 +95,16 @@ class TensorflowAdapter(Adapter):
 
         tc._create_concrete_function = traced
         self._log = _OwnLog()
+
+    def anatomy_session(self):
+        from .tf_anatomy import TfAnatomy
+
+        return TfAnatomy(self.tf) if self.use_jit else None
+
+    def profiler_active(self):
+        from .tf_anatomy import profiler_session
+
+        return profiler_session()
 
     def cache_readback(self):
         if not self.use_jit:
@@ -244,11 +256,10 @@ class _OwnLog:
         # The persistor's lines come before the profiler's line of the same compile.
         out, write_s, lookup_s, hit = [], 0.0, 0.0, False
         for line in text.splitlines():
-            m = _STAMP.match(line)
-            if not m:
+            stamp = _log_stamp(line)
+            if stamp is None:
                 continue
-            at = float(m.group(1)) - self.wall_minus_perf
-            msg = m.group(3)
+            at, msg = stamp[0] - self.wall_minus_perf, stamp[1]
             timer = _TIMER_US.search(msg)
             if "Loading cached entry" in msg:
                 hit = True
@@ -271,6 +282,20 @@ class _OwnLog:
                     out.append((at, "phase", "cache_lookup", (lookup_s, True)))
                 hit, write_s, lookup_s = False, 0.0, 0.0
         return out
+
+
+def _log_stamp(line):
+    """(seconds since the epoch, message) of one TensorFlow log line; None for
+    a line that is not one."""
+    m = _STAMP.match(line)
+    if m:
+        return float(m.group(1)), m.group(3)
+    m = _STAMP_LOCAL.match(line)
+    if m:
+        from datetime import datetime
+
+        return datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S.%f").timestamp(), m.group(3)
+    return None
 
 
 def _decoy(x):
