@@ -95,3 +95,55 @@ def test_a_run_s_warn_case_reaches_the_figures_flagged(jitbench, fake_env, quiet
         assert "\u26a0 jax_jit_cpu_matmul_8_f32 (warn: crosscheck_disagrees)" in labels, (fig, labels)
         assert "numpy_matmul_8_f32" in labels
     assert "drawn in the figures with a red \u26a0 mark" in page
+
+
+# -- Inside the compile: one icicle per case with a compile anatomy ---------
+def icicle_tree():
+    """As figure_data's "anatomy" gives it: the kept tree depth first, each parent's children longest
+    first, then other, then unattributed. The medians of compile's children add up to more than
+    compile's (medians are not additive): the last one must be clipped."""
+    def node(path, s, kind="item", source=None):
+        return {"path": path, "median_s": s, "kind": kind,
+                "source": "" if kind in ("unattributed", "other") else source or f"xla event {path[-1]}"}
+    return {"case": "jax_jit_cpu_matmul_64_f32", "warn": None, "headline": "3 anatomy processes",
+            "nodes": [node(["compile"], 0.040, "phase", "jitbench phase"),
+                      node(["compile", "backend_compile"], 0.030),
+                      node(["compile", "backend_compile", "RunBackend"], 0.020),
+                      node(["compile", "backend_compile", "unattributed"], 0.010, "unattributed"),
+                      node(["compile", "cache lookup"], 0.015),
+                      node(["compile", "unattributed"], 0.0, "unattributed"),
+                      node(["trace"], 0.004, "phase", "jitbench phase"),
+                      node(["trace", "unattributed"], 0.004, "unattributed")]}
+
+
+def test_icicle_children_start_at_their_parents_left_edge_and_are_clipped_to_its_width():
+    boxes = {tuple(n["path"]): (x0, w, clipped) for x0, w, n, clipped in figures.icicle_layout(icicle_tree()["nodes"])}
+    assert boxes[("compile",)][:2] == (0.0, 0.040) and boxes[("trace",)][:2] == pytest.approx((0.040, 0.004))
+    assert boxes[("compile", "backend_compile")] == (0.0, 0.030, False)
+    assert boxes[("compile", "backend_compile", "RunBackend")] == (0.0, 0.020, False)
+    # 30 ms + 15 ms in a 40 ms parent: the second child keeps only what is left of it, and says so.
+    assert boxes[("compile", "cache lookup")] == pytest.approx((0.030, 0.010, True))
+    # unattributed is one box after its siblings, never spread between them.
+    assert boxes[("compile", "backend_compile", "unattributed")] == pytest.approx((0.020, 0.010, False))
+    assert boxes[("trace", "unattributed")] == pytest.approx((0.040, 0.004, False))
+
+
+def test_an_icicle_names_its_levels_sources_its_items_and_its_clipping_in_engineering_units():
+    [icicle] = figures.anatomy_icicles({"anatomy": [icicle_tree()]})
+    svg = icicle["svg"]
+    labels = texts(svg)
+    assert icicle["case"] == "jax_jit_cpu_matmul_64_f32" and "jax_jit_cpu_matmul_64_f32" in labels
+    assert "1 · jitbench phase" in labels and "2 · xla event" in labels, labels  # each level's source
+    assert "backend_compile" in labels and "30 ms" in labels, labels  # the top item, inside its box
+    assert "cache lookup \u2702" in labels, labels  # clipped, marked
+    ticks = [t for t in labels if re.fullmatch(r"[-\d.]+\s?(µs|ms|s)", t.replace("\u2009", " "))]
+    assert ticks and not any(re.fullmatch(r"0\.0+\d+|\d(\.\d+)?e-?\d+", t) for t in labels), labels
+    assert svg.count("<title>") == 7  # a tooltip per drawn box (the 0 s unattributed is not drawn)
+    assert "<title>compile › cache lookup\n15 ms (median); clipped to the parent&#x27;s width: drawn 10 ms" in svg
+    groups = dict(re.findall(r'<g id="icicle-\d+"><title>([^\n]*)\n(.*?)</g>', svg, re.S))
+    assert "fill: url(#" in groups["compile › backend_compile › unattributed"]  # unattributed: a hatch pattern
+    assert "fill: url(#" not in groups["compile › backend_compile"]
+
+
+def test_no_anatomy_no_icicle():
+    assert figures.anatomy_icicles({}) == [] and figures.anatomy_icicles({"anatomy": []}) == []

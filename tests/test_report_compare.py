@@ -4,14 +4,16 @@ and exit codes compare gives; the one slowed run differs by a 20 ms sleep per
 call against a ~0.1 ms call, far beyond any noise."""
 
 import csv
+import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import FAKE_WORKER_DIR, ROOT
 
 EXAMPLE = str(ROOT / "examples" / "workloads" / "softmax_rows.py")
 CASE = "numpy_softmax_rows_128_f32"
@@ -99,6 +101,78 @@ def test_report_in_a_browser_has_no_console_errors_and_every_figure_drawn(report
         box = svg.bounding_box()
         assert box and box["width"] > 200 and box["height"] > 100, figures.nth(k).get_attribute("id")
         assert svg.locator("path").count() > 5, figures.nth(k).get_attribute("id")  # axes and marks, not blank
+    assert page.locator("figure.icicle").count() == 0  # no case here ran --anatomy: no icicle, no error
+    assert browser_page.errors == []
+
+
+# A real JAX case's compile anatomy, as `run --anatomy` recorded it (tests/data/anatomy/).
+RECORDED_ANATOMY = ROOT / "tests" / "data" / "anatomy" / "case-jax_jit_cpu_matmul_512_f32.anatomy.json"
+ANATOMY_CASE = "jax_jit_cpu_matmul_512_f32"
+
+
+@pytest.fixture(scope="module")
+def anatomy_report_run(tmp_path_factory):
+    """The report of an --anatomy run, without a real JAX run: the fake worker's run of the case, its case
+    file's anatomy replaced by the recorded one (the index's size and sha256 of it updated to match)."""
+    out = tmp_path_factory.mktemp("anatomy") / "run"
+    env = dict(os.environ, JITBENCH_WORKER_DIR=str(FAKE_WORKER_DIR), JITBENCH_PYTHON=sys.executable,
+               FAKE_WORKER_MODES="")
+    proc = subprocess.run([str(ROOT / "build" / "jitbench"), "run", "--backends", "jax_jit_cpu", "--cases",
+                           "matmul_512_f32", "--cold-runs", "2", "--warm-iters", "3", "--anatomy", "--anatomy-runs", "2",
+                           "--out-dir", str(out)], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    rel = f"cases/{ANATOMY_CASE}.json"
+    case = json.loads((out / rel).read_text())
+    case["anatomy"] = json.loads(RECORDED_ANATOMY.read_text())["anatomy"]
+    data = json.dumps(case, indent=2, sort_keys=True).encode()
+    (out / rel).write_bytes(data)
+    index = json.loads((out / "index.json").read_text())
+    entry = next(f for f in index["files"] if f["path"] == rel)
+    entry.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+    (out / "index.json").write_text(json.dumps(index, indent=2))
+    rep = subprocess.run([str(ROOT / "build" / "jitbench"), "report", str(out)], capture_output=True, text=True)
+    assert rep.returncode == 0, rep.stderr
+    return out
+
+
+def _top_item(anatomy):
+    """The longest item below the phases that an event or timer measured (not other, not unattributed)."""
+    items = [n for n in anatomy["summary"]["nodes"] if len(n["path"]) > 1 and n["source"]]
+    return max(items, key=lambda n: n["median_s"])["path"][-1]
+
+
+def test_the_report_of_an_anatomy_run_has_an_icicle_per_case_labelled_with_its_top_item(anatomy_report_run):
+    page = (anatomy_report_run / "report" / "report.html").read_text()
+    section = page.split("<section id='anatomy'>")[1].split("</section>")[0]
+    assert page.index("<section id='anatomy'>") < page.index("<section id='cases'>")
+    assert "<h2>Inside the compile</h2>" in section and "clipped to the" in section  # the caption says so
+    [icicle] = re.findall(r"<figure class='icicle' data-case='([^']+)'>", section)
+    assert icicle == ANATOMY_CASE
+    assert "2 anatomy processes" in section  # the case's headline, as summary.md's
+    svg = section.split("<svg", 1)[1]
+    top = _top_item(json.loads(RECORDED_ANATOMY.read_text())["anatomy"])
+    assert top == "lowering (lower_sharding_computation)"
+    labels = [re.sub(r"\s+", " ", t).strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+    assert top in labels and "1 · jitbench phase" in labels and "2 · jax.profiler event" in labels, labels
+    assert "Inside the compile (1 icicle)" in (anatomy_report_run / "report" / "report.md").read_text()
+
+
+def test_a_report_without_anatomy_has_no_icicle(report_run):
+    page = (report_run / "report" / "report.html").read_text()
+    assert "<section id='anatomy'>" not in page and "class='icicle'" not in page
+    assert "Inside the compile" not in (report_run / "report" / "report.md").read_text()
+
+
+def test_the_icicle_in_a_browser_is_drawn_and_names_its_boxes(anatomy_report_run, browser_page):
+    page = browser_page.page
+    page.goto((anatomy_report_run / "report" / "report.html").as_uri())
+    icicles = page.locator("#anatomy figure.icicle")
+    assert icicles.count() == 1
+    svg = icicles.first.locator("svg").first
+    box = svg.bounding_box()
+    assert box and box["width"] > 400 and box["height"] > 100
+    assert svg.locator("g[id^='icicle-'] path").count() >= 4  # the phases and the boxes below them
+    assert svg.locator("text", has_text="lowering (lower_sharding_computation)").count() == 1
     assert browser_page.errors == []
 
 

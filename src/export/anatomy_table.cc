@@ -36,15 +36,7 @@ std::vector<const AnatomyNode*> anatomy_rows(const AnatomySummary& a) {
 }
 
 std::string case_anatomy_md(const CaseResult& c, const AnatomySummary& a) {
-  std::string md = fmt::format("\n**{}** — {} anatomy process{}", md_literal(c.c.id), a.runs, a.runs == 1 ? "" : "es");
-  if (a.ratio)
-    md += fmt::format("; first-call phases {} here vs {} in the measured cold runs (×{:.2f}, {} ×{:g})",
-                      format_seconds(a.anatomy_phases_s), format_seconds(a.measured_phases_s), *a.ratio,
-                      a.agrees.value_or(false) ? "within" : "**outside**", kAnatomyAgreement);
-  md += a.measured_runs_instrumented ? (*a.measured_runs_instrumented ? "; **a measured run carried the profiler**"
-                                                                      : "; measured runs: no profiler")
-                                     : "; measured runs: profiler unknown (a run did not say)";
-  md += "\n\n";
+  std::string md = fmt::format("\n**{}** — {}\n\n", md_literal(c.c.id), anatomy_headline(a));
   Table t{{"Item", "Median", "Of parent", "Source"}, {}};
   std::map<std::vector<std::string>, double> by_path;
   for (const auto& n : a.nodes) by_path[n.path] = n.median_s;
@@ -61,6 +53,18 @@ std::string case_anatomy_md(const CaseResult& c, const AnatomySummary& a) {
   return md + to_markdown(t);
 }
 }  // namespace
+
+std::string anatomy_headline(const AnatomySummary& a) {
+  std::string md = fmt::format("{} anatomy process{}", a.runs, a.runs == 1 ? "" : "es");
+  if (a.ratio)
+    md += fmt::format("; first-call phases {} here vs {} in the measured cold runs (×{:.2f}, {} ×{:g})",
+                      format_seconds(a.anatomy_phases_s), format_seconds(a.measured_phases_s), *a.ratio,
+                      a.agrees.value_or(false) ? "within" : "**outside**", kAnatomyAgreement);
+  md += a.measured_runs_instrumented ? (*a.measured_runs_instrumented ? "; **a measured run carried the profiler**"
+                                                                      : "; measured runs: no profiler")
+                                     : "; measured runs: profiler unknown (a run did not say)";
+  return md;
+}
 
 std::string anatomy_section_md(const std::vector<CaseResult>& cases) {
   std::string body;

@@ -1,7 +1,9 @@
 #include "export/figure_data.h"
 
 #include "compare/releases.h"
+#include "export/anatomy_table.h"
 #include "export/json_util.h"
+#include "results/anatomy.h"
 #include "stats/stats.h"
 
 namespace jitbench {
@@ -37,6 +39,21 @@ const std::vector<FigureInfo>& report_figures() {
   return kFigures;
 }
 
+const FigureInfo& anatomy_figure() {
+  static const FigureInfo kInfo{
+      "anatomy", "Inside the compile",
+      "One icicle per case with a compile anatomy (`--anatomy`, docs/anatomy.md; the case file's "
+      "`anatomy.summary.nodes`). Each row is one level of the tree, its label naming the level's source: level 1 is "
+      "jitbench's phases of the first call, the levels below the framework's own events or timers (hover a box for "
+      "its source). A box's width is its item's median over the anatomy processes; children are laid left to right "
+      "from their parent's left edge, longest first, so x is time within the first call but not the moment an item "
+      "ran. Medians are not additive: children whose medians add up to more than their parent's are clipped to the "
+      "parent's width (marked ✂, their medians in the labels and the case file). `unattributed` (hatched) is what the "
+      "children leave of their parent, one box, never spread over them; `other` (grey) the items too small to keep, "
+      "summed."};
+  return kInfo;
+}
+
 std::string work_of(const Case& c) { return c.id.substr(c.backend.size() + 1); }
 
 namespace {
@@ -62,6 +79,27 @@ json ttfr_parts(const std::vector<CaseResult>& cases, const Analysis& analysis) 
     }
     parts.push_back(json::array({"unattributed", std::max(med("first_call_s") - sum, 0.0)}));
     out.push_back({{"case", c.c.id}, {"parts", parts}, {"warn", warn_flag(c)}});
+  }
+  return out;
+}
+
+// Per case with an anatomy: its kept tree in the summary's order (each
+// parent's children longest first, then other, then unattributed).
+json anatomy_trees(const std::vector<CaseResult>& cases) {
+  json out = json::array();
+  for (const auto& c : cases) {
+    const auto a = anatomy_summary(c);
+    if (!a || a->nodes.empty()) continue;
+    json nodes = json::array();
+    for (const auto& n : a->nodes) {
+      const bool derived = n.source.empty() && n.path.size() > 1;  // jitbench's own: other, unattributed
+      const std::string kind = n.path.size() == 1                                 ? "phase"
+                               : derived && n.path.back() == kAnatomyUnattributed ? "unattributed"
+                               : derived && n.path.back() == kAnatomyOther        ? "other"
+                                                                                  : "item";
+      nodes.push_back({{"path", n.path}, {"source", n.source}, {"median_s", n.median_s}, {"kind", kind}});
+    }
+    out.push_back({{"case", c.c.id}, {"warn", warn_flag(c)}, {"headline", anatomy_headline(*a)}, {"nodes", nodes}});
   }
   return out;
 }
@@ -130,7 +168,7 @@ json figure_data(const std::vector<CaseResult>& cases, const Analysis& analysis)
   const auto pairs = pair_points(analysis);
   return {{"ttfr", ttfr_parts(cases, analysis)}, {"warm", warm}, {"break_even", break_even_rows(analysis)},
           {"accuracy", accuracy}, {"rnn", pairs["rnn"]}, {"remat", pairs["remat"]},
-          {"releases", release_points(cases)}};
+          {"releases", release_points(cases)}, {"anatomy", anatomy_trees(cases)}};
 }
 
 }  // namespace jitbench

@@ -14,6 +14,7 @@
 #include "export/verification_table.h"
 #include "report/format.h"
 #include "report/table.h"
+#include "results/anatomy.h"
 #include "stats/stats.h"
 
 namespace jitbench {
@@ -195,6 +196,11 @@ nlohmann::json report_page_json(const LoadedRun& run, const Analysis& analysis) 
   for (const auto& [k, v] : environment_rows(run.environment, run.cases)) env.add({"**" + k + "**", v});
   nlohmann::json figures = nlohmann::json::array();
   for (const auto& f : report_figures()) figures.push_back({{"key", f.key}, {"title", f.title}, {"note", f.note}});
+  const auto& anatomy = anatomy_figure();
+  const bool any_anatomy = std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) {
+    const auto a = anatomy_summary(c);
+    return a && !a->nodes.empty();
+  });
   return {{"intro", kIntro},
           {"command", command},
           {"glance", glance.empty() ? nlohmann::json() : table_json(glance)},
@@ -202,6 +208,8 @@ nlohmann::json report_page_json(const LoadedRun& run, const Analysis& analysis) 
           {"warnings", warnings_json(report_warnings(run.cases, analysis))},
           {"throughput", titled_with_notes(kThroughputIntro, throughput_table(analysis))},
           {"figures", figures},
+          {"anatomy", any_anatomy ? nlohmann::json({{"title", anatomy.title}, {"note", anatomy.note}})
+                                  : nlohmann::json()},
           {"cases", table_json(cases_table(run.cases))},
           {"sampling", report_sampling_json(run.cases)},
           {"verification", titled(kVerificationIntro, verification_table(run.cases))}};
@@ -234,6 +242,12 @@ std::string report_md(const LoadedRun& run, const Analysis& analysis, const std:
   std::string titles;
   for (const auto& f : report_figures())
     if (svgs.count(f.key)) titles += (titles.empty() ? "" : ", ") + f.title;
+  const auto icicles = std::count_if(svgs.begin(), svgs.end(), [](const auto& kv) {
+    return kv.first.rfind(anatomy_figure().key + "-", 0) == 0;  // anatomy-<n>: one icicle per case
+  });
+  if (icicles > 0)
+    titles += fmt::format("{}{} ({} icicle{})", titles.empty() ? "" : ", ", anatomy_figure().title, icicles,
+                          icicles == 1 ? "" : "s");
   return md + "\nFigures (in report.html): " + titles + "\n";
 }
 

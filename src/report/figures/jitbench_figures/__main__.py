@@ -23,9 +23,12 @@ def main(argv):
     for key, svg in drawn.items():
         if svg:
             (out / f"{key}.svg").write_text(svg, encoding="utf-8")
+    icicles = figures.anatomy_icicles(data)  # one per case with a compile anatomy (jitbench run --anatomy)
+    for k, icicle in enumerate(icicles):
+        (out / f"anatomy-{k}.svg").write_text(icicle["svg"], encoding="utf-8")
     if "report_page" in data:
         from . import pages
-        (out / "report.html").write_text(pages.render_report(data, drawn), encoding="utf-8")
+        (out / "report.html").write_text(pages.render_report(data, drawn, icicles), encoding="utf-8")
     return 0
 
 

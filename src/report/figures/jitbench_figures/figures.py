@@ -2,10 +2,13 @@
 computed (src/export/figure_data.cc) to an SVG string, or None when there is
 nothing to draw."""
 
+import html
 import io
 import math
 
 import matplotlib
+import matplotlib.colors
+import matplotlib.patches
 
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -297,6 +300,161 @@ def _release_panel(ax, row, key, first):
     ax.set_title(f"{row['key']}: {label}" if first else label, fontsize=8, loc="left")
     ax.set_ylim(bottom=0)
     _units(ax.yaxis)
+
+
+ICICLE_ROW_IN = 0.42  # one level of the tree
+ICICLE_LEFT_IN, ICICLE_WIDTH_IN = 1.9, 8.0  # the level labels, then the boxes
+ICICLE_FONT = 7
+ICICLE_CHAR_PT = 0.62 * ICICLE_FONT  # a character's width, generous for DejaVu Sans
+OTHER_COLOR = "#c7c7c7"
+
+
+def _seconds(v):
+    """A duration in engineering units to 3 significant digits (pages.value writes the same)."""
+    a = abs(v)
+    if a == 0:
+        return "0 s"
+    scale, unit = (1, "s") if a >= 1 else (1e3, "ms") if a >= 1e-3 else (1e6, "µs")
+    return f"{v * scale:.3g} {unit}"
+
+
+def _lighter(color, depth):
+    """A phase's colour for its items `depth` levels down: mixed toward white."""
+    r, g, b = matplotlib.colors.to_rgb(color)
+    t = min(0.3 * (depth - 1), 0.72)
+    return (r + (1 - r) * t, g + (1 - g) * t, b + (1 - b) * t)
+
+
+def icicle_layout(nodes):
+    """Boxes [(x0, width, node, clipped)] for the kept tree in its order
+    (parents before children): each parent's children laid left to right from
+    its left edge, each clipped to what is left of its parent's width (medians
+    are not additive). A box clipped away entirely has width 0."""
+    free = {(): [0.0, math.inf]}  # path -> [next free x inside it, its right edge]
+    boxes = []
+    for n in nodes:
+        path = tuple(n["path"])
+        slot = free.get(path[:-1])
+        if slot is None:  # an item whose parent was not kept: not in jitbench's trees
+            continue
+        x0, want = slot[0], max(n["median_s"], 0.0)
+        x1 = min(x0 + want, slot[1])
+        clipped = x0 + want > slot[1] * (1 + 1e-9) + 1e-12
+        slot[0] = x1
+        free[path] = [x0, x1]
+        boxes.append((x0, x1 - x0, n, clipped))
+    return boxes
+
+
+def _source_kind(node):
+    """jitbench phase, jax.profiler event, numba pipeline pass: the source without the item's own name."""
+    src, name = node.get("source") or "", node["path"][-1]
+    inner = name[name.rfind("(") + 1:-1] if name.endswith(")") and "(" in name else None
+    for bare in (name, inner):
+        if bare and src.endswith(" " + bare):
+            return src[:-len(bare) - 1]
+    return src
+
+
+def _level_labels(nodes, depth):
+    labels = []
+    for d in range(1, depth + 1):
+        kinds = []
+        for n in nodes:
+            if len(n["path"]) == d and n["kind"] in ("phase", "item") and _source_kind(n) not in kinds:
+                kinds.append(_source_kind(n))
+        text = " / ".join(kinds) or "(jitbench's remainders)"
+        labels.append(f"{d} · {text if len(text) <= 30 else text[:29] + '…'}")
+    return labels
+
+
+def _box_label(node, width_pt, clipped):
+    """The text that fits inside a box: name and median, a shortened name, the median alone, or nothing."""
+    name, val = node["path"][-1] + (" ✂" if clipped else ""), _seconds(node["median_s"])
+    fits = int((width_pt - 4) / ICICLE_CHAR_PT)
+    if fits >= max(len(name), len(val)):
+        return f"{name}\n{val}"
+    if fits >= max(5, len(val)):
+        return f"{name[:fits - 1]}…\n{val}"
+    return val if fits >= len(val) else None
+
+
+def _box_title(node, drawn, clipped):
+    path = " › ".join(node["path"])
+    what = {"unattributed": "what the children leave of their parent (no event or timer covers it)",
+            "other": "the items too small to keep, summed"}.get(node["kind"], f"source: {node.get('source') or '—'}")
+    clip = f"; clipped to the parent's width: drawn {_seconds(drawn)}" if clipped else ""
+    return f"{path}\n{_seconds(node['median_s'])} (median){clip}\n{what}"
+
+
+def _icicle(tree):
+    nodes = tree["nodes"]
+    boxes = icicle_layout(nodes)
+    depth = max(len(n["path"]) for n in nodes)
+    total = max((x0 + w for x0, w, n, _ in boxes if len(n["path"]) == 1), default=0.0) or 1e-9
+    height = ICICLE_ROW_IN * depth
+    fig = plt.figure(figsize=(ICICLE_LEFT_IN + ICICLE_WIDTH_IN + 0.2, height + 1.2))
+    ax = fig.add_axes([ICICLE_LEFT_IN / fig.get_figwidth(), 0.85 / fig.get_figheight(),
+                       ICICLE_WIDTH_IN / fig.get_figwidth(), height / fig.get_figheight()])
+    phases = [n["path"][0] for n in nodes if len(n["path"]) == 1]
+    titles = {}
+    for k, (x0, w, n, clipped) in enumerate(boxes):
+        if w <= 0:
+            continue
+        d = len(n["path"])
+        if n["kind"] == "unattributed":
+            style = {"facecolor": PHASE_COLORS["unattributed"], "hatch": "//", "edgecolor": "#b0a890"}
+        elif n["kind"] == "other":
+            style = {"facecolor": OTHER_COLOR, "edgecolor": "white"}
+        else:
+            base = COMPILE_COLORS[phases.index(n["path"][0]) % len(COMPILE_COLORS)] if n["path"][0] in phases else OTHER_COLOR
+            style = {"facecolor": _lighter(base, d), "edgecolor": "white"}
+        ax.add_patch(matplotlib.patches.Rectangle((x0, d - 1), w, 0.92, linewidth=0.6, gid=f"icicle-{k}", **style))
+        titles[f"icicle-{k}"] = _box_title(n, w, clipped)
+        label = _box_label(n, w / total * ICICLE_WIDTH_IN * 72, clipped)
+        if label:
+            ax.text(x0 + w / 2, d - 1 + 0.46, label, ha="center", va="center", fontsize=ICICLE_FONT, clip_on=True,
+                    color="black" if d > 1 or n["kind"] != "phase" else "white")
+    ax.set_xlim(0, total)
+    ax.set_ylim(depth, 0)  # level 1 on top: an icicle
+    ax.set_yticks([d - 0.54 for d in range(1, depth + 1)], _level_labels(nodes, depth), fontsize=ICICLE_FONT)
+    ax.grid(False)
+    _units(ax.xaxis)
+    ax.set_xlabel("time within the first call: each box its median; children from their parent's left edge, "
+                  "longest first", fontsize=ICICLE_FONT + 1)
+    _icicle_legend(ax, nodes, any(c for *_, c in boxes))
+    title = _warn_label(tree["case"], tree.get("warn"))
+    ax.set_title(title, fontsize=9, loc="left", color=WARN_COLOR if tree.get("warn") else "black")
+    return _with_titles(_svg(fig), titles)
+
+
+def _icicle_legend(ax, nodes, clipped):
+    """Below the axis, right-aligned: what the hatched, grey and ✂ boxes are, where the tree has them."""
+    kinds = {n["kind"] for n in nodes if n["median_s"] > 0}
+    handles = []
+    if "unattributed" in kinds:
+        handles.append(matplotlib.patches.Patch(facecolor=PHASE_COLORS["unattributed"], hatch="//",
+                                                edgecolor="#b0a890", label="unattributed: no event or timer covers it"))
+    if "other" in kinds:
+        handles.append(matplotlib.patches.Patch(facecolor=OTHER_COLOR, label="other: small items, summed"))
+    if clipped:
+        handles.append(matplotlib.patches.Patch(facecolor="white", edgecolor="black", linewidth=0.5,
+                                                label="\u2702 clipped to its parent's width"))
+    if handles:
+        ax.figure.legend(handles=handles, loc="lower right", bbox_to_anchor=(0.99, 0.0), ncol=len(handles),
+                         fontsize=ICICLE_FONT, frameon=False, borderaxespad=0.3, handlelength=1.6)
+
+
+def _with_titles(svg, titles):
+    """Each box's tooltip (an SVG <title>): its path, median, source and any clipping."""
+    for gid, text in titles.items():
+        svg = svg.replace(f'<g id="{gid}">', f'<g id="{gid}"><title>{html.escape(text)}</title>', 1)
+    return svg
+
+
+def anatomy_icicles(data):
+    """[{"case", "svg"}]: one icicle per case with a compile anatomy (figure_data's "anatomy")."""
+    return [{"case": t["case"], "svg": _icicle(t)} for t in data.get("anatomy") or [] if t["nodes"]]
 
 
 # Keyed as src/export/figure_data.cc lists them (titles and notes live there).

@@ -77,12 +77,17 @@ def environment():
     return env
 
 
-def render_report(data, svgs):
-    """report.html: the page jitbench described (data["report_page"]) with the SVGs drawn."""
+def render_report(data, svgs, icicles=()):
+    """report.html: the page jitbench described (data["report_page"]) with the SVGs drawn; icicles, one per
+    case with a compile anatomy ({"case", "svg"}), go to its "Inside the compile" section with each case's
+    headline from figure_data."""
     page = data["report_page"]
     figures = [dict(f, svg=Markup(svgs[f["key"]])) for f in page["figures"] if svgs.get(f["key"])]
+    headlines = {t["case"]: t["headline"] for t in data.get("anatomy") or []}
+    anatomy = [{"case": i["case"], "headline": headlines.get(i["case"], ""), "svg": Markup(i["svg"])}
+               for i in icicles if i["svg"]]
     css = (HERE / "assets" / "report.css").read_text(encoding="utf-8")
-    return environment().get_template("report.html").render(page=page, figures=figures, css=css)
+    return environment().get_template("report.html").render(page=page, figures=figures, anatomy=anatomy, css=css)
 
 
 def _slugs(case_ids):
