@@ -202,6 +202,20 @@ def test_an_event_that_sticks_out_of_its_phase_is_left_out():
     assert tree == pytest.approx({("compile",): 1.0, ("compile", "a"): 0.4, ("compile", "a", "b"): 0.1})
 
 
+def test_an_event_just_beside_its_phase_is_left_out_not_given_a_negative_time():
+    # JAX 0.4.31 / 0.7.2 retrace_raw: ParseArguments ran within the 0.2 ms tolerance
+    # after the trace's interval ended; clipped to it, it came out at -2 ms and the
+    # anatomy process failed protocol_violation.
+    spans = {"trace": [(1.0, 2.0)], "compile": [(3.0, 4.0)]}
+    dropped = {}
+    items = anatomy.nest([(2.00005, 2.00015, "after"), (2.9999, 2.99995, "before"), (1.2, 1.3, "in")],
+                         spans, {}, "ev", dropped=dropped, origin=0.5)
+    assert all(i["s"] >= 0 for i in items)
+    assert all(b >= a for i in items for a, b in i.get("intervals", []))
+    assert _tree(items) == pytest.approx({("trace",): 1.0, ("trace", "in"): 0.1, ("compile",): 1.0})
+    assert dropped["beside its phase, not inside it"]["events"] == 2
+
+
 def test_an_event_that_holds_its_whole_phase_is_clipped_to_it_and_says_so():
     spans = {"trace": [(0.0, 0.5)], "lower": [(1.0, 2.0)]}
     dropped = {}

@@ -135,6 +135,9 @@ def nest(events, spans, table, source_prefix, main_thread=None, dropped=None, or
             continue
         pa, pb, _ = where
         ca, cb = max(a, pa), min(b, pb)
+        if cb <= ca:  # wholly in the tolerance beside its phase: nothing of it lies inside
+            _drop(dropped, "beside its phase, not inside it", a, b)
+            continue
         placed.setdefault(where, []).append((ca, cb, name, (b - a) - (cb - ca) if clipped else 0.0))
     items = {}
     for (_, _, phase), evs in placed.items():
