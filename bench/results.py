@@ -99,7 +99,7 @@ class Run:
         self.index = json.loads((out / "index.json").read_text())
         self.env = json.loads((out / "environment.json").read_text())
         self.cases = {c["case"]: json.loads((out / c["path"]).read_text()) for c in self.index["cases"]}
-        self.meta = json.loads((out / "results-meta.json").read_text())
+        self.meta = json.loads(meta_path(out).read_text())
 
     def values(self, case_id, metric):
         if case_id not in self.cases:
@@ -213,7 +213,7 @@ def commit_of_tree(allow_dirty):
 
 def measure(page, out, commit, note):
     if out.exists():
-        subprocess.run(["rm", "-rf", str(out)], check=True)
+        subprocess.run(["rm", "-rf", str(out), str(meta_path(out))], check=True)
     env = dict(os.environ, JITBENCH_WORKER_DIR=str(ROOT / "worker"),
                JITBENCH_FIGURES_DIR=str(ROOT / "src" / "report" / "figures"))
     t0 = time.monotonic()
@@ -235,7 +235,13 @@ def measure(page, out, commit, note):
         (beside / "table.md").write_text(timers.stdout)
     meta = {"note": note, "commit": commit, "date": time.strftime("%Y-%m-%d"), "wall_s": wall,
             "validate": (v.stdout.strip().splitlines() or ["valid"])[-1]}
-    (out / "results-meta.json").write_text(json.dumps(meta))
+    meta_path(out).write_text(json.dumps(meta))
+
+
+def meta_path(out):
+    """How the run was made, kept beside the run: a file inside it is one its
+    index does not list, so `jitbench validate` and `report` would refuse the run."""
+    return out.parent / f"{out.name}-meta.json"
 
 
 # page -> the screenshot of its run's report in docs/img (docs/report-and-compare.md shows them)
