@@ -178,11 +178,21 @@ def test_a_tensorflow_2_16_stream_has_the_graph_building_only():
                                                 ("trace", "graph building (tf.function-graph_building)")}
     assert tree[("trace", "graph building (tf.function-graph_building)")] == pytest.approx(tree[("trace",)])
     assert anatomy.release_table(tf_anatomy.TF_ANATOMY_TABLES, "2.16.2")[0] == (2, 16, 0)
+    # The building's end is put on the trace's end by construction; what can fail is the rest of the clock: so
+    # aligned, the first tf.function call event starts within 1 ms of the worker's own first-call clock, and the
+    # log-stamped XLA compile lies inside that call.
+    first_call = min(s["calls"])
+    origin = tf_anatomy._origin(s, first_call)
+    assert abs(origin + first_call[0] - s["t_first_call"]) < 1e-3
+    (xla,) = s["spans"]["xla_total"]
+    assert origin + first_call[0] < xla[0] < xla[1] < origin + first_call[1]
 
 
 def test_tensorflow_log_stamps_of_both_formats_are_read():
     """2.21 logs through absl (seconds since the epoch), 2.16 in local time:
-    the compile's line is read in both (2.16's xla_compile was missing before)."""
+    the compile's line is parsed in both (2.16's xla_compile was missing
+    before). A parse test: the expected local time is computed as the code
+    computes it, so a wrong time zone would not show here."""
     msg = "Compiled f 1 times, compile time: 5 us"
     absl = f"I0000 00:00:1795722008.348023    8745 device_compilation_profiler.cc:113] {msg}"
     assert tensorflow_._log_stamp(absl) == (1795722008.348023, msg)
@@ -407,8 +417,10 @@ def test_a_worker_whose_sub_phases_overlap_in_time_fails(jitbench, fake_env):
 # -- compare and bisect: which sub-phase moved ---------------------------------
 def test_compare_names_the_sub_phase_that_moved(jitbench, fake_env):
     """NEW's pass_a takes three times as long: compare's "Inside the compile"
-    puts the compile first, of which pass_a, with its ratio's CI; pass_b did
-    not move. Without anatomy on a side, no such section."""
+    puts the compile first, of which pass_a, with its ratio and, from 3
+    processes a side, each side's n and range rather than a CI (the Sampling
+    rule asks 6); pass_b did not move. Without anatomy on a side, no such
+    section."""
     def run(**extra):
         env = dict(fake_env(), **extra)
         return jitbench("run", "--cases", "matmul_8_f32", "--backends", "numba", "--cold-runs", "2",
@@ -421,7 +433,7 @@ def test_compare_names_the_sub_phase_that_moved(jitbench, fake_env):
     block = res.stdout.split("Inside the compile")[1]
     headline = block.splitlines()[2]
     assert headline.strip().startswith("compile +120.0 µs (×"), block
-    assert "of which pass_a +120.0 µs (×3.00 [3.00–3.00])" in headline, block
+    assert "of which pass_a +120.0 µs (×3.00; n = 3, all 60.0 µs → n = 3, all 180.0 µs)" in headline, block
     lines = [line.strip() for line in block.splitlines()]
     # The compile and pass_a moved by the same 120 µs: the phase is listed first, then the sub-phase.
     assert lines[3].startswith("compile ") and lines[4].startswith("compile › pass_a"), block
@@ -438,3 +450,22 @@ def test_bisect_anatomy_runs_without_anatomy_is_refused(jitbench, tmp_path):
     assert "--anatomy-runs counts the anatomy processes of the boundary's confirmation: add --anatomy" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize("module,cls,name,data", [
+    (jax_anatomy, "JaxAnatomy", "perfetto_trace.json.gz", b"\x1f\x8b not a gzip stream"),
+    (tf_anatomy, "TfAnatomy", "host.xplane.pb", b"\x00\x00\x00")])  # field number 0: no protobuf
+def test_the_profilers_output_is_removed_even_when_it_cannot_be_read(tmp_path, module, cls, name, data):
+    """A trace the parser refuses still leaves no profiler directory behind."""
+    if module is tf_anatomy:
+        pytest.importorskip("tensorflow")
+    import types
+    framework = types.SimpleNamespace(__version__="2.21.0" if module is tf_anatomy else "0.10.2")
+    session = getattr(module, cls)(framework)
+    session.dir = str(tmp_path / "jitbench-anatomy-x")
+    where = tmp_path / "jitbench-anatomy-x" / "plugins" / "profile" / "run"
+    where.mkdir(parents=True)
+    (where / name).write_bytes(data)
+    with pytest.raises(Exception):
+        session.report({}, 0.0)
+    assert not (tmp_path / "jitbench-anatomy-x").exists()

@@ -176,7 +176,7 @@ def test_the_releases_table_shows_the_step_where_it_is(across):
     # never a zero-width one ("1.037 [1.037–1.037]"); the steps the test cannot judge are marked once.
     table = md.split("## Releases")[1].split("\n## ")[0]
     assert re.search(r"\d× \[", table) is None, table
-    assert "†" in table and "† too few processes a side" in table, table
+    assert "†" in table and "† too few processes for the test to reach p < 0.05" in table, table
     assert max(len(line) for line in table.splitlines() if line.startswith("|")) <= 120, table
 
 
@@ -321,3 +321,95 @@ def test_replicate_rebuilds_the_pinned_environments_and_reads_the_input_copies(j
     assert sorted(e["name"] for e in index["environments"]) == sorted(
         e["name"] for e in json.loads((across / "index.json").read_text())["environments"])
     assert all(e["build"]["reused"] for e in index["environments"])  # the same hashes: the cache's environments
+
+
+# -- bisect --anatomy across fake releases ---------------------------------------
+# fakerel's releases tell the fake worker (FAKE_WORKER_RELEASE) how to behave: from 1.2 on the whole first
+# call takes 3x as long (what bisect judges) and the anatomy's pass_a 3x (what it names); fakelie's 1.2+ also
+# lie in their anatomy processes (items beyond their parent: the case fails inconsistent_timings).
+FAKE_RELEASES = {"1.0": 1, "1.1": 1, "1.2": 3, "1.3": 3}
+
+
+@pytest.fixture(scope="module")
+def fake_releases(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fake-release-wheels")
+    for v, f in FAKE_RELEASES.items():
+        wheel(d, "fakerel", v, {"fakerel/__init__.py": f"SCALE = {f}\nSLOW_PASS = {f}\n"})
+        wheel(d, "fakelie", v, {"fakelie/__init__.py": f"SCALE = {f}\nSLOW_PASS = {f}\nLIE_ANATOMY = {f > 1}\n"})
+    link_numpy_wheels(d)
+    return d
+
+
+def bisect_anatomy(jitbench, fake_env, wheels, env_cache, out, package):
+    env = dict(fake_env(), FAKE_WORKER_RELEASE=package, JITBENCH_ENV_CACHE=str(env_cache))
+    return jitbench("bisect", "--package", package, "--good", "1.0", "--bad", "1.3", "--metric", "ttfr",
+                    "--threshold", "20", "--cases", "matmul_8_f32", "--backends", "numba", "--cold-runs", "5",
+                    "--warm-iters", "2", "--anatomy", "--anatomy-runs", "2", "--find-links", str(wheels),
+                    "--no-index", "--out-dir", str(out), env=env, out=False, timeout=1200)
+
+
+def anatomy_runs_of_step(out, step):
+    """The anatomy processes of the run a step points at (the releases measured side by side share it)."""
+    runs = []
+    for case in (out / step["dir"] / "cases").glob("*.json"):
+        anatomy = json.loads(case.read_text())["anatomy"]
+        runs += anatomy["runs"] if anatomy else []
+    return runs
+
+
+def test_bisect_anatomy_names_the_sub_phase_that_moved_at_the_boundary(jitbench, fake_env, fake_releases,
+                                                                       env_cache, tmp_path):
+    """Only the boundary's two confirmation runs take the anatomy; each side
+    pools its 2 x 2 processes; the compile moved, of which pass_a."""
+    out = tmp_path / "bisect"
+    res = bisect_anatomy(jitbench, fake_env, fake_releases, env_cache, out, "fakerel")
+    assert res.rc == 0, res.stderr
+    doc = json.loads((out / "bisect.json").read_text())
+    validate(doc, "jitbench.bisect.v4")
+    assert (doc["result"]["first_bad"], doc["result"]["last_good"]) == ("1.2", "1.1"), doc["result"]
+    for step in doc["steps"]:
+        has = bool(anatomy_runs_of_step(out, step))
+        assert has == (step["role"] == "confirm"), (step["role"], step["dir"])
+    (case,) = doc["result"]["boundary_anatomy"]
+    paths = [i["path"] for i in case["items"]]
+    assert paths[:2] == [["compile"], ["compile", "pass_a"]], paths
+    first = case["items"][0]
+    assert (first["n_base"], first["n_new"]) == (4, 4)  # two confirmation runs x --anatomy-runs 2, per side
+    assert first["ratio_ci95"] is None  # 4 a side: no interval (the Sampling rule asks 6)
+    assert "inside the compile: compile +120.0 µs" in res.stdout and "of which pass_a +120.0 µs" in res.stdout, \
+        res.stdout
+
+
+def test_a_failed_anatomy_process_does_not_change_what_bisect_finds(jitbench, fake_env, fake_releases, env_cache,
+                                                                    tmp_path):
+    """fakelie 1.2's anatomy processes lie, which fails its confirmation
+    cases; the measured runs are still judged (the boundary holds), and the
+    anatomy says why it has nothing."""
+    out = tmp_path / "bisect"
+    res = bisect_anatomy(jitbench, fake_env, fake_releases, env_cache, out, "fakelie")
+    assert res.rc == 0, res.stderr
+    doc = json.loads((out / "bisect.json").read_text())
+    validate(doc, "jitbench.bisect.v4")
+    assert doc["result"]["status"] == "found", doc["result"]
+    assert (doc["result"]["first_bad"], doc["result"]["last_good"]) == ("1.2", "1.1"), doc["result"]
+    confirm_hi = [s for s in doc["steps"] if s["role"] == "confirm" and s["version"] == "1.2"]
+    assert confirm_hi and all(c["status"] == "failed" for s in confirm_hi for c in s["cases"]), confirm_hi
+    assert doc["result"]["boundary_anatomy"] == []
+    assert "no case has ok anatomy processes on both sides of the boundary" in res.stdout, res.stdout
+
+
+def test_the_releases_table_says_which_sub_phase_moved_from_the_environment_above(jitbench, fake_env, fake_releases,
+                                                                                  env_cache):
+    """A run across fakerel 1.0 and 1.2 with --anatomy: summary.md's Releases
+    section has, below the case's table, 1.2's line naming the compile and
+    pass_a, with each side's n and range (2 processes a side: no CI)."""
+    env = dict(fake_env(), FAKE_WORKER_RELEASE="fakerel", JITBENCH_ENV_CACHE=str(env_cache))
+    res = jitbench("run", "--cases", "matmul_8_f32", "--backends", "numba", "--cold-runs", "3", "--warm-iters", "2",
+                   "--anatomy", "--anatomy-runs", "2", "--env", "r10:fakerel==1.0", "--env", "r12:fakerel==1.2",
+                   "--find-links", str(fake_releases), "--no-index", env=env, timeout=900)
+    assert res.rc == 0, res.stderr
+    releases = (res.out / "summary.md").read_text().split("## Releases")[1].split("\n## ")[0]
+    below = releases.split("Inside the compile, against the environment above")[1]
+    lines = [line for line in below.splitlines() if line.startswith("- ")]
+    assert lines == ["- `r12`: compile +120.0 µs (×2.20; n = 2, all 100.0 µs → n = 2, all 220.0 µs), of which "
+                     "pass_a +120.0 µs (×3.00; n = 2, all 60.0 µs → n = 2, all 180.0 µs)"], below

@@ -94,9 +94,10 @@ void print_anatomy(const LoadedRun& base, const LoadedRun& next) {
     out += anatomy_delta_block(deltas, "    ");
   }
   if (out.empty()) return;
-  say(stdout, "\nInside the compile (anatomy processes: medians BASE → NEW, the largest {} changes per case; "
-              "ratio NEW/BASE, with its 95% CI where each side has {}+ processes):\n{}",
-      compare::kAnatomyDeltaTop, compare::kAnatomyRatioMinRuns, out);
+  say(stdout, "\nInside the compile (anatomy processes: medians BASE → NEW, the largest {} changes per case and "
+              "every phase; ratio NEW/BASE, with its 95% CI where each side has the processes an interval takes, "
+              "6 or more, else each side's n and range):\n{}",
+      compare::kAnatomyDeltaTop, out);
 }
 
 // --fail-on-regression PCT below a compared metric's noise floor: a regression

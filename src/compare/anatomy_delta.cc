@@ -6,6 +6,7 @@
 #include <set>
 
 #include "compare/significance.h"
+#include "stats/sequential.h"
 #include "stats/stats.h"
 
 namespace jitbench::compare {
@@ -54,7 +55,7 @@ SubPhaseDelta item_delta(const ItemPath& path, const std::vector<std::map<ItemPa
   if (!in_a || !in_b) return d;
   if (const auto r = ratio_of_medians(xa, xb)) {
     d.ratio = r->ratio;
-    if (xa.size() >= kAnatomyRatioMinRuns && xb.size() >= kAnatomyRatioMinRuns) d.lo = r->lo, d.hi = r->hi;
+    if (anatomy_ratio_ci_possible(xa.size(), xb.size())) d.lo = r->lo, d.hi = r->hi;
   }
   return d;
 }
@@ -76,8 +77,15 @@ std::vector<SubPhaseDelta> anatomy_deltas(const std::vector<RunRecord>& base, co
     if (cx != cy) return cx > cy;
     return x.path.size() < y.path.size();  // a phase before the sub-phase that moved it as much
   });
-  if (top > 0 && out.size() > top) out.resize(top);
-  return out;
+  if (top == 0 || out.size() <= top) return out;
+  std::vector<SubPhaseDelta> kept;  // the `top` largest, and every phase: a line names the phase that moved most
+  for (auto& d : out)
+    if (kept.size() < top || d.path.size() == 1) kept.push_back(std::move(d));
+  return kept;
+}
+
+bool anatomy_ratio_ci_possible(std::size_t n_base, std::size_t n_new) {
+  return stats::median_interval_possible(std::min(n_base, n_new), stats::kReportConfidence);
 }
 
 }  // namespace jitbench::compare

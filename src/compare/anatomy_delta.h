@@ -16,18 +16,20 @@
 
 namespace jitbench::compare {
 
-// A ratio's CI needs at least this many anatomy processes on each side; with
-// fewer, the change is shown with each side's n and range instead.
-inline constexpr std::size_t kAnatomyRatioMinRuns = 3;
-// How many items a case lists, the largest changes first.
+// A ratio's CI needs, on each side, the processes the Sampling rule asks of
+// every interval jitbench prints (stats::median_interval_possible: 6 at 95%);
+// with fewer, the change is shown with each side's n and range instead.
+bool anatomy_ratio_ci_possible(std::size_t n_base, std::size_t n_new);
+// How many items a case lists, the largest changes first (its phases, the
+// items of depth 1, are listed whatever their rank).
 inline constexpr std::size_t kAnatomyDeltaTop = 8;
 
 // The item type, SubPhaseDelta, is results/anatomy.h's (bisect's record holds it).
 
 // The items of two sets of anatomy runs (a case's `anatomy` runs; only ok runs
 // with items count), the largest absolute change (to the nanosecond) first
-// (ties: shallower path first, then by path), at most `top` (0: all). Empty when either side has no
-// such run.
+// (ties: shallower path first, then by path), at most `top` (0: all) besides
+// the phases. Empty when either side has no such run.
 std::vector<SubPhaseDelta> anatomy_deltas(const std::vector<RunRecord>& base, const std::vector<RunRecord>& next,
                                           std::size_t top = kAnatomyDeltaTop);
 

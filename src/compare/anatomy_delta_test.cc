@@ -1,6 +1,7 @@
 // Sub-phase deltas between two sets of anatomy runs: the moved sub-phase
 // ranks first, one-sided items are new or gone (never a ratio of nothing), a
-// side with fewer than kAnatomyRatioMinRuns processes gets no CI.
+// side with fewer processes than the Sampling rule asks of an interval (6)
+// gets no CI; the phases survive the top-N cut.
 #include "compare/anatomy_delta.h"
 
 #include "compare/releases.h"
@@ -39,11 +40,11 @@ const SubPhaseDelta* find(const std::vector<SubPhaseDelta>& ds, const std::vecto
 
 TEST(AnatomyDelta, TheMovedSubPhaseRanksFirstBelowItsPhase) {
   // The compile grows by 0.8 s, 0.7 s of it in backend_compile_and_load; the passes stay put.
-  const auto ds = anatomy_deltas(side(5, 1.0, 0.5, 0.2), side(5, 1.8, 1.2, 0.2), 0);
+  const auto ds = anatomy_deltas(side(6, 1.0, 0.5, 0.2), side(6, 1.8, 1.2, 0.2), 0);
   ASSERT_GE(ds.size(), 4u);
   EXPECT_EQ(ds[0].path, (std::vector<std::string>{"compile"}));
   EXPECT_EQ(ds[1].path, (std::vector<std::string>{"compile", "backend_compile_and_load"}));
-  EXPECT_NEAR(ds[1].change_s, 0.7 * 1.02, 1e-9);  // the medians: the third of five wobbled values
+  EXPECT_NEAR(ds[1].change_s, 0.7 * 1.025, 1e-9);  // the medians: between the third and fourth of six
   ASSERT_TRUE(ds[1].ratio && ds[1].lo && ds[1].hi);
   EXPECT_NEAR(*ds[1].ratio, 1.2 / 0.5, 1e-9);
   EXPECT_LE(*ds[1].lo, *ds[1].ratio);
@@ -57,6 +58,15 @@ TEST(AnatomyDelta, TopKeepsTheLargestChanges) {
   const auto ds = anatomy_deltas(side(3, 1.0, 0.5, 0.2), side(3, 1.8, 1.2, 0.2), 2);
   ASSERT_EQ(ds.size(), 2u);
   EXPECT_EQ(ds[1].path, (std::vector<std::string>{"compile", "backend_compile_and_load"}));
+}
+
+TEST(AnatomyDelta, ThePhaseIsKeptWhenItsSubPhasesMovedMore) {
+  // backend_compile_and_load +0.7 s and hlo_passes −0.6 s: the compile moves only +0.1 s, ranks last, and is
+  // kept beyond the top 2 (a line names the phase, then what moved under it).
+  const auto ds = anatomy_deltas(side(3, 1.0, 0.5, 0.8), side(3, 1.1, 1.2, 0.2), 2);
+  ASSERT_EQ(ds.size(), 3u);
+  EXPECT_EQ(ds[0].path, (std::vector<std::string>{"compile", "backend_compile_and_load"}));
+  EXPECT_EQ(ds[2].path, (std::vector<std::string>{"compile"}));
 }
 
 TEST(AnatomyDelta, OneSidedItemsAreNewOrGoneNeverARatio) {
@@ -89,8 +99,12 @@ TEST(AnatomyDelta, FewProcessesGiveARatioWithoutACi) {
   EXPECT_FALSE(d->hi.has_value());
   EXPECT_NEAR(d->base_lo, 0.5, 1e-12);
   EXPECT_NEAR(d->base_hi, 0.505, 1e-12);
-  // With kAnatomyRatioMinRuns on each side the CI is there.
-  const auto enough = anatomy_deltas(side(kAnatomyRatioMinRuns, 1.0, 0.5, 0.2), side(5, 1.8, 1.2, 0.2), 0);
+  // Three or five a side still give none (a bootstrap of a median of 3 has at most 10 outcomes); 6 do.
+  const auto three = anatomy_deltas(side(3, 1.0, 0.5, 0.2), side(5, 1.8, 1.2, 0.2), 0);
+  EXPECT_FALSE(find(three, {"compile", "backend_compile_and_load"})->lo.has_value());
+  const auto five = anatomy_deltas(side(5, 1.0, 0.5, 0.2), side(5, 1.8, 1.2, 0.2), 0);
+  EXPECT_FALSE(find(five, {"compile", "backend_compile_and_load"})->lo.has_value());
+  const auto enough = anatomy_deltas(side(6, 1.0, 0.5, 0.2), side(6, 1.8, 1.2, 0.2), 0);
   EXPECT_TRUE(find(enough, {"compile", "backend_compile_and_load"})->lo.has_value());
 }
 

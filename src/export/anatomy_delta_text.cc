@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "export/sampling_table.h"
@@ -24,11 +25,13 @@ std::string side_range(std::size_t n, double lo, double hi) {
   return fmt::format("n = {}, range {}", n, lo > 0 ? seconds_range(lo, hi) : "0–" + format_seconds(hi));
 }
 
-const SubPhaseDelta* largest_under(const std::vector<SubPhaseDelta>& ds,
-                                            const SubPhaseDelta& phase) {
+// The item below `phase` (its path a longer one that starts with the
+// phase's) whose change is largest.
+const SubPhaseDelta* largest_under(const std::vector<SubPhaseDelta>& ds, const SubPhaseDelta& phase) {
   const SubPhaseDelta* best = nullptr;
   for (const auto& d : ds) {
-    if (d.path.size() <= phase.path.size() || d.path[0] != phase.path[0]) continue;
+    if (d.path.size() <= phase.path.size() || !std::equal(phase.path.begin(), phase.path.end(), d.path.begin()))
+      continue;
     if (!best || std::abs(d.change_s) > std::abs(best->change_s)) best = &d;
   }
   return best;
@@ -52,7 +55,7 @@ std::string subphase_change(const SubPhaseDelta& d) {
                      side_range(d.n_new, d.new_lo, d.new_hi));
 }
 
-std::string anatomy_headline(const std::vector<SubPhaseDelta>& ds) {
+std::string anatomy_delta_line(const std::vector<SubPhaseDelta>& ds) {
   if (ds.empty()) return "";
   const SubPhaseDelta* phase = &ds.front();
   for (const auto& d : ds)
@@ -68,7 +71,7 @@ std::string anatomy_headline(const std::vector<SubPhaseDelta>& ds) {
 
 std::string anatomy_delta_block(const std::vector<SubPhaseDelta>& ds, const std::string& indent) {
   if (ds.empty()) return "";
-  std::string out = indent + anatomy_headline(ds) + "\n";
+  std::string out = indent + anatomy_delta_line(ds) + "\n";
   for (const auto& d : ds)
     out += fmt::format("{}  {:<60} {:>10} → {:<10} {}\n", indent, anatomy_path_label(d.path),
                        median_cell(d.base_s), median_cell(d.new_s),

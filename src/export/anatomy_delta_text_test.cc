@@ -25,13 +25,24 @@ TEST(AnatomyDeltaText, ThePhaseThenWhatMovedMostUnderIt) {
   compile.lo = 1.8, compile.hi = 2.4;
   const std::vector<SubPhaseDelta> ds{compile, moved({"compile", "backend_compile_and_load"}, 0.5, 1.2),
                                       moved({"compile", "backend_compile_and_load", "RunBackend"}, 0.4, 0.9)};
-  EXPECT_EQ(anatomy_headline(ds),
+  EXPECT_EQ(anatomy_delta_line(ds),
             "compile +1.000 s (×2.00 [1.80–2.40]), of which backend_compile_and_load +700.00 ms (×2.40 [2.40–2.40])");
   EXPECT_EQ(anatomy_path_label(ds[2].path), "compile › backend_compile_and_load › RunBackend");
   // The block lists every item under the headline.
   const auto block = anatomy_delta_block(ds, "  ");
   EXPECT_NE(block.find("compile › backend_compile_and_load › RunBackend"), std::string::npos) << block;
-  EXPECT_EQ(anatomy_headline({}), "");
+  EXPECT_EQ(anatomy_delta_line({}), "");
+}
+
+TEST(AnatomyDeltaText, OfWhichNamesOnlyAnItemBelowTheHead) {
+  // No phase listed: the line starts at compile › a, which moved most; compile › b › x shares its first name
+  // but is not below it, so "of which" names a's own sub-item, never x.
+  const std::vector<SubPhaseDelta> ds{moved({"compile", "a"}, 0.1, 0.9), moved({"compile", "b", "x"}, 0.2, 0.7),
+                                      moved({"compile", "a", "y"}, 0.05, 0.1)};
+  const auto line = anatomy_delta_line(ds);
+  EXPECT_EQ(line.rfind("compile › a ", 0), 0u) << line;
+  EXPECT_NE(line.find("of which y "), std::string::npos) << line;
+  EXPECT_EQ(line.find("of which x "), std::string::npos) << line;
 }
 
 TEST(AnatomyDeltaText, OneSidedItemsAreNewOrGone) {

@@ -36,7 +36,7 @@ std::vector<const AnatomyNode*> anatomy_rows(const AnatomySummary& a) {
 }
 
 std::string case_anatomy_md(const CaseResult& c, const AnatomySummary& a) {
-  std::string md = fmt::format("\n**{}** — {}\n\n", md_literal(c.c.id), anatomy_headline(a));
+  std::string md = fmt::format("\n**{}** — {}\n\n", md_literal(c.c.id), anatomy_summary_line(a));
   Table t{{"Item", "Median", "Of parent", "Source"}, {}};
   std::map<std::vector<std::string>, double> by_path;
   for (const auto& n : a.nodes) by_path[n.path] = n.median_s;
@@ -54,7 +54,7 @@ std::string case_anatomy_md(const CaseResult& c, const AnatomySummary& a) {
 }
 }  // namespace
 
-std::string anatomy_headline(const AnatomySummary& a) {
+std::string anatomy_summary_line(const AnatomySummary& a) {
   std::string md = fmt::format("{} anatomy process{}", a.runs, a.runs == 1 ? "" : "es");
   if (a.ratio)
     md += fmt::format("; first-call phases {} here vs {} in the measured cold runs (×{:.2f}, {} ×{:g})",

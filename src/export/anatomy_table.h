@@ -14,7 +14,7 @@ inline constexpr int kAnatomyRowsShown = 16;
 // One case's line above its tree (Markdown inline), in summary.md and the
 // report's icicles: the process count, the agreement with the measured cold
 // runs, whether those carried the profiler.
-std::string anatomy_headline(const AnatomySummary& a);
+std::string anatomy_summary_line(const AnatomySummary& a);
 // "" when no case has an anatomy.
 std::string anatomy_section_md(const std::vector<CaseResult>& cases);
 }  // namespace jitbench

@@ -16,16 +16,16 @@ nlohmann::json bisect_evidence_json(const std::vector<BisectEvidence>& rows) {
                    {"testable", r.testable}, {"regression", r.regression}, {"decision", r.decision}});
   return out;
 }
-nlohmann::json optional_seconds(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 nlohmann::json bisect_anatomy_json(const std::vector<BisectAnatomy>& cases) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& c : cases) {
     nlohmann::json items = nlohmann::json::array();
     for (const auto& d : c.items)
-      items.push_back({{"path", d.path}, {"base_median_s", optional_seconds(d.base_s)},
-                       {"new_median_s", optional_seconds(d.new_s)}, {"change_s", d.change_s},
+      items.push_back({{"path", d.path}, {"base_median_s", optional_number(d.base_s)},
+                       {"new_median_s", optional_number(d.new_s)}, {"change_s", d.change_s},
                        {"n_base", d.n_base}, {"n_new", d.n_new}, {"base_range_s", {d.base_lo, d.base_hi}},
-                       {"new_range_s", {d.new_lo, d.new_hi}}, {"ratio", optional_seconds(d.ratio)},
+                       {"new_range_s", {d.new_lo, d.new_hi}}, {"ratio", optional_number(d.ratio)},
                        {"ratio_ci95", d.lo && d.hi ? nlohmann::json{*d.lo, *d.hi} : nlohmann::json()}});
     out.push_back({{"case", c.case_id}, {"items", items}});
   }

@@ -99,7 +99,7 @@ json anatomy_trees(const std::vector<CaseResult>& cases) {
                                                                                   : "item";
       nodes.push_back({{"path", n.path}, {"source", n.source}, {"median_s", n.median_s}, {"kind", kind}});
     }
-    out.push_back({{"case", c.c.id}, {"warn", warn_flag(c)}, {"headline", anatomy_headline(*a)}, {"nodes", nodes}});
+    out.push_back({{"case", c.c.id}, {"warn", warn_flag(c)}, {"headline", anatomy_summary_line(*a)}, {"nodes", nodes}});
   }
   return out;
 }

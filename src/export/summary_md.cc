@@ -442,10 +442,10 @@ std::string release_cell(const compare::ReleaseEntry& e, const std::string& m, b
 std::string release_anatomy_lines(const compare::ReleaseRow& row) {
   std::string md;
   for (const auto& e : row.entries)
-    if (!e.anatomy_step.empty()) md += fmt::format("- {}: {}\n", md_code(e.env), anatomy_headline(e.anatomy_step));
+    if (!e.anatomy_step.empty()) md += fmt::format("- {}: {}\n", md_code(e.env), anatomy_delta_line(e.anatomy_step));
   if (md.empty()) return "";
   return "\nInside the compile, against the environment above (anatomy processes' medians; ratio with its 95% CI "
-         "where each side has " + std::to_string(compare::kAnatomyRatioMinRuns) + "+ processes):\n\n" + md;
+         "where each side has 6 or more processes, else each side's n and range):\n\n" + md;
 }
 
 std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
@@ -465,7 +465,8 @@ std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
       t.add(cells);
     }
     md += fmt::format("\n### `{}`\n\n", row.key) + to_markdown(t);
-    if (untested) md += "\n† too few processes a side for the test to reach p < 0.05 (it takes 4 or more).\n";
+    if (untested) md += "\n† too few processes for the test to reach p < 0.05 with these two counts (sides of equal count "
+                      "need 4 each; 3 against 5 will do, 3 against 4 will not).\n";
     md += release_anatomy_lines(row);
   }
   return md;

@@ -84,7 +84,8 @@ struct SubPhaseDelta {
   double base_lo = 0, base_hi = 0, new_lo = 0, new_hi = 0;  // each side's range over its processes
   // NEW/BASE ratio of medians: nullopt when a side lacks the item or its BASE median is 0.
   std::optional<double> ratio;
-  // Its bootstrap 95% CI: only with compare::kAnatomyRatioMinRuns processes a side.
+  // Its bootstrap 95% CI: only with a ratio and, on each side, the processes
+  // compare::anatomy_ratio_ci_possible asks (6 at 95%).
   std::optional<double> lo, hi;
   bool operator==(const SubPhaseDelta&) const = default;
 };

@@ -59,6 +59,18 @@ std::vector<double> samples_of(const CaseResult& c, const std::string& metric) {
   return out;
 }
 
+// Whether a case's measured runs can be judged, its anatomy processes aside:
+// --anatomy is a diagnostic, and an anatomy process that failed (a mapping
+// table meeting an older release's events) fails the case without making its
+// measured runs untrue, so it must not change the bisection's answer.
+bool measured_runs_comparable(const CaseResult& c) {
+  if (c.anatomy.empty()) return timings_comparable(c);
+  CaseResult measured = c;
+  measured.anatomy.clear();
+  settle_status(measured);
+  return timings_comparable(measured);
+}
+
 // The arguments of `jitbench run` that make the selection (cache policies and precisions by their canonical
 // names: an alias such as process_cold is written as the policy it stands for).
 std::vector<std::string> run_args(const RunOptions& o) {
@@ -177,30 +189,41 @@ class Bisection {
     auto loaded = ran ? read_run(dir) : std::variant<LoadedRun, std::string>(std::string("not run"));
     const auto* run = std::get_if<LoadedRun>(&loaded);
     std::vector<StepSamples> out;
-    for (std::size_t k = 0; k < releases.size(); ++k) {
-      StepSamples samples;
-      std::vector<BisectStepCase> cases;
-      std::string verdict = run ? "measured" : "failed";
-      if (run) {
-        bool any = false;
-        for (const auto& c : run->cases) {
-          if (c.c.env != names[k]) continue;
-          const auto key = without_environment(c.c.id);
-          if (timings_comparable(c))
-            if (auto xs = samples_of(c, o_.metric); !xs.empty()) samples[key] = std::move(xs), any = true;
-          auto& mine = anatomy_[releases[k].first][key];
-          mine.insert(mine.end(), c.anatomy.begin(), c.anatomy.end());
-          cases.push_back({key, std::string(to_string(c.status)), to_string(c.reason)});
-        }
-        if (!any) verdict = "unmeasurable";  // every case warn or failed: the release cannot be built here, say
-      }
-      steps_.push_back({releases[k].first, releases[k].second, fs::relative(dir, out_.root()).string(), p.exit_code,
-                        verdict, std::move(cases), {}, o_.git.empty() ? "" : releases[k].first,
-                        o_.git.empty() ? "" : subject(releases[k].first)});
-      out.push_back(std::move(samples));
-    }
+    for (std::size_t k = 0; k < releases.size(); ++k)
+      out.push_back(record_step(releases[k], names[k], fs::relative(dir, out_.root()).string(), p.exit_code, run));
     return out;
   }
+
+  // The case results of one release in a run (those of its environment): its
+  // step, and the samples of its cases whose measured runs can be judged.
+  StepSamples record_step(const std::pair<std::string, std::string>& release, const std::string& env,
+                          const std::string& dir, int exit_code, const LoadedRun* run) {
+    const auto& [v, role] = release;
+    StepSamples samples;
+    std::vector<BisectStepCase> cases;
+    std::string verdict = run ? "measured" : "failed";
+    if (run) {
+      bool any = false;
+      for (const auto& c : run->cases) {
+        if (c.c.env != env) continue;
+        const auto key = without_environment(c.c.id);
+        if (measured_runs_comparable(c))
+          if (auto xs = samples_of(c, o_.metric); !xs.empty()) samples[key] = std::move(xs), any = true;
+        if (role == "confirm") {  // the boundary's anatomy: its confirmation runs' only
+          auto& mine = anatomy_[v][key];
+          mine.insert(mine.end(), c.anatomy.begin(), c.anatomy.end());
+        }
+        cases.push_back({key, std::string(to_string(c.status)), to_string(c.reason)});
+      }
+      if (!any) verdict = "unmeasurable";  // every case warn or failed: the release cannot be built here, say
+    }
+    steps_.push_back({v, role, dir, exit_code, verdict, std::move(cases), {}, o_.git.empty() ? "" : v,
+                      o_.git.empty() ? "" : subject(v)});
+    return samples;
+  }
+
+  // A new boundary is being confirmed: the anatomy of an earlier one is not its.
+  void forget_anatomy() { anatomy_.clear(); }
 
   // Per case: the step against a reference (the good end, or the boundary's
   // other side). A regression when some case is slower beyond the threshold
@@ -394,6 +417,7 @@ enum class Boundary { Confirmed, NotConfirmed, Unmeasured };
 using Confirmation = std::optional<std::vector<BisectEvidence>>;  // none until the boundary is judged
 Boundary confirm_boundary(Bisection& b, const std::string& lo, const std::string& hi, Confirmation& confirm,
                           StepSamples& ls) {
+  b.forget_anatomy();
   const auto r1 = b.measure_side_by_side({{lo, "confirm"}, {hi, "confirm"}});
   const auto r2 = b.measure_side_by_side({{lo, "confirm"}, {hi, "confirm"}});
   const auto &l1 = r1[0], &h1 = r1[1], &l2 = r2[0], &h2 = r2[1];
@@ -422,9 +446,9 @@ struct Search {
 void print_boundary_anatomy(const std::optional<std::vector<BisectAnatomy>>& cases) {
   if (!cases) return;
   if (cases->empty())
-    say(stdout, "  inside the compile: no case has anatomy processes on both sides of the boundary (a JIT case "
-                "and --anatomy)\n");
-  for (const auto& c : *cases) say(stdout, "  {} inside the compile: {}\n", c.case_id, anatomy_headline(c.items));
+    say(stdout, "  inside the compile: no case has ok anatomy processes on both sides of the boundary (only JIT "
+                "backends have one; a failed anatomy process is in the confirmation step's case file)\n");
+  for (const auto& c : *cases) say(stdout, "  {} inside the compile: {}\n", c.case_id, anatomy_delta_line(c.items));
 }
 
 void finish_search(Bisection& b, const BisectOptions& o, const OutDir& out, const std::vector<std::string>& cands,

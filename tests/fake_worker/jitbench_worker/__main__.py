@@ -38,6 +38,10 @@ draws the warm calls lognormal around 1 ms: a worker of known spread for
 --target-ci's tests.
 FAKE_WORKER_SLOW_PASS=f makes an anatomy process's pass_a take f times as long
 (and its compile with it): a release that moved one sub-phase.
+FAKE_WORKER_RELEASE=MODULE imports MODULE (installed in the pinned environment
+the worker runs in) and takes the release's behaviour from it: SCALE multiplies
+FAKE_WORKER_SCALE, SLOW_PASS FAKE_WORKER_SLOW_PASS, and LIE_ANATOMY = True makes
+its anatomy processes lie_anatomy's (for bisect's tests across releases).
 It speaks the protocol by hand so that the tests do not depend on the real
 worker being right. Its own numbers are small and consistent: it sleeps as long
 as the total it reports. Honest, it uses a compile cache the way a framework
@@ -45,6 +49,7 @@ does: under warm_cache the run that finds the case's cache empty writes an
 entry (a miss), every later run reads it (a hit); cold runs report no cache."""
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -139,6 +144,12 @@ def _warm_calls(args, mode, jitter):
     return calls
 
 
+def _release():
+    """FAKE_WORKER_RELEASE's module, or None."""
+    name = os.environ.get("FAKE_WORKER_RELEASE")
+    return importlib.import_module(name) if name else None
+
+
 def main():
     p = argparse.ArgumentParser(allow_abbrev=False)
     p.add_argument("command")
@@ -177,6 +188,9 @@ def main():
 
     modes = dict(kv.split("=") for kv in os.environ.get("FAKE_WORKER_MODES", "").split(",") if kv)
     mode = modes.get(args.backend, os.environ.get("FAKE_WORKER_MODE", "ok"))
+    release = _release()
+    if getattr(release, "LIE_ANATOMY", False) and args.mode == "anatomy":
+        mode = "lie_anatomy"
     print("benchmarked code may print to stdout freely", flush=True)  # must land in the log, not the channel
     pidfile = os.environ.get("FAKE_WORKER_PIDFILE")
     if pidfile and mode == "chatty":
@@ -223,7 +237,7 @@ def main():
         # lie_anatomy: two passes that add up to more than the compile they are part of (beyond the 100 us slack).
         passes = (0.0008, 0.0006) if mode == "lie_anatomy" else (0.00006, 0.00003)
         # FAKE_WORKER_SLOW_PASS=f: a release whose pass_a takes f times as long (the compile with it).
-        slow = float(os.environ.get("FAKE_WORKER_SLOW_PASS", "1"))
+        slow = float(os.environ.get("FAKE_WORKER_SLOW_PASS", "1")) * getattr(release, "SLOW_PASS", 1)
         passes = (passes[0] * slow, passes[1])
         compile_s = 0.0001 + 0.00006 * (slow - 1)
         result["anatomy"] = {"items": [{"path": ["compile"], "s": compile_s, "source": "jitbench phase"},
@@ -253,7 +267,8 @@ def main():
         for k in ("import_s", "setup_s", "first_call_s"):
             result[k] *= f
         result["first_call"]["phases"] = {k: v * f for k, v in result["first_call"]["phases"].items()}
-    scale = float(os.environ.get("FAKE_WORKER_SCALE", "1"))  # a slower (or faster) release of the same code
+    # a slower (or faster) release of the same code
+    scale = float(os.environ.get("FAKE_WORKER_SCALE", "1")) * getattr(release, "SCALE", 1)
     drift = os.environ.get("FAKE_WORKER_DRIFT")
     if drift and args.mode == "cold":
         counter, after = drift.rsplit(":", 1)

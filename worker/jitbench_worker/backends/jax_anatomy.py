@@ -111,16 +111,18 @@ class JaxAnatomy:
         import json
         import shutil
 
-        found = sorted(glob.glob(f"{self.dir}/**/perfetto_trace.json.gz", recursive=True))
         version = self.jax.__version__
         release, _ = anatomy.release_table(JAX_ANATOMY_TABLES, version)
         out = {"mapping": f"jax {'.'.join(map(str, release))}",
                "sources": "jax.profiler trace (create_perfetto_trace, Python tracer off) around the measured calls"}
-        if not found:
-            return {**out, "items": [], "note": "jax.profiler wrote no perfetto trace"}
-        with gzip.open(found[-1], "rt") as f:
-            trace = json.load(f)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        try:  # the profiler's output goes, read or not
+            found = sorted(glob.glob(f"{self.dir}/**/perfetto_trace.json.gz", recursive=True))
+            if not found:
+                return {**out, "items": [], "note": "jax.profiler wrote no perfetto trace"}
+            with gzip.open(found[-1], "rt") as f:
+                trace = json.load(f)
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
         raw = trace["traceEvents"] if isinstance(trace, dict) else trace
         self.stream = {"framework": "jax", "version": version, "t_first_call": t_first_call,
                        "spans": spans, "events": events_from_trace(raw)}

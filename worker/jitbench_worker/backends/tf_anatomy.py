@@ -73,7 +73,9 @@ def events_from_xspace(space):
             continue
         for line in plane.lines:
             thread = line.name if line.name.endswith(f"/{line.id}") else f"{line.name}/{line.id}"
-            # Normalised to the session's start when it is known (TensorFlow saves them so).
+            # Normalised to the session's start when it is known (TensorFlow saves them so). A line
+            # already relative to it cannot exceed start_ns (~1.7e18 ns since the epoch), so the test
+            # tells the two apart.
             base_ns = line.timestamp_ns - (start_ns if start_ns and line.timestamp_ns > start_ns else 0)
             for e in line.events:
                 a = (base_ns + e.offset_ps / 1000.0) / 1e9
@@ -158,13 +160,15 @@ class TfAnatomy:
         out = {"mapping": f"tensorflow {'.'.join(map(str, release))}",
                "sources": "tf.profiler.experimental trace (host tracer level 2, Python tracer off) around the "
                           "measured calls, its XSpace's host events"}
-        found = sorted(glob.glob(f"{self.dir}/**/*.xplane.pb", recursive=True))
-        if not found:
-            return {**out, "items": [], "note": "tf.profiler wrote no xplane.pb"}
-        space = xplane_pb2.XSpace()
-        with open(found[-1], "rb") as f:
-            space.ParseFromString(f.read())
-        shutil.rmtree(self.dir, ignore_errors=True)
+        try:  # the profiler's output goes, read or not
+            found = sorted(glob.glob(f"{self.dir}/**/*.xplane.pb", recursive=True))
+            if not found:
+                return {**out, "items": [], "note": "tf.profiler wrote no xplane.pb"}
+            space = xplane_pb2.XSpace()
+            with open(found[-1], "rb") as f:
+                space.ParseFromString(f.read())
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
         keep = ("trace", "xla_total", "cache_load")
         self.stream = {"framework": "tensorflow", "version": version, "t_first_call": t_first_call,
                        "wall_minus_perf_ns": self.wall_minus_perf_ns,
