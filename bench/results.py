@@ -32,7 +32,7 @@ After the default-suite and releases pages it reports their runs and saves a
 headless-Chromium screenshot of each report.html in docs/img (SCREENSHOTS);
 `--screenshot RUN PNG` does that alone, for a run made elsewhere.
 
-    .venv/bin/python bench/results.py --shots [three-environments] [site]
+    .venv/bin/python bench/results.py --shots [three-environments] [site] [anatomy]
 
 makes the runs behind the other screenshots docs/report-and-compare.md shows,
 into DIR/shot-<name>, and saves them (SHOTS): a three-environment run (numpy
@@ -40,7 +40,9 @@ cases in three pinned NumPy releases, built with uv) as
 docs/img/report-three-environments.png, and a history site `jitbench publish`
 made of four small runs (a case left out of the third: a gap) as
 docs/img/site-four-snapshots.png and its case page as
-docs/img/site-four-snapshots-case.png.
+docs/img/site-four-snapshots-case.png; and a run with --anatomy (mc_pi in JAX,
+numba and, where installed, TensorFlow) whose report's "Inside the compile"
+section is docs/img/report-anatomy.png.
 
 It measures the code of the checkout it lives in: its build/jitbench, its
 worker/ (JITBENCH_WORKER_DIR is set to it) and its suites, and refuses a tree
@@ -79,6 +81,7 @@ PAGES = {
     "floors": ["--suite", "suites/floors.toml"],
     "releases": ["--suite", "suites/releases.toml"],
     "loops": ["--suite", "suites/loops.toml"],
+    "anatomy": ["--suite", "suites/anatomy-releases.toml"],
 }
 
 
@@ -99,6 +102,9 @@ class Run:
         self.index = json.loads((out / "index.json").read_text())
         self.env = json.loads((out / "environment.json").read_text())
         self.cases = {c["case"]: json.loads((out / c["path"]).read_text()) for c in self.index["cases"]}
+        if not meta_path(out).is_file():
+            sys.exit(f"results: {out} has no {meta_path(out).name} beside it: it is no run bench/results.py made "
+                     "(measure it again without --reuse)")
         self.meta = json.loads(meta_path(out).read_text())
 
     def values(self, case_id, metric):
@@ -240,8 +246,10 @@ def measure(page, out, commit, note):
 
 def meta_path(out):
     """How the run was made, kept beside the run: a file inside it is one its
-    index does not list, so `jitbench validate` and `report` would refuse the run."""
-    return out.parent / f"{out.name}-meta.json"
+    index does not list, so `jitbench validate` and `report` would refuse the run.
+    A run made before it moved (--reuse) still has it inside."""
+    beside, inside = out.parent / f"{out.name}-meta.json", out / "results-meta.json"
+    return inside if inside.is_file() and not beside.is_file() else beside
 
 
 # page -> the screenshot of its run's report in docs/img (docs/report-and-compare.md shows them)
@@ -322,7 +330,37 @@ def shot_site(runs, env):
     screenshot_page(case, DOCS / "img" / "site-four-snapshots-case.png", size=(1280, 1500))
 
 
-SHOTS = {"three-environments": shot_three_environments, "site": shot_site}
+def shot_anatomy(runs, env):
+    """A run with --anatomy of mc_pi in JAX, numba and (where it is installed) TensorFlow; its report's
+    "Inside the compile" section (one icicle per case) alone, as docs/anatomy.md shows it."""
+    out = runs / "shot-anatomy"
+    backends = "jax_jit_cpu,numba" + (",tensorflow" if _importable("tensorflow") else "")
+    shot_run(out, ["--backends", backends, "--cases", "mc_pi_100000_f64", "--cold-runs", "3",
+                   "--warm-iters", "10", "--anatomy", "--anatomy-runs", "3"], env)
+    screenshot_report(out, runs / "shot-anatomy-top.png")  # runs `jitbench report`; the top is not kept
+    screenshot_section(out / "report" / "report.html", "#anatomy", DOCS / "img" / "report-anatomy.png")
+
+
+def _importable(module):
+    return subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode == 0
+
+
+def screenshot_section(html, selector, png):
+    """One element of a page as a PNG (Playwright driving Debian's Chromium, as the browser tests do)."""
+    from playwright.sync_api import sync_playwright
+
+    png = pathlib.Path(png).resolve()
+    png.unlink(missing_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(pathlib.Path(html).resolve().as_uri())
+        page.locator(selector).screenshot(path=str(png))
+        browser.close()
+    print(f"results: wrote {png}", file=sys.stderr)
+
+
+SHOTS = {"three-environments": shot_three_environments, "site": shot_site, "anatomy": shot_anatomy}
 
 
 PLACEHOLDER = re.compile(r"\{\{([^}]+)\}\}")

@@ -102,13 +102,19 @@ def cpp_function_lengths(path):
         if re.match(r"^\s*[A-Za-z~].*\)\s*(const\s*)?(noexcept\s*)?(override\s*)?\{\s*$", lines[i]) and \
                 not re.match(r"\s*(namespace|struct|class|enum|if|for|while|switch|else|do|catch|try|return)\b",
                              lines[i]):
+            start = i  # a signature over several lines counts from its first
+            while start > 0:
+                prev = lines[start - 1].strip()
+                if not prev or prev.endswith((";", "{", "}", ":")) or prev.startswith(("//", "#", "*", "/*")):
+                    break
+                start -= 1
             depth, j = 0, i
             while j < len(lines):
                 depth += lines[j].count("{") - lines[j].count("}")
                 if depth == 0:
                     break
                 j += 1
-            yield lines[i].strip(), j - i + 1
+            yield lines[start].strip(), j - start + 1
             i = j
         i += 1
 

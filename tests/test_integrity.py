@@ -376,6 +376,21 @@ def test_11_env_replaces_the_environments_a_suites_blocks_name(jitbench):
                                                      for ln in alone.stdout.splitlines() if not ln.startswith("#")}
 
 
+def test_11_without_env_each_block_runs_in_the_environments_it_names(jitbench):
+    """suites/releases.toml: the JAX blocks name JAX environments, the numba
+    blocks numba ones; without --env no case is planned in the other's (they
+    were, as warn / missing_dependency, when the suite's own environments were
+    taken for a replacement)."""
+    res = jitbench("plan", "--suite", str(ROOT / "suites" / "releases.toml"))
+    assert res.rc == 0, res.stderr
+    cases = [ln.split()[0] for ln in res.stdout.splitlines() if ln.strip() and not ln.startswith("#")]
+    jax = [c for c in cases if c.startswith("jax_jit_cpu_")]
+    numba = [c for c in cases if c.startswith("numba_")]
+    assert jax and numba and len(jax) + len(numba) == len(cases), cases
+    assert all("__env-jax-" in c for c in jax), [c for c in jax if "__env-jax-" not in c]
+    assert all("__env-numba-" in c for c in numba), [c for c in numba if "__env-numba-" not in c]
+
+
 # 8. A signal during an environment's build leaves its cases unmeasured: --resume measures them,
 #    and a resumed run stopped so keeps the cases it had.
 def test_8_an_interrupted_environment_build_is_measured_on_resume(wheelhouse, workload, tmp_path):

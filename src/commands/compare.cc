@@ -19,6 +19,7 @@
 #include "export/json_util.h"
 #include "report/format.h"
 #include "results/read.h"
+#include "stats/sequential.h"
 #include "util/fs.h"
 #include "util/interrupt.h"
 #include "util/say.h"
@@ -96,8 +97,8 @@ void print_anatomy(const LoadedRun& base, const LoadedRun& next) {
   if (out.empty()) return;
   say(stdout, "\nInside the compile (anatomy processes: medians BASE → NEW, the largest {} changes per case and "
               "every phase; ratio NEW/BASE, with its 95% CI where each side has the processes an interval takes, "
-              "6 or more, else each side's n and range):\n{}",
-      compare::kAnatomyDeltaTop, out);
+              "{} or more, else each side's n and range):\n{}",
+      compare::kAnatomyDeltaTop, stats::min_values_for_interval(stats::kReportConfidence), out);
 }
 
 // --fail-on-regression PCT below a compared metric's noise floor: a regression

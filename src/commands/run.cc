@@ -103,7 +103,9 @@ std::vector<EnvironmentSpec> selected_environments(const Suite& suite, const Run
 std::vector<Case> plan_cases(const Catalog& catalog, const Suite& suite, const RunOptions& o,
                              const std::vector<EnvironmentSpec>& envs) {
   Selection sel;
-  sel.environments = envs;
+  // Only --env replaces the suite's environments (and with them each block's
+  // list); without it the suite's own are planned, each block in those it names.
+  if (!o.envs.empty()) sel.environments = envs;
   sel.backends = o.backends;
   sel.cache_policies = o.cache_policies;
   sel.precisions = o.precisions;

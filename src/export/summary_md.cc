@@ -445,14 +445,16 @@ std::string release_anatomy_lines(const compare::ReleaseRow& row) {
     if (!e.anatomy_step.empty()) md += fmt::format("- {}: {}\n", md_code(e.env), anatomy_delta_line(e.anatomy_step));
   if (md.empty()) return "";
   return "\nInside the compile, against the environment above (anatomy processes' medians; ratio with its 95% CI "
-         "where each side has 6 or more processes, else each side's n and range):\n\n" + md;
+         "where each side has " + std::to_string(stats::min_values_for_interval(stats::kReportConfidence)) +
+         " or more processes, else each side's n and range):\n\n" + md;
 }
 
 std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
   if (rows.empty()) return "";
   std::string md = "\n## Releases\n\nThe same case in each environment, in the order given: medians over the "
                    "processes, and in parentheses the ratio to the environment above, with its 95% CI where both "
-                   "have 6 or more processes (Sampling) — **bold** where the Mann–Whitney test finds the step "
+                   "have " + std::to_string(stats::min_values_for_interval(stats::kReportConfidence)) +
+                   " or more processes (Sampling) — **bold** where the Mann–Whitney test finds the step "
                    "significant (p < 0.05), as `jitbench compare` computes it.\n";
   for (const auto& row : rows) {
     Table t{{"Environment", "Status"}, {}};

@@ -167,6 +167,15 @@ std::string add_named_cases(const Suite& suite, const Selection& sel, Add add) {
   }
   return "";
 }
+
+// The environments every case runs in, by name ("" alone without any): one
+// pass, innermost, so the same case in each is adjacent, in the order given.
+std::vector<std::string> planned_environments(const Suite& suite, const Selection& sel) {
+  std::vector<std::string> envs;
+  for (const auto& e : sel.environments.empty() ? suite.environments : sel.environments) envs.push_back(e.name);
+  if (envs.empty()) envs.push_back("");
+  return envs;
+}
 }  // namespace
 
 std::variant<std::vector<Case>, std::string> make_plan(const Catalog& catalog, const Suite& suite,
@@ -177,10 +186,7 @@ std::variant<std::vector<Case>, std::string> make_plan(const Catalog& catalog, c
     return blk && !blk->cache_policies.empty() ? blk->cache_policies : suite.cache_policies;
   };
   const auto& precisions = sel.precisions.empty() ? suite.precisions : sel.precisions;
-  // One pass over the environments, innermost: the same case in each is adjacent, in the order given.
-  std::vector<std::string> envs;
-  for (const auto& e : sel.environments.empty() ? suite.environments : sel.environments) envs.push_back(e.name);
-  if (envs.empty()) envs.push_back("");
+  const auto envs = planned_environments(suite, sel);
   // --env (and bisect's steps) replace the suite's environments: a block's own
   // list names the suite's, so it gives way too, and every block runs in them.
   const bool replaced = !sel.environments.empty();

@@ -36,6 +36,12 @@ bool median_interval_possible(std::size_t n, double confidence) {
   return order_statistic_median_ci(v, confidence).has_value();
 }
 
+std::size_t min_values_for_interval(double confidence) {
+  std::size_t n = 1;
+  while (!median_interval_possible(n, confidence)) ++n;  // an interval exists for every n past 2 / (1 - c)
+  return n;
+}
+
 std::optional<double> half_width_pct(std::span<const double> xs, double confidence) {
   const auto ci = order_statistic_median_ci(xs, confidence);
   const auto med = median(xs);

@@ -23,6 +23,8 @@ std::optional<Interval> order_statistic_median_ci(std::span<const double> xs, do
 // Whether n values give that interval at all: the one rule every table follows
 // before it prints an interval (fewer values: their count and range instead).
 bool median_interval_possible(std::size_t n, double confidence);
+// The smallest such n (6 at 95%): what the tables say they need.
+std::size_t min_values_for_interval(double confidence);
 
 // The largest distance from the median to an end of the interval, as a
 // percentage of the median; nullopt without an interval or with a median of 0.

@@ -19,6 +19,13 @@ TEST(OrderStatisticCi, TooFewSamplesHaveNone) {
   EXPECT_FALSE(half_width_pct(five, 0.95));
 }
 
+TEST(OrderStatisticCi, TheFewestValuesWithAnInterval) {
+  // 6 at 95% ([x1, x6] covers 96.9%), 8 at 99% (99.2%): the counts the tables print.
+  EXPECT_EQ(min_values_for_interval(0.95), 6u);
+  EXPECT_EQ(min_values_for_interval(0.99), 8u);
+  EXPECT_FALSE(median_interval_possible(min_values_for_interval(0.95) - 1, 0.95));
+}
+
 TEST(OrderStatisticCi, RanksFromTheBinomial) {
   std::vector<double> v;
   for (int i = 20; i >= 1; --i) v.push_back(i);  // unsorted on purpose
