@@ -257,14 +257,19 @@ SCREENSHOTS = {"default-suite": "report-default-suite.png", "releases": "report-
 CHROMIUM = "/usr/bin/chromium"
 
 
-def screenshot_report(run, png, size=(1280, 2000)):
-    """`jitbench report RUN`, then its report.html as a PNG from headless
-    Chromium (a file:// URL: the report needs no server)."""
+def report_run(run):
+    """`jitbench report RUN` (RUN/report/report.html); exits on failure."""
     env = dict(os.environ, JITBENCH_WORKER_DIR=str(ROOT / "worker"),
                JITBENCH_FIGURES_DIR=str(ROOT / "src" / "report" / "figures"))
     rep = subprocess.run([str(JITBENCH), "report", str(run)], env=env, capture_output=True, text=True)
     if rep.returncode != 0:
         sys.exit(f"results: jitbench report {run} exited {rep.returncode}: {rep.stderr.strip()}")
+
+
+def screenshot_report(run, png, size=(1280, 2000)):
+    """`jitbench report RUN`, then its report.html as a PNG from headless
+    Chromium (a file:// URL: the report needs no server)."""
+    report_run(run)
     png = pathlib.Path(png).resolve()
     png.unlink(missing_ok=True)
     page = (pathlib.Path(run) / "report" / "report.html").resolve().as_uri()
@@ -337,7 +342,7 @@ def shot_anatomy(runs, env):
     backends = "jax_jit_cpu,numba" + (",tensorflow" if _importable("tensorflow") else "")
     shot_run(out, ["--backends", backends, "--cases", "mc_pi_100000_f64", "--cold-runs", "3",
                    "--warm-iters", "10", "--anatomy", "--anatomy-runs", "3"], env)
-    screenshot_report(out, runs / "shot-anatomy-top.png")  # runs `jitbench report`; the top is not kept
+    report_run(out)
     screenshot_section(out / "report" / "report.html", "#anatomy", DOCS / "img" / "report-anatomy.png")
 
 
