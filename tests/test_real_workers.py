@@ -67,7 +67,8 @@ def test_every_cold_run_has_all_phases(small_run):
         # The interpreter's own start-up, not the hello's (which holds the harness's own imports).
         assert run["process_ttfr_s"] == pytest.approx(run["buckets"]["interpreter_start_s"] + run["ttfr_s"])
         assert run["buckets"]["interpreter_start_s"] <= run["process_start_s"]
-        assert run["rusage"]["max_rss_kib"] > 0
+        # jitbench's own peak when it forked the worker, well below a JAX process's own.
+        assert 0 < run["rusage"]["pre_exec_rss_kib"] < run["rusage"]["max_rss_kib"]
         assert run["exit"] == {"kind": "exited", "code": 0, "signal": 0}
     assert len(case["warm"]["calls_s"]) == 3
     summ = case["cold"]["summary"]["ttfr_s"]

@@ -29,7 +29,7 @@ Samples metric_samples(const CaseResult& c) {
     if (run.first_call_s) out["cold_first_call_s"].push_back(*run.first_call_s);
     if (auto b = phase_breakdown(run))
       for (const auto& [name, v] : b->phases) out["phase_" + name + "_s"].push_back(v);
-    out["peak_rss_kib"].push_back(static_cast<double>(run.max_rss_kib));
+    if (const auto peak = run.worker_peak_rss_kib()) out["peak_rss_kib"].push_back(static_cast<double>(*peak));
   }
   for (const auto& calls : warm_processes(c))
     if (auto m = stats::median(calls)) out["warm_call_s"].push_back(*m);

@@ -49,5 +49,20 @@ TEST(Compare, TheInterferenceColumnCountsOnlyTheRunsBehindTheNumbers) {
   EXPECT_EQ(row->new_interference.interfered, 2);
 }
 
+// A run's wait4 peak at or below jitbench's own size at the fork is not the
+// worker's: it gives no peak_rss_kib sample (and one above it does).
+TEST(Compare, APeakRssThatMayBeJitbenchsOwnIsNoSample) {
+  std::vector<RunRecord> runs;
+  for (long rss : {9000L, 9100L + kPreExecSlackKib, 50000L, 51000L}) {
+    auto r = cold_run(1.0, Status::Ok, false);
+    r.max_rss_kib = rss;
+    r.pre_exec_rss_kib = 9100;
+    runs.push_back(r);
+  }
+  const auto samples = metric_samples(with_runs(runs));
+  ASSERT_TRUE(samples.count("peak_rss_kib"));
+  EXPECT_EQ(samples.at("peak_rss_kib"), (std::vector<double>{50000, 51000}));
+}
+
 }  // namespace
 }  // namespace jitbench::compare

@@ -128,6 +128,7 @@ json run_json(const RunRecord& r) {
             {"exit", {{"kind", r.exit_kind}, {"code", r.exit_code}, {"signal", r.signal}}},
             {"rusage", {{"max_rss_kib", r.max_rss_kib}, {"user_s", r.user_s}, {"sys_s", r.sys_s}}},
             {"log", r.log}};
+  if (r.pre_exec_rss_kib) j["rusage"]["pre_exec_rss_kib"] = *r.pre_exec_rss_kib;
   j["ttfr_includes_import"] = r.ttfr_includes_import;
   j["interference"] = interference_json(r.interference);
   const auto& seen = r.cache_seen;

@@ -25,6 +25,11 @@ std::optional<double> RunRecord::harness_gap_s() const {
   return wall_s - user_start_s().value_or(0.0) - *total_s;
 }
 
+std::optional<long> RunRecord::worker_peak_rss_kib() const {
+  if (pre_exec_rss_kib && max_rss_kib <= *pre_exec_rss_kib + kPreExecSlackKib) return std::nullopt;
+  return max_rss_kib;
+}
+
 const WorkerReport* CaseResult::first_worker_report() const {
   for (const auto& r : cold)
     if (!r.worker.empty()) return &r.worker;

@@ -51,6 +51,12 @@ struct HarnessBuckets {
   bool operator==(const HarnessBuckets&) const = default;
 };
 
+// What a forked child adds to its RSS after it read pre_exec_rss_kib and
+// before its exec (the code pages of the write and the exec it faults in, its
+// stack): 0.2-0.4 MiB measured on Linux 6.18; a wait4 peak within this of the
+// reading may still be the copy's.
+inline constexpr long kPreExecSlackKib = 1024;
+
 // One worker process.
 struct RunRecord {
   RunMode mode = RunMode::Cold;
@@ -66,7 +72,10 @@ struct RunRecord {
   std::string exit_kind;
   int exit_code = -1;
   int signal = 0;
-  long max_rss_kib = 0;
+  long max_rss_kib = 0;  // wait4's ru_maxrss: the larger of the worker's peak and pre_exec_rss_kib
+  // The peak RSS of the worker's process before its exec, as the copy of
+  // jitbench it was forked from (ProcessResult); nullopt in older case files.
+  std::optional<long> pre_exec_rss_kib;
   double user_s = 0, sys_s = 0;
   // What else the machine did while this process ran (docs/noise.md); nullopt:
   // not reported (no /proc/stat, or a case file older than jitbench.case.v5).
@@ -88,6 +97,11 @@ struct RunRecord {
   // unattributed_s: its import, observation, verification, report, exit).
   // One split of the wall time with process_ttfr_s. nullopt without a total.
   std::optional<double> harness_gap_s() const;
+  // The worker's own peak RSS: max_rss_kib when it exceeds pre_exec_rss_kib
+  // by more than kPreExecSlackKib; nullopt when it does not (wait4 cannot tell
+  // the worker's peak from that of the copy of jitbench it was before its
+  // exec). Without pre_exec_rss_kib (older files), max_rss_kib.
+  std::optional<long> worker_peak_rss_kib() const;
 };
 
 // A compile-cache setting found in the environment jitbench inherited, and

@@ -56,6 +56,12 @@ TEST(Read, InterferenceRoundTripsAndOlderFilesHaveNone) {
   EXPECT_FALSE(x->load_end);
   EXPECT_TRUE(x->interfered);
   EXPECT_EQ(json_text(case_json(std::get<CaseResult>(back))), text);
+  EXPECT_FALSE(std::get<CaseResult>(back).cold[0].pre_exec_rss_kib);  // the golden run predates it
+  c.cold[0].pre_exec_rss_kib = 8192;
+  write_file_atomic(dir / "hwm.json", json_text(case_json(c)));
+  auto hwm = read_case(dir / "hwm.json");
+  ASSERT_TRUE(std::holds_alternative<CaseResult>(hwm)) << std::get<std::string>(hwm);
+  EXPECT_EQ(std::get<CaseResult>(hwm).cold[0].pre_exec_rss_kib, 8192);
   auto old = nlohmann::json::parse(text);
   old["schema_version"] = "jitbench.case.v4";
   for (auto& run : old["cold"]["runs"]) run.erase("interference");

@@ -28,7 +28,10 @@ std::optional<double> metric(const RunRecord& r, const std::string& name) {
   if (name == "process_ttfr_s") return r.process_ttfr_s();
   if (name == "wall_s") return r.wall_s;
   if (name == "harness_gap_s") return r.harness_gap_s();
-  if (name == "max_rss_kib") return static_cast<double>(r.max_rss_kib);
+  if (name == "max_rss_kib") {
+    if (const auto peak = r.worker_peak_rss_kib()) return static_cast<double>(*peak);
+    return std::nullopt;
+  }
   return std::nullopt;
 }
 

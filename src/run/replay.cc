@@ -12,7 +12,7 @@ using nlohmann::json;
 json to_json(const ProcessResult& p) {
   return {{"kind", to_string(p.kind)}, {"exit_code", p.exit_code}, {"signal", p.signal},
           {"spawn_error", p.spawn_error}, {"spawn_ns", p.spawn_ns}, {"wall_s", p.wall_s},
-          {"max_rss_kib", p.max_rss_kib}, {"user_s", p.user_s}, {"sys_s", p.sys_s},
+          {"max_rss_kib", p.max_rss_kib}, {"pre_exec_rss_kib", p.pre_exec_rss_kib}, {"user_s", p.user_s}, {"sys_s", p.sys_s},
           {"lines", p.lines}, {"trailing", p.trailing}, {"channel_overflow", p.channel_overflow},
           {"interrupted", p.interrupted}};
 }
@@ -32,6 +32,7 @@ ProcessResult from_json(const json& j) {
   p.spawn_ns = j.at("spawn_ns").get<long long>();
   p.wall_s = j.at("wall_s").get<double>();
   p.max_rss_kib = j.at("max_rss_kib").get<long>();
+  p.pre_exec_rss_kib = j.value("pre_exec_rss_kib", 0L);  // recordings before the field: unread
   p.user_s = j.at("user_s").get<double>();
   p.sys_s = j.at("sys_s").get<double>();
   p.lines = j.at("lines").get<std::vector<std::string>>();

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <thread>
@@ -84,10 +85,21 @@ int open_log(const SpawnSpec& spec) {
   return open_file_in(spec.log_path.parent_path(), spec.log_path.filename());
 }
 
+// What the child tells spawn() on its close-on-exec pipe: its peak RSS just
+// before exec (err 0), and an errno when a step or the exec fails.
+struct ChildReport {
+  long rss_kib;
+  int err;
+};
+
+void send_report(int err_fd, ChildReport r) {
+  while (::write(err_fd, &r, sizeof r) < 0 && errno == EINTR) {
+  }
+}
+
 // The child's exit when a step before exec fails: errno to err_fd, exit 127.
 [[noreturn]] void report_and_exit(int err_fd, int err) {
-  while (::write(err_fd, &err, sizeof err) < 0 && errno == EINTR) {
-  }
+  send_report(err_fd, {0, err});
   ::_exit(127);
 }
 
@@ -102,7 +114,8 @@ struct ChildFds {
 // checked against a parent that died before it took effect), stdin from
 // /dev/null, stdout+stderr to the log, the pipe's write end on kResultFd,
 // default signal handling and an empty mask. An exec that fails reports its
-// errno on err_fd (close-on-exec: a successful exec closes it unwritten).
+// errno on err_fd (close-on-exec: a successful exec closes it after the
+// report of the RSS the child held before exec).
 [[noreturn]] void become_worker(const SpawnSpec& spec, pid_t parent, ChildFds fd, const cpu_set_t* cpus, char** argv,
                                 char** envp) {
   const int err_fd = fd.err;
@@ -121,6 +134,11 @@ struct ChildFds {
   sigset_t empty;
   sigemptyset(&empty);
   ::sigprocmask(SIG_SETMASK, &empty, nullptr);
+  // The copy of jitbench this process still is: the kernel folds its peak into
+  // the worker's wait4 ru_maxrss at exec (ProcessResult::pre_exec_rss_kib).
+  rusage self{};
+  ::getrusage(RUSAGE_SELF, &self);
+  send_report(err_fd, {self.ru_maxrss, 0});
   if (spec.argv[0].find('/') != std::string::npos) ::execve(argv[0], argv, envp);
   else ::execvpe(argv[0], argv, envp);
   report_and_exit(err_fd, errno);
@@ -169,11 +187,17 @@ pid_t spawn(const SpawnSpec& spec, const std::vector<int>& pin, int pipefd[2], P
     return 0;
   }
   int exec_err = 0;
+  ChildReport report{};
   ssize_t n;
-  while ((n = ::read(errpipe[0], &exec_err, sizeof exec_err)) < 0 && errno == EINTR) {
+  // Until EOF: the exec closes the pipe; the child's reports are whole (< PIPE_BUF).
+  while ((n = ::read(errpipe[0], &report, sizeof report)) != 0) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n != static_cast<ssize_t>(sizeof report)) break;
+    if (report.err != 0) exec_err = report.err;
+    else res.pre_exec_rss_kib = report.rss_kib;
   }
   ::close(errpipe[0]);
-  if (n == static_cast<ssize_t>(sizeof exec_err)) {
+  if (exec_err != 0) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

@@ -47,6 +47,11 @@ struct ProcessResult {
   long long spawn_ns = 0;      // CLOCK_MONOTONIC just before posix_spawn
   double wall_s = 0;           // spawn -> reaped
   long max_rss_kib = 0;        // from wait4 rusage
+  // The child's peak RSS just before its exec (getrusage in the child), while
+  // it was still the copy of jitbench it was forked from: the kernel folds that
+  // into the worker's wait4 ru_maxrss at exec. A max_rss_kib at or below it is
+  // that copy's, not the worker's; above it, the worker's. 0: not reported.
+  long pre_exec_rss_kib = 0;
   double user_s = 0, sys_s = 0;
   long nivcsw = 0;             // involuntary context switches (wait4 rusage)
   // CPU time of descendants that escaped the worker's group and were reaped
