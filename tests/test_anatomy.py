@@ -7,6 +7,7 @@ their parent; real JAX and numba cases get a non-empty anatomy whose largest
 item is compile-side; the measured cold processes of an --anatomy run say they
 ran without the profiler."""
 
+import importlib.util
 import json
 import pathlib
 import sys
@@ -18,7 +19,7 @@ from conftest import ROOT, validate
 sys.path.insert(0, str(ROOT / "worker"))
 
 from jitbench_worker import anatomy  # noqa: E402
-from jitbench_worker.backends import jax_anatomy, numba_, tensorflow_, tf_anatomy  # noqa: E402
+from jitbench_worker.backends import jax_anatomy, numba_, tensorflow_, tf_anatomy, torch_  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "anatomy"
 
@@ -48,7 +49,7 @@ def _jax_items(stream):
 def test_a_recorded_jax_stream_gives_the_expected_tree(name):
     tree = _tree(_jax_items(_stream(name)))
     _children_within_parents(tree)
-    xla = ("compile", "XLA compile and load (backend_compile_and_load)")
+    xla = ("compile", "XLA compile (backend_compile[_and_load])")
     pjrt = xla + ("PjRt compile",)
     # The phases are jitbench's; XLA's events nest under the compile, named by the 0.8.0+ table.
     assert {p[0] for p in tree if len(p) == 1} == {"trace", "lower", "compile"}
@@ -94,16 +95,19 @@ def test_a_jax_stream_replays_to_the_tree_recorded_with_it():
     assert got == [(p, s) for p, s in expected]
 
 
-@pytest.mark.parametrize("release,backend", [
-    ("0.4.26", "XLA compile (backend_compile)"), ("0.6.0", "XLA compile (backend_compile)"),
-    ("0.8.0", "XLA compile and load (backend_compile_and_load)")])
-def test_recorded_streams_of_older_releases_map_their_names(release, backend):
+@pytest.mark.parametrize("release,event", [
+    ("0.4.26", "backend_compile"), ("0.6.0", "backend_compile"), ("0.8.0", "backend_compile_and_load")])
+def test_recorded_streams_of_older_releases_map_their_names(release, event):
     """JAX 0.4.26 and 0.6.0 named the backend compile backend_compile and the
     CPU client TfrtCpuClient, 0.8.0 backend_compile_and_load and PjRtCpuClient:
-    each release's table maps them to the same sub-phases."""
-    tree = _tree(_jax_items(_stream(f"jax-{release}-matmul_128_f32.json")))
+    each release's table maps them to the same sub-phases, and the item still
+    names the event it came from."""
+    items = _jax_items(_stream(f"jax-{release}-matmul_128_f32.json"))
+    tree = _tree(items)
     _children_within_parents(tree)
-    assert ("compile", backend, "PjRt compile") in tree
+    backend = ("compile", "XLA compile (backend_compile[_and_load])")
+    assert backend + ("PjRt compile",) in tree
+    assert next(i for i in items if tuple(i["path"]) == backend)["source"] == f"jax.profiler event {event}"
 
 
 def test_the_mapping_table_is_chosen_by_release():
@@ -124,6 +128,81 @@ def test_a_recorded_numba_stream_gives_the_expected_tree():
     assert ("compile", "lowering + LLVM (native_lowering)") in tree
     top = max((p for p in tree if len(p) > 1), key=tree.get)
     assert top in {("compile", "typing (nopython_type_inference)"), ("compile", "lowering + LLVM (native_lowering)")}
+
+
+# -- torch.compile: its chromium event log ------------------------------------
+# dynamo [0, 10] > backend_compile [2, 9] > create_aot_dispatcher_function [3, 8]
+# > fw_compiler_base [4, 7]; inductor's lowering and C++ compile inside that; a
+# cache key inside AOTAutograd after it; dynamo's bytecode tracing before the
+# backend; one region that holds the backend compile (so no single phase).
+_TORCH_EVENTS = [(0.0, 10.0, "dynamo"), (0.5, 1.5, "bytecode_tracing"), (0.2, 9.5, "compile_attempt_0"),
+                 (2.0, 9.0, "backend_compile"), (3.0, 8.0, "create_aot_dispatcher_function"),
+                 (4.0, 7.0, "compile_fx.<locals>.fw_compiler_base"), (4.5, 5.5, "GraphLowering.run"),
+                 (5.6, 6.5, "compile_file"), (7.2, 7.4, "inductor_codecache_torch_key"),
+                 (8.2, 8.6, "some_new_region")]
+
+
+def test_torch_phases_are_their_roots_less_the_roots_nested_in_them():
+    spans = torch_.torch_phase_spans(_TORCH_EVENTS)
+    assert spans == {"dynamo": [(0.0, 2.0), (9.0, 10.0)], "backend_other": [(2.0, 3.0), (8.0, 9.0)],
+                     "aot_autograd": [(3.0, 4.0), (7.0, 7.2), (7.4, 8.0)], "inductor": [(4.0, 7.0)],
+                     "cache_key": [(7.2, 7.4)]}
+
+
+def test_a_torch_stream_nests_its_regions_under_the_phases_by_interval():
+    dropped = {}
+    items = torch_.torch_anatomy_items(_TORCH_EVENTS, "2.15.0", 0.0, dropped)
+    tree = _tree(items)
+    _children_within_parents(tree)
+    assert tree[("dynamo",)] == 3.0 and tree[("inductor",)] == 3.0 and tree[("aot_autograd",)] == pytest.approx(1.8)
+    assert tree[("inductor", "lowering (GraphLowering.run)")] == 1.0
+    assert tree[("inductor", "C++ compile (compile_file)")] == pytest.approx(0.9)
+    assert tree[("dynamo", "bytecode tracing (bytecode_tracing)")] == 1.0
+    assert tree[("backend_other", "some_new_region")] == pytest.approx(0.4)  # not in the table: its own name
+    # compile_attempt_0 holds the backend compile: in no single phase, left out and counted.
+    assert not any("compile attempt" in p[-1] for p in tree)
+    assert dropped["not inside one phase"]["events"] == 1
+    # Intervals, relative to the first call's start, for jitbench's check.
+    by = {tuple(i["path"]): i["intervals"] for i in items}
+    assert by[("inductor", "C++ compile (compile_file)")] == [[5.6, 6.5]]
+
+
+def test_a_recorded_torch_stream_gives_the_expected_tree():
+    """torch 2.15.0 (CPU wheel's CUDA build, no GPU), matmul 64 f32: the
+    phases tile dynamo's frame compile; inductor's regions nest down to the
+    lowering, scheduling and code generation; the two regions that hold the
+    backend compile (entire_frame_compile, compile_attempt_0) are left out."""
+    s = _stream("torch-2.15.0-matmul_64_f32.json")
+    dropped = {}
+    items = torch_.torch_anatomy_items([tuple(e) for e in s["events"]], s["version"], s["t_first_call"], dropped)
+    tree = _tree(items)
+    _children_within_parents(tree)
+    assert {p[0] for p in tree} == {"dynamo", "backend_other", "aot_autograd", "inductor", "cache_key"}
+    dynamo = next(b - a for a, b, n in s["events"] if n == "dynamo")
+    assert sum(v for p, v in tree.items() if len(p) == 1) == pytest.approx(dynamo, abs=1e-6)
+    fx = ("inductor", "inductor compile (inductor_compile)", "FX codegen and compile (fx_codegen_and_compile)")
+    assert fx + ("lowering (GraphLowering.run)",) in tree
+    codegen = fx + ("GraphLowering.compile_to_fn", "code_gen", "code generation (GraphLowering.codegen)")
+    assert codegen + ("scheduling (Scheduler.__init__)",) in tree
+    assert ("dynamo", "bytecode tracing (bytecode_tracing)") in tree
+    assert dropped == {"not inside one phase": {"events": 2, "s": pytest.approx(1.086920 + 1.369610, abs=1e-5)}}
+    assert not any(p[-1] in ("entire_frame_compile", "compile attempt (compile_attempt_0)") for p in tree)
+
+
+def test_the_torch_sessions_report_keeps_the_first_calls_regions_only():
+    class FakeTorch:
+        __version__ = "2.15.0"
+
+    session = torch_.TorchAnatomy(FakeTorch())
+    session.begin()
+    torch_._ANATOMY["events"].extend([(100 + a, 100 + b, n) for a, b, n in _TORCH_EVENTS])
+    torch_._ANATOMY["events"].append((111.0, 111.5, "GraphLowering.run"))  # a recompile in the second call
+    session.first_call_end = 110.5
+    got = session.report({}, 100.0)
+    assert torch_._ANATOMY["events"] is None  # the hook stops keeping regions
+    tree = _tree(got["items"])
+    assert tree[("inductor", "lowering (GraphLowering.run)")] == pytest.approx(1.0)
+    assert got["mapping"] == "torch 2.5.0" and len(session.stream["events"]) == len(_TORCH_EVENTS)
 
 
 @pytest.mark.parametrize("name", ["tensorflow-2.21.0-matmul_128_f32.json", "tensorflow-2.21.0-mc_pi_100000_f64.json"])
@@ -258,7 +337,7 @@ def test_another_threads_events_do_not_nest_under_the_main_threads():
     assert {e[3] for e in events} == {"python", "1/9"}
     dropped = {}
     tree = _tree(jax_anatomy.items(events, {"compile_total": [(0.0, 1e-4)]}, 0.0, "0.10.2", dropped))
-    assert ("compile", "XLA compile and load (backend_compile_and_load)") in tree
+    assert ("compile", "XLA compile (backend_compile[_and_load])") in tree
     assert not any("LLVM codegen" in p for p in tree)
     assert dropped["another thread"]["events"] == 1
 
@@ -337,8 +416,10 @@ def test_anatomy_runs_without_anatomy_is_refused(jitbench, fake_env):
     assert len(res.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("backend", ["jax_jit_cpu", "numba", "tensorflow"])
+@pytest.mark.parametrize("backend", ["jax_jit_cpu", "numba", "tensorflow", "torch_compile"])
 def test_a_real_case_has_an_anatomy_whose_top_item_is_compile_side(jitbench, backend):
+    if backend == "torch_compile" and importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed (scripts/setup.sh --with-torch); its recorded stream is replayed above")
     res = jitbench("run", "--cases", "matmul_64_f32", "--backends", backend, "--cold-runs", "1", "--warm-iters", "2",
                    "--anatomy", "--anatomy-runs", "1", timeout=900)
     assert res.rc == 0, res.stderr
@@ -349,7 +430,7 @@ def test_a_real_case_has_an_anatomy_whose_top_item_is_compile_side(jitbench, bac
     assert subs, s
     # The compile's largest item is the framework's compile (JAX's lowering, one
     # event that holds the whole phase, may be larger: docs/anatomy.md).
-    compile_phase = "xla_compile" if backend == "tensorflow" else "compile"
+    compile_phase = {"tensorflow": "xla_compile", "torch_compile": "inductor"}.get(backend, "compile")
     compile_subs = [n for n in subs if n["path"][0] == compile_phase]
     assert compile_subs, s
     if backend == "tensorflow":

@@ -25,16 +25,35 @@ std::string side_range(std::size_t n, double lo, double hi) {
   return fmt::format("n = {}, range {}", n, lo > 0 ? seconds_range(lo, hi) : "0–" + format_seconds(hi));
 }
 
-// The item below `phase` (its path a longer one that starts with the
-// phase's) whose change is largest.
+// Whether d lies below `phase` (its path a longer one that starts with the phase's).
+bool is_below(const SubPhaseDelta& d, const SubPhaseDelta& phase) {
+  return d.path.size() > phase.path.size() && std::equal(phase.path.begin(), phase.path.end(), d.path.begin());
+}
+
+// The item below `phase` whose change is largest.
 const SubPhaseDelta* largest_under(const std::vector<SubPhaseDelta>& ds, const SubPhaseDelta& phase) {
   const SubPhaseDelta* best = nullptr;
-  for (const auto& d : ds) {
-    if (d.path.size() <= phase.path.size() || !std::equal(phase.path.begin(), phase.path.end(), d.path.begin()))
-      continue;
-    if (!best || std::abs(d.change_s) > std::abs(best->change_s)) best = &d;
-  }
+  for (const auto& d : ds)
+    if (is_below(d, phase) && (!best || std::abs(d.change_s) > std::abs(best->change_s))) best = &d;
   return best;
+}
+
+// Where the phase's change went: the deepest item below it, measured on both
+// sides, that moved the same way by at least half as much (the largest of
+// those at that depth). A one-sided item (new, gone: often a renamed event)
+// counts its whole time as change, so it is named only when no item measured
+// on both sides is below the phase; then, as without such an item, the
+// largest change below it.
+const SubPhaseDelta* where_it_went(const std::vector<SubPhaseDelta>& ds, const SubPhaseDelta& phase) {
+  const SubPhaseDelta* best = nullptr;
+  for (const auto& d : ds) {
+    if (!is_below(d, phase) || !d.base_s || !d.new_s) continue;
+    if (d.change_s * phase.change_s <= 0 || std::abs(d.change_s) < std::abs(phase.change_s) / 2) continue;
+    if (!best || d.path.size() > best->path.size() ||
+        (d.path.size() == best->path.size() && std::abs(d.change_s) > std::abs(best->change_s)))
+      best = &d;
+  }
+  return best ? best : largest_under(ds, phase);
 }
 }  // namespace
 
@@ -64,7 +83,7 @@ std::string anatomy_delta_line(const std::vector<SubPhaseDelta>& ds) {
       break;
     }
   std::string line = anatomy_path_label(phase->path) + " " + subphase_change(*phase);
-  if (const auto* sub = largest_under(ds, *phase))
+  if (const auto* sub = where_it_went(ds, *phase))
     line += ", of which " + sub->path.back() + " " + subphase_change(*sub);
   return line;
 }

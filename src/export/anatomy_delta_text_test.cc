@@ -20,13 +20,17 @@ SubPhaseDelta moved(std::vector<std::string> path, double base, double next) {
   return d;
 }
 
-TEST(AnatomyDeltaText, ThePhaseThenWhatMovedMostUnderIt) {
+TEST(AnatomyDeltaText, ThePhaseThenTheDeepestItemThatHoldsHalfItsChange) {
   auto compile = moved({"compile"}, 1.0, 2.0);
   compile.lo = 1.8, compile.hi = 2.4;
-  const std::vector<SubPhaseDelta> ds{compile, moved({"compile", "backend_compile_and_load"}, 0.5, 1.2),
-                                      moved({"compile", "backend_compile_and_load", "RunBackend"}, 0.4, 0.9)};
+  std::vector<SubPhaseDelta> ds{compile, moved({"compile", "backend_compile_and_load"}, 0.5, 1.2),
+                                moved({"compile", "backend_compile_and_load", "RunBackend"}, 0.4, 0.9),
+                                moved({"compile", "backend_compile_and_load", "RunBackend", "Codegen"}, 0.3, 0.7)};
   EXPECT_EQ(anatomy_delta_line(ds),
-            "compile +1.000 s (×2.00 [1.80–2.40]), of which backend_compile_and_load +700.00 ms (×2.40 [2.40–2.40])");
+            "compile +1.000 s (×2.00 [1.80–2.40]), of which RunBackend +500.00 ms (×2.25 [2.25–2.25])");
+  ds[3].new_s = 0.75, ds[3].change_s = 0.45;  // under half the phase's change: its parent holds it
+  ds[3].ratio = ds[3].lo = ds[3].hi = 2.5;
+  EXPECT_NE(anatomy_delta_line(ds).find("of which RunBackend +500.00 ms"), std::string::npos) << anatomy_delta_line(ds);
   EXPECT_EQ(anatomy_path_label(ds[2].path), "compile › backend_compile_and_load › RunBackend");
   // The block lists every item under the headline.
   const auto block = anatomy_delta_block(ds, "  ");
@@ -43,6 +47,20 @@ TEST(AnatomyDeltaText, OfWhichNamesOnlyAnItemBelowTheHead) {
   EXPECT_EQ(line.rfind("compile › a ", 0), 0u) << line;
   EXPECT_NE(line.find("of which y "), std::string::npos) << line;
   EXPECT_EQ(line.find("of which x "), std::string::npos) << line;
+}
+
+// A renamed event is new on one side with its whole time as change: never the
+// answer while an item measured on both sides holds the change.
+TEST(AnatomyDeltaText, ARenamedEventIsNotWhereTheChangeWent) {
+  SubPhaseDelta legacy = moved({"compile", "xla", "CompileLegacyCpuExecutable"}, 0.1, 0.6);
+  legacy.base_s.reset(), legacy.ratio.reset(), legacy.lo.reset(), legacy.hi.reset();
+  legacy.change_s = 0.6;
+  const std::vector<SubPhaseDelta> ds{moved({"compile"}, 0.70, 0.765), moved({"compile", "xla"}, 0.68, 0.745), legacy};
+  const auto line = anatomy_delta_line(ds);
+  EXPECT_NE(line.find("of which xla +65.00 ms"), std::string::npos) << line;
+  // Only one-sided items below the phase: the largest, marked new.
+  const std::vector<SubPhaseDelta> only{moved({"compile"}, 0.70, 0.765), legacy};
+  EXPECT_NE(anatomy_delta_line(only).find("of which CompileLegacyCpuExecutable +600.00 ms (new)"), std::string::npos);
 }
 
 TEST(AnatomyDeltaText, OneSidedItemsAreNewOrGone) {

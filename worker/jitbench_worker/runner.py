@@ -286,6 +286,7 @@ def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
     result["instrumentation"] = {"anatomy": clocks.get("anatomy") is not None,
                                  "profiler_session": clocks.get("profiler")}
     if clocks.get("anatomy") is not None:
+        clocks["anatomy"].first_call_end = clocks["t_first"]  # for a session that sees the second call's events
         result["anatomy"] = clocks["anatomy"].report(first_window.get("spans", {}), clocks["t_setup"])
         _keep_stream(clocks["anatomy"])
     if args.mode in ("cold", "anatomy"):

@@ -16,6 +16,8 @@ _COMMON = {
     "HLO passes after layout assignment": "HLO passes: after layout assignment",
     "CpuCompiler::RunBackend": "code generation (RunBackend)",
     "CpuCompiler::CompileCpuExecutable": "CPU executable (LLVM)",
+    # 0.4.35's name for the same step (under TfrtCpuClient::Compile, no RunBackend around it).
+    "CpuCompiler::CompileLegacyCpuExecutable": "CPU executable (LLVM)",
     "Codegen": "LLVM codegen",
     "JitCompiler::Compile": "LLVM JIT compile",
     "lower_sharding_computation": "lowering (lower_sharding_computation)",
@@ -23,13 +25,15 @@ _COMMON = {
     "GpuCompiler::RunBackend": "code generation (RunBackend)",
     "NVPTXCompiler::CompileTargetBinary": "PTX compile",
 }
-_NEW_NAMES = {"backend_compile_and_load": "XLA compile and load (backend_compile_and_load)"}
+# One sub-phase under both names, so that a release step across the rename
+# gives a ratio, not "new" and "gone" (the item's source keeps the event's own name).
+_NEW_NAMES = {"backend_compile_and_load": "XLA compile (backend_compile[_and_load])"}
 # Recorded: 0.4.26 and 0.6.0 name the backend compile backend_compile and the
 # CPU client TfrtCpuClient; 0.8.0 and 0.10.2 backend_compile_and_load and
 # PjRtCpuClient. The releases between 0.6.0 and 0.8.0 are unrecorded: their
 # table knows both names.
 JAX_ANATOMY_TABLES = [
-    ((0, 4, 26), {**_COMMON, **_NEW_NAMES, "backend_compile": "XLA compile (backend_compile)",
+    ((0, 4, 26), {**_COMMON, **_NEW_NAMES, "backend_compile": "XLA compile (backend_compile[_and_load])",
                   "TfrtCpuClient::Compile": "PjRt compile"}),
     ((0, 8, 0), {**_COMMON, **_NEW_NAMES}),
 ]

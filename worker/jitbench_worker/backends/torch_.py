@@ -49,6 +49,101 @@ _TORCH_PHASE_ROOTS = {
 }
 
 
+# torch's chromium event names -> jitbench sub-phases, per torch release whose
+# names changed (the newest release <= the installed one is used); an event
+# not in the table keeps its own name.
+TORCH_ANATOMY_TABLES = [
+    ((2, 5, 0), {
+        "entire_frame_compile": "frame compile (entire_frame_compile)",
+        "bytecode_tracing": "bytecode tracing (bytecode_tracing)",
+        "compile_attempt_0": "compile attempt (compile_attempt_0)",
+        "OutputGraph.call_user_compiler": "call the backend (OutputGraph.call_user_compiler)",
+        "aot_collect_metadata": "collect metadata (aot_collect_metadata)",
+        "aot_trace_joint_graph": "trace the joint graph (aot_trace_joint_graph)",
+        "compile_fx_inner": "compile_fx_inner",
+        "inductor_compile": "inductor compile (inductor_compile)",
+        "fx_codegen_and_compile": "FX codegen and compile (fx_codegen_and_compile)",
+        "GraphLowering.run": "lowering (GraphLowering.run)",
+        "GraphLowering.compile_to_module": "compile to module (GraphLowering.compile_to_module)",
+        "GraphLowering.codegen": "code generation (GraphLowering.codegen)",
+        "Scheduler.__init__": "scheduling (Scheduler.__init__)",
+        "Scheduler.codegen": "kernel code generation (Scheduler.codegen)",
+        "PyCodeCache.load_by_key_path": "load the generated module (PyCodeCache.load_by_key_path)",
+        "async_compile.wait": "wait for kernel compiles (async_compile.wait)",
+        "compile_file": "C++ compile (compile_file)",
+        "fx_graph_cache_miss": "FX graph cache miss (fx_graph_cache_miss)",
+        "fx_graph_cache_hit": "FX graph cache hit (fx_graph_cache_hit)",
+    }),
+]
+
+
+def torch_phase_spans(events):
+    """{phase: [(start, end)]}: each phase root's intervals less those of the
+    other phases' roots nested in them. These are the intervals behind the
+    exclusive times the hook adds up as the phases (_hook_compile_events):
+    an event that is no root counts for its nearest enclosing root."""
+    from .. import anatomy
+
+    roots = [(e[0], e[1], _TORCH_PHASE_ROOTS[e[2]]) for e in events if e[2] in _TORCH_PHASE_ROOTS]
+    spans = {}
+    for phase in sorted({p for _, _, p in roots}):
+        own = anatomy.merged([(a, b) for a, b, p in roots if p == phase])
+        inner = [(a, b) for a, b, p in roots if p != phase and any(oa <= a and b <= ob for oa, ob in own)]
+        spans[phase] = anatomy.minus(own, inner)
+    return spans
+
+
+def torch_anatomy_items(events, version, origin, dropped=None):
+    """The anatomy items of one first call from its chromium events [(start,
+    end, name)] on jitbench's clock: the phases' intervals from their roots,
+    every other event nested by interval under the phase it lies in (one that
+    holds a nested root of another phase lies in no single phase: left out,
+    counted in dropped)."""
+    from .. import anatomy
+
+    _, table = anatomy.release_table(TORCH_ANATOMY_TABLES, version)
+    subs = [e for e in events if e[2] not in _TORCH_PHASE_ROOTS]
+    return anatomy.nest(subs, torch_phase_spans(events), table, "torch chromium event", None, dropped, origin)
+
+
+class TorchAnatomy:
+    """torch's chromium event log (the compile regions torch.compile marks
+    itself: dynamo's tracing, AOTAutograd, inductor's lowering, scheduling,
+    code generation, C++/Triton compiles, cache lookups) of the first call,
+    from the hook that also gives the phases: the anatomy only keeps each
+    region's begin and end, which the measured runs never do."""
+
+    def __init__(self, torch):
+        self.torch, self.stream = torch, None
+        self.first_call_end = None  # set by the runner: the second call's regions are not the first's
+
+    def begin(self):
+        _ANATOMY["events"] = []
+
+    def end(self):
+        pass
+
+    def report(self, spans, t_first_call):
+        from .. import anatomy
+
+        events, _ANATOMY["events"] = _ANATOMY["events"] or [], None
+        end = self.first_call_end
+        first = [e for e in events if e[0] >= t_first_call and (end is None or e[1] <= end)]
+        version = self.torch.__version__
+        release, _ = anatomy.release_table(TORCH_ANATOMY_TABLES, version)
+        self.stream = {"framework": "torch", "version": version, "t_first_call": t_first_call,
+                       "events": [list(e) for e in first]}
+        dropped = {}
+        return {"mapping": f"torch {'.'.join(map(str, release))}",
+                "sources": "torch's chromium event log (log_event_start / log_event_end of every compile region) "
+                           "of the first call, under the phases' roots",
+                "items": torch_anatomy_items(first, version, t_first_call, dropped), "dropped": dropped}
+
+
+# "events": every compile region's (start, end, name) while an anatomy is taken (else None).
+_ANATOMY = {"events": None}
+
+
 class TorchAdapter(TorchTensors, Adapter):
     package = "torch"
     framework = "torch"
@@ -132,6 +227,9 @@ class TorchAdapter(TorchTensors, Adapter):
         if not self.compiled:
             return fn
         return self.torch.compile(fn, backend="inductor")
+
+    def anatomy_session(self):
+        return TorchAnatomy(self.torch) if self.compiled else None
 
     def summarize(self, window):
         if not self.compiled:
@@ -218,7 +316,10 @@ def _hook_compile_events(torch, rec):
     def log_event_end(event_name, *a, **kw):
         while stack:
             name, t0, children, root = stack.pop()
-            dt = time.perf_counter() - t0
+            t1 = time.perf_counter()
+            dt = t1 - t0
+            if _ANATOMY["events"] is not None:
+                _ANATOMY["events"].append((t0, t1, name))
             if stack:
                 stack[-1][2] += dt
             if root:
