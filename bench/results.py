@@ -82,6 +82,7 @@ PAGES = {
     "releases": ["--suite", "suites/releases.toml"],
     "loops": ["--suite", "suites/loops.toml"],
     "anatomy": ["--suite", "suites/anatomy-releases.toml"],
+    "anatomy-suite": ["--suite", "suites/anatomy.toml"],
 }
 
 
