@@ -413,3 +413,25 @@ def test_the_releases_table_says_which_sub_phase_moved_from_the_environment_abov
     lines = [line for line in below.splitlines() if line.startswith("- ")]
     assert lines == ["- `r12`: compile +120.0 µs (×2.20; n = 2, all 100.0 µs → n = 2, all 220.0 µs), of which "
                      "pass_a +120.0 µs (×3.00; n = 2, all 60.0 µs → n = 2, all 180.0 µs)"], below
+
+
+def test_the_environments_section_counts_the_cases_each_environment_ran(jitbench, fake_env, fake_releases, env_cache,
+                                                                         tmp_path):
+    """A suite whose blocks name their environments: summary.md says how many
+    cases ran in each, never that every case ran in every one."""
+    suite = tmp_path / "blocks.toml"
+    suite.write_text('[suite]\nname = "blocks"\ncold_runs = 1\nwarm_iters = 2\n'
+                     '[[environments]]\nname = "r10"\nrequirements = ["fakerel==1.0"]\n'
+                     '[[environments]]\nname = "r12"\nrequirements = ["fakerel==1.2"]\n'
+                     '[[matrix]]\nbackends = ["numba"]\nworkloads = ["matmul"]\nsizes = [8]\ndtypes = ["f32"]\n'
+                     'environments = ["r10"]\n'
+                     '[[matrix]]\nbackends = ["numba"]\nworkloads = ["matmul"]\nsizes = [16]\ndtypes = ["f32"]\n'
+                     'environments = ["r10", "r12"]\n')
+    env = dict(fake_env(), FAKE_WORKER_RELEASE="fakerel", JITBENCH_ENV_CACHE=str(env_cache))
+    res = jitbench("run", "--suite", str(suite), "--find-links", str(fake_releases), "--no-index", env=env,
+                   timeout=900)
+    assert res.rc == 0, res.stderr
+    section = (res.out / "summary.md").read_text().split("## Environments")[1].split("\n## ")[0]
+    assert "Every case ran in each" not in section
+    assert "- `environments/env-r10.json` (2 cases): " in section, section
+    assert "- `environments/env-r12.json` (1 case): " in section, section

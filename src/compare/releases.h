@@ -37,6 +37,8 @@ struct ReleaseRow {
 // One row per case id measured in two or more environments; cases whose times
 // are not comparable (failed, warn for anything but the phase split) appear
 // without values, so a release that broke the case shows as such.
-std::vector<ReleaseRow> release_rows(const std::vector<CaseResult>& cases, double alpha = 0.05);
+// The significance level of a release step's test (summary.md prints it).
+inline constexpr double kReleaseAlpha = 0.05;
+std::vector<ReleaseRow> release_rows(const std::vector<CaseResult>& cases, double alpha = kReleaseAlpha);
 
 }  // namespace jitbench::compare

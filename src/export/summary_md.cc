@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <tuple>
@@ -451,13 +452,23 @@ std::string release_anatomy_lines(const compare::ReleaseRow& row) {
          " or more processes, else each side's n and range):\n\n" + md;
 }
 
+// The † footnote: the counts below which the two-sided Mann–Whitney test
+// cannot reach the release alpha (its smallest p is 2 / C(n + m, n)).
+std::string untested_footnote() {
+  static_assert(compare::kReleaseAlpha == 0.05, "the counts in this footnote are those of alpha 0.05");
+  return fmt::format("\n† too few processes for the test to reach p < {:g} with these two counts (sides of equal "
+                     "count need 4 each; 3 against 5 will do, 3 against 4 will not).\n",
+                     compare::kReleaseAlpha);
+}
+
 std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
   if (rows.empty()) return "";
   std::string md = "\n## Releases\n\nThe same case in each environment, in the order given: medians over the "
                    "processes, and in parentheses the ratio to the environment above, with its 95% CI where both "
                    "have " + std::to_string(stats::min_values_for_interval(stats::kReportConfidence)) +
                    " or more processes (Sampling) — **bold** where the Mann–Whitney test finds the step "
-                   "significant (p < 0.05), as `jitbench compare` computes it.\n";
+                   "significant (p < " + fmt::format("{:g}", compare::kReleaseAlpha) +
+                   "), as `jitbench compare` computes it.\n";
   for (const auto& row : rows) {
     Table t{{"Environment", "Status"}, {}};
     for (const auto& m : row.metrics) t.columns.push_back(metric_label(m));
@@ -469,19 +480,28 @@ std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
       t.add(cells);
     }
     md += fmt::format("\n### `{}`\n\n", row.key) + to_markdown(t);
-    if (untested) md += "\n† too few processes for the test to reach p < 0.05 with these two counts (sides of equal count "
-                      "need 4 each; 3 against 5 will do, 3 against 4 will not).\n";
+    if (untested) md += untested_footnote();
     md += release_anatomy_lines(row);
   }
   return md;
 }
 
-std::string environments_section(const RunInfo& info) {
+// How many of the cases ran in the pinned environment written to `file`
+// (environments/env-<name>.json).
+std::size_t cases_in_environment(const std::string& file, const std::vector<CaseResult>& cases) {
+  std::string name = std::filesystem::path(file).stem().string();
+  if (name.rfind("env-", 0) == 0) name.erase(0, 4);
+  return static_cast<std::size_t>(
+      std::count_if(cases.begin(), cases.end(), [&](const CaseResult& c) { return c.c.env == name; }));
+}
+
+std::string environments_section(const RunInfo& info, const std::vector<CaseResult>& cases) {
   if (info.environments.empty()) return "";
   std::string md =
       info.pinned_environments
-          ? "\n## Environments\n\nEvery case ran in each of these pinned environments, built by jitbench (its id "
-            "ends in `__env-<name>`; index.json `environments` has how each was built). \"Releases\" below sets them "
+          ? "\n## Environments\n\nThe cases ran in these pinned environments, built by jitbench: each in the "
+            "environments its suite block names, or every case in each with `--env` (a case's id ends in "
+            "`__env-<name>`; index.json `environments` has how each was built). \"Releases\" below sets them "
             "side by side.\n\n"
           : "\n## Environments\n\nThe shards of this merged run ran in different environments (hardware or "
             "packages differ). Each case keeps its own (index.json `environment`); a comparison between cases "
@@ -490,7 +510,12 @@ std::string environments_section(const RunInfo& info) {
   for (const auto& [file, env] : info.environments) {
     if (std::find(seen.begin(), seen.end(), file) != seen.end()) continue;
     seen.push_back(file);
-    md += fmt::format("- `{}`: {}\n", file, environment_line(env));
+    if (info.pinned_environments) {
+      const auto n = cases_in_environment(file, cases);
+      md += fmt::format("- `{}` ({} case{}): {}\n", file, n, n == 1 ? "" : "s", environment_line(env));
+    } else {
+      md += fmt::format("- `{}`: {}\n", file, environment_line(env));
+    }
   }
   return md;
 }
@@ -559,7 +584,7 @@ using SummarySection = std::string (*)(const SummaryInput&);
 // summary.md after its first screen, in order; a section with nothing to say is "".
 // A new section is one emitter here (its text built in its own file of export/).
 constexpr SummarySection kSummarySections[] = {
-    [](const SummaryInput& in) { return environments_section(in.info); },
+    [](const SummaryInput& in) { return environments_section(in.info, in.cases); },
     [](const SummaryInput& in) { return workload_sections(in.cases); },
     [](const SummaryInput& in) { return notes(in.cases); },
     [](const SummaryInput& in) { return interference_section_md(in.cases); },
