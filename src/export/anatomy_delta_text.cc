@@ -30,11 +30,14 @@ bool is_below(const SubPhaseDelta& d, const SubPhaseDelta& phase) {
   return d.path.size() > phase.path.size() && std::equal(phase.path.begin(), phase.path.end(), d.path.begin());
 }
 
-// The item below `phase` whose change is largest.
+// The item below `phase` that moved the same way by the most; none when
+// every item below it moved the other way (or not at all).
 const SubPhaseDelta* largest_under(const std::vector<SubPhaseDelta>& ds, const SubPhaseDelta& phase) {
   const SubPhaseDelta* best = nullptr;
   for (const auto& d : ds)
-    if (is_below(d, phase) && (!best || std::abs(d.change_s) > std::abs(best->change_s))) best = &d;
+    if (is_below(d, phase) && d.change_s * phase.change_s > 0 &&
+        (!best || std::abs(d.change_s) > std::abs(best->change_s)))
+      best = &d;
   return best;
 }
 
@@ -43,7 +46,8 @@ const SubPhaseDelta* largest_under(const std::vector<SubPhaseDelta>& ds, const S
 // those at that depth). A one-sided item (new, gone: often a renamed event)
 // counts its whole time as change, so it is named only when no item measured
 // on both sides is below the phase; then, as without such an item, the
-// largest change below it.
+// largest change below it the same way (none: no "of which", the change lies
+// in what the sub-phases leave unattributed).
 const SubPhaseDelta* where_it_went(const std::vector<SubPhaseDelta>& ds, const SubPhaseDelta& phase) {
   const SubPhaseDelta* best = nullptr;
   for (const auto& d : ds) {

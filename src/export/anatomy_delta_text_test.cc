@@ -63,6 +63,13 @@ TEST(AnatomyDeltaText, ARenamedEventIsNotWhereTheChangeWent) {
   EXPECT_NE(anatomy_delta_line(only).find("of which CompileLegacyCpuExecutable +600.00 ms (new)"), std::string::npos);
 }
 
+// A phase that grew while every item below it shrank: its change is in what
+// they leave unattributed, and no item is named for it.
+TEST(AnatomyDeltaText, NoItemThatMovedTheOtherWayIsNamed) {
+  const std::vector<SubPhaseDelta> ds{moved({"compile"}, 0.50, 0.54), moved({"compile", "native_lowering"}, 0.10, 0.098)};
+  EXPECT_EQ(anatomy_delta_line(ds).find("of which"), std::string::npos) << anatomy_delta_line(ds);
+}
+
 TEST(AnatomyDeltaText, OneSidedItemsAreNewOrGone) {
   SubPhaseDelta gone = moved({"compile", "ynn_fusion"}, 0.2, 0.0);
   gone.new_s.reset(), gone.ratio.reset(), gone.lo.reset(), gone.hi.reset();
