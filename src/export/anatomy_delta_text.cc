@@ -87,9 +87,12 @@ std::string anatomy_delta_line(const std::vector<SubPhaseDelta>& ds) {
       break;
     }
   std::string line = anatomy_path_label(phase->path) + " " + subphase_change(*phase);
-  if (const auto* sub = where_it_went(ds, *phase))
-    line += ", of which " + sub->path.back() + " " + subphase_change(*sub);
-  return line;
+  const auto* sub = where_it_went(ds, *phase);
+  if (!sub) return line;
+  // An item that holds less than half the change is no answer to where it went: said so.
+  if (std::abs(sub->change_s) * 2 < std::abs(phase->change_s))
+    return line + "; no sub-phase holds half of it (the most: " + sub->path.back() + " " + subphase_change(*sub) + ")";
+  return line + ", of which " + sub->path.back() + " " + subphase_change(*sub);
 }
 
 std::string anatomy_delta_block(const std::vector<SubPhaseDelta>& ds, const std::string& indent) {

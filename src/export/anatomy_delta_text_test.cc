@@ -45,8 +45,9 @@ TEST(AnatomyDeltaText, OfWhichNamesOnlyAnItemBelowTheHead) {
                                       moved({"compile", "a", "y"}, 0.05, 0.1)};
   const auto line = anatomy_delta_line(ds);
   EXPECT_EQ(line.rfind("compile › a ", 0), 0u) << line;
-  EXPECT_NE(line.find("of which y "), std::string::npos) << line;
+  EXPECT_NE(line.find("; no sub-phase holds half of it (the most: y "), std::string::npos) << line;
   EXPECT_EQ(line.find("of which x "), std::string::npos) << line;
+  EXPECT_EQ(line.find("most: x "), std::string::npos) << line;
 }
 
 // A renamed event is new on one side with its whole time as change: never the
