@@ -89,7 +89,7 @@ void print_rows(const compare::Comparison& cmp, const std::optional<NoiseFloor>&
 void print_anatomy(const LoadedRun& base, const LoadedRun& next) {
   std::string out;
   for (const auto& [a, b] : compare::paired_cases(base.cases, next.cases)) {
-    const auto deltas = compare::anatomy_deltas(a->anatomy, b->anatomy);
+    const auto deltas = compare::anatomy_deltas(a->anatomy, b->anatomy, 0);  // the block lists the top ones
     if (deltas.empty()) continue;
     out += fmt::format("  {}\n", a->c.id == b->c.id ? a->c.id : a->c.id + " vs " + b->c.id);
     out += anatomy_delta_block(deltas, "    ");

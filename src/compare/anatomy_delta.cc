@@ -77,9 +77,13 @@ std::vector<SubPhaseDelta> anatomy_deltas(const std::vector<RunRecord>& base, co
     if (cx != cy) return cx > cy;
     return x.path.size() < y.path.size();  // a phase before the sub-phase that moved it as much
   });
-  if (top == 0 || out.size() <= top) return out;
+  return top == 0 ? out : top_deltas(std::move(out), top);
+}
+
+std::vector<SubPhaseDelta> top_deltas(std::vector<SubPhaseDelta> all, std::size_t top) {
+  if (top == 0 || all.size() <= top) return all;
   std::vector<SubPhaseDelta> kept;  // the `top` largest, and every phase: a line names the phase that moved most
-  for (auto& d : out)
+  for (auto& d : all)
     if (kept.size() < top || d.path.size() == 1) kept.push_back(std::move(d));
   return kept;
 }

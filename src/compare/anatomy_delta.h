@@ -32,5 +32,9 @@ inline constexpr std::size_t kAnatomyDeltaTop = 8;
 // the phases. Empty when either side has no such run.
 std::vector<SubPhaseDelta> anatomy_deltas(const std::vector<RunRecord>& base, const std::vector<RunRecord>& next,
                                           std::size_t top = kAnatomyDeltaTop);
+// The `top` largest of anatomy_deltas(..., 0)'s items and every phase: what a
+// case lists. The one-line form reads the whole list: where a change went may
+// lie below the cut (renamed events, new and gone, rank high).
+std::vector<SubPhaseDelta> top_deltas(std::vector<SubPhaseDelta> all, std::size_t top = kAnatomyDeltaTop);
 
 }  // namespace jitbench::compare

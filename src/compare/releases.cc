@@ -39,7 +39,7 @@ std::vector<ReleaseRow> release_rows(const std::vector<CaseResult>& cases, doubl
     const CaseResult* before = nullptr;  // and its case
     for (auto& e : row.entries) {
       if (!timings_comparable(*e.c)) continue;
-      if (before) e.anatomy_step = anatomy_deltas(before->anatomy, e.c->anatomy);
+      if (before) e.anatomy_step = anatomy_deltas(before->anatomy, e.c->anatomy, 0);  // the line reads them all
       before = e.c;
       Samples samples = metric_samples(*e.c);
       for (const auto& m : row.metrics) {

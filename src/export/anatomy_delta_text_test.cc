@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace jitbench {
 namespace {
 
@@ -45,9 +47,9 @@ TEST(AnatomyDeltaText, OfWhichNamesOnlyAnItemBelowTheHead) {
                                       moved({"compile", "a", "y"}, 0.05, 0.1)};
   const auto line = anatomy_delta_line(ds);
   EXPECT_EQ(line.rfind("compile › a ", 0), 0u) << line;
-  EXPECT_NE(line.find("; no sub-phase holds half of it (the most: y "), std::string::npos) << line;
+  EXPECT_NE(line.find("; none of its sub-phases holds half of it (largest move below: y "), std::string::npos) << line;
   EXPECT_EQ(line.find("of which x "), std::string::npos) << line;
-  EXPECT_EQ(line.find("most: x "), std::string::npos) << line;
+  EXPECT_EQ(line.find("below: x "), std::string::npos) << line;
 }
 
 // A renamed event is new on one side with its whole time as change: never the
@@ -62,6 +64,44 @@ TEST(AnatomyDeltaText, ARenamedEventIsNotWhereTheChangeWent) {
   // Only one-sided items below the phase: the largest, marked new.
   const std::vector<SubPhaseDelta> only{moved({"compile"}, 0.70, 0.765), legacy};
   EXPECT_NE(anatomy_delta_line(only).find("of which CompileLegacyCpuExecutable +600.00 ms (new)"), std::string::npos);
+}
+
+// A renamed item is no answer while an item measured on both sides lies
+// below the phase, even one that holds less than half.
+TEST(AnatomyDeltaText, ARenamedEventIsNoFallbackEither) {
+  SubPhaseDelta legacy = moved({"compile", "xla", "CompileLegacyCpuExecutable"}, 0.1, 0.6);
+  legacy.base_s.reset(), legacy.ratio.reset(), legacy.lo.reset(), legacy.hi.reset();
+  legacy.change_s = 0.6;
+  const std::vector<SubPhaseDelta> ds{moved({"compile"}, 0.70, 0.765), moved({"compile", "xla"}, 0.70, 0.72), legacy};
+  const auto line = anatomy_delta_line(ds);
+  EXPECT_NE(line.find("; none of its sub-phases holds half of it (largest move below: xla +20.00 ms"),
+            std::string::npos) << line;
+  EXPECT_EQ(line.find("CompileLegacyCpuExecutable"), std::string::npos) << line;
+}
+
+// The path down from the phase: A holds most of it, not the deepest item of
+// another branch; a grandchild under a child that moved the other way is no
+// answer either.
+TEST(AnatomyDeltaText, WhereItWentFollowsThePathDown) {
+  const std::vector<SubPhaseDelta> ds{moved({"compile"}, 1.0, 2.0), moved({"compile", "A"}, 1.0, 1.9),
+                                      moved({"compile", "B"}, 1.0, 1.6), moved({"compile", "B", "C"}, 0.5, 1.0),
+                                      moved({"compile", "D"}, 1.0, 0.5)};
+  EXPECT_NE(anatomy_delta_line(ds).find("of which A +900.00 ms"), std::string::npos) << anatomy_delta_line(ds);
+  const std::vector<SubPhaseDelta> other{moved({"compile"}, 1.0, 2.0), moved({"compile", "P"}, 1.0, 0.8),
+                                         moved({"compile", "P", "G"}, 0.2, 1.0)};
+  const auto line = anatomy_delta_line(other);
+  EXPECT_EQ(line.find("of which"), std::string::npos) << line;
+  EXPECT_NE(line.find("largest move below: G +800.00 ms"), std::string::npos) << line;
+}
+
+// A NaN change is no change either way: nothing is named for it.
+TEST(AnatomyDeltaText, ANaNChangeNamesNothing) {
+  auto phase = moved({"compile"}, 1.0, 2.0);
+  phase.change_s = std::nan("");
+  const std::vector<SubPhaseDelta> ds{phase, moved({"compile", "a"}, 1.0, 0.95)};
+  const auto line = anatomy_delta_line(ds);
+  EXPECT_EQ(line.find("of which"), std::string::npos) << line;
+  EXPECT_EQ(line.find("largest move"), std::string::npos) << line;
 }
 
 // A phase that grew while every item below it shrank: its change is in what

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "compare/anatomy_delta.h"
 #include "export/json_util.h"
 #include "export/schema.h"
 #include "util/clock.h"
@@ -21,7 +22,7 @@ nlohmann::json bisect_anatomy_json(const std::vector<BisectAnatomy>& cases) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& c : cases) {
     nlohmann::json items = nlohmann::json::array();
-    for (const auto& d : c.items)
+    for (const auto& d : compare::top_deltas(c.items))
       items.push_back({{"path", d.path}, {"base_median_s", optional_number(d.base_s)},
                        {"new_median_s", optional_number(d.new_s)}, {"change_s", d.change_s},
                        {"n_base", d.n_base}, {"n_new", d.n_new}, {"base_range_s", {d.base_lo, d.base_hi}},

@@ -394,7 +394,7 @@ std::string memory_variance_section(const Analysis& analysis) {
   }
   return section("\n## Memory and variance\n\nHost RSS after import; growth of the peak RSS over the first two calls "
                  "(the first call's compile is the peak; the peak is read after the second call so that nothing runs "
-                 "between the two); the worker's peak RSS (wait4; — where it was no larger than the process's peak "
+                 "between the two); the worker's peak RSS (wait4; — where a process's came within 0.5 MiB of its peak "
                  "before its exec, as the copy of jitbench it was forked from, which wait4 cannot tell apart from "
                  "the worker's); device peak where the framework reports it (the column is left out where none does). "
                  "CV cold: coefficient of variation of cold TTFR across processes; CV warm: of the warm calls within "

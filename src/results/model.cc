@@ -26,7 +26,7 @@ std::optional<double> RunRecord::harness_gap_s() const {
 }
 
 std::optional<long> RunRecord::worker_peak_rss_kib() const {
-  if (pre_exec_rss_kib && max_rss_kib <= *pre_exec_rss_kib + kPreExecSlackKib) return std::nullopt;
+  if (pre_exec_rss_kib && max_rss_kib - *pre_exec_rss_kib <= kPreExecSlackKib) return std::nullopt;  // no overflow
   return max_rss_kib;
 }
 

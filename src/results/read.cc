@@ -124,8 +124,14 @@ RunRecord read_run_record(const json& j) {
   r.exit_code = j.at("exit").at("code").get<int>();
   r.signal = j.at("exit").at("signal").get<int>();
   r.max_rss_kib = j.at("rusage").at("max_rss_kib").get<long>();
-  if (const auto& ru = j.at("rusage"); ru.contains("pre_exec_rss_kib"))
+  if (const auto& ru = j.at("rusage"); ru.contains("pre_exec_rss_kib")) {
     r.pre_exec_rss_kib = ru.at("pre_exec_rss_kib").get<long>();
+    // wait4 folds the child's pre-exec peak into ru_maxrss: never larger.
+    if (*r.pre_exec_rss_kib > r.max_rss_kib)
+      throw BadField(fmt::format("rusage.pre_exec_rss_kib {} exceeds max_rss_kib {}, which holds it: the file was "
+                                 "edited",
+                                 *r.pre_exec_rss_kib, r.max_rss_kib));
+  }
   r.user_s = j.at("rusage").at("user_s").get<double>();
   r.sys_s = j.at("rusage").at("sys_s").get<double>();
   r.interference = read_interference(j);

@@ -62,6 +62,13 @@ TEST(Read, InterferenceRoundTripsAndOlderFilesHaveNone) {
   auto hwm = read_case(dir / "hwm.json");
   ASSERT_TRUE(std::holds_alternative<CaseResult>(hwm)) << std::get<std::string>(hwm);
   EXPECT_EQ(std::get<CaseResult>(hwm).cold[0].pre_exec_rss_kib, 8192);
+  // More than the wait4 peak that holds it: an edited file, one line naming it.
+  c.cold[0].pre_exec_rss_kib = c.cold[0].max_rss_kib + 1;
+  write_file_atomic(dir / "edited.json", json_text(case_json(c)));
+  auto edited = read_case(dir / "edited.json");
+  ASSERT_TRUE(std::holds_alternative<std::string>(edited));
+  EXPECT_NE(std::get<std::string>(edited).find("edited.json: rusage.pre_exec_rss_kib"), std::string::npos)
+      << std::get<std::string>(edited);
   auto old = nlohmann::json::parse(text);
   old["schema_version"] = "jitbench.case.v4";
   for (auto& run : old["cold"]["runs"]) run.erase("interference");

@@ -38,8 +38,12 @@ std::optional<double> metric(const RunRecord& r, const std::string& name) {
 std::vector<double> cold_values(const CaseResult& r, const std::string& name) {
   std::vector<double> out;
   for (const auto& run : r.cold)
-    if (has_timings(run))
+    if (has_timings(run)) {
       if (auto v = metric(run, name)) out.push_back(*v);
+      // The worker's peaks, all or none: the rest of a case whose runs were
+      // partly jitbench's copy would be a censored sample.
+      else if (name == "max_rss_kib") return {};
+    }
   return out;
 }
 

@@ -333,7 +333,7 @@ RunRecord classify_run(const ProcessResult& p, const RunRequest& req) {
   r.exit_code = p.exit_code;
   r.signal = p.signal;
   r.max_rss_kib = p.max_rss_kib;
-  if (p.pre_exec_rss_kib > 0) r.pre_exec_rss_kib = p.pre_exec_rss_kib;
+  if (p.pre_exec_rss_kib > 0 && p.kind != ExitKind::SpawnFailed) r.pre_exec_rss_kib = p.pre_exec_rss_kib;
   r.user_s = p.user_s;
   r.sys_s = p.sys_s;
   if (p.kind != ExitKind::SpawnFailed)

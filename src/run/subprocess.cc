@@ -202,6 +202,7 @@ pid_t spawn(const SpawnSpec& spec, const std::vector<int>& pin, int pipefd[2], P
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     res.spawn_error = errno_text(spec.argv[0].c_str(), exec_err);
+    res.pre_exec_rss_kib = 0;  // no worker ran: nothing to tell its peak from
     return 0;
   }
   return pid;

@@ -49,8 +49,9 @@ struct ProcessResult {
   long max_rss_kib = 0;        // from wait4 rusage
   // The child's peak RSS just before its exec (getrusage in the child), while
   // it was still the copy of jitbench it was forked from: the kernel folds that
-  // into the worker's wait4 ru_maxrss at exec. A max_rss_kib at or below it is
-  // that copy's, not the worker's; above it, the worker's. 0: not reported.
+  // into the worker's wait4 ru_maxrss at exec. A max_rss_kib within
+  // kPreExecSlackKib of it may be that copy's; above, it is the worker's
+  // (RunRecord::worker_peak_rss_kib). 0: not reported (or no exec).
   long pre_exec_rss_kib = 0;
   double user_s = 0, sys_s = 0;
   long nivcsw = 0;             // involuntary context switches (wait4 rusage)

@@ -12,8 +12,9 @@ interval, so the children of an item never add up to more than it: jitbench
 checks that (a worker that reports more fails inconsistent_timings) and shows
 what the children leave of their parent as unattributed.
 
-Adapters provide anatomy_begin() before the first call, anatomy_end() after
-the measured calls and anatomy(window) once every clock has stopped."""
+Adapters provide an anatomy session (Adapter.anatomy_session): begin() before
+the first call, end() after the measured calls and report(spans,
+t_first_call, t_first_call_end) once every clock has stopped."""
 
 import bisect
 import re

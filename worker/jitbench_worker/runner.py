@@ -286,8 +286,8 @@ def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
     result["instrumentation"] = {"anatomy": clocks.get("anatomy") is not None,
                                  "profiler_session": clocks.get("profiler")}
     if clocks.get("anatomy") is not None:
-        clocks["anatomy"].first_call_end = clocks["t_first"]  # for a session that sees the second call's events
-        result["anatomy"] = clocks["anatomy"].report(first_window.get("spans", {}), clocks["t_setup"])
+        result["anatomy"] = clocks["anatomy"].report(first_window.get("spans", {}), clocks["t_setup"],
+                                                     clocks["t_first"])
         _keep_stream(clocks["anatomy"])
     if args.mode in ("cold", "anatomy"):
         result["second_call_s"] = clocks["t_end"] - clocks["t_first"]

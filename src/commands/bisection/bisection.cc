@@ -274,7 +274,7 @@ class Bisection {
     if (a == anatomy_.end() || b == anatomy_.end()) return out;
     for (const auto& [key, runs] : a->second)
       if (const auto other = b->second.find(key); other != b->second.end())
-        if (auto deltas = compare::anatomy_deltas(runs, other->second); !deltas.empty())
+        if (auto deltas = compare::anatomy_deltas(runs, other->second, 0); !deltas.empty())  // the JSON keeps the top
           out.push_back({key, std::move(deltas)});
     return out;
   }

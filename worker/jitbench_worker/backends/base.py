@@ -193,7 +193,8 @@ class Adapter:
     # -- compile anatomy (--mode anatomy; docs/anatomy.md) ----------------------
     def anatomy_session(self):
         """An object with begin() (before the first call), end() (after the
-        measured calls) and report(spans, t_first_call) -> {"items": [...],
+        measured calls) and report(spans, t_first_call, t_first_call_end) ->
+        {"items": [...],
         "mapping", "sources"} (worker/jitbench_worker/anatomy.py), or None where
         the adapter has no anatomy (the run then reports none)."""
         return None

@@ -109,7 +109,7 @@ class JaxAnatomy:
     def end(self):
         self.jax.profiler.stop_trace()
 
-    def report(self, spans, t_first_call):
+    def report(self, spans, t_first_call, t_first_call_end):
         import glob
         import gzip
         import json

@@ -164,7 +164,7 @@ class NumbaAnatomy:
     def end(self):
         pass
 
-    def report(self, spans, t_first_call):
+    def report(self, spans, t_first_call, t_first_call_end):
         import numba
 
         from .. import anatomy

@@ -149,7 +149,7 @@ class TfAnatomy:
     def end(self):
         self.tf.profiler.experimental.stop()
 
-    def report(self, spans, t_first_call):
+    def report(self, spans, t_first_call, t_first_call_end):
         import glob
         import shutil
 

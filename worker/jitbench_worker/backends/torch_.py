@@ -50,47 +50,44 @@ _TORCH_PHASE_ROOTS = {
 
 
 # torch's chromium event names -> jitbench sub-phases, per torch release whose
-# names changed (the newest release <= the installed one is used); an event
-# not in the table keeps its own name.
+# names changed (the newest release <= the installed one is used; an older
+# release gets the oldest); an event not in the table keeps its own name. The
+# names are those seen in torch 2.15.0's streams (tests/data/anatomy/ and the
+# results pages): no other release has been recorded.
 TORCH_ANATOMY_TABLES = [
-    ((2, 5, 0), {
-        "entire_frame_compile": "frame compile (entire_frame_compile)",
+    ((2, 15, 0), {
         "bytecode_tracing": "bytecode tracing (bytecode_tracing)",
-        "compile_attempt_0": "compile attempt (compile_attempt_0)",
-        "OutputGraph.call_user_compiler": "call the backend (OutputGraph.call_user_compiler)",
         "aot_collect_metadata": "collect metadata (aot_collect_metadata)",
-        "aot_trace_joint_graph": "trace the joint graph (aot_trace_joint_graph)",
-        "compile_fx_inner": "compile_fx_inner",
         "inductor_compile": "inductor compile (inductor_compile)",
         "fx_codegen_and_compile": "FX codegen and compile (fx_codegen_and_compile)",
         "GraphLowering.run": "lowering (GraphLowering.run)",
-        "GraphLowering.compile_to_module": "compile to module (GraphLowering.compile_to_module)",
         "GraphLowering.codegen": "code generation (GraphLowering.codegen)",
         "Scheduler.__init__": "scheduling (Scheduler.__init__)",
         "Scheduler.codegen": "kernel code generation (Scheduler.codegen)",
         "PyCodeCache.load_by_key_path": "load the generated module (PyCodeCache.load_by_key_path)",
         "async_compile.wait": "wait for kernel compiles (async_compile.wait)",
         "compile_file": "C++ compile (compile_file)",
-        "fx_graph_cache_miss": "FX graph cache miss (fx_graph_cache_miss)",
-        "fx_graph_cache_hit": "FX graph cache hit (fx_graph_cache_hit)",
     }),
 ]
 
 
 def torch_phase_spans(events):
-    """{phase: [(start, end)]}: each phase root's intervals less those of the
-    other phases' roots nested in them. These are the intervals behind the
-    exclusive times the hook adds up as the phases (_hook_compile_events):
-    an event that is no root counts for its nearest enclosing root."""
+    """{phase: [(start, end)]}: every instant inside a phase root goes to the
+    phase of the innermost root that holds it — the intervals behind the
+    exclusive times the hook adds up as the phases (_hook_compile_events: an
+    event that is no root counts for its nearest enclosing root), also where
+    a phase's root lies inside another phase's inside its own."""
     from .. import anatomy
 
     roots = [(e[0], e[1], _TORCH_PHASE_ROOTS[e[2]]) for e in events if e[2] in _TORCH_PHASE_ROOTS]
-    spans = {}
-    for phase in sorted({p for _, _, p in roots}):
-        own = anatomy.merged([(a, b) for a, b, p in roots if p == phase])
-        inner = [(a, b) for a, b, p in roots if p != phase and any(oa <= a and b <= ob for oa, ob in own)]
-        spans[phase] = anatomy.minus(own, inner)
-    return spans
+    cuts = sorted({t for a, b, _ in roots for t in (a, b)})
+    pieces = {}
+    for a, b in zip(cuts, cuts[1:]):
+        holding = [r for r in roots if r[0] <= a and b <= r[1]]
+        if holding:  # the innermost: the latest start (regions nest), the shortest on a tie
+            phase = max(holding, key=lambda r: (r[0], -(r[1] - r[0])))[2]
+            pieces.setdefault(phase, []).append((a, b))
+    return {phase: anatomy.merged(ivs) for phase, ivs in sorted(pieces.items())}
 
 
 def torch_anatomy_items(events, version, origin, dropped=None):
@@ -115,7 +112,6 @@ class TorchAnatomy:
 
     def __init__(self, torch):
         self.torch, self.stream = torch, None
-        self.first_call_end = None  # set by the runner: the second call's regions are not the first's
 
     def begin(self):
         _ANATOMY["events"] = []
@@ -123,12 +119,12 @@ class TorchAnatomy:
     def end(self):
         pass
 
-    def report(self, spans, t_first_call):
+    def report(self, spans, t_first_call, t_first_call_end):
         from .. import anatomy
 
         events, _ANATOMY["events"] = _ANATOMY["events"] or [], None
-        end = self.first_call_end
-        first = [e for e in events if e[0] >= t_first_call and (end is None or e[1] <= end)]
+        # The second call's regions (a recompile) are not the first call's.
+        first = [e for e in events if e[0] >= t_first_call and e[1] <= t_first_call_end]
         version = self.torch.__version__
         release, _ = anatomy.release_table(TORCH_ANATOMY_TABLES, version)
         self.stream = {"framework": "torch", "version": version, "t_first_call": t_first_call,
