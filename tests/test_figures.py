@@ -147,3 +147,13 @@ def test_an_icicle_names_its_levels_sources_its_items_and_its_clipping_in_engine
 
 def test_no_anatomy_no_icicle():
     assert figures.anatomy_icicles({}) == [] and figures.anatomy_icicles({"anatomy": []}) == []
+
+
+def test_an_icicle_row_is_named_by_its_source_kind_even_under_a_label_for_two_event_names():
+    """JAX's backend_compile and backend_compile_and_load share one label: the
+    row still reads "jax.profiler event", not the event's own name."""
+    node = {"source": "jax.profiler event backend_compile",
+            "path": ["compile", "XLA compile (backend_compile[_and_load])"]}
+    assert figures._source_kind(node) == "jax.profiler event"
+    custom = {"source": "my timer step_a", "path": ["compile", "step_a"]}  # an unknown kind: the old rule
+    assert figures._source_kind(custom) == "my timer"

@@ -346,9 +346,20 @@ def icicle_layout(nodes):
     return boxes
 
 
+# The sources the workers name their items by (worker/jitbench_worker: anatomy.nest's and
+# as_duration_items' prefixes), each followed by the event's or pass's own name.
+_SOURCE_KINDS = ("jitbench phase", "jax.profiler event", "tf.profiler event", "torch chromium event",
+                 "numba pipeline pass")
+
+
 def _source_kind(node):
-    """jitbench phase, jax.profiler event, numba pipeline pass: the source without the item's own name."""
+    """jitbench phase, jax.profiler event, numba pipeline pass: the source without the item's own name
+    (a known kind even where the item's label does not repeat the event's name: one label for two
+    releases' names)."""
     src, name = node.get("source") or "", node["path"][-1]
+    for kind in _SOURCE_KINDS:
+        if src == kind or src.startswith(kind + " "):
+            return kind
     inner = name[name.rfind("(") + 1:-1] if name.endswith(")") and "(" in name else None
     for bare in (name, inner):
         if bare and src.endswith(" " + bare):
