@@ -22,6 +22,15 @@ SubPhaseDelta moved(std::vector<std::string> path, double base, double next) {
   return d;
 }
 
+// An item only NEW's processes reported (a renamed event's new name): its
+// whole time is the change, and it has no ratio.
+SubPhaseDelta new_item(std::vector<std::string> path, double next) {
+  SubPhaseDelta d = moved(std::move(path), next, next);
+  d.base_s.reset(), d.ratio.reset(), d.lo.reset(), d.hi.reset();
+  d.change_s = next;
+  return d;
+}
+
 TEST(AnatomyDeltaText, ThePhaseThenTheDeepestItemThatHoldsHalfItsChange) {
   auto compile = moved({"compile"}, 1.0, 2.0);
   compile.lo = 1.8, compile.hi = 2.4;
@@ -55,9 +64,7 @@ TEST(AnatomyDeltaText, OfWhichNamesOnlyAnItemBelowTheHead) {
 // A renamed event is new on one side with its whole time as change: never the
 // answer while an item measured on both sides holds the change.
 TEST(AnatomyDeltaText, ARenamedEventIsNotWhereTheChangeWent) {
-  SubPhaseDelta legacy = moved({"compile", "xla", "CompileLegacyCpuExecutable"}, 0.1, 0.6);
-  legacy.base_s.reset(), legacy.ratio.reset(), legacy.lo.reset(), legacy.hi.reset();
-  legacy.change_s = 0.6;
+  const SubPhaseDelta legacy = new_item({"compile", "xla", "CompileLegacyCpuExecutable"}, 0.6);
   const std::vector<SubPhaseDelta> ds{moved({"compile"}, 0.70, 0.765), moved({"compile", "xla"}, 0.68, 0.745), legacy};
   const auto line = anatomy_delta_line(ds);
   EXPECT_NE(line.find("of which xla +65.00 ms"), std::string::npos) << line;
@@ -69,9 +76,7 @@ TEST(AnatomyDeltaText, ARenamedEventIsNotWhereTheChangeWent) {
 // A renamed item is no answer while an item measured on both sides lies
 // below the phase, even one that holds less than half.
 TEST(AnatomyDeltaText, ARenamedEventIsNoFallbackEither) {
-  SubPhaseDelta legacy = moved({"compile", "xla", "CompileLegacyCpuExecutable"}, 0.1, 0.6);
-  legacy.base_s.reset(), legacy.ratio.reset(), legacy.lo.reset(), legacy.hi.reset();
-  legacy.change_s = 0.6;
+  const SubPhaseDelta legacy = new_item({"compile", "xla", "CompileLegacyCpuExecutable"}, 0.6);
   const std::vector<SubPhaseDelta> ds{moved({"compile"}, 0.70, 0.765), moved({"compile", "xla"}, 0.70, 0.72), legacy};
   const auto line = anatomy_delta_line(ds);
   EXPECT_NE(line.find("; none of its sub-phases holds half of it (largest move below: xla +20.00 ms"),
