@@ -6,21 +6,22 @@
 # `merge` of 4 shards of 200 native cases (reads, checks and analyses every
 # case, writes every artifact), and `validate` of a run whose case file holds a
 # million warm calls (27 MB of JSON, parsed and checked against its schema).
-# The two builds alternate, REPEAT times each; prints each command's median CPU
-# seconds (user + sys) per build and B/A. README, "Set-up time", has the numbers.
+# The two builds alternate, REPEAT times each; prints each build's own time and
+# each command's median CPU seconds (user + sys) per build and B/A. README, "Set-up time", has the numbers.
 #
-#   bench/optimisation_level.sh [A_BUILD_FLAGS] [B_BUILD_FLAGS] [REPEAT=5]
-#   e.g. bench/optimisation_level.sh "-O1 -DNDEBUG" "-O2 -DNDEBUG"
+#   bench/optimisation_level.sh [A_LEVEL] [B_LEVEL] [REPEAT=5]
+#   e.g. bench/optimisation_level.sh -O1 -O2   (JITBENCH_OPT, CMakeLists.txt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-A=${1:--O1 -DNDEBUG} B=${2:--O2 -DNDEBUG} repeat=${3:-5}
+A=${1:--O1} B=${2:--O2} repeat=${3:-5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for side in A B; do
   flags=$([ $side = A ] && echo "$A" || echo "$B")
-  cmake -S . -B "$tmp/build-$side" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="$flags" \
+  cmake -S . -B "$tmp/build-$side" -DCMAKE_BUILD_TYPE=Release -DJITBENCH_OPT="$flags" \
     -DJITBENCH_TESTS=OFF -DJITBENCH_CUDA=OFF -DJITBENCH_CCACHE=OFF >/dev/null
-  cmake --build "$tmp/build-$side" -j"$(nproc)" --target jitbench jitbench-native-worker >/dev/null
+  /usr/bin/time -f "%e %U %S" -o "$tmp/build-$side.time" \
+    cmake --build "$tmp/build-$side" -j"$(nproc)" --target jitbench jitbench-native-worker >/dev/null
 done
 J=$tmp/build-B/jitbench
 export JITBENCH_WORKER_DIR=$PWD/tests/fake_worker JITBENCH_PYTHON=${JITBENCH_PYTHON:-$PWD/.venv/bin/python}
@@ -66,6 +67,10 @@ for i in $(seq "$repeat"); do
   done
 done
 echo "A: $A    B: $B    ($repeat runs each, alternating; load $(cut -d' ' -f1-3 /proc/loadavg))"
+for side in A B; do
+  read -r wall user sys < "$tmp/build-$side.time"
+  echo "$side build: $wall s wall, $(echo "$user $sys" | awk '{print $1 + $2}') CPU s"
+done
 python3 - "$tmp/times" <<'PY'
 import statistics, sys
 t = {}

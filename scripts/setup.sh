@@ -106,9 +106,9 @@ fi
 # The build: jitbench and the CPU floor; the tests' targets with --for-tests.
 # Release without debug information (debug information made the compiles a
 # third longer), jitbench's own code at -O1 (CMakeLists.txt; the native workers
-# are -O3 whatever the build type); a build from nothing compiles 40 files a
-# batch, a contributor's tree (--for-tests, --quick-tests) 10, so that a change
-# to one file rebuilds a quarter as much (README, "Set-up time").
+# are -O3 whatever the build type); a build/ made by plain set-up compiles 40
+# files a batch, one made for the tests (--for-tests, --quick-tests) 10, so that
+# a change to one file rebuilds a quarter as much (README, "Set-up time").
 cuda=OFF
 archs=()
 if gpu=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1) && [ -n "$gpu" ]; then
@@ -123,10 +123,13 @@ elif [ $FOR_TESTS = 1 ]; then
   archs=(-DCMAKE_CUDA_ARCHITECTURES=90-real)
 fi
 tests=$([ $FOR_TESTS = 1 ] && echo ON || echo OFF)
-log "building (build/: tests $tests, CUDA worker $cuda)"
+if [ $QUICK = 1 ]; then log "building (build/: jitbench, its unit tests, the native worker)"
+else log "building (build/: tests $tests, CUDA worker $cuda)"; fi
 start=$SECONDS
-batch=$([ $FOR_TESTS = 1 ] && echo 10 || echo 40)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DJITBENCH_UNITY_BATCH="$batch" \
+# The batch size is chosen when build/ is made and kept after: changing it rebuilds every file.
+batch=()
+[ -f build/CMakeCache.txt ] || batch=(-DJITBENCH_UNITY_BATCH="$([ $FOR_TESTS = 1 ] && echo 10 || echo 40)")
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${batch[@]}" \
   -DJITBENCH_TESTS="$tests" -DJITBENCH_CUDA="$cuda" "${archs[@]}" >/dev/null
 # The quick tier builds what it runs, in the same tree (no reconfiguring between the tiers).
 targets=()
