@@ -46,5 +46,7 @@ ls .deps/wheels/scikit_build_core-*.whl .deps/wheels/uv-*.whl >/dev/null 2>&1 ||
   .venv/bin/python -m pip download -q --disable-pip-version-check --only-binary=:all: \
     "$(grep -o 'scikit-build-core==[0-9.]*' pyproject.toml)" "$(grep -o '^uv==[^ ]*' requirements/cpu.txt)" \
     -d .deps/wheels
-# The slowest tests are printed, so that the budget (README: within 35 minutes) is watched.
-.venv/bin/python -m pytest -q --durations=25 tests
+# The slowest tests are printed, so that the budget (README: within 35 minutes) is watched. Two at a
+# time, a module's tests on one worker: most of a test's time is a worker process starting or a
+# framework importing, so two share the two cores without timing anything (no test asserts a time).
+.venv/bin/python -m pytest -q -n 2 --dist loadscope --durations=25 tests
