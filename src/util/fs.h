@@ -1,11 +1,15 @@
 #pragma once
-// Files jitbench writes. Everything under an out dir is written through
-// write_file_in / open_file_in: the path below the (trusted) root is walked
-// one component at a time with O_NOFOLLOW, so no symbolic link planted inside
-// the out dir can send a write elsewhere; a file is written to a temporary in
-// the same directory and renamed, so a reader, an interrupted run or a full
-// disk only ever leaves the old or the new complete file (the temporary is
-// removed on every failure).
+// The one door for everything jitbench writes, creates, renames, removes or
+// re-modes under a root it owns (an out dir, a site, an environment cache, a
+// private temporary directory): the path below the (trusted, user-named) root
+// is resolved with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) where the
+// kernel has it, else walked one component at a time with O_NOFOLLOW, so no
+// symbolic link planted below the root can send a write, a removal or a mode
+// change elsewhere; a file is written to a temporary in the same directory and
+// renamed, so a reader, an interrupted run or a full disk only ever leaves the
+// old or the new complete file (the temporary is removed on every failure).
+// tests/test_architecture.py fails on a write, removal, rename, mkdir or chmod
+// in src/ that does not go through here.
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -18,6 +22,9 @@ namespace jitbench {
 struct WriteError : std::runtime_error {
   WriteError(const std::string& what, int err) : std::runtime_error(what), error(err) {}
   int error;
+  // Refused because a component below the root is a symbolic link or not a
+  // directory (ELOOP, ENOTDIR): the README's exit 13, not a full disk's 4.
+  bool link_refused() const;
 };
 
 // Writes root/rel atomically; creates the directories of rel below root.
@@ -39,6 +46,47 @@ int open_file_in(const std::filesystem::path& root, const std::filesystem::path&
 // Atomic write to a path the user named (compare --csv): its own directory is
 // the root, the file itself is never followed if it is a link.
 void write_file_atomic(const std::filesystem::path& path, std::string_view contents);
+
+// root/rel as a directory, created with the directories above it (below root)
+// where missing; `mode` is given to those it creates and to rel itself (fchmod
+// on the descriptor the walk opened: never a link's target). Throws WriteError.
+void make_dir_in(const std::filesystem::path& root, const std::filesystem::path& rel, unsigned mode = 0755);
+// Removes root/rel: a file, a symbolic link (itself, never its target) or a
+// directory with everything below it, no link below it followed. Absent:
+// nothing to do. Throws WriteError (a link among rel's parents included).
+void remove_in(const std::filesystem::path& root, const std::filesystem::path& rel);
+// Removes everything inside the directory root/rel except the names in keep.
+void empty_dir_in(const std::filesystem::path& root, const std::filesystem::path& rel,
+                  const std::vector<std::string>& keep = {});
+// Renames root/from to root/to (replacing a file or an empty directory there),
+// both resolved through the walk. Throws WriteError.
+void rename_in(const std::filesystem::path& root, const std::filesystem::path& from,
+               const std::filesystem::path& to);
+// An existing regular file below root opened for reading (O_CLOEXEC), reached
+// through no link. Throws WriteError.
+int open_read_in(const std::filesystem::path& root, const std::filesystem::path& rel);
+// The whole of that file (open_read_in, then read to its end).
+std::string read_file_in(const std::filesystem::path& root, const std::filesystem::path& rel);
+// The root itself, a path the user named (--out-dir, --to): created with its
+// parents as that path says; it must end in a directory. Throws WriteError.
+void make_root_dir(const std::filesystem::path& path);
+
+// A directory of jitbench's own under $TMPDIR (mkdtemp: a fresh name, mode
+// 0700), removed with everything in it by the door when it goes out of scope.
+class PrivateDir {
+ public:
+  explicit PrivateDir(const std::string& prefix);
+  ~PrivateDir();
+  PrivateDir(const PrivateDir&) = delete;
+  PrivateDir& operator=(const PrivateDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  // Still the directory it made (lstat: a directory, not a link, mode 0700,
+  // this user's): a framework writes below it by path.
+  bool intact() const;
+
+ private:
+  std::filesystem::path path_;
+};
 
 // True for a path that stays below whatever it is joined to: relative, no
 // empty, "." or ".." component.
