@@ -26,6 +26,21 @@ bool excluded_from_index(const fs::path& rel) {
   return name.size() > 4 && name.front() == '.' && name.ends_with(".tmp");
 }
 
+Remade remade_on_resume(const fs::path& rel, std::string* case_id) {
+  const std::string r = rel.generic_string(), dir = rel.parent_path().generic_string();
+  if (r == "analysis.json" || r == "summary.md" || r == "ml/ml_suite.json" || r == "ml/README_snippet_ml.md")
+    return Remade::Derived;
+  std::string id;
+  if (std::distance(rel.begin(), rel.end()) == 3 && *rel.begin() == "logs")
+    id = std::next(rel.begin())->string();
+  else if ((dir == "references" && rel.extension() == ".pickle") ||
+           ((dir == "cases" || dir == "ml/cases") && rel.extension() == ".json"))
+    id = rel.stem().string();
+  if (id.empty() || id.front() == '.') return Remade::No;
+  if (case_id) *case_id = id;
+  return Remade::CaseFile;
+}
+
 struct OutDirLock::Held {
   int fd = -1;
   ~Held() {

@@ -15,6 +15,7 @@
 #include "results/read.h"
 #include "util/clock.h"
 #include "util/fs.h"
+#include "util/interrupt.h"
 #include "util/json_parse.h"
 #include "util/sha256.h"
 
@@ -52,6 +53,7 @@ void write_run_artifacts(const OutDir& out, const RunHeader& h, const std::vecto
   files.push_back({"summary.md", summary_md(h.info, cases, analysis, releases)});
   add_ml_export(files, h, cases);
   write_files_in(out.root(), files);
+  kill_point("before_index");
   write_index(out, h, cases, complete, stopped);
 }
 

@@ -549,8 +549,9 @@ class Progress {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-// A write the out dir refused (full disk, read-only): the run stops, the
-// index says why, what was recorded stays valid. Exit code 4.
+// A write the out dir refused (full disk, read-only: exit 4; a link planted
+// below it: exit 13): the run stops, the index says why, what was recorded
+// stays valid.
 int stop_on_write_error(const OutDir& out, const RunHeader& h, std::vector<CaseResult> results, bool last_recorded,
                         const WriteError& e) {
   if (!last_recorded && !results.empty()) results.pop_back();
@@ -558,8 +559,9 @@ int stop_on_write_error(const OutDir& out, const RunHeader& h, std::vector<CaseR
   const bool indexed = write_stop_index(out, h, results, stopped);
   say(stderr, "jitbench: {}; stopped after recording {} of {} cases.{} {}\n", e.what(), results.size(),
       h.info.n_planned, indexed ? "" : " The index could not be updated: it describes the results before this case.",
-      "Free space or make the out dir writable, then run the remaining cases into a new --out-dir.");
-  return kExitWriteFailed;
+      e.link_refused() ? "Remove the link; `jitbench run --resume` then measures the remaining cases."
+                       : "Free space or make the out dir writable, then run the remaining cases into a new --out-dir.");
+  return e.link_refused() ? kExitLinkRefused : kExitWriteFailed;
 }
 
 int final_line(const std::vector<CaseResult>& results, const OutDir& out) {
@@ -635,7 +637,11 @@ int run_cases(const OutDir& out, RunHeader h, CaseRunner& runner, const std::vec
       results.push_back(std::move(it->second));
       if (!last) continue;
     } else {
-      measure_group(h, runner, plan, i, end, progress, results);
+      try {
+        measure_group(h, runner, plan, i, end, progress, results);
+      } catch (const WriteError& e) {  // a link planted where a case writes: nothing of that case is kept
+        return stop_on_write_error(out, h, results, true, e);
+      }
     }
     const bool stop = interrupted();
     const Stopped why{"interrupted", stop ? fmt::format("signal {}", interrupt_signal()) : ""};
@@ -731,12 +737,17 @@ void require_same_test_switch(const EnvironmentInfo& then, const std::string& di
 
 int cmd_resume(const ResumeOptions& r) {
   const std::string& dir = r.dir;
+  if (auto busy = OutDirLock::in_use_by_other(dir)) throw UserError("--resume: " + *busy);
+  std::vector<std::string> rewritten;
   {
     auto index = read_index(std::filesystem::path(dir) / kIndexFile);
     if (auto* e = std::get_if<std::string>(&index)) throw UserError("--resume: " + *e);
-    std::vector<std::string> ids;
-    for (const auto& c : std::get<RunIndex>(index).cases) ids.push_back(c.id);
-    require_resumable_run(dir, ids);
+    std::vector<std::string> ids, failed;
+    for (const auto& c : std::get<RunIndex>(index).cases) {
+      ids.push_back(c.id);
+      if (c.status == Status::Failed) failed.push_back(c.id);
+    }
+    rewritten = require_resumable_run(dir, ids, failed);
   }
   auto loaded = read_run(dir);
   if (auto* e = std::get_if<std::string>(&loaded)) throw UserError("--resume: " + *e);
@@ -765,6 +776,9 @@ int cmd_resume(const ResumeOptions& r) {
       throw UserError(fmt::format("--resume: the plan that '{}' recorded is not the one its command makes now (case "
                                   "'{}'; was the suite file changed or moved?)", dir, c.c.id));
     if (c.reason.code == ReasonCode::Interrupted) continue;
+    if (std::find(rewritten.begin(), rewritten.end(), c.c.id) != rewritten.end())
+      throw UserError(fmt::format("--resume: '{}' is not a valid jitbench out dir ({}: sha256 differs from the index; "
+                                  "see `jitbench validate {}`)", dir, "cases/" + c.c.id + ".json", dir));
     // Kept with the records its case carries in this plan (a user workload's, as its file gave it).
     auto& kept = keep.emplace(c.c.id, c).first->second.c;
     kept.backend_info = planned->backend_info;

@@ -124,9 +124,12 @@ struct ChildFds {
   if (cpus && ::sched_setaffinity(0, sizeof(cpu_set_t), cpus) != 0) die(errno);
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die(errno);
   if (::getppid() != parent) ::_exit(127);  // jitbench is gone already
+  // The case's shared reference (kSharedFd) moved out of the way of the dup2s below first.
+  const int shared = spec.shared_fd >= 0 ? ::fcntl(spec.shared_fd, F_DUPFD_CLOEXEC, 16) : -1;
+  if (spec.shared_fd >= 0 && shared < 0) die(errno);
   const int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(fd.log, 1) < 0 || ::dup2(fd.log, 2) < 0 ||
-      ::dup2(fd.result, kResultFd) < 0)
+      ::dup2(fd.result, kResultFd) < 0 || (shared >= 0 && ::dup2(shared, kSharedFd) < 0))
     die(errno);
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -153,6 +156,10 @@ pid_t spawn(const SpawnSpec& spec, const std::vector<int>& pin, int pipefd[2], P
     log_fd = open_log(spec);
   } catch (const WriteError& e) {
     ::close(pipefd[1]);
+    if (e.link_refused()) {  // a link planted where the log goes stops the command, not one run
+      ::close(pipefd[0]);
+      throw;
+    }
     res.spawn_error = e.what();
     return 0;
   }

@@ -45,9 +45,12 @@ void write_report(const std::string& dir, const std::string& python);
 // Throws UserError unless dir is an out dir `jitbench validate` accepts; label
 // ("BASE", "NEW" or "") starts the message.
 void require_valid_run(const std::string& dir, const std::string& label);
-// The same for --resume, which accepts the unlisted logs of cases the index
-// does not record (the case a killed run was measuring).
-void require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases);
+// The same for --resume, which accepts what a run killed outright leaves
+// (artifacts/out_dir.h, remade_on_resume): the files of cases the index does
+// not record, the documents derived from every case, and the rewritten files
+// of failed cases (returned: the caller refuses any of them it would keep).
+std::vector<std::string> require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases,
+                                               const std::vector<std::string>& failed_cases);
 
 struct NoiseFloor;
 // DIR/noise.json of a `jitbench noise` run (--noise-floor DIR). Throws
