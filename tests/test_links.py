@@ -72,3 +72,25 @@ def test_resume_never_writes_through_a_planted_references_link(tmp_path, fake_en
     check = sh("validate", str(out))
     assert check.returncode == 1 and "references: a symbolic link" in check.stderr, check.stderr
 
+
+def fake_run(tmp_path, fake_env, name="run"):
+    out = tmp_path / name
+    r = sh("run", *CASES, "--out-dir", str(out), "--quiet", env=fake_env())
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_publish_never_writes_through_a_planted_snapshots_link(tmp_path, fake_env):
+    # Issue 49, defect 3: SITE/snapshots a link to a directory outside: the
+    # snapshot landed there, exit 0 (assets/, cases/ and registry.json were refused).
+    run = fake_run(tmp_path, fake_env)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / ".jitbench-site").write_text("a jitbench publish site: registry.json lists its snapshots\n")
+    outside = outside_dir(tmp_path)
+    before = snapshot(outside)
+    os.symlink(outside, site / "snapshots")
+    r = sh("publish", str(run), "--to", str(site), "--id", "s1")
+    assert r.returncode == 13, r.stderr
+    assert "snapshots" in r.stderr and "symbolic link" in r.stderr
+    assert snapshot(outside) == before

@@ -105,6 +105,7 @@ int cmd_bisect(const BisectOptions& given) {
   // A repository and revisions that name its commits, checked before anything is made; read once.
   const auto commits = o.git.empty() ? std::vector<GitCommit>{} : git_candidates(o.git, o.good, o.bad);
   if (auto refused = check_noise_floor(o)) return *refused;
+  require_outside_inputs(o.out_dir, "--out-dir", {{"--noise-floor", o.noise_floor}, {"--costs", o.selection.costs_dir}});
   auto prepared = OutDir::prepare(o.out_dir);
   if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
   const OutDir out = std::get<OutDir>(prepared);

@@ -850,6 +850,7 @@ int cmd_run(const RunOptions& o, const std::vector<std::string>& command, const 
   const PlannedRun p = make_planned_run(o, inputs);
   WorkerSetup setup = worker_setup(o, p.suite);
   const auto out_path = o.out_dir.empty() ? OutDir::fresh_default("jitbench-out") : std::filesystem::path(o.out_dir);
+  require_outside_inputs(out_path.string(), "--out-dir", {{"--costs", o.costs_dir}});
   auto prepared = OutDir::prepare(out_path);
   if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
   const OutDir out = std::get<OutDir>(prepared);

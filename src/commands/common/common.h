@@ -52,6 +52,16 @@ void require_valid_run(const std::string& dir, const std::string& label);
 std::vector<std::string> require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases,
                                                const std::vector<std::string>& failed_cases);
 
+// What a command writes (`out`, a directory or a file, named by `out_flag`)
+// must lie outside every directory it reads (each named, e.g. {"BASE", dir}):
+// written there it would add a file that directory's index does not list (or
+// change one it does), and the input would stop validating. Throws UserError
+// naming both; links are resolved first, so a link to the inside is inside.
+struct ReadDir {
+  std::string name, dir;
+};
+void require_outside_inputs(const std::string& out, const std::string& out_flag, const std::vector<ReadDir>& inputs);
+
 struct NoiseFloor;
 // DIR/noise.json of a `jitbench noise` run (--noise-floor DIR). Throws
 // UserError, one line naming the fix, when DIR or its noise.json is missing or

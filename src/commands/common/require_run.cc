@@ -69,4 +69,18 @@ std::vector<std::string> require_resumable_run(const std::string& dir, const std
   return remade_cases;
 }
 
+void require_outside_inputs(const std::string& out, const std::string& out_flag, const std::vector<ReadDir>& inputs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto real_out = fs::weakly_canonical(fs::absolute(out), ec);
+  for (const auto& in : inputs) {
+    if (in.dir.empty()) continue;
+    const auto real_in = fs::weakly_canonical(fs::absolute(in.dir), ec);
+    const auto rel = real_out.lexically_relative(real_in);
+    if (!rel.empty() && *rel.begin() != "..")
+      throw UserError(fmt::format("{} '{}' is inside {} '{}', which it reads; {} must stay as it was: give {} outside "
+                                  "it", out_flag, out, in.name, in.dir, in.name, out_flag));
+  }
+}
+
 }  // namespace jitbench

@@ -228,6 +228,7 @@ int check_before_running(const Original& orig, const ReplicateOptions& o) {
 }  // namespace
 
 int replicate(const ReplicateOptions& o, const MeasureRecorded& measure) {
+  require_outside_inputs(o.out_dir, "--out-dir", {{"SNAPSHOT", o.snapshot}});
   const Original orig = locate_original(o.snapshot);
   if (const int rc = check_before_running(orig, o)) return rc;
   const auto command = replica_argv(orig.run.index.command, o);

@@ -1,0 +1,75 @@
+"""Nothing lost, nothing trusted unread (issue 49): a failed command keeps
+what was there, an output is never put inside an input it reads, and a run
+still being written is named as such. Fake workers: every test here needs
+nothing beyond the binary and numpy."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import JITBENCH
+
+pytestmark = pytest.mark.quick
+
+CASES = ["--cases", "mc_pi_1000_f64", "--backends", "numpy", "--cold-runs", "1", "--warm-iters", "2"]
+
+
+def sh(*args, env=None, cwd=None, timeout=120):
+    return subprocess.run([str(JITBENCH), *args], env=dict(os.environ, **(env or {})), capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL, cwd=cwd)
+
+
+def fake_run(tmp_path, fake_env, name="run", *extra):
+    out = tmp_path / name
+    r = sh("run", *CASES, *extra, "--out-dir", str(out), "--quiet", env=fake_env())
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def keygen(path, passphrase=""):
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-C", "alice", "-f", str(path)], check=True)
+    return path
+
+
+def test_a_failed_sign_keeps_the_earlier_signature(tmp_path, fake_env):
+    # Issue 49, defect 4: `sign R --key good; sign R --key /nonexistent` (or a
+    # key with a passphrase and no terminal) deleted the old index.json.sig.
+    run = fake_run(tmp_path, fake_env)
+    good = keygen(tmp_path / "good")
+    assert sh("sign", str(run), "--key", str(good)).returncode == 0
+    sig = (run / "index.json.sig").read_bytes()
+    for key in (tmp_path / "nonexistent", keygen(tmp_path / "locked", passphrase="secret phrase")):
+        r = sh("sign", str(run), "--key", str(key))
+        assert r.returncode == 2 and "could not sign" in r.stderr and "kept" in r.stderr, r.stderr
+        assert (run / "index.json.sig").read_bytes() == sig
+    assert not [p for p in run.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_an_output_inside_a_run_it_reads_is_refused(tmp_path, fake_env):
+    # Issue 49, defect 5: `compare m1 mk --remeasure m1/x` and `replicate SNAP
+    # --out-dir SNAP/rep` exited 0 and left m1 failing validate. Refused, as
+    # merge refuses an OUT inside a shard; so is every other output put inside
+    # a run the command reads.
+    m1, mk = fake_run(tmp_path, fake_env, "m1"), fake_run(tmp_path, fake_env, "mk")
+    attempts = [
+        (["compare", str(m1), str(mk), "--remeasure", str(m1 / "x")], "--remeasure", "BASE"),
+        (["compare", str(m1), str(mk), "--csv", str(mk / "rows.csv")], "--csv", "NEW"),
+        (["compare", str(m1), str(mk), "--pyperf", str(m1 / "pp")], "--pyperf", "BASE"),
+        (["replicate", str(m1), "--out-dir", str(m1 / "rep")], "--out-dir", "SNAPSHOT"),
+        (["publish", str(m1), "--to", str(m1 / "site")], "--to", "RUN"),
+        (["run", *CASES, "--shard", "1/1", "--costs", str(m1), "--out-dir", str(m1 / "again")], "--out-dir", "--costs"),
+    ]
+    for argv, flag, what in attempts:
+        r = sh(*argv, env=fake_env())
+        assert r.returncode == 2, (argv, r.stderr)
+        assert f"{flag} '" in r.stderr and f"is inside {what}" in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    for run in (m1, mk):
+        check = sh("validate", str(run))
+        assert check.returncode == 0, check.stderr
+    # A link to the inside is the inside.
+    os.symlink(m1, tmp_path / "alias")
+    r = sh("compare", str(m1), str(mk), "--remeasure", str(tmp_path / "alias" / "x"), env=fake_env())
+    assert r.returncode == 2 and "is inside BASE" in r.stderr, r.stderr
