@@ -6,6 +6,7 @@ nothing beyond the binary and numpy."""
 import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -73,3 +74,38 @@ def test_an_output_inside_a_run_it_reads_is_refused(tmp_path, fake_env):
     os.symlink(m1, tmp_path / "alias")
     r = sh("compare", str(m1), str(mk), "--remeasure", str(tmp_path / "alias" / "x"), env=fake_env())
     assert r.returncode == 2 and "is inside BASE" in r.stderr, r.stderr
+
+
+def test_validate_names_every_link_fifo_and_loop_by_its_own_path(tmp_path, fake_env):
+    # Issue 49, defect 11: an unlisted directory link (extra -> /etc, loop -> .)
+    # and a FIFO went unseen; an unlisted file link was named by its target's path.
+    run = fake_run(tmp_path, fake_env)
+    os.symlink("/etc", run / "extra")
+    os.symlink(".", run / "loop")
+    os.mkfifo(run / "logs" / "pipe")
+    os.symlink("../summary.md", run / "cases" / "alias.json")
+    r = sh("validate", str(run), timeout=30)
+    assert r.returncode == 1, r.stderr
+    for rel, what in [("extra", "a symbolic link"), ("loop", "a symbolic link"), ("logs/pipe", "a FIFO"),
+                      ("cases/alias.json", "a symbolic link")]:
+        assert f"invalid: {rel}: {what}" in r.stderr, r.stderr
+    assert "summary.md: present but not listed" not in r.stderr
+
+
+def test_a_run_still_being_written_is_named_with_its_pid(tmp_path, fake_env):
+    # Issue 49, defect 12: report / run --resume on a run in progress said "not a valid out dir".
+    out = tmp_path / "busy"
+    env = dict(os.environ, **fake_env(numpy="slow"), FAKE_WORKER_SLEEP="30")
+    p = subprocess.Popen([str(JITBENCH), "run", *CASES, "--out-dir", str(out), "--quiet"], env=env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 30
+        while not (out / "logs" / "numpy_mc_pi_1000_f64").is_dir() and time.time() < deadline:
+            time.sleep(0.05)
+        for argv in (["report", str(out)], ["run", "--resume", str(out)], ["compare", str(out), str(out)]):
+            r = sh(*argv)
+            assert r.returncode == 2, r.stderr
+            assert f"in use by another jitbench (pid {p.pid})" in r.stderr, r.stderr
+    finally:
+        p.kill()
+        p.communicate()
