@@ -109,3 +109,37 @@ def test_a_run_still_being_written_is_named_with_its_pid(tmp_path, fake_env):
     finally:
         p.kill()
         p.communicate()
+
+
+def rehash(run, rel):
+    """index.json's sha256 of rel after a deliberate edit, as a careful forger would."""
+    import hashlib
+
+    index = json.loads((run / "index.json").read_text())
+    for f in index["files"]:
+        if f["path"] == rel:
+            data = (run / rel).read_bytes()
+            f["sha256"], f["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
+    (run / "index.json").write_text(json.dumps(index, indent=2) + "\n")
+
+
+@pytest.mark.parametrize("edit", ["child_longer_than_parent", "negative"])
+def test_an_anatomy_that_breaks_the_nesting_rule_is_refused_on_read(tmp_path, fake_env, edit):
+    # Issue 49, defect 15: validate and report accepted anatomy items the run
+    # itself fails (a child of 1e9 s under a 1.5 s parent, a negative duration).
+    out = tmp_path / "anat"
+    r = sh("run", "--cases", "mc_pi_1000_f64", "--backends", "jax_jit_cpu", "--cold-runs", "1", "--warm-iters", "2",
+           "--anatomy", "--anatomy-runs", "1", "--out-dir", str(out), "--quiet", env=fake_env())
+    assert r.returncode == 0, r.stderr
+    rel = "cases/jax_jit_cpu_mc_pi_1000_f64.json"
+    case = json.loads((out / rel).read_text())
+    items = case["anatomy"]["runs"][0]["worker"]["anatomy"]["items"]
+    child = next(it for it in items if len(it["path"]) == 2)
+    child["s"] = 1e9 if edit == "child_longer_than_parent" else -1.0
+    child.pop("intervals", None)
+    (out / rel).write_text(json.dumps(case, indent=2) + "\n")
+    rehash(out, rel)
+    for argv in (["validate", str(out)], ["report", str(out)], ["compare", str(out), str(out)]):
+        r = sh(*argv)
+        assert r.returncode in (1, 2) and "anatomy" in r.stderr and "nesting rule" in r.stderr, (argv, r.stderr)
+

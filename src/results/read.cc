@@ -5,6 +5,7 @@
 
 #include <type_traits>
 
+#include "results/anatomy.h"
 #include "util/fs.h"
 #include "util/json_get.h"
 #include "util/json_parse.h"
@@ -137,6 +138,11 @@ RunRecord read_run_record(const json& j) {
   r.interference = read_interference(j);
   r.log = opt_str(j, "log");
   r.worker = parse_worker_report(j.value("worker", json::object()));
+  // The anatomy's nesting rule, as the run enforced it: a run that broke it was failed then.
+  if (r.status != Status::Failed && !r.worker.anatomy.empty())
+    if (auto why = anatomy_rule_broken(r.worker.anatomy, r.first_call_s))
+      throw BadField(fmt::format("a {} run that is not failed breaks the anatomy's nesting rule ({}): the file was "
+                                 "edited", mode, *why));
   read_cache_observed(j, r);
   r.buckets = read_buckets(j);
   return r;

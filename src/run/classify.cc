@@ -281,7 +281,7 @@ std::string precision_mismatch(const std::string& claimed, const RunRequest& req
 std::optional<std::string> bucket_inconsistency(const RunRecord& r) {
   if (!r.buckets) return std::nullopt;
   const auto& b = *r.buckets;
-  const auto slack = [](double whole) { return std::max(kTimingSlackS, kTimingSlackFraction * whole); };
+  const auto slack = timing_slack;
   if (b.interpreter_start_s < -slack(r.wall_s))
     return fmt::format("the worker stamped its first line {:.6g} s before jitbench spawned it", -b.interpreter_start_s);
   if (b.harness_exit_s < -slack(r.wall_s))

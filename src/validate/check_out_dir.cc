@@ -161,6 +161,12 @@ ValidationReport check_out_dir(const fs::path& dir) {
   const auto listed = check_listed(dir, std::get<RunIndex>(index), rep);
   check_entries(dir, listed, rep);
   check_ml_export(dir, rep);
+  // What every reader of the run checks beyond the schemas (results/read.cc:
+  // a peak RSS below the copy it holds, the anatomy's nesting rule, ...):
+  // validate refuses what report, compare and jitbench.load() refuse.
+  if (rep.errors.empty())
+    if (auto run = read_run(dir); auto* e = std::get_if<std::string>(&run))
+      rep.add("", Problem::Other, *e);
   return rep;
 }
 
