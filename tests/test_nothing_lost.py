@@ -143,3 +143,20 @@ def test_an_anatomy_that_breaks_the_nesting_rule_is_refused_on_read(tmp_path, fa
         r = sh(*argv)
         assert r.returncode in (1, 2) and "anatomy" in r.stderr and "nesting rule" in r.stderr, (argv, r.stderr)
 
+
+def test_replicate_with_no_testable_metric_is_inconclusive_not_replicated(tmp_path, fake_env):
+    # Issue 49, defect 20: n = 2 a side tests no metric, yet replicate said
+    # "replicated" (exit 0). It says inconclusive, with the runs it would take
+    # (as bisect does), and exits 12.
+    from conftest import validate
+
+    run = fake_run(tmp_path, fake_env, "few", "--warm-runs", "2")  # 1 cold run; 2 warm
+    out = tmp_path / "replica"
+    r = sh("replicate", str(run), "--out-dir", str(out), "-q", env=fake_env())
+    assert r.returncode == 12, (r.stdout, r.stderr)
+    rep = json.loads((out / "replication" / "replication.json").read_text())
+    validate(rep, "jitbench.replication.v2")
+    assert rep["verdict"]["overall"] == "inconclusive" and rep["verdict"]["metrics_tested"] == 0
+    assert rep["verdict"]["runs_needed"] == 4  # the least n a side whose smallest p is below 0.05: 2/C(8,4)
+    assert "inconclusive" in r.stdout and "at least 4 cold processes" in r.stdout, r.stdout
+    assert sh("validate", str(out)).returncode == 0

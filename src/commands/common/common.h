@@ -19,6 +19,7 @@ inline constexpr int kExitSignature = 7;        // verify: no signature, a bad o
 inline constexpr int kExitReplicaDiffers = 8;   // replicate: every gate held; timing metrics differ
 inline constexpr int kExitReplicaFailed = 9;    // replicate: a correctness gate failed
 inline constexpr int kExitBelowNoiseFloor = 11; // compare, bisect --strict: a threshold below the noise floor
+inline constexpr int kExitReplicaInconclusive = 12;  // replicate: every gate held; no timing metric could be tested
 
 // --python, else $JITBENCH_PYTHON, else the project's .venv, else python3.
 std::string resolve_python(const std::string& flag);
