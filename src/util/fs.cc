@@ -372,6 +372,22 @@ std::string read_file(const fs::path& path, bool follow_link) {
   return out;
 }
 
+std::optional<std::string> read_capped(const fs::path& path, std::size_t cap) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  struct stat st {};
+  if (fd.fd < 0 || ::fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  std::string out;
+  char buf[1 << 14];
+  while (out.size() < cap) {
+    const ssize_t n = ::read(fd.fd, buf, std::min(sizeof buf, cap - out.size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
 long long monotonic_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -11,6 +11,7 @@
 // tests/test_architecture.py fails on a write, removal, rename, mkdir or chmod
 // in src/ that does not go through here.
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -101,6 +102,11 @@ bool crosses_link(const std::filesystem::path& root, const std::filesystem::path
 // naming the path and the problem. A file the user names (a suite) may be
 // reached through a link: follow_link.
 std::string read_file(const std::filesystem::path& path, bool follow_link = false);
+// A regular file of the system (/proc, /sys, /etc: their stat size is often 0),
+// read to its end but at most `cap` bytes: opened without blocking (a FIFO
+// never hangs the reader) and only if fstat says regular (never /dev/zero).
+// nullopt when it is not a regular file or cannot be read.
+std::optional<std::string> read_capped(const std::filesystem::path& path, std::size_t cap = std::size_t(1) << 22);
 // The last non-empty line of a text file ("" when it has none or cannot be read).
 std::string last_line(const std::filesystem::path& path);
 // CLOCK_MONOTONIC in nanoseconds: the clock the worker's hello message uses too.
