@@ -102,6 +102,27 @@ class JitbenchFixture:
         return result
 
 
+def _read_manifest(manifest, value):
+    """A saved session's measurements (key -> out dir), checked as the plugin
+    writes them; anything else is a usage error naming the file, never a traceback."""
+    def refuse(why):
+        raise pytest.UsageError(f"--jitbench-compare {value}: {manifest} is not a saved session's manifest ({why}): "
+                                "save the session again with --jitbench-save NAME")
+    try:
+        doc = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        refuse(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else 'unreadable'}")
+    entries = doc.get("measurements") if isinstance(doc, dict) else None
+    if not isinstance(entries, list):
+        refuse("no list of measurements")
+    out = {}
+    for e in entries:
+        if not (isinstance(e, dict) and isinstance(e.get("key"), str) and isinstance(e.get("dir"), str) and e["dir"]):
+            refuse(f"a measurement without a key and a dir: {str(e)[:80]}")
+        out[e["key"]] = manifest.parent / e["dir"]
+    return out
+
+
 class _Session:
     """One pytest session's measurements: where they go, what they are
     compared with, and what is kept at the end."""
@@ -131,8 +152,7 @@ class _Session:
         if not manifest.is_file():
             raise pytest.UsageError(f"--jitbench-compare {value}: no saved session at {path} (make one with "
                                     "--jitbench-save NAME)")
-        entries = json.loads(manifest.read_text())["measurements"]
-        return path, {e["key"]: path / e["dir"] for e in entries}
+        return path, _read_manifest(manifest, value)
 
     def _session_dir(self, factory):
         if self.dir is None:
