@@ -94,3 +94,16 @@ def test_publish_never_writes_through_a_planted_snapshots_link(tmp_path, fake_en
     assert r.returncode == 13, r.stderr
     assert "snapshots" in r.stderr and "symbolic link" in r.stderr
     assert snapshot(outside) == before
+
+
+def test_report_names_a_planted_report_link(tmp_path, fake_env):
+    # Issue 49, defect 16: DIR/report a link was refused with "cannot start Python ...".
+    run = fake_run(tmp_path, fake_env)
+    outside = outside_dir(tmp_path)
+    before = snapshot(outside)
+    os.symlink(outside, run / "report")
+    r = sh("report", str(run))
+    assert r.returncode == 13, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "report: a symbolic link" in r.stderr, r.stderr
+    assert "cannot start Python" not in r.stderr
+    assert snapshot(outside) == before

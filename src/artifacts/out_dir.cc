@@ -75,9 +75,11 @@ std::optional<std::string> OutDirLock::in_use_by_other(const fs::path& dir) {
 
 std::variant<OutDirLock, std::string> OutDirLock::acquire(const fs::path& dir, Named named) {
   auto held = std::make_shared<Held>();
-  held->fd = ::open((dir / kLockFile).c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (held->fd < 0)
-    return fmt::format("cannot lock {} '{}': {} ({})", named.noun, dir.string(), std::strerror(errno), kLockFile);
+  try {
+    held->fd = open_shared_in(dir, kLockFile, SharedOpen::Lock);
+  } catch (const WriteError& e) {
+    return fmt::format("cannot lock {} '{}': {} ({})", named.noun, dir.string(), std::strerror(e.error), kLockFile);
+  }
   struct flock fl {};
   fl.l_type = F_WRLCK;
   fl.l_whence = SEEK_SET;
@@ -113,8 +115,11 @@ std::variant<OutDir, std::string> OutDir::prepare(const fs::path& path) {
       return not_empty();
     }
   }
-  fs::create_directories(path, ec);
-  if (ec) return fmt::format("cannot create --out-dir '{}': {}", path.string(), ec.message());
+  try {
+    make_root_dir(path);
+  } catch (const WriteError& e) {
+    return fmt::format("cannot create --out-dir '{}': {}", path.string(), std::strerror(e.error));
+  }
   const fs::path root = fs::absolute(path);
   auto lock = OutDirLock::acquire(root);
   if (auto* e = std::get_if<std::string>(&lock)) return *e;

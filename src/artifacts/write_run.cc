@@ -79,9 +79,14 @@ bool write_stop_index(const OutDir& out, const RunHeader& h, const std::vector<C
   if (const auto* index = std::get_if<RunIndex>(&last)) {
     std::set<std::string> listed;
     for (const auto& f : index->files) listed.insert(f.path);
-    std::error_code ec;
     for (const auto& f : out.file_list())
-      if (!listed.count(f.path)) std::filesystem::remove(out.root() / f.path, ec);
+      if (!listed.count(f.path)) {
+        try {
+          remove_in(out.root(), f.path);
+        } catch (const WriteError&) {
+          // the disk that refused the index may refuse this too: the others still go
+        }
+      }
   }
   return false;
 }

@@ -335,9 +335,11 @@ RunHeader start_run(const RunOptions& o, const PlannedRun& p, const WorkerSetup&
   } catch (const WriteError&) {
     // Nothing half-written stays: the out dir is left as it was (empty, locked),
     // so the same command can be run into it again.
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(out.root(), ec))
-      if (e.path().filename() != kLockFile) std::filesystem::remove_all(e.path(), ec);
+    try {
+      empty_dir_in(out.root(), ".", {kLockFile});
+    } catch (const WriteError&) {
+      // what cannot be removed stays; the first error is the one to report
+    }
     throw;
   }
   return h;
@@ -876,8 +878,11 @@ void make_empty_dir(const std::filesystem::path& dir, const char* flag, const ch
     throw UserError(fmt::format("{} '{}' is a file: give a new or empty directory for {}", flag, dir.string(), what));
   if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
     throw UserError(fmt::format("{} '{}' is not empty: give a new or empty directory for {}", flag, dir.string(), what));
-  fs::create_directories(dir, ec);
-  if (ec) throw UserError(fmt::format("cannot create {} '{}': {}", flag, dir.string(), ec.message()));
+  try {
+    make_root_dir(dir);
+  } catch (const WriteError& e) {
+    throw UserError(fmt::format("cannot create {} '{}': {}", flag, dir.string(), std::strerror(e.error)));
+  }
 }
 
 // A signal while noise's or --remeasure's sides were started or measured.

@@ -237,8 +237,12 @@ std::string remove_cached_environment(const EnvironmentCache& c, const CachedEnv
   if (::lstat(e.dir.c_str(), &st) != 0 || st.st_uid != ::getuid())
     return fmt::format("{} belongs to another user: left as it is", e.dir.string());
   const auto lock = c.root / (e.hash + ".lock");
-  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) return fmt::format("cannot open its lock {}: {}", lock.string(), std::strerror(errno));
+  int fd = -1;
+  try {
+    fd = open_shared_in(c.root, e.hash + ".lock", SharedOpen::Lock);
+  } catch (const WriteError& err) {
+    return fmt::format("cannot open its lock {}: {}", lock.string(), err.what());
+  }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
     return fmt::format("{} is in use (a run or a builder holds {}): left as it is; try again when it ends",
@@ -297,8 +301,11 @@ std::string hold_environment(const fs::path& root, const std::string& hash, cons
   int fd = -1;
   for (;;) {
     // Kept open until jitbench exits (the lock goes with it, kill -9 included); not inherited by workers.
-    fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) return fmt::format("cannot open its lock {}: {}", lock.string(), std::strerror(errno));
+    try {
+      fd = open_shared_in(root, hash + ".lock", SharedOpen::Lock);
+    } catch (const WriteError& err) {
+      return fmt::format("cannot open its lock {}: {}", lock.string(), err.what());
+    }
     struct stat held {}, now {};
     if (::flock(fd, LOCK_SH) != 0 || ::fstat(fd, &held) != 0) {
       ::close(fd);
@@ -313,8 +320,12 @@ std::string hold_environment(const fs::path& root, const std::string& hash, cons
     return fmt::format("environment {} was removed after it was built (jitbench envs rm or prune); run again", hash);
   }
   const std::string line = fmt::format("{}\t{}\t{}\n", utc_now(), name, run_dir);
-  const int uses = ::open((root / hash / kEnvUses).c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-                          0644);
+  int uses = -1;
+  try {
+    uses = open_shared_in(root, fs::path(hash) / kEnvUses, SharedOpen::Append);
+  } catch (const WriteError&) {
+    // the use is not recorded; the environment is held all the same
+  }
   if (uses >= 0) {  // one write of one short line: whole, whatever other runs append beside it
     [[maybe_unused]] auto n = ::write(uses, line.data(), line.size());
     ::close(uses);

@@ -80,8 +80,6 @@ namespace {
 // The log, opened here so that no link below the log root is followed.
 int open_log(const SpawnSpec& spec) {
   if (!spec.log_root.empty()) return open_file_in(spec.log_root, spec.log_path.lexically_relative(spec.log_root));
-  std::error_code ec;
-  std::filesystem::create_directories(spec.log_path.parent_path(), ec);
   return open_file_in(spec.log_path.parent_path(), spec.log_path.filename());
 }
 

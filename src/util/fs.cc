@@ -289,6 +289,14 @@ std::string read_file_in(const fs::path& root, const fs::path& rel) {
   }
 }
 
+int open_shared_in(const fs::path& root, const fs::path& rel, SharedOpen how) {
+  const Entry e = entry_below(root, rel, false);
+  const int flags = how == SharedOpen::Lock ? O_RDWR : O_WRONLY | O_APPEND;
+  const int fd = ::openat(e.dir.fd, e.name.c_str(), flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) fail("open", root / rel, errno);
+  return fd;
+}
+
 void make_root_dir(const fs::path& path) {
   std::error_code ec;
   fs::create_directories(path, ec);  // the user's own path: its links are the user's

@@ -68,6 +68,12 @@ void rename_in(const std::filesystem::path& root, const std::filesystem::path& f
 int open_read_in(const std::filesystem::path& root, const std::filesystem::path& rel);
 // The whole of that file (open_read_in, then read to its end).
 std::string read_file_in(const std::filesystem::path& root, const std::filesystem::path& rel);
+// root/rel opened as it is, for a lock (O_RDWR) or for appending lines
+// (O_WRONLY | O_APPEND), created when missing (mode 0644): a file that
+// several processes share by name, so never replaced; a link at rel or above
+// it is refused. Returns a descriptor with O_CLOEXEC, or throws WriteError.
+enum class SharedOpen { Lock, Append };
+int open_shared_in(const std::filesystem::path& root, const std::filesystem::path& rel, SharedOpen how);
 // The root itself, a path the user named (--out-dir, --to): created with its
 // parents as that path says; it must end in a directory. Throws WriteError.
 void make_root_dir(const std::filesystem::path& path);
