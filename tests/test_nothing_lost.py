@@ -160,3 +160,50 @@ def test_replicate_with_no_testable_metric_is_inconclusive_not_replicated(tmp_pa
     assert rep["verdict"]["runs_needed"] == 4  # the least n a side whose smallest p is below 0.05: 2/C(8,4)
     assert "inconclusive" in r.stdout and "at least 4 cold processes" in r.stdout, r.stdout
     assert sh("validate", str(out)).returncode == 0
+
+
+PLAIN = '''
+import atexit
+import numpy as np
+
+atexit.register(lambda: print('{"level": "info", "msg": "bye"}'))  # a module that logs JSON at exit
+
+
+def make_inputs():
+    return (np.ones((8, 8)),)
+
+
+def @NAME@(x):
+    return x @ x
+'''
+
+
+def test_measure_reads_its_record_from_the_channel_not_the_log(tmp_path):
+    # Issue 49, defect 8: a user module printing a JSON line at exit was taken for the worker's record.
+    (tmp_path / "plain.py").write_text(PLAIN.replace("@NAME@", "f"))
+    r = sh("measure", "plain.py:f", "--cold-runs", "1", "--warm-iters", "2", "--out-dir", str(tmp_path / "m"), "-q",
+           cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "m" / "index.json").read_text())["cases"][0]["case"] == "numpy_f_1_f64"
+
+
+def test_measure_from_a_directory_that_is_not_utf8_says_so(tmp_path):
+    # Issue 49, defect 9: it said "the worker wrote no workload file".
+    odd = os.path.join(os.fsencode(tmp_path), b"caf\xe9")
+    os.mkdir(odd)
+    with open(os.path.join(odd, b"plain.py"), "w") as f:
+        f.write(PLAIN.replace("@NAME@", "f"))
+    r = subprocess.run([str(JITBENCH), "measure", "plain.py:f", "--out-dir", str(tmp_path / "m")], cwd=odd,
+                       capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL, timeout=120)
+    assert r.returncode == 2 and "working directory is not valid UTF-8" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "m").exists()
+
+
+def test_a_function_name_no_file_can_hold_is_refused_before_anything_runs(tmp_path):
+    # Issue 49, defect 10: a 245-character name failed after every process ran, exit 4, "free space".
+    name = "f" * 245
+    (tmp_path / "plain.py").write_text(PLAIN.replace("@NAME@", name))
+    out = tmp_path / "m"
+    r = sh("measure", f"plain.py:{name}", "--out-dir", str(out), cwd=tmp_path)
+    assert r.returncode == 2 and "bytes, more than the 200" in r.stderr and "--name" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not out.exists()

@@ -100,6 +100,7 @@ std::optional<int> check_noise_floor(const BisectOptions& o) {
 
 int cmd_bisect(const BisectOptions& given) {
   check_bisect_names(given);
+  require_utf8_cwd();
   const BisectOptions o = with_git_defaults(given);
   require_affinity(o.selection.affinity);
   // A repository and revisions that name its commits, checked before anything is made; read once.

@@ -848,6 +848,7 @@ void require_affinity(const std::vector<int>& cpus) {
 }
 
 int cmd_run(const RunOptions& o, const std::vector<std::string>& command, const InputCopies& inputs) {
+  require_utf8_cwd();
   require_affinity(o.affinity);
   const PlannedRun p = make_planned_run(o, inputs);
   WorkerSetup setup = worker_setup(o, p.suite);
@@ -975,6 +976,7 @@ int finish_noise(const NoiseOptions& n, NoiseFloor& floor, const std::filesystem
 
 int cmd_noise(const NoiseOptions& n, const std::vector<std::string>& command) {
   namespace fs = std::filesystem;
+  require_utf8_cwd();
   const fs::path dir = n.run.out_dir;
   make_empty_dir(dir, "--out-dir", "a/, b/ and noise.json");
   const PlannedRun p = make_planned_run(n.run, {});
@@ -1035,6 +1037,7 @@ std::optional<std::pair<std::string, std::string>> remeasure_side_by_side(const 
                                                                           const std::string& next,
                                                                           const std::string& out_dir, bool quiet) {
   namespace fs = std::filesystem;
+  require_utf8_cwd();
   const fs::path dir = out_dir;
   make_empty_dir(dir, "--remeasure", "base/ and new/");
   RecordedRun a = recorded_run(base, dir / "base", "BASE"), b = recorded_run(next, dir / "new", "NEW");

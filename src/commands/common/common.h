@@ -63,6 +63,11 @@ struct ReadDir {
 };
 void require_outside_inputs(const std::string& out, const std::string& out_flag, const std::vector<ReadDir>& inputs);
 
+// The working directory as UTF-8, or a UserError saying it is not: a run
+// records it (index.json cwd, which --resume resolves the command's relative
+// paths against) and the paths made from it, as JSON text.
+void require_utf8_cwd();
+
 struct NoiseFloor;
 // DIR/noise.json of a `jitbench noise` run (--noise-floor DIR). Throws
 // UserError, one line naming the fix, when DIR or its noise.json is missing or

@@ -6,6 +6,7 @@
 #include "artifacts/out_dir.h"
 #include "commands/common/common.h"
 #include "util/fs.h"
+#include "util/json_parse.h"
 #include "validate/check_out_dir.h"
 
 namespace jitbench {
@@ -81,6 +82,16 @@ void require_outside_inputs(const std::string& out, const std::string& out_flag,
       throw UserError(fmt::format("{} '{}' is inside {} '{}', which it reads; {} must stay as it was: give {} outside "
                                   "it", out_flag, out, in.name, in.dir, in.name, out_flag));
   }
+}
+
+void require_utf8_cwd() {
+  std::error_code ec;
+  const auto cwd = std::filesystem::current_path(ec);
+  if (ec)
+    throw UserError(fmt::format("the working directory cannot be read ({}): cd to a directory that exists", ec.message()));
+  if (!is_valid_utf8(cwd.string()))
+    throw UserError("the working directory is not valid UTF-8; jitbench records it and the paths made from it in its "
+                    "JSON artifacts as text: cd to a directory whose path is UTF-8, or rename it");
 }
 
 }  // namespace jitbench
