@@ -183,7 +183,11 @@ void judge_result(RunRecord& r, const Message& result, const RunRequest& req) {
     fail(r, ReasonCode::Unsynchronized,
          "the device still had work queued when the clock stopped: the timings do not cover the computation");
   else if (auto why = timing_inconsistency(r)) fail(r, ReasonCode::InconsistentTimings, *why);
-  else if (bool_or(result.body, "interpreter_only", false)) {
+  else if (auto mem = r.memory_inconsistency(); !mem.empty()) {
+    r.status = Status::Failed;
+    r.reason = {ReasonCode::ProtocolViolation, "memory.hwm_after_calls_kib"};
+    r.detail = "the workload's peak RSS cannot be true: " + mem;
+  } else if (bool_or(result.body, "interpreter_only", false)) {
     // Verified, but nothing was compiled: never mixed with compiled timings.
     r.status = Status::Warn;
     r.reason = {ReasonCode::InterpreterOnly, ""};

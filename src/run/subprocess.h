@@ -56,7 +56,7 @@ struct ProcessResult {
   // it was still the copy of jitbench it was forked from: the kernel folds that
   // into the worker's wait4 ru_maxrss at exec. A max_rss_kib within
   // kPreExecSlackKib of it may be that copy's; above, it is the worker's
-  // (RunRecord::worker_peak_rss_kib). 0: not reported (or no exec).
+  // (RunRecord::process_peak_rss_kib). 0: not reported (or no exec).
   long pre_exec_rss_kib = 0;
   double user_s = 0, sys_s = 0;
   long nivcsw = 0;             // involuntary context switches (wait4 rusage)

@@ -144,6 +144,34 @@ def _warm_calls(args, mode, jitter):
     return calls
 
 
+def _status_kib(key):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return None
+
+
+def _memory(mode):
+    """The memory figures as the real worker reads them (runner.py): its RSS
+    before the first call and its high-water mark after the calls, honestly
+    read; then, as modes: harness_alloc (the harness touches 200 MiB after
+    that reading, as verification might: the process's peak grows, the
+    workload's does not), lie_peak_high (a high-water mark above the whole
+    process's peak), lie_peak_low (one below the RSS it held before its first call)."""
+    before = _status_kib("VmRSS")
+    hwm = _status_kib("VmHWM")
+    if mode == "harness_alloc":
+        block = bytearray(200 << 20)
+        for i in range(0, len(block), 4096):
+            block[i] = 1
+    if mode == "lie_peak_high":
+        hwm = hwm * 10 + (1 << 20)
+    if mode == "lie_peak_low":
+        hwm = 1
+    return {"rss_after_import_kib": before, "rss_before_first_call_kib": before, "hwm_after_calls_kib": hwm}
+
+
 def _kill_jitbench(args):
     """FAKE_WORKER_KILL_JITBENCH=POINT: jitbench killed outright (SIGKILL) while
     this process runs, at POINT: cold_after_reference (a cold process of a case
@@ -297,6 +325,7 @@ def main():
     shared = _case_shared(args)
     if shared is not None:
         result["case_shared"] = shared
+    result["memory"] = _memory(mode)
     if args.mode == "warm":
         result["calls_s"] = _warm_calls(args, mode, jitter)
     elif args.mode == "aot":
