@@ -512,6 +512,20 @@ def test_save_never_removes_what_it_did_not_save(pytester, monkeypatch):
     assert (foreign / "jitbench-session.json").is_file() and not list(foreign.parent.glob(".base.replaced-*"))
 
 
+def test_save_never_writes_through_a_planted_link(pytester, monkeypatch, tmp_path_factory):
+    """Issue 49: the plugin's .jitbench/ writes, removals and renames go
+    through the door (python/jitbench/_door.py): a link planted there is
+    refused, naming it, and nothing outside changes."""
+    monkeypatch.setenv("JITBENCH_BIN", str(JITBENCH))
+    pytester.makepyfile(test_mine=MEASURE_TEST)
+    outside = tmp_path_factory.mktemp("outside")
+    (pytester.path / ".jitbench").symlink_to(outside, target_is_directory=True)
+    res = pytester.runpytest_subprocess(*_plugin_args(), "--jitbench-save", "base")
+    assert res.ret == pytest.ExitCode.TESTS_FAILED
+    res.stdout.fnmatch_lines(["*.jitbench: a component is a symbolic link*never writes through a link*"])
+    assert list(outside.iterdir()) == []
+
+
 def test_plugin_option_errors(pytester):
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
     res = pytester.runpytest(*_plugin_args(), "--jitbench-fail-on-regression", "10")
