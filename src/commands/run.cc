@@ -735,22 +735,26 @@ void require_same_test_switch(const EnvironmentInfo& then, const std::string& di
                               kTestGpuOnCpu, then.test_gpu_on_cpu ? "with" : "without"));
 }
 
+// The out dir's index read and the run checked as --resume may take it
+// (require_resumable_run): the ids of the failed cases whose files were
+// rewritten (the caller refuses any of them it would keep); a UserError otherwise.
+std::vector<std::string> resumable_cases_rewritten(const std::string& dir) {
+  auto index = read_index(std::filesystem::path(dir) / kIndexFile);
+  if (auto* e = std::get_if<std::string>(&index)) throw UserError("--resume: " + *e);
+  std::vector<std::string> ids, failed;
+  for (const auto& c : std::get<RunIndex>(index).cases) {
+    ids.push_back(c.id);
+    if (c.status == Status::Failed) failed.push_back(c.id);
+  }
+  return require_resumable_run(dir, ids, failed);
+}
+
 }  // namespace
 
 int cmd_resume(const ResumeOptions& r) {
   const std::string& dir = r.dir;
   if (auto busy = OutDirLock::in_use_by_other(dir)) throw UserError("--resume: " + *busy);
-  std::vector<std::string> rewritten;
-  {
-    auto index = read_index(std::filesystem::path(dir) / kIndexFile);
-    if (auto* e = std::get_if<std::string>(&index)) throw UserError("--resume: " + *e);
-    std::vector<std::string> ids, failed;
-    for (const auto& c : std::get<RunIndex>(index).cases) {
-      ids.push_back(c.id);
-      if (c.status == Status::Failed) failed.push_back(c.id);
-    }
-    rewritten = require_resumable_run(dir, ids, failed);
-  }
+  const std::vector<std::string> rewritten = resumable_cases_rewritten(dir);
   auto loaded = read_run(dir);
   if (auto* e = std::get_if<std::string>(&loaded)) throw UserError("--resume: " + *e);
   const LoadedRun old = std::get<LoadedRun>(std::move(loaded));

@@ -145,6 +145,24 @@ struct ChildFds {
   report_and_exit(err_fd, errno);
 }
 
+// The child's reports on the exec-error pipe, read until the exec closes it
+// (each report whole: < PIPE_BUF), then fd closed: the RSS it held before its
+// exec into res.pre_exec_rss_kib; returns the errno of a step that failed, 0
+// when the exec succeeded.
+int read_child_reports(int fd, ProcessResult& res) {
+  int exec_err = 0;
+  ChildReport report{};
+  ssize_t n;
+  while ((n = ::read(fd, &report, sizeof report)) != 0) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n != static_cast<ssize_t>(sizeof report)) break;
+    if (report.err != 0) exec_err = report.err;
+    else res.pre_exec_rss_kib = report.rss_kib;
+  }
+  ::close(fd);
+  return exec_err;
+}
+
 // fork + exec of the worker (become_worker); returns the pid, or 0 with
 // res.spawn_error set; closes the write end either way. Not posix_spawn: it
 // cannot ask the kernel to end the child with jitbench.
@@ -191,18 +209,7 @@ pid_t spawn(const SpawnSpec& spec, const std::vector<int>& pin, int pipefd[2], P
     res.spawn_error = errno_text("fork", fork_err);
     return 0;
   }
-  int exec_err = 0;
-  ChildReport report{};
-  ssize_t n;
-  // Until EOF: the exec closes the pipe; the child's reports are whole (< PIPE_BUF).
-  while ((n = ::read(errpipe[0], &report, sizeof report)) != 0) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n != static_cast<ssize_t>(sizeof report)) break;
-    if (report.err != 0) exec_err = report.err;
-    else res.pre_exec_rss_kib = report.rss_kib;
-  }
-  ::close(errpipe[0]);
-  if (exec_err != 0) {
+  if (const int exec_err = read_child_reports(errpipe[0], res); exec_err != 0) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
