@@ -287,7 +287,9 @@ CXX_WRITES = [r"\bcreate_director(?:y|ies)\s*\(", r"\bremove_all\s*\(", r"(?:fs|
               r"\brename\s*\(", r"\bpermissions\s*\(", r"\bO_CREAT\b", r"\bmkdir(?:at)?\s*\(", r"\bunlink(?:at)?\s*\(",
               r"\brmdir\s*\(", r"\bofstream\b", r"\bfopen\s*\(", r"\bmk[sd]temp\s*\(", r"\bf?chmod(?:at)?\s*\(",
               r"\bsymlink(?:at)?\s*\(", r"\bcopy(?:_file)?\s*\(\s*[\w.:()]+\s*,", r"\bresize_file\s*\(",
-              r"\btruncate\s*\("]
+              r"\btruncate\s*\(", r"\bcreate_(?:directory_)?symlink\s*\(", r"\bcreate_hard_link\s*\(",
+              r"std::(?:basic_)?fstream\b", r"\bcreat\s*\(", r"\blink(?:at)?\s*\(", r"\brenameat2?\s*\(",
+              r"\bmkfifo(?:at)?\s*\(", r"\bmknod(?:at)?\s*\("]
 CXX_ALLOWED = {
     "util/fs.cc": "the door itself",
     "run/replay.h": "JITBENCH_RECORD_WORKERS=FILE: a developer's recording, a file the user names outside any root",
@@ -331,9 +333,10 @@ def cxx_writes_outside_the_door(src):
 def _writes_by_mode(call):
     """open(path, "w"/"a"/"x"/"+") or os.open(..., O_CREAT/O_WRONLY/O_RDWR ...)."""
     name = ast.unparse(call.func)
-    if name in ("open", "io.open", "gzip.open", "bz2.open", "lzma.open", "pathlib.Path.open") or name.endswith(".open") \
-            and not name.startswith("os."):
-        mode = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "mode"), None)
+    functions = ("open", "io.open", "gzip.open", "bz2.open", "lzma.open", "tarfile.open", "codecs.open")
+    if name in functions or (name.endswith(".open") and name != "os.open"):  # a path's .open(mode): its first
+        at = 1 if name in functions else 0
+        mode = call.args[at] if len(call.args) > at else next((k.value for k in call.keywords if k.arg == "mode"), None)
         return isinstance(mode, ast.Constant) and isinstance(mode.value, str) and any(c in mode.value for c in "wax+")
     if name == "os.open":
         flags = ast.unparse(call.args[1]) if len(call.args) > 1 else ""
@@ -377,8 +380,11 @@ def test_the_door_check_sees_what_it_looks_for(tmp_path):
                "c.cc": "int f() { return ::open(p, O_WRONLY | O_CREAT, 0644); }",
                "d.cc": "void f() { std::ofstream out(p); }",
                "e.cc": "void f() { fs::permissions(p, perms::owner_all); }",
-               "f.cc": "void f() { ::rename(a, b); }"}
-    let_be = {"g.cc": 'void f() { v.erase(std::remove(v.begin(), v.end(), x), v.end()); // fs::remove_all(p)\n'
+               "f.cc": "void f() { ::rename(a, b); }",
+               "h.cc": "void f() { fs::create_directory_symlink(a, b); }",
+               "i.cc": "void f() { ::renameat(d, a, d, b); }"}
+    let_be = {"z.cc": "#include <fstream>\nvoid f() { std::ifstream in(p); }",
+              "g.cc": 'void f() { v.erase(std::remove(v.begin(), v.end(), x), v.end()); // fs::remove_all(p)\n'
                       'say("create_directories(p)"); write_file_in(root, rel, text); }'}
     for name, code in {**refused, **let_be}.items():
         (src / name).write_text(code + "\n")
@@ -388,9 +394,11 @@ def test_the_door_check_sees_what_it_looks_for(tmp_path):
     py.mkdir()
     (py / "bad.py").write_text("import os, shutil, pathlib\n"
                                "shutil.rmtree(d)\nos.makedirs(d)\npathlib.Path(p).write_text('x')\n"
-                               "open(p, 'w')\nos.replace(a, b)\nos.open(p, os.O_WRONLY | os.O_CREAT)\nq.rename(r)\n")
+                               "open(p, 'w')\nos.replace(a, b)\nos.open(p, os.O_WRONLY | os.O_CREAT)\nq.rename(r)\n"
+                               "pathlib.Path(p).open('a')\n")
     (py / "good.py").write_text("from . import door\nopen(p)\nopen(p, 'rb')\nos.open(p, os.O_RDONLY)\n"
                                 "s.replace('a', 'b')\nitems.remove(x)\ndoor.write_file(root, rel, data)\n"
+                                "pathlib.Path(p).open()\n"
                                 "_door.rename(root, a, b)\nos.fdopen(fd, 'w')\n")
     assert [f.split(":")[1] for f in py_writes_outside_the_door(tmp_path, ["harness"])] == \
-        [str(n) for n in range(2, 9)]
+        [str(n) for n in range(2, 10)]

@@ -1,16 +1,17 @@
-"""Links planted everywhere a command writes (issue 49, "close the kinds"):
-for each command that writes into a directory that already exists (report,
-sign, publish into a site, run --resume), the paths it writes in a clean run
-are collected; then, on a fresh copy of what it started from, each of those
+"""Links planted everywhere a command writes (issue 49, "close the kinds"): for
+each command that writes into a directory that already exists (report, sign,
+publish into a site, run --resume), the paths it writes in a clean run are
+collected; then, on a fresh copy of what it started from, each of those
 paths and every directory above it (below the root) is replaced by a
 symbolic link to a directory outside, and the command runs again. It either
-refuses with one line (exit 13 naming the link it would write through, or
-2 where what it reads first is a link, no longer valid, or a name taken) or succeeds having replaced the link with a file of its own
-(a file written to a temporary and renamed over it); in no case does anything
-outside change. Commands that write into a new or empty directory (run,
-measure, noise, compare --remeasure, merge, replicate, bisect) cannot find a
-link planted inside it before they start; their outputs put inside their
-inputs are refused (test_nothing_lost.py). Fake workers."""
+refuses with one line (exit 13 naming the link it would write through, or 2
+where what it reads first is a link, no longer valid, or a name taken) or
+succeeds having replaced the link with a file of its own (a file written to
+a temporary and renamed over it); in no case does anything outside change.
+Commands that write into a new or empty directory (run, measure, noise,
+compare --remeasure, merge, replicate, bisect) cannot find a link planted
+inside it before they start; their outputs put inside their inputs are
+refused (test_nothing_lost.py). Fake workers."""
 
 import os
 import shutil
