@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const WriteError& e) {
     say(stderr, "jitbench: error: {}\n", e.what());
-    return kExitWriteFailed;
+    return e.link_refused() ? kExitLinkRefused : kExitWriteFailed;
   } catch (const std::exception& e) {
     say(stderr, "jitbench: internal error: {}\n", e.what());
     return 3;

@@ -382,7 +382,7 @@ def test_fake_anatomy_is_recorded_with_medians_and_the_measured_runs_clean(jitbe
     res = _anatomy_run(jitbench, "--anatomy-runs", "2", env=fake_env())
     assert res.rc == 0, res.stderr
     case = res.case("numba_matmul_8_f32")
-    validate(case, "jitbench.case.v6")
+    validate(case, "jitbench.case.v7")
     a = case["anatomy"]
     assert a["runs_requested"] == 2 and len(a["runs"]) == 2
     assert all(r["mode"] == "anatomy" for r in a["runs"])
@@ -441,7 +441,7 @@ def test_a_real_case_has_an_anatomy_whose_top_item_is_compile_side(jitbench, bac
                    "--anatomy", "--anatomy-runs", "1", timeout=900)
     assert res.rc == 0, res.stderr
     case = res.case(f"{backend}_matmul_64_f32")
-    validate(case, "jitbench.case.v6")
+    validate(case, "jitbench.case.v7")
     s = case["anatomy"]["summary"]
     subs = [n for n in s["nodes"] if len(n["path"]) > 1 and n["path"][-1] not in ("other", "unattributed")]
     assert subs, s

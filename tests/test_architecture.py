@@ -276,3 +276,129 @@ def test_the_json_check_sees_what_it_looks_for(tmp_path):
     (tmp_path / "results" / "run_info.h").write_text("struct RunHeader {\n  nlohmann::json index_extra;\n};\n")
     flagged = {line.split(":")[0].split("/")[-1] for line in json_built_in_commands(tmp.parent)}
     assert flagged == set(refused)
+
+
+# The one door (issue 49): everything jitbench, its worker, its Python API and
+# pytest plugin write, create, rename, remove or re-mode goes through
+# src/util/fs.cc (C++) or the Python door (worker/jitbench_worker/door.py, kept
+# byte for byte as python/jitbench/_door.py), which never follow a link below
+# the root. The few places that write by path say here why they may.
+CXX_WRITES = [r"\bcreate_director(?:y|ies)\s*\(", r"\bremove_all\s*\(", r"(?:fs|filesystem)::remove\s*\(",
+              r"\brename\s*\(", r"\bpermissions\s*\(", r"\bO_CREAT\b", r"\bmkdir(?:at)?\s*\(", r"\bunlink(?:at)?\s*\(",
+              r"\brmdir\s*\(", r"\bofstream\b", r"\bfopen\s*\(", r"\bmk[sd]temp\s*\(", r"\bf?chmod(?:at)?\s*\(",
+              r"\bsymlink(?:at)?\s*\(", r"\bcopy(?:_file)?\s*\(\s*[\w.:()]+\s*,", r"\bresize_file\s*\(",
+              r"\btruncate\s*\(", r"\bcreate_(?:directory_)?symlink\s*\(", r"\bcreate_hard_link\s*\(",
+              r"std::(?:basic_)?fstream\b", r"\bcreat\s*\(", r"\blink(?:at)?\s*\(", r"\brenameat2?\s*\(",
+              r"\bmkfifo(?:at)?\s*\(", r"\bmknod(?:at)?\s*\("]
+CXX_ALLOWED = {
+    "util/fs.cc": "the door itself",
+    "run/replay.h": "JITBENCH_RECORD_WORKERS=FILE: a developer's recording, a file the user names outside any root",
+    "run/replay.cc": "the same recording",
+}
+PY_CALLS = {"makedirs", "mkdir", "rmtree", "rename", "unlink", "write_text", "write_bytes", "chmod", "copyfile",
+            "copytree", "symlink", "symlink_to", "rmdir", "removedirs", "touch", "mkstemp"}
+PY_QUALIFIED = {"os.replace", "os.remove", "os.link", "os.mkfifo", "os.truncate", "shutil.copy", "shutil.copy2",
+                "shutil.move"}
+PY_HARNESS = ["worker/jitbench_worker", "python/jitbench", "src/report/figures"]
+PY_ALLOWED = {
+    "worker/jitbench_worker/door.py": "the door itself",
+    "python/jitbench/_door.py": "the door itself",
+    "worker/jitbench_worker/target.py": "measure's shim and the copies it loads, written into the private directory "
+                                        "(util/fs.h PrivateDir) that jitbench made for them and copies from",
+    "worker/jitbench_worker/catalog.py": "--out FILE: the build's catalog (CMakeLists.txt), never at run time",
+    "worker/jitbench_worker/runner.py": "JITBENCH_ANATOMY_STREAM=FILE: a test's replay file, named by the test",
+    "worker/jitbench_worker/backends/jax_anatomy.py": "the profiler's own tempfile.mkdtemp directory, removed",
+    "worker/jitbench_worker/backends/tf_anatomy.py": "the profiler's own tempfile.mkdtemp directory, removed",
+    "src/report/figures/jitbench_figures/__main__.py": "the figures, written into the private directory "
+                                                       "(PrivateDir) that jitbench made for them and copies from",
+}
+
+
+def cxx_writes_outside_the_door(src):
+    found = []
+    for p in sorted(src.rglob("*")):
+        if p.suffix not in (".h", ".cc") or p.name.endswith("_test.cc") or p.name == "test_dir.h":
+            continue
+        rel = p.relative_to(src).as_posix()
+        if rel in CXX_ALLOWED:
+            continue
+        code = without_comments_and_string_text(p.read_text())
+        for pattern in CXX_WRITES:
+            for m in re.finditer(pattern, code):
+                line = code.count("\n", 0, m.start()) + 1
+                found.append(f"{rel}:{line}: {p.read_text().splitlines()[line - 1].strip()}")
+    return sorted(set(found))
+
+
+def _writes_by_mode(call):
+    """open(path, "w"/"a"/"x"/"+") or os.open(..., O_CREAT/O_WRONLY/O_RDWR ...)."""
+    name = ast.unparse(call.func)
+    functions = ("open", "io.open", "gzip.open", "bz2.open", "lzma.open", "tarfile.open", "codecs.open")
+    if name in functions or (name.endswith(".open") and name != "os.open"):  # a path's .open(mode): its first
+        at = 1 if name in functions else 0
+        mode = call.args[at] if len(call.args) > at else next((k.value for k in call.keywords if k.arg == "mode"), None)
+        return isinstance(mode, ast.Constant) and isinstance(mode.value, str) and any(c in mode.value for c in "wax+")
+    if name == "os.open":
+        flags = ast.unparse(call.args[1]) if len(call.args) > 1 else ""
+        return any(f in flags for f in ("O_CREAT", "O_WRONLY", "O_RDWR", "O_TRUNC", "O_APPEND"))
+    return False
+
+
+def py_writes_outside_the_door(root, folders):
+    found = []
+    for folder in folders:
+        for p in sorted((root / folder).rglob("*.py")):
+            rel = p.relative_to(root).as_posix()
+            if rel in PY_ALLOWED:
+                continue
+            for node in ast.walk(ast.parse(p.read_text())):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = ast.unparse(node.func)
+                attr = node.func.attr if isinstance(node.func, ast.Attribute) else name
+                if (attr in PY_CALLS and not name.startswith("_door.") and not name.startswith("door.")) \
+                        or name in PY_QUALIFIED or _writes_by_mode(node):
+                    found.append(f"{rel}:{node.lineno}: {name}(...)")
+    return found
+
+
+def test_every_write_goes_through_the_door():
+    """A write, removal, rename, mkdir or chmod in src/ or the harness code
+    (worker, API, pytest plugin, figures) that bypasses the door fails here."""
+    assert cxx_writes_outside_the_door(SRC) == []
+    assert py_writes_outside_the_door(ROOT, PY_HARNESS) == []
+    door = (ROOT / "worker/jitbench_worker/door.py").read_bytes()
+    assert (ROOT / "python/jitbench/_door.py").read_bytes() == door, "the two Python doors differ"
+
+
+def test_the_door_check_sees_what_it_looks_for(tmp_path):
+    """The check above on code it must refuse, and on code it must let be."""
+    src = tmp_path / "src" / "run"
+    src.mkdir(parents=True)
+    refused = {"a.cc": "void f() { std::filesystem::create_directories(p); }",
+               "b.cc": "void f() { fs::remove_all(p, ec); }",
+               "c.cc": "int f() { return ::open(p, O_WRONLY | O_CREAT, 0644); }",
+               "d.cc": "void f() { std::ofstream out(p); }",
+               "e.cc": "void f() { fs::permissions(p, perms::owner_all); }",
+               "f.cc": "void f() { ::rename(a, b); }",
+               "h.cc": "void f() { fs::create_directory_symlink(a, b); }",
+               "i.cc": "void f() { ::renameat(d, a, d, b); }"}
+    let_be = {"z.cc": "#include <fstream>\nvoid f() { std::ifstream in(p); }",
+              "g.cc": 'void f() { v.erase(std::remove(v.begin(), v.end(), x), v.end()); // fs::remove_all(p)\n'
+                      'say("create_directories(p)"); write_file_in(root, rel, text); }'}
+    for name, code in {**refused, **let_be}.items():
+        (src / name).write_text(code + "\n")
+    assert [line.split(":")[0] for line in cxx_writes_outside_the_door(tmp_path / "src")] == \
+        [f"run/{n}" for n in sorted(refused)]
+    py = tmp_path / "harness"
+    py.mkdir()
+    (py / "bad.py").write_text("import os, shutil, pathlib\n"
+                               "shutil.rmtree(d)\nos.makedirs(d)\npathlib.Path(p).write_text('x')\n"
+                               "open(p, 'w')\nos.replace(a, b)\nos.open(p, os.O_WRONLY | os.O_CREAT)\nq.rename(r)\n"
+                               "pathlib.Path(p).open('a')\n")
+    (py / "good.py").write_text("from . import door\nopen(p)\nopen(p, 'rb')\nos.open(p, os.O_RDONLY)\n"
+                                "s.replace('a', 'b')\nitems.remove(x)\ndoor.write_file(root, rel, data)\n"
+                                "pathlib.Path(p).open()\n"
+                                "_door.rename(root, a, b)\nos.fdopen(fd, 'w')\n")
+    assert [f.split(":")[1] for f in py_writes_outside_the_door(tmp_path, ["harness"])] == \
+        [str(n) for n in range(2, 10)]

@@ -21,7 +21,7 @@ def ok(res, cid):
     c = res.case(cid)
     assert c["status"] == "ok" or (c["status"] == "warn" and c["reason"].startswith("crosscheck_")), \
         (cid, c["reason"], c["detail"])
-    validate(c, "jitbench.case.v6")
+    validate(c, "jitbench.case.v7")
     return c
 
 

@@ -347,3 +347,26 @@ def test_a_commit_whose_package_is_found_outside_its_tree_is_unbuildable(toy, tm
         envs.build({"name": "t", "requirements": ["toypkg", f"toypkg @ git+file://{repo}@{sha}"],
                     "cache_root": str(tmp_path / "cache"),
                     "find_links": [str(toy["wheels"]), str(tmp_path / "wheels")], "no_index": True})
+
+
+def test_an_ambiguous_short_commit_id_is_refused_naming_both(jitbench, toy, tmp_path):
+    # Issue 49, defect 19: a short id that is also a branch's name resolved, silently, to the branch.
+    repo = tmp_path / "amb"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    shas = []
+    for k in range(3):
+        (repo / "f.txt").write_text(f"{k}\n")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", f"c{k}")
+        shas.append(git(repo, "rev-parse", "HEAD"))
+    short = shas[2][:8]
+    git(repo, "branch", short, shas[1])  # a branch named like the start of another commit's id
+    out = tmp_path / "bisect"
+    res = jitbench("bisect", "--git", str(repo), "--good", shas[0], "--bad", short, *CASE, "--workload-path",
+                   str(toy["workload"]), "--out-dir", str(out), out=False)
+    assert res.rc == 2, (res.rc, res.stderr)
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert f"--bad '{short}' is ambiguous" in res.stderr and f"refs/heads/{short}" in res.stderr
+    assert shas[1][:12] in res.stderr and shas[2][:12] in res.stderr
+    assert not out.exists()

@@ -71,6 +71,22 @@ def test_doctor_reads_a_fake_tree_and_strict_fails_on_a_warn(jitbench, tmp_path)
     assert jitbench("doctor", "--root", str(quiet), "--sample", "0", "--strict", env=env).rc == 0
 
 
+def test_doctor_never_hangs_on_a_fifo_or_a_device_in_the_tree(jitbench, tmp_path):
+    # Issue 49, defect 14: a FIFO or /dev/zero at proc/stat (or any file it reads) hung doctor --root.
+    root = fake_tree(tmp_path / "hostile", "performance")
+    os.mkfifo(root / "proc" / "stat")
+    os.symlink("/dev/zero", root / "proc" / "meminfo")
+    os.mkfifo(root / "proc" / "cpuinfo")
+    (root / "etc").mkdir()
+    os.symlink("/dev/zero", root / "etc" / "os-release")
+    res = jitbench("doctor", "--root", str(root), "--sample", "0.1", "--json", timeout=30)
+    assert res.rc == 0, res.stderr
+    doc = json.loads(res.stdout)
+    validate(doc, "jitbench.doctor.v1")
+    levels = {f["check"]: f["level"] for f in doc["findings"]}
+    assert levels["steal"] == levels["swap"] == "not_reported"  # neither file was a file to read
+
+
 def test_doctor_refuses_a_root_that_is_not_a_directory(jitbench, tmp_path):
     res = jitbench("doctor", "--root", str(tmp_path / "none"))
     assert res.rc == 2

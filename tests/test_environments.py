@@ -138,7 +138,7 @@ def test_every_case_runs_in_every_environment_recorded_exactly(across):
         assert manifest["python"]["executable"].startswith(e["build"]["dir"])
         assert manifest["python"]["packages"]["slowimp"] == v  # every distribution, as the workers saw them
         case = json.loads((across / "cases" / f"numpy_slow_import_8_f64__env-{name}.json").read_text())
-        validate(case, "jitbench.case.v6")
+        validate(case, "jitbench.case.v7")
         assert case["config"]["environment"] == name
         entry = next(c for c in index["cases"] if c["case"].endswith(name))
         assert entry["environment"] == e["file"]

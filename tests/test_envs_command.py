@@ -328,3 +328,39 @@ def test_a_run_holds_its_environment_until_it_exits(built, tmp_path):
         assert run.wait(timeout=300) == 0, run.stderr.read()
     [e] = listed(cache)["environments"]
     assert not e["in_use"] and e["runs"][-1] == str(tmp_path / "o")
+
+
+def test_rm_of_a_foreign_entry_never_removes_an_environment_a_run_named_so(three):
+    # Issue 49, defect 6: `envs rm cccc...` (an entry jitbench did not make)
+    # matched a use line's name of another environment and removed that one.
+    foreign = three / ("c" * 16)
+    foreign.mkdir()
+    (foreign / "precious").write_text("mine")
+    with open(three / HASHES["mid"] / ".jitbench-env-uses", "a") as f:
+        f.write(f"{WHEN['new']}\t{'c' * 16}\t/runs/x\n")
+    p = envs(three, "rm", "c" * 16, check=2)
+    assert "not made by jitbench" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    assert (three / HASHES["mid"]).exists() and (foreign / "precious").read_text() == "mine"
+
+
+@pytest.mark.parametrize("how", ["world_writable_root", "linked_root", "world_writable_env"])
+def test_rm_and_prune_refuse_what_the_builder_refuses(three, tmp_path, how):
+    # Issue 49, defect 17: envs rm/prune removed in a world-writable root,
+    # through a symlinked root and in a world-writable environment, which the
+    # builder refuses to use (envs.py, check_owned): one rule for both.
+    cache = three
+    if how == "world_writable_root":
+        three.chmod(0o777)
+    elif how == "linked_root":
+        cache = tmp_path / "linked"
+        os.symlink(three, cache)
+    else:
+        (three / HASHES["old"]).chmod(0o777)
+    target = three / HASHES["old"]
+    for argv in (["rm", "old"], ["prune", "--older-than", "0"]):
+        p = envs(cache, *argv)
+        assert p.returncode == (13 if how == "linked_root" else 2), (p.stdout, p.stderr)
+        assert target.exists() and (target / "lib" / "payload.so").exists()
+    with pytest.raises(builder.Unbuildable):  # the builder's rule, which this one is
+        builder.check_owned(str(cache if how != "world_writable_env" else target),
+                            "environment cache" if how != "world_writable_env" else "environment")

@@ -25,7 +25,7 @@ def test_all_ok_exit_zero_and_valid(jitbench, fake_env):
     case = res.case("numpy_matmul_8_f32")
     assert len(case["cold"]["runs"]) == 2
     assert case["warm"]["calls_s"] == [0.001, 0.0011, 0.0009]
-    validate(case, "jitbench.case.v6")
+    validate(case, "jitbench.case.v7")
     # What the worker printed went to its log, not into the protocol.
     log = (res.out / case["cold"]["runs"][0]["log"]).read_text()
     assert "may print to stdout freely" in log
@@ -38,7 +38,7 @@ def test_several_warm_processes(jitbench, fake_env):
     assert res.rc == 2, res.stderr  # a failed case
     assert "1 cold runs + 3 warm runs of 3 calls each" in res.stderr
     case = res.case("numpy_matmul_8_f32")
-    validate(case, "jitbench.case.v6")
+    validate(case, "jitbench.case.v7")
     assert case["config"]["warm_runs"] == 3
     assert [r["index"] for r in case["warm"]["runs"]] == [0, 1, 2]
     assert case["warm"]["run"] == case["warm"]["runs"][0]
@@ -74,7 +74,7 @@ def test_failure_modes_fail_one_case_not_the_suite(jitbench, fake_env, mode, rea
     case = res.case("numpy_matmul_8_f32")
     assert detail in case["detail"]
     assert len(case["cold"]["runs"]) == 1  # a case stops at its first bad run
-    validate(case, "jitbench.case.v6")
+    validate(case, "jitbench.case.v7")
     assert jitbench("validate", str(res.out)).rc == 0
 
 

@@ -71,7 +71,7 @@ def test_native_cuda_case_without_a_gpu_is_warn(jitbench):
     assert res.rc == 0, res.stderr
     for cid in ("native_cuda_mc_pi_1000_f32", "native_cuda_matmul_64_f32"):
         c = res.case(cid)
-        validate(c, "jitbench.case.v6")
+        validate(c, "jitbench.case.v7")
         expected = "gpu_unavailable" if HAVE_NVCC else "missing_dependency: cuda toolkit"
         assert (c["status"], c["reason"]) == ("warn", expected), (cid, c["detail"])
     env = json.loads((res.out / "environment.json").read_text())
@@ -103,7 +103,7 @@ def test_native_cuda_not_built_is_missing_dependency(jitbench, tmp_path):
     c = res.case("native_cuda_mc_pi_1000_f32")
     assert (c["status"], c["reason"]) == ("warn", "missing_dependency: cuda toolkit")
     assert "not-built" in c["detail"] and "nvcc" in c["detail"]
-    validate(c, "jitbench.case.v6")
+    validate(c, "jitbench.case.v7")
 
 
 def test_ceilings_and_fractions_of_the_floor(jitbench):

@@ -32,7 +32,7 @@ def test_each_process_records_its_interference_beside_its_status(jitbench, fake_
     res = jitbench("run", *CASES, "--backends", "numpy", env=env)
     assert res.rc == 0, res.stderr
     case = res.case("numpy_matmul_8_f32")
-    validate(case, "jitbench.case.v6")
+    validate(case, "jitbench.case.v7")
     assert case["status"] == "ok"  # the flag is beside the status, never part of it
     cold = [r["interference"] for r in case["cold"]["runs"]]
     assert [r["status"] for r in case["cold"]["runs"]] == ["ok", "ok"]
@@ -117,7 +117,7 @@ def test_a_run_without_injection_reports_a_boolean(jitbench, fake_env):
     for run in case["cold"]["runs"] + case["warm"]["runs"]:
         x = run["interference"]
         assert isinstance(x["interfered"], bool) and x["n_cpus"] >= 1 and x["wall_s"] > 0
-    validate(case, "jitbench.case.v6")
+    validate(case, "jitbench.case.v7")
 
 
 def test_a_crosscheck_that_disagrees_on_an_interfered_run_is_not_a_warning(jitbench, fake_env, tmp_path):

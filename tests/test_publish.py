@@ -296,7 +296,7 @@ def test_replicate_a_published_snapshot_writes_reports_valid_in_both_schemas(jit
     res = replicate(jitbench, fake_env, published, out)
     assert res.rc == 0, res.stderr
     rep = json.loads((out / "replication" / "replication.json").read_text())
-    validate(rep, "jitbench.replication.v1")
+    validate(rep, "jitbench.replication.v2")
     assert {g["name"] for g in rep["gates"]} == {"original_consistent", "same_plan", "same_inputs",
                                                  "ok_means_verified", "same_answers"}
     assert all(g["passed"] for g in rep["gates"]) and rep["verdict"]["text"] == "replicated"

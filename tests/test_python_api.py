@@ -227,6 +227,38 @@ def test_load_refuses_a_dir_that_is_no_run(tmp_path):
         jb.load(tmp_path)
 
 
+def _forged(tmp_path, name, edit):
+    """The golden run with one case file edited and re-hashed in the index, as a careful forger would."""
+    import hashlib
+
+    run = shutil.copytree(GOLDEN, tmp_path / name)
+    rel = "cases/numpy_matmul_512_f32.json"
+    doc = json.loads((run / rel).read_text())
+    edit(doc)
+    (run / rel).write_text(json.dumps(doc, indent=2) + "\n")
+    index = json.loads((run / "index.json").read_text())
+    for f in index["files"]:
+        if f["path"] == rel:
+            data = (run / rel).read_bytes()
+            f["sha256"], f["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
+    (run / "index.json").write_text(json.dumps(index, indent=2) + "\n")
+    return run
+
+
+@pytest.mark.parametrize("edit", [
+    lambda d: d["cold"].__setitem__("runs", "x"),   # an AttributeError traceback before
+    lambda d: d.__setitem__("status", 5),            # loaded before
+    lambda d: d.pop("cold"),                          # loaded as ok with n = 0 before
+], ids=["runs_not_a_list", "status_a_number", "cold_block_gone"])
+def test_load_refuses_what_validate_refuses_in_one_line(tmp_path, edit):
+    # Issue 49, defect 7: jitbench.load() (and the notebook view) read a tampered run without the CLI's checks.
+    run = _forged(tmp_path, "forged", edit)
+    assert subprocess.run([str(JITBENCH), "validate", str(run)], capture_output=True).returncode == 1
+    with pytest.raises(jb.InvalidRun) as refused:
+        jb.load(run)
+    assert "\n" not in str(refused.value) and "cases/numpy_matmul_512_f32.json" in str(refused.value)
+
+
 def test_html_shows_status_ttfr_and_the_phase_figure(monkeypatch, tmp_path):
     r = jb.load(GOLDEN)
     page = r._repr_html_()
@@ -274,6 +306,8 @@ FAKE_BIN = """#!{python}
 # then writes a real run's artifacts (the golden run) as its out dir.
 import json, os, shutil, sys
 args = sys.argv[1:]
+if args[:1] == ["validate"]:  # jitbench.load() checks what it reads with the real binary's validate
+    os.execv({real!r}, [{real!r}, *args])
 with open(os.environ["FAKE_JITBENCH_LOG"], "a") as f:
     f.write(json.dumps({{"argv": args, "pythonpath": os.environ.get("PYTHONPATH", "")}}) + "\\n")
 if os.environ.get("FAKE_JITBENCH_REFUSE"):
@@ -285,7 +319,8 @@ shutil.copytree({golden!r}, args[args.index("--out-dir") + 1], dirs_exist_ok=Tru
 @pytest.fixture
 def fake_bin(tmp_path, monkeypatch):
     log = tmp_path / "fake.log"
-    _executable(tmp_path / "fake-jitbench", FAKE_BIN.format(python=sys.executable, golden=str(GOLDEN)))
+    _executable(tmp_path / "fake-jitbench", FAKE_BIN.format(python=sys.executable, golden=str(GOLDEN),
+                                                            real=str(JITBENCH)))
     monkeypatch.setenv("JITBENCH_BIN", str(tmp_path / "fake-jitbench"))
     monkeypatch.setenv("FAKE_JITBENCH_LOG", str(log))
     return lambda: [json.loads(line) for line in log.read_text().splitlines()]
@@ -477,6 +512,20 @@ def test_save_never_removes_what_it_did_not_save(pytester, monkeypatch):
     assert (foreign / "jitbench-session.json").is_file() and not list(foreign.parent.glob(".base.replaced-*"))
 
 
+def test_save_never_writes_through_a_planted_link(pytester, monkeypatch, tmp_path_factory):
+    """Issue 49: the plugin's .jitbench/ writes, removals and renames go
+    through the door (python/jitbench/_door.py): a link planted there is
+    refused, naming it, and nothing outside changes."""
+    monkeypatch.setenv("JITBENCH_BIN", str(JITBENCH))
+    pytester.makepyfile(test_mine=MEASURE_TEST)
+    outside = tmp_path_factory.mktemp("outside")
+    (pytester.path / ".jitbench").symlink_to(outside, target_is_directory=True)
+    res = pytester.runpytest_subprocess(*_plugin_args(), "--jitbench-save", "base")
+    assert res.ret == pytest.ExitCode.TESTS_FAILED
+    res.stdout.fnmatch_lines(["*.jitbench: a component is a symbolic link*never writes through a link*"])
+    assert list(outside.iterdir()) == []
+
+
 def test_plugin_option_errors(pytester):
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
     res = pytester.runpytest(*_plugin_args(), "--jitbench-fail-on-regression", "10")
@@ -487,6 +536,20 @@ def test_plugin_option_errors(pytester):
     res.stderr.fnmatch_lines(["*no saved session at*never-saved*--jitbench-save NAME*"])
     # Unused, the plugin changes nothing.
     assert pytester.runpytest(*_plugin_args()).ret == 0
+
+
+@pytest.mark.parametrize("manifest", ["{not json", "[1, 2]", '{"measurements": [{"key": 3}]}', "\udcff"],
+                         ids=["not_json", "a_list", "an_entry_without_dir", "not_utf8"])
+def test_a_corrupt_saved_session_is_a_usage_error_naming_its_file(pytester, manifest):
+    # Issue 49, defect 13: a corrupt .jitbench/NAME/jitbench-session.json was an INTERNALERROR traceback.
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    saved = pytester.path / ".jitbench" / "base"
+    saved.mkdir(parents=True)
+    (saved / "jitbench-session.json").write_bytes(manifest.encode("utf-8", "surrogateescape"))
+    res = pytester.runpytest_subprocess(*_plugin_args(), "--jitbench-compare", "base")
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    res.stderr.fnmatch_lines(["*--jitbench-compare base: *jitbench-session.json is not a saved session's manifest*"])
+    assert "INTERNALERROR" not in res.stdout.str() + res.stderr.str()
 
 
 def test_an_out_dir_that_holds_a_run_is_refused_not_read_back_as_the_new_result(tmp_path, monkeypatch):

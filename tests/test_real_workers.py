@@ -41,7 +41,7 @@ def test_run_succeeds_and_validates(small_run, jitbench):
     validate(index, "jitbench.index.v4")
     validate(load(out / "environment.json"), "jitbench.environment.v2")
     for c in index["cases"]:
-        validate(load(out / c["path"]), "jitbench.case.v6")
+        validate(load(out / c["path"]), "jitbench.case.v7")
 
 
 def test_expected_statuses(small_run):

@@ -66,7 +66,7 @@ def test_a_quiet_worker_stops_at_the_target(jitbench, fake_env):
     assert res.rc == 0, res.stderr
     assert "until the 95% interval of each median is within +-5%" in res.stderr
     case = res.case("numpy_matmul_8_f32")
-    validate(case, "jitbench.case.v6")
+    validate(case, "jitbench.case.v7")
     s = case["sampling"]
     assert s["rule"] == "target_ci" and s["target_ci_pct"] == 5 and (s["min_runs"], s["max_runs"]) == (5, 30)
     xs = ttfrs(case)
@@ -103,7 +103,7 @@ def test_a_noisy_worker_stops_at_max_runs_with_the_wider_interval(jitbench, fake
     assert first_tight(xs, 2, 5) is None  # never tight enough before the bound
     assert s["cold"]["half_width_pct"] > 2  # the interval it got, not the one it wanted
     assert case["config"]["cold_runs"] == 9  # the most the rule was allowed
-    validate(case, "jitbench.case.v6")
+    validate(case, "jitbench.case.v7")
 
 
 def test_max_time_stops_a_slow_case(jitbench, fake_env):

@@ -38,7 +38,7 @@ def test_the_real_workers_buckets_tile_its_wall_time(jitbench):
     res = jitbench("run", "--backends", "numpy", "--cases", "matmul_64_f32", "--cold-runs", "2", "--warm-iters", "3")
     assert res.rc == 0, res.stderr
     case = res.case("numpy_matmul_64_f32")
-    validate(case, "jitbench.case.v6")
+    validate(case, "jitbench.case.v7")
     for run in case["cold"]["runs"] + case["warm"]["runs"]:
         assert run["status"] == "ok", run
         assert_tiles(run)

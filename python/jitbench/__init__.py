@@ -3,7 +3,7 @@
     import jitbench
     r = jitbench.measure(train_step, inputs=make_batch)   # `jitbench measure` underneath
     r.ttfr.median, r.compile.median, r.warm_call.ci, r.phases, r.n_star
-    jitbench.load("jitbench-out/run-...")                  # any run dir
+    jitbench.load("jitbench-out/run-...")                  # any run dir `jitbench validate` accepts
     jitbench.compare(base, new, fail_on_regression=10)     # `jitbench compare`
 
 The binary: $JITBENCH_BIN, else `jitbench` on PATH, else the source tree's
@@ -14,7 +14,7 @@ build/jitbench. The pytest plugin (jitbench.pytest_plugin) gives tests a
 from ._binary import JitbenchError, find_binary
 from ._refs import resolve
 from .api import CompareRow, Comparison, compare, measure, run_workload
-from .result import Case, Metric, Result, load
+from .result import Case, InvalidRun, Metric, Result, load
 
-__all__ = ["Case", "CompareRow", "Comparison", "JitbenchError", "Metric", "Result", "compare", "find_binary", "load",
+__all__ = ["Case", "CompareRow", "Comparison", "InvalidRun", "JitbenchError", "Metric", "Result", "compare", "find_binary", "load",
            "measure", "resolve", "run_workload"]

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import List, Tuple
 
+from . import _door
 from ._binary import JitbenchError, run_binary
 from ._refs import resolve
 from .result import load
@@ -72,7 +73,7 @@ def _run_options(cold_runs, warm_runs, envs, cache_policy, backends, quiet, extr
 def _new_out_dir(label):
     # jitbench-out/<label>-<time>, as `jitbench run` names its own default.
     base = pathlib.Path("jitbench-out")
-    base.mkdir(parents=True, exist_ok=True)
+    _door.make_root(base)  # the user's working directory's: its links are the user's
     return pathlib.Path(tempfile.mkdtemp(prefix=f"{label}-{time.strftime('%Y%m%d-%H%M%S')}-", dir=base))
 
 
@@ -81,7 +82,7 @@ def _run_into(args, out_dir, label, quiet, refs):
     if out.is_dir() and any(out.iterdir()):  # jitbench refuses it: an earlier run there is not this one's result
         raise JitbenchError(f"out_dir {out} already holds files: give a new or empty directory (an earlier run "
                             "there would be read back as this one)")
-    out.parent.mkdir(parents=True, exist_ok=True)
+    _door.make_root(out.parent)  # the path the user named, as it says
     # A module imported from a folder no fresh process looks in (a test file's,
     # a script's): the workers find it through PYTHONPATH, which jitbench passes on.
     roots = [r.pythonpath for r in refs if r.pythonpath]

@@ -21,11 +21,10 @@ import json
 import os
 import pathlib
 import re
-import shutil
 
 import pytest
 
-from . import api
+from . import _door, api
 from ._binary import JitbenchError
 from ._refs import resolve
 
@@ -102,6 +101,27 @@ class JitbenchFixture:
         return result
 
 
+def _read_manifest(manifest, value):
+    """A saved session's measurements (key -> out dir), checked as the plugin
+    writes them; anything else is a usage error naming the file, never a traceback."""
+    def refuse(why):
+        raise pytest.UsageError(f"--jitbench-compare {value}: {manifest} is not a saved session's manifest ({why}): "
+                                "save the session again with --jitbench-save NAME")
+    try:
+        doc = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        refuse(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else 'unreadable'}")
+    entries = doc.get("measurements") if isinstance(doc, dict) else None
+    if not isinstance(entries, list):
+        refuse("no list of measurements")
+    out = {}
+    for e in entries:
+        if not (isinstance(e, dict) and isinstance(e.get("key"), str) and isinstance(e.get("dir"), str) and e["dir"]):
+            refuse(f"a measurement without a key and a dir: {str(e)[:80]}")
+        out[e["key"]] = manifest.parent / e["dir"]
+    return out
+
+
 class _Session:
     """One pytest session's measurements: where they go, what they are
     compared with, and what is kept at the end."""
@@ -119,6 +139,8 @@ class _Session:
             raise pytest.UsageError("--jitbench-fail-on-regression PCT needs --jitbench-compare and PCT >= 0")
         self.saved_dir, self.saved = (self._saved_session(compare) if compare else (None, {}))
         self.dir = None
+        self.dir_rel = "."  # self.dir below self.dir_root, where the door walks without following a link
+        self.dir_root = None
         self.entries = []
         self.lines = []
         self.failed = False
@@ -131,17 +153,17 @@ class _Session:
         if not manifest.is_file():
             raise pytest.UsageError(f"--jitbench-compare {value}: no saved session at {path} (make one with "
                                     "--jitbench-save NAME)")
-        entries = json.loads(manifest.read_text())["measurements"]
-        return path, {e["key"]: path / e["dir"] for e in entries}
+        return path, _read_manifest(manifest, value)
 
     def _session_dir(self, factory):
         if self.dir is None:
             if self.save_name:  # measured in place, renamed to NAME at the end
-                self.dir = self.rootdir / SAVE_DIR / f".{self.save_name}.partial-{os.getpid()}"
-                shutil.rmtree(self.dir, ignore_errors=True)
-                self.dir.mkdir(parents=True)
+                self.dir_root, self.dir_rel = self.rootdir, f"{SAVE_DIR}/.{self.save_name}.partial-{os.getpid()}"
+                _door.remove(self.dir_root, self.dir_rel)
+                _door.make_dir(self.dir_root, self.dir_rel)
+                self.dir = self.rootdir / self.dir_rel
             else:
-                self.dir = factory.mktemp("jitbench-session")
+                self.dir = self.dir_root = factory.mktemp("jitbench-session")
         return self.dir
 
     def allocate(self, nodeid, label, out_dir, factory):
@@ -159,7 +181,8 @@ class _Session:
     def record(self, key, nodeid, label, out):
         inside = out.parent == self.dir
         self.entries.append({"key": key, "nodeid": nodeid, "name": label, "dir": out.name if inside else str(out)})
-        (self.dir / MANIFEST).write_text(json.dumps({"measurements": self.entries}, indent=1) + "\n")
+        _door.write_file(self.dir_root, f"{self.dir_rel}/{MANIFEST}",
+                         json.dumps({"measurements": self.entries}, indent=1) + "\n")
         if self.saved_dir is not None:
             self._compare(key, out)
 
@@ -208,14 +231,15 @@ class _Session:
         if target.resolve().parent != (self.rootdir / SAVE_DIR).resolve():
             return f"{self.dir} (not saved: {target} is not a directory of {self.rootdir / SAVE_DIR})"
         old = None
-        if target.exists() or target.is_symlink():
+        rel = f"{SAVE_DIR}/{self.save_name}"
+        if target.exists() or _door.is_link(self.rootdir, rel):
             # Only a session this plugin saved is replaced; anything else there is the user's, and stays.
-            if target.is_symlink() or not (target / MANIFEST).is_file():
+            if _door.is_link(self.rootdir, rel) or not (target / MANIFEST).is_file():
                 return f"{self.dir} (not saved: {target} holds something that is not a saved session; move it)"
-            old = target.with_name(f".{target.name}.replaced-{os.getpid()}")
-            target.rename(old)
-        self.dir.rename(target)
+            old = f"{SAVE_DIR}/.{self.save_name}.replaced-{os.getpid()}"
+            _door.rename(self.rootdir, rel, old)
+        _door.rename(self.rootdir, self.dir_rel, rel)
         if old is not None:
-            shutil.rmtree(old)
-        self.dir = target
+            _door.remove(self.rootdir, old)
+        self.dir, self.dir_rel = target, rel
         return f"{target} (saved as {self.save_name})"

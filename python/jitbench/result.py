@@ -173,11 +173,31 @@ class Result:
         return _html.result_html(self)
 
 
+class InvalidRun(ValueError):
+    """The run dir is not one `jitbench validate` accepts: its first problem, in one line."""
+
+
+def _require_valid(out):
+    """What `jitbench validate` refuses (a tampered or half-written file, a
+    link, a number no run records) is refused here too, by the binary's own
+    checks: a Result is never built from data the CLI would not read."""
+    from ._binary import run_binary
+
+    code, stdout, stderr = run_binary(["validate", str(out)])
+    if code in (0, 6):  # valid; valid but incomplete (a stopped run keeps what it measured)
+        return
+    first = next((line for line in stderr.splitlines() if line.strip()), stdout.strip() or f"exit {code}")
+    raise InvalidRun(f"{out} is not a valid jitbench run dir ({first.removeprefix('invalid: ')}; see "
+                     f"`jitbench validate {out}`)")
+
+
 def load(out_dir, output=None, returncode=None):
-    """Reads any run dir (`jitbench run`, `jitbench measure`) into a Result."""
+    """Reads any run dir (`jitbench run`, `jitbench measure`) into a Result,
+    after the checks `jitbench validate` makes (InvalidRun, one line, if it fails them)."""
     out = pathlib.Path(out_dir)
     if not (out / "index.json").is_file():
         raise FileNotFoundError(f"{out} is no jitbench run dir: it has no index.json")
+    _require_valid(out)
     index = json.loads((out / "index.json").read_text())
     analysis_path = out / "analysis.json"
     analysis = json.loads(analysis_path.read_text()) if analysis_path.is_file() else {}

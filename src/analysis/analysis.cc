@@ -178,7 +178,8 @@ CacheAnalysis cache_analysis(const CaseResult& c) {
 void memory_and_variance(const CaseResult& c, CaseAnalysis& a) {
   a.rss_after_import_median = median_of(report_values(c, [](const WorkerReport& w) { return w.rss_after_import_kib; }));
   a.compile_rss_growth_median = median_of(compile_rss_growth(c));
-  a.peak_rss_max = stats::max(cold_values(c, "max_rss_kib"));
+  a.peak_rss_max = stats::max(cold_values(c, "peak_rss_kib"));
+  a.process_peak_rss_max = stats::max(cold_values(c, "max_rss_kib"));
   a.device_peak_bytes = stats::max(report_values(c, [](const WorkerReport& w) { return w.device_peak_bytes; }));
   // Within one process: the median over warm processes of each one's CV.
   std::vector<double> within;

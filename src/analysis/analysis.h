@@ -66,7 +66,10 @@ struct CaseAnalysis {
   FirstCallAnalysis first_call;
   std::optional<double> compiles_first_median, compiles_later_max;
   nlohmann::json compiled_functions;  // {name: count} of the first report, or null
-  std::optional<double> rss_after_import_median, compile_rss_growth_median, peak_rss_max, device_peak_bytes;
+  // peak_rss_max: the workload's peak (RunRecord::workload_peak_rss_kib) over
+  // the ok cold runs; process_peak_rss_max: the whole process's (wait4), harness included.
+  std::optional<double> rss_after_import_median, compile_rss_growth_median, peak_rss_max, process_peak_rss_max,
+      device_peak_bytes;
   CacheAnalysis cache;
   std::optional<double> harness_gap_median_s;
   std::optional<Crosscheck> crosscheck;

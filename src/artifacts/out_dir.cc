@@ -26,6 +26,21 @@ bool excluded_from_index(const fs::path& rel) {
   return name.size() > 4 && name.front() == '.' && name.ends_with(".tmp");
 }
 
+Remade remade_on_resume(const fs::path& rel, std::string* case_id) {
+  const std::string r = rel.generic_string(), dir = rel.parent_path().generic_string();
+  if (r == "analysis.json" || r == "summary.md" || r == "ml/ml_suite.json" || r == "ml/README_snippet_ml.md")
+    return Remade::Derived;
+  std::string id;
+  if (std::distance(rel.begin(), rel.end()) == 3 && *rel.begin() == "logs")
+    id = std::next(rel.begin())->string();
+  else if ((dir == "references" && rel.extension() == ".pickle") ||
+           ((dir == "cases" || dir == "ml/cases") && rel.extension() == ".json"))
+    id = rel.stem().string();
+  if (id.empty() || id.front() == '.') return Remade::No;
+  if (case_id) *case_id = id;
+  return Remade::CaseFile;
+}
+
 struct OutDirLock::Held {
   int fd = -1;
   ~Held() {
@@ -60,9 +75,11 @@ std::optional<std::string> OutDirLock::in_use_by_other(const fs::path& dir) {
 
 std::variant<OutDirLock, std::string> OutDirLock::acquire(const fs::path& dir, Named named) {
   auto held = std::make_shared<Held>();
-  held->fd = ::open((dir / kLockFile).c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (held->fd < 0)
-    return fmt::format("cannot lock {} '{}': {} ({})", named.noun, dir.string(), std::strerror(errno), kLockFile);
+  try {
+    held->fd = open_shared_in(dir, kLockFile, SharedOpen::Lock);
+  } catch (const WriteError& e) {
+    return fmt::format("cannot lock {} '{}': {} ({})", named.noun, dir.string(), std::strerror(e.error), kLockFile);
+  }
   struct flock fl {};
   fl.l_type = F_WRLCK;
   fl.l_whence = SEEK_SET;
@@ -98,8 +115,11 @@ std::variant<OutDir, std::string> OutDir::prepare(const fs::path& path) {
       return not_empty();
     }
   }
-  fs::create_directories(path, ec);
-  if (ec) return fmt::format("cannot create --out-dir '{}': {}", path.string(), ec.message());
+  try {
+    make_root_dir(path);
+  } catch (const WriteError& e) {
+    return fmt::format("cannot create --out-dir '{}': {}", path.string(), std::strerror(e.error));
+  }
   const fs::path root = fs::absolute(path);
   auto lock = OutDirLock::acquire(root);
   if (auto* e = std::get_if<std::string>(&lock)) return *e;

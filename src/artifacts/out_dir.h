@@ -71,4 +71,14 @@ inline constexpr const char* kReplicationSignatureFile = "replication/replicatio
 // caches, the report's derived views and temp files.
 bool excluded_from_index(const std::filesystem::path& rel);
 
+// What a run killed outright (SIGKILL, a lost node) may leave that its last
+// index does not describe, all of which `run --resume` makes again: the files
+// of the case it was measuring (CaseFile: logs/<case>/..., references/<case>.pickle,
+// cases/<case>.json and ml/cases/<case>.json, made before the index that would
+// list them; *case_id is set), and the documents derived from every case
+// (Derived: analysis.json, summary.md, ml/ml_suite.json, ml/README_snippet_ml.md,
+// rewritten after each case just before the index).
+enum class Remade { No, CaseFile, Derived };
+Remade remade_on_resume(const std::filesystem::path& rel, std::string* case_id);
+
 }  // namespace jitbench

@@ -15,6 +15,7 @@
 #include "results/read.h"
 #include "util/clock.h"
 #include "util/fs.h"
+#include "util/interrupt.h"
 #include "util/json_parse.h"
 #include "util/sha256.h"
 
@@ -52,6 +53,7 @@ void write_run_artifacts(const OutDir& out, const RunHeader& h, const std::vecto
   files.push_back({"summary.md", summary_md(h.info, cases, analysis, releases)});
   add_ml_export(files, h, cases);
   write_files_in(out.root(), files);
+  kill_point("before_index");
   write_index(out, h, cases, complete, stopped);
 }
 
@@ -77,9 +79,14 @@ bool write_stop_index(const OutDir& out, const RunHeader& h, const std::vector<C
   if (const auto* index = std::get_if<RunIndex>(&last)) {
     std::set<std::string> listed;
     for (const auto& f : index->files) listed.insert(f.path);
-    std::error_code ec;
     for (const auto& f : out.file_list())
-      if (!listed.count(f.path)) std::filesystem::remove(out.root() / f.path, ec);
+      if (!listed.count(f.path)) {
+        try {
+          remove_in(out.root(), f.path);
+        } catch (const WriteError&) {
+          // the disk that refused the index may refuse this too: the others still go
+        }
+      }
   }
   return false;
 }

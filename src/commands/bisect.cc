@@ -100,11 +100,13 @@ std::optional<int> check_noise_floor(const BisectOptions& o) {
 
 int cmd_bisect(const BisectOptions& given) {
   check_bisect_names(given);
+  require_utf8_cwd();
   const BisectOptions o = with_git_defaults(given);
   require_affinity(o.selection.affinity);
   // A repository and revisions that name its commits, checked before anything is made; read once.
   const auto commits = o.git.empty() ? std::vector<GitCommit>{} : git_candidates(o.git, o.good, o.bad);
   if (auto refused = check_noise_floor(o)) return *refused;
+  require_outside_inputs(o.out_dir, "--out-dir", {{"--noise-floor", o.noise_floor}, {"--costs", o.selection.costs_dir}});
   auto prepared = OutDir::prepare(o.out_dir);
   if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
   const OutDir out = std::get<OutDir>(prepared);

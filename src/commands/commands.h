@@ -25,6 +25,9 @@ struct RunIndex;
 // interrupted by signal N; 10 `doctor --strict` found a warn. README.md has
 // the same table.
 inline constexpr int kExitWriteFailed = 4;
+// A path jitbench would write, remove or read through holds a symbolic link
+// (or a component that is not a directory): refused, nothing done through it.
+inline constexpr int kExitLinkRefused = 13;
 inline constexpr int kExitIncomplete = 6;
 inline constexpr int kExitDoctorWarn = 10;
 

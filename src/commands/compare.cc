@@ -247,6 +247,11 @@ void require_common_case(const CompareOptions& o, const LoadedRun& base, const L
 
 int cmd_compare(const CompareOptions& given) {
   CompareOptions o = given;
+  // Every output outside the runs read: BASE and NEW must stay as they were.
+  const std::vector<ReadDir> read = {{"BASE", o.base}, {"NEW", o.next}, {"--noise-floor", o.noise_floor}};
+  for (const auto& [flag, out] : {std::pair<std::string, std::string>{"--remeasure", o.remeasure}, {"--csv", o.csv},
+                                  {"--pyperf", o.pyperf_base.empty() ? "" : o.pyperf_base + ".base.json"}})
+    if (!out.empty()) require_outside_inputs(out, flag, read);
   if (!o.noise_floor.empty()) load_noise_floor(o.noise_floor, "--noise-floor");  // a bad D before anything runs
   if (!o.remeasure.empty()) {
     load_run(o.base, "BASE");

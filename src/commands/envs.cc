@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 #include <stdlib.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "env/environments.h"
 #include "export/envs_json.h"
 #include "export/json_util.h"
+#include "util/fs.h"
 #include "util/say.h"
 
 namespace jitbench {
@@ -27,27 +29,19 @@ std::string envs_size_text(std::uint64_t b) {
   return fmt::format("{:.1f} kB", double(b) / 1e3);
 }
 
-// Removes a temporary directory however its scope ends (an exception included).
-struct EnvsTempDir {
-  fs::path path;
-  ~EnvsTempDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-};
-
 // Which hashes this jitbench still computes (from the builder, with uv), in a
 // temporary directory under $TMPDIR (or /tmp) for its log.
 std::map<std::string, std::optional<std::string>> envs_current_hashes(const fs::path& root) {
-  const char* tmpdir = std::getenv("TMPDIR");
-  std::string tmpl = (tmpdir && *tmpdir ? fs::path(tmpdir) : fs::path("/tmp")) / "jitbench-envs-XXXXXX";
-  if (!::mkdtemp(tmpl.data()))
-    throw UserError(fmt::format("cannot create a temporary directory {} for the builder's log; set TMPDIR to a "
-                                "writable directory", tmpl));
-  const EnvsTempDir tmp{fs::path(tmpl)};
+  std::optional<PrivateDir> made;
+  try {
+    made.emplace("jitbench-envs");
+  } catch (const WriteError& e) {
+    throw UserError(fmt::format("{} (for the builder's log)", e.what()));
+  }
+  const PrivateDir& tmp = *made;
   PosixLauncher launcher;
-  EnvironmentRequest req{resolve_python(""), resolve_worker_dir(), root, {}, false, tmp.path / "hashes.log", tmp.path,
-                         120};
+  EnvironmentRequest req{resolve_python(""), resolve_worker_dir(), root, {}, false, tmp.path() / "hashes.log",
+                         tmp.path(), 120};
   auto hashes = current_environment_hashes(launcher, req);
   return hashes ? std::move(*hashes) : std::map<std::string, std::optional<std::string>>{};
 }
@@ -93,7 +87,16 @@ void print_envs(const EnvironmentCache& c) {
   for (const auto& f : c.foreign) say(stdout, "{}  not made by jitbench: left alone\n", f);
 }
 
+// A root the builder would refuse is one nothing is removed from (a link: exit 13).
+void require_trusted_root(const EnvironmentCache& c) {
+  if (c.untrusted.empty()) return;
+  const std::string line = c.untrusted + ": nothing in it is removed";
+  if (c.root_is_link) throw WriteError(line, ELOOP);
+  throw UserError(line);
+}
+
 int envs_remove(const EnvironmentCache& c, const std::string& target) {
+  require_trusted_root(c);
   const auto pick = pick_environment(c, target);
   if (!pick.env) throw UserError(pick.error);
   if (auto why = remove_cached_environment(c, *pick.env); !why.empty()) throw UserError(why);
@@ -103,6 +106,7 @@ int envs_remove(const EnvironmentCache& c, const std::string& target) {
 }
 
 int envs_prune(const EnvironmentCache& c, const EnvsOptions& o) {
+  require_trusted_root(c);
   if (c.exists && !c.marked)
     throw UserError(fmt::format("{} has no {}: jitbench did not make it and removes nothing in it", c.root.string(),
                                 kEnvRootMark));

@@ -6,20 +6,20 @@
 #include "commands/commands.h"
 #include "config/catalog.h"
 #include "env/probe.h"
+#include "util/fs.h"
 #include "util/say.h"
 
 namespace jitbench {
 
 int cmd_list(const ListOptions& opts) {
   PosixLauncher launcher;
-  char tmpl[] = "/tmp/jitbench-list-XXXXXX";
-  if (!mkdtemp(tmpl)) throw UserError("cannot create a temporary directory for the probe log");
-  const std::filesystem::path tmp(tmpl);
-  ProbeRequest req{resolve_python(opts.python), resolve_worker_dir(), tmp / "probe.log"};
+  const PrivateDir tmp("jitbench-list");  // the probe's log, removed with it
+  ProbeRequest req{resolve_python(opts.python), resolve_worker_dir(), tmp.path() / "probe.log"};
+  req.log_root = tmp.path();
   req.check_devices = opts.check_devices;
   auto probe = probe_worker(launcher, req);
-  if (auto* err = std::get_if<std::string>(&probe)) throw UserError(*err);
-  std::filesystem::remove_all(tmp);
+  if (auto* err = std::get_if<std::string>(&probe))
+    throw UserError(fmt::format("{} (its last line: {})", *err, last_line(req.log_path)));
   const auto& p = std::get<nlohmann::json>(probe);
   if (opts.json) {
     std::cout << p.dump(2) << "\n";

@@ -21,40 +21,19 @@ namespace jitbench {
 namespace fs = std::filesystem;
 
 namespace {
-// A private directory for the shim (workloads/NAME.py) and the copies of the
-// user's files it loads (targets/), laid out as the run's inputs/ will keep
-// them; removed when the command ends.
-class ShimDir {
- public:
-  ShimDir() {
-    std::string tmpl = (fs::temp_directory_path() / "jitbench-measure-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw UserError("measure: cannot make a temporary directory for the workload file");
-    path_ = tmpl;
-  }
-  ~ShimDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 struct Shim {
   std::string path;              // the workload file
   std::vector<KeptFile> kept;  // the user's files it loads, copied beside it (targets/)
 };
 
-// The worker's record of the shim: its last JSON line (a framework may log after it).
-Shim read_shim_record(const std::string& log) {
+// The worker's record of the shim, from its result channel (--record-fd):
+// never from its log, where the user's module may print anything.
+Shim read_shim_record(const std::vector<std::string>& channel) {
   Shim shim;
-  std::istringstream lines(log);
-  for (std::string l; std::getline(lines, l);) {
-    if (l.empty() || l.front() != '{') continue;
+  for (const auto& l : channel) {
     auto parsed = parse_json(l);
     const auto* doc = std::get_if<nlohmann::json>(&parsed);
-    if (!doc) continue;
+    if (!doc || !doc->is_object()) continue;
     shim = {string_or(*doc, "shim", ""), {}};
     if (doc->contains("kept") && (*doc)["kept"].is_array())
       for (const auto& k : (*doc)["kept"])
@@ -65,13 +44,13 @@ Shim read_shim_record(const std::string& log) {
 
 // The shim's file, written by the worker; its one-line error as a UserError.
 Shim write_shim(const MeasureOptions& m, const std::string& python, const fs::path& dir) {
-  fs::create_directories(dir / "workloads");
+  make_dir_in(dir, "workloads", 0700);
   std::vector<std::string> argv = {python, "-m", "jitbench_worker.target", "shim", m.target, "--keep", "../targets",
-                                   "--out", (dir / "workloads").string()};
+                                   "--out", (dir / "workloads").string(), "--record-fd", std::to_string(kResultFd)};
   for (const auto& [flag, value] : {std::pair{"--inputs", m.inputs}, {"--check", m.check}, {"--name", m.name}})
     if (!value.empty()) argv.insert(argv.end(), {flag, value});
   const fs::path log = dir / "shim.log";
-  auto spec = worker_module_spawn(argv, resolve_worker_dir(), log, {}, 300);
+  auto spec = worker_module_spawn(argv, resolve_worker_dir(), log, dir, 300);
   // The user's own modules are found where the user's Python finds them.
   if (const char* p = std::getenv("PYTHONPATH"); p && *p) spec.env_set["PYTHONPATH"] += std::string(":") + p;
   PosixLauncher launcher;
@@ -81,7 +60,7 @@ Shim write_shim(const MeasureOptions& m, const std::string& python, const fs::pa
   const std::string line = last_line(log);
   if (p.kind != ExitKind::Exited || p.exit_code != 0)
     throw UserError(fmt::format("measure {}: {}", m.target, line.empty() ? "the worker could not load it" : line));
-  Shim shim = read_shim_record(read_file(log));
+  Shim shim = read_shim_record(p.lines);
   if (shim.path.empty())
     throw UserError(fmt::format("measure {}: the worker wrote no workload file (its last line: {})", m.target,
                                 line.empty() ? "none" : line));
@@ -90,7 +69,11 @@ Shim write_shim(const MeasureOptions& m, const std::string& python, const fs::pa
 }  // namespace
 
 int cmd_measure(const MeasureOptions& m, const std::vector<std::string>& command) {
-  const ShimDir dir;
+  require_utf8_cwd();  // before the worker resolves the target against it
+  // A private directory for the shim (workloads/NAME.py) and the copies of the
+  // user's files it loads (targets/), laid out as the run's inputs/ will keep
+  // them; removed when the command ends.
+  const PrivateDir dir("jitbench-measure");
   RunOptions o = m.run;
   Shim shim = write_shim(m, resolve_python(o.python), dir.path());
   o.workload_paths = {shim.path};

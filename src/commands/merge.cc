@@ -92,14 +92,9 @@ void check_same_settings(const std::vector<Shard>& shards) {
 // OUT must be a directory of its own: written inside a shard, it would add
 // files the shard's index does not list, and the shard would fail validate.
 void check_out_outside_shards(const std::string& out, const std::vector<Shard>& shards) {
-  const auto real_out = fs::weakly_canonical(fs::absolute(out));
-  for (const auto& s : shards) {
-    const auto real_shard = fs::weakly_canonical(fs::absolute(s.dir));
-    const auto rel = real_out.lexically_relative(real_shard);
-    if (!rel.empty() && *rel.begin() != "..")
-      throw UserError(fmt::format("merge: OUT '{}' is inside shard '{}'; a shard must stay as it was: give an OUT "
-                                  "beside the shards", out, s.dir));
-  }
+  std::vector<ReadDir> dirs;
+  for (const auto& s : shards) dirs.push_back({"shard", s.dir});
+  require_outside_inputs(out, "merge: OUT", dirs);
 }
 
 // The command that measures a missing shard: the first shard's own, for shard k.

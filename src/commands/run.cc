@@ -335,9 +335,11 @@ RunHeader start_run(const RunOptions& o, const PlannedRun& p, const WorkerSetup&
   } catch (const WriteError&) {
     // Nothing half-written stays: the out dir is left as it was (empty, locked),
     // so the same command can be run into it again.
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(out.root(), ec))
-      if (e.path().filename() != kLockFile) std::filesystem::remove_all(e.path(), ec);
+    try {
+      empty_dir_in(out.root(), ".", {kLockFile});
+    } catch (const WriteError&) {
+      // what cannot be removed stays; the first error is the one to report
+    }
     throw;
   }
   return h;
@@ -549,8 +551,9 @@ class Progress {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-// A write the out dir refused (full disk, read-only): the run stops, the
-// index says why, what was recorded stays valid. Exit code 4.
+// A write the out dir refused (full disk, read-only: exit 4; a link planted
+// below it: exit 13): the run stops, the index says why, what was recorded
+// stays valid.
 int stop_on_write_error(const OutDir& out, const RunHeader& h, std::vector<CaseResult> results, bool last_recorded,
                         const WriteError& e) {
   if (!last_recorded && !results.empty()) results.pop_back();
@@ -558,8 +561,9 @@ int stop_on_write_error(const OutDir& out, const RunHeader& h, std::vector<CaseR
   const bool indexed = write_stop_index(out, h, results, stopped);
   say(stderr, "jitbench: {}; stopped after recording {} of {} cases.{} {}\n", e.what(), results.size(),
       h.info.n_planned, indexed ? "" : " The index could not be updated: it describes the results before this case.",
-      "Free space or make the out dir writable, then run the remaining cases into a new --out-dir.");
-  return kExitWriteFailed;
+      e.link_refused() ? "Remove the link; `jitbench run --resume` then measures the remaining cases."
+                       : "Free space or make the out dir writable, then run the remaining cases into a new --out-dir.");
+  return e.link_refused() ? kExitLinkRefused : kExitWriteFailed;
 }
 
 int final_line(const std::vector<CaseResult>& results, const OutDir& out) {
@@ -635,7 +639,11 @@ int run_cases(const OutDir& out, RunHeader h, CaseRunner& runner, const std::vec
       results.push_back(std::move(it->second));
       if (!last) continue;
     } else {
-      measure_group(h, runner, plan, i, end, progress, results);
+      try {
+        measure_group(h, runner, plan, i, end, progress, results);
+      } catch (const WriteError& e) {  // a link planted where a case writes: nothing of that case is kept
+        return stop_on_write_error(out, h, results, true, e);
+      }
     }
     const bool stop = interrupted();
     const Stopped why{"interrupted", stop ? fmt::format("signal {}", interrupt_signal()) : ""};
@@ -727,17 +735,26 @@ void require_same_test_switch(const EnvironmentInfo& then, const std::string& di
                               kTestGpuOnCpu, then.test_gpu_on_cpu ? "with" : "without"));
 }
 
+// The out dir's index read and the run checked as --resume may take it
+// (require_resumable_run): the ids of the failed cases whose files were
+// rewritten (the caller refuses any of them it would keep); a UserError otherwise.
+std::vector<std::string> resumable_cases_rewritten(const std::string& dir) {
+  auto index = read_index(std::filesystem::path(dir) / kIndexFile);
+  if (auto* e = std::get_if<std::string>(&index)) throw UserError("--resume: " + *e);
+  std::vector<std::string> ids, failed;
+  for (const auto& c : std::get<RunIndex>(index).cases) {
+    ids.push_back(c.id);
+    if (c.status == Status::Failed) failed.push_back(c.id);
+  }
+  return require_resumable_run(dir, ids, failed);
+}
+
 }  // namespace
 
 int cmd_resume(const ResumeOptions& r) {
   const std::string& dir = r.dir;
-  {
-    auto index = read_index(std::filesystem::path(dir) / kIndexFile);
-    if (auto* e = std::get_if<std::string>(&index)) throw UserError("--resume: " + *e);
-    std::vector<std::string> ids;
-    for (const auto& c : std::get<RunIndex>(index).cases) ids.push_back(c.id);
-    require_resumable_run(dir, ids);
-  }
+  if (auto busy = OutDirLock::in_use_by_other(dir)) throw UserError("--resume: " + *busy);
+  const std::vector<std::string> rewritten = resumable_cases_rewritten(dir);
   auto loaded = read_run(dir);
   if (auto* e = std::get_if<std::string>(&loaded)) throw UserError("--resume: " + *e);
   const LoadedRun old = std::get<LoadedRun>(std::move(loaded));
@@ -765,6 +782,9 @@ int cmd_resume(const ResumeOptions& r) {
       throw UserError(fmt::format("--resume: the plan that '{}' recorded is not the one its command makes now (case "
                                   "'{}'; was the suite file changed or moved?)", dir, c.c.id));
     if (c.reason.code == ReasonCode::Interrupted) continue;
+    if (std::find(rewritten.begin(), rewritten.end(), c.c.id) != rewritten.end())
+      throw UserError(fmt::format("--resume: '{}' is not a valid jitbench out dir ({}: sha256 differs from the index; "
+                                  "see `jitbench validate {}`)", dir, "cases/" + c.c.id + ".json", dir));
     // Kept with the records its case carries in this plan (a user workload's, as its file gave it).
     auto& kept = keep.emplace(c.c.id, c).first->second.c;
     kept.backend_info = planned->backend_info;
@@ -832,10 +852,12 @@ void require_affinity(const std::vector<int>& cpus) {
 }
 
 int cmd_run(const RunOptions& o, const std::vector<std::string>& command, const InputCopies& inputs) {
+  require_utf8_cwd();
   require_affinity(o.affinity);
   const PlannedRun p = make_planned_run(o, inputs);
   WorkerSetup setup = worker_setup(o, p.suite);
   const auto out_path = o.out_dir.empty() ? OutDir::fresh_default("jitbench-out") : std::filesystem::path(o.out_dir);
+  require_outside_inputs(out_path.string(), "--out-dir", {{"--costs", o.costs_dir}});
   auto prepared = OutDir::prepare(out_path);
   if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
   const OutDir out = std::get<OutDir>(prepared);
@@ -861,8 +883,11 @@ void make_empty_dir(const std::filesystem::path& dir, const char* flag, const ch
     throw UserError(fmt::format("{} '{}' is a file: give a new or empty directory for {}", flag, dir.string(), what));
   if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
     throw UserError(fmt::format("{} '{}' is not empty: give a new or empty directory for {}", flag, dir.string(), what));
-  fs::create_directories(dir, ec);
-  if (ec) throw UserError(fmt::format("cannot create {} '{}': {}", flag, dir.string(), ec.message()));
+  try {
+    make_root_dir(dir);
+  } catch (const WriteError& e) {
+    throw UserError(fmt::format("cannot create {} '{}': {}", flag, dir.string(), std::strerror(e.error)));
+  }
 }
 
 // A signal while noise's or --remeasure's sides were started or measured.
@@ -955,6 +980,7 @@ int finish_noise(const NoiseOptions& n, NoiseFloor& floor, const std::filesystem
 
 int cmd_noise(const NoiseOptions& n, const std::vector<std::string>& command) {
   namespace fs = std::filesystem;
+  require_utf8_cwd();
   const fs::path dir = n.run.out_dir;
   make_empty_dir(dir, "--out-dir", "a/, b/ and noise.json");
   const PlannedRun p = make_planned_run(n.run, {});
@@ -1015,6 +1041,7 @@ std::optional<std::pair<std::string, std::string>> remeasure_side_by_side(const 
                                                                           const std::string& next,
                                                                           const std::string& out_dir, bool quiet) {
   namespace fs = std::filesystem;
+  require_utf8_cwd();
   const fs::path dir = out_dir;
   make_empty_dir(dir, "--remeasure", "base/ and new/");
   RecordedRun a = recorded_run(base, dir / "base", "BASE"), b = recorded_run(next, dir / "new", "NEW");

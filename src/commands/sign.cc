@@ -21,11 +21,11 @@ int cmd_sign(const SignOptions& o) {
   auto reopened = OutDir::reopen(o.dir);  // never beside a run still writing here
   if (auto* e = std::get_if<std::string>(&reopened)) throw UserError(*e);
   const fs::path dir = o.dir;
-  ssh_sign(dir / kIndexFile, o.key);
+  ssh_sign(dir, kIndexFile, o.key);
   const auto check = ssh_check_key(dir / kIndexFile, dir / kIndexSignatureFile);
   say(stdout, "{} ({})\n", (dir / kIndexSignatureFile).string(), check.key);
   if (fs::is_regular_file(dir / "replication" / "replication.json")) {
-    ssh_sign(dir / "replication" / "replication.json", o.key);
+    ssh_sign(dir, "replication/replication.json", o.key);
     say(stdout, "{}\n", (dir / kReplicationSignatureFile).string());
   }
   return 0;

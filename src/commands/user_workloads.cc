@@ -37,19 +37,17 @@ Catalog load_user_workload_records(const std::string& python, Catalog catalog) {
   for (const auto& w : catalog.workloads())
     if (!w->record_loaded) pending.push_back(*w);
   if (pending.empty()) return catalog;
-  std::error_code ec;
-  const fs::path dir = fs::temp_directory_path(ec) / fmt::format("jitbench-records-{}", ::getpid());
-  fs::create_directories(dir, ec);
+  const PrivateDir dir("jitbench-records");
   PosixLauncher launcher;
   const int timeout_s = record_timeout_s();
   for (const auto& w : pending) {
-    const fs::path log = dir / (w.name + ".log");
-    const auto p = launcher.launch(worker_module_spawn(
-        {python, "-m", "jitbench_worker.catalog", "--workload-file", w.name, w.path}, resolve_worker_dir(), log, {},
-        timeout_s));
+    const fs::path log = dir.path() / (w.name + ".log");
+    // The record comes on the result channel; the log holds what the file printed (and the error line).
+    const auto p = launcher.launch(worker_module_spawn({python, "-m", "jitbench_worker.catalog", "--workload-file",
+                                                        w.name, w.path, "--fd", std::to_string(kResultFd)},
+                                                       resolve_worker_dir(), log, dir.path(), timeout_s));
     const std::string line = last_line(log);
     if (p.kind == ExitKind::SpawnFailed) {
-      fs::remove_all(dir, ec);
       throw UserError(fmt::format("cannot start Python '{}' to read workload file {}: {} (pass --python PATH)", python,
                                   w.path, p.spawn_error));
     }
@@ -62,7 +60,7 @@ Catalog load_user_workload_records(const std::string& python, Catalog catalog) {
     } else if (p.kind != ExitKind::Exited || p.exit_code != 0) {
       problem = line.empty() ? "the worker could not load it" : line;
     } else {
-      auto parsed = parse_json(line);
+      auto parsed = parse_json(p.lines.empty() ? std::string() : p.lines.back());
       try {
         if (auto* e = std::get_if<std::string>(&parsed)) throw std::runtime_error(*e);
         auto record = workload_from_json(std::get<nlohmann::json>(parsed));
@@ -75,7 +73,6 @@ Catalog load_user_workload_records(const std::string& python, Catalog catalog) {
     if (!problem.empty())
       say(stderr, "jitbench: workload file {}: {}; its cases will fail with the worker's reason\n", w.path, problem);
   }
-  fs::remove_all(dir, ec);
   return catalog;
 }
 

@@ -20,24 +20,24 @@ std::vector<std::vector<double>> warm_processes(const CaseResult& c) {
   return out;
 }
 
-// The worker's own peak RSS of each ok cold run, all or none: none where a
-// run's peak may be the forked copy of jitbench's (RunRecord::worker_peak_rss_kib)
-// or was recorded before pre_exec_rss_kib told them apart, so that no side of
-// a comparison is a censored sample or jitbench's size.
-std::vector<double> worker_peaks(const CaseResult& c) {
+// The workload's peak RSS of each ok cold run (RunRecord::workload_peak_rss_kib:
+// the worker's high-water mark after the measured calls, before the harness
+// verifies), all or none: none where a run did not report it, so that no side
+// of a comparison is a censored sample, nor the harness's size.
+std::vector<double> workload_peaks(const CaseResult& c) {
   std::vector<double> out;
   for (const auto& run : c.cold) {
     if (run.status != Status::Ok) continue;
-    const auto peak = run.worker_peak_rss_kib();
-    if (!run.pre_exec_rss_kib || !peak) return {};
-    out.push_back(static_cast<double>(*peak));
+    const auto peak = run.workload_peak_rss_kib();
+    if (!peak) return {};
+    out.push_back(*peak);
   }
   return out;
 }
 
 Samples metric_samples(const CaseResult& c) {
   Samples out;
-  if (auto peaks = worker_peaks(c); !peaks.empty()) out["peak_rss_kib"] = std::move(peaks);
+  if (auto peaks = workload_peaks(c); !peaks.empty()) out["peak_rss_kib"] = std::move(peaks);
   for (const auto& run : c.cold) {
     if (run.status != Status::Ok) continue;
     if (auto v = run.ttfr_s()) out["cold_ttfr_s"].push_back(*v);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace jitbench::compare {
@@ -49,28 +50,25 @@ TEST(Compare, TheInterferenceColumnCountsOnlyTheRunsBehindTheNumbers) {
   EXPECT_EQ(row->new_interference.interfered, 2);
 }
 
-// A run's wait4 peak within the slack of the child's pre-exec peak may be the
-// forked copy of jitbench: the case then gives no peak_rss_kib samples at all
-// (the rest would be a censored sample); one whose every run is above gives
-// them all; a case file from before pre_exec_rss_kib gives none.
-TEST(Compare, APeakRssThatMayBeJitbenchsOwnIsNoSample) {
-  auto runs_of = [](std::vector<long> rss) {
+// peak_rss_kib is the workload's peak (the worker's high-water mark after the
+// measured calls), never wait4's, which holds the harness's verification too:
+// a case gives every run's, or none where any ok run did not report it (the
+// rest would be a censored sample).
+TEST(Compare, PeakRssIsTheWorkloadsAllOrNone) {
+  auto runs_of = [](std::vector<std::optional<double>> hwm) {
     std::vector<RunRecord> runs;
-    for (long v : rss) {
+    for (auto v : hwm) {
       auto r = cold_run(1.0, Status::Ok, false);
-      r.max_rss_kib = v;
-      r.pre_exec_rss_kib = 9100;
+      r.max_rss_kib = 900000;  // the whole process's, harness included: never the sample
+      r.worker.hwm_after_calls_kib = v;
       runs.push_back(r);
     }
     return runs;
   };
-  EXPECT_FALSE(metric_samples(with_runs(runs_of({9100 + kPreExecSlackKib, 50000, 51000}))).count("peak_rss_kib"));
-  const auto all = metric_samples(with_runs(runs_of({9101 + kPreExecSlackKib, 50000, 51000})));
+  const auto all = metric_samples(with_runs(runs_of({50000, 51000, 52000})));
   ASSERT_TRUE(all.count("peak_rss_kib"));
-  EXPECT_EQ(all.at("peak_rss_kib"), (std::vector<double>{9101 + kPreExecSlackKib, 50000, 51000}));
-  auto old = runs_of({50000, 51000});
-  for (auto& r : old) r.pre_exec_rss_kib.reset();
-  EXPECT_FALSE(metric_samples(with_runs(old)).count("peak_rss_kib"));
+  EXPECT_EQ(all.at("peak_rss_kib"), (std::vector<double>{50000, 51000, 52000}));
+  EXPECT_FALSE(metric_samples(with_runs(runs_of({50000, std::nullopt, 52000}))).count("peak_rss_kib"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "compare/replication.h"
 
 #include "compare/compare.h"
+#include "compare/significance.h"
 
 namespace jitbench::compare {
 namespace {
@@ -48,6 +49,11 @@ TimingReplication replicate_timings(const std::vector<CaseResult>& original, con
       if (r.verdict == "slower" || r.verdict == "faster") ++out.differ;
       out.rows.push_back(std::move(r));
     }
+  }
+  if (out.tested == 0) {
+    int n = 1;
+    while (n < 100000 && min_possible_p(std::size_t(n), std::size_t(n)) > alpha) ++n;
+    out.runs_needed = n;
   }
   return out;
 }

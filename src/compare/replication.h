@@ -32,6 +32,10 @@ struct ReplicaRow {
 struct TimingReplication {
   std::vector<ReplicaRow> rows;
   int tested = 0, differ = 0;
+  // No metric could be tested (tested == 0): the processes per case and side
+  // at which the smallest p Mann-Whitney can give is below alpha, as bisect's
+  // inconclusive answer says how many it would take.
+  std::optional<int> runs_needed;
 };
 
 // A metric differs when it is significantly different (p < alpha) and its

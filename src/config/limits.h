@@ -3,6 +3,7 @@
 // the suite reader check against these before any value is used, so nothing
 // is cut to a narrower type or overflows a deadline.
 #include <cmath>
+#include <cstddef>
 
 namespace jitbench::limits {
 inline constexpr long kMaxColdRuns = 100'000;
@@ -18,6 +19,11 @@ inline constexpr long kMaxSize = 9'007'199'254'740'991;  // 2^53 - 1: exact in e
 // of a second each is eleven days), far below what the plan's own memory and
 // plan.json could hold.
 inline constexpr long kMaxCases = 1'000'000;
+// A case id names files (cases/ID.json, logs/ID/, cache/ID/, and the longest,
+// the shared reference's staging file ..ID.pickle.tmp.tmp: ID + 17 bytes)
+// that a file system's 255-byte name limit must hold: checked when the plan
+// is made, before any process runs.
+inline constexpr std::size_t kMaxCaseIdBytes = 200;
 
 // A timeout jitbench can honour: finite, > 0, at most kMaxTimeoutS.
 inline bool valid_timeout(double s) { return std::isfinite(s) && s > 0 && s <= kMaxTimeoutS; }

@@ -109,6 +109,24 @@ bool env_lock_free(const fs::path& lock) {
   return free;
 }
 
+// The builder's rule (worker/jitbench_worker/envs.py, check_owned), the same
+// for what is removed: only what this user made, and nobody else may write,
+// is trusted: no link, this user's, not writable by every user.
+std::string untrusted_because(const fs::path& path, const char* what) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return "";
+  if (S_ISLNK(st.st_mode))
+    return fmt::format("the {} {} is a symbolic link; point JITBENCH_ENV_CACHE at a directory of yours", what,
+                       path.string());
+  if (st.st_uid != ::getuid())
+    return fmt::format("the {} {} belongs to another user (uid {}); point JITBENCH_ENV_CACHE at a directory of yours",
+                       what, path.string(), st.st_uid);
+  if (st.st_mode & S_IWOTH)
+    return fmt::format("the {} {} is writable by every user; make it private (chmod o-w) or point JITBENCH_ENV_CACHE "
+                       "elsewhere", what, path.string());
+  return "";
+}
+
 bool made_by_jitbench(const fs::path& dir) {
   std::error_code ec;
   return !fs::is_symlink(dir, ec) && fs::is_directory(dir, ec) &&
@@ -152,6 +170,8 @@ EnvironmentCache scan_environment_cache(const fs::path& root,
   std::error_code ec;
   c.exists = fs::is_directory(root, ec);
   if (!c.exists) return c;
+  c.untrusted = untrusted_because(root, "environment cache");
+  c.root_is_link = fs::is_symlink(root, ec);
   c.marked = fs::exists(root / kEnvRootMark, ec);
   for (const auto& entry : fs::directory_iterator(root, ec)) {
     const auto name = entry.path().filename().string();
@@ -185,15 +205,17 @@ EnvironmentPick pick_environment(const EnvironmentCache& c, const std::string& k
   std::vector<const CachedEnvironment*> found;
   for (const auto& e : c.environments)
     if (e.hash == key) return {&e, ""};
+  // An entry jitbench did not make is named first: a run's name for another
+  // environment (any text, from its uses file) never stands in for it.
+  if (std::find(c.foreign.begin(), c.foreign.end(), key) != c.foreign.end())
+    return {nullptr, fmt::format("'{}' in {} was not made by jitbench (no {} or {} in it, or the root has no {}): "
+                                 "jitbench leaves it alone; remove it yourself if it is yours",
+                                 key, c.root.string(), kEnvMadeMark, kEnvRecord, kEnvRootMark)};
   for (const auto& e : c.environments) {
     const bool prefix = key.size() >= 4 && e.hash.starts_with(key);
     if (prefix || std::find(e.names.begin(), e.names.end(), key) != e.names.end()) found.push_back(&e);
   }
   if (found.size() == 1) return {found[0], ""};
-  if (std::find(c.foreign.begin(), c.foreign.end(), key) != c.foreign.end())
-    return {nullptr, fmt::format("'{}' in {} was not made by jitbench (no {} or {} in it, or the root has no {}): "
-                                 "jitbench leaves it alone; remove it yourself if it is yours",
-                                 key, c.root.string(), kEnvMadeMark, kEnvRecord, kEnvRootMark)};
   if (found.empty())
     return {nullptr, fmt::format("no environment '{}' in {}; `jitbench envs list` shows their names and hashes", key,
                                  c.root.string())};
@@ -204,6 +226,8 @@ EnvironmentPick pick_environment(const EnvironmentCache& c, const std::string& k
 }
 
 std::string remove_cached_environment(const EnvironmentCache& c, const CachedEnvironment& e) {
+  if (!c.untrusted.empty()) return c.untrusted + ": nothing in it is removed";
+  if (auto why = untrusted_because(e.dir, "environment"); !why.empty()) return why + ": left as it is";
   if (!c.marked)
     return fmt::format("{} has no {}: jitbench did not make it and removes nothing in it", c.root.string(),
                        kEnvRootMark);
@@ -213,19 +237,27 @@ std::string remove_cached_environment(const EnvironmentCache& c, const CachedEnv
   if (::lstat(e.dir.c_str(), &st) != 0 || st.st_uid != ::getuid())
     return fmt::format("{} belongs to another user: left as it is", e.dir.string());
   const auto lock = c.root / (e.hash + ".lock");
-  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) return fmt::format("cannot open its lock {}: {}", lock.string(), std::strerror(errno));
+  int fd = -1;
+  try {
+    fd = open_shared_in(c.root, e.hash + ".lock", SharedOpen::Lock);
+  } catch (const WriteError& err) {
+    return fmt::format("cannot open its lock {}: {}", lock.string(), err.what());
+  }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
     return fmt::format("{} is in use (a run or a builder holds {}): left as it is; try again when it ends",
                        e.hash, lock.string());
   }
-  std::error_code ec;
-  fs::remove(e.dir / kEnvRecord, ec);  // first: a removal cut short leaves a half-built one, built again when named
-  fs::remove_all(e.dir, ec);
-  if (!ec) ::unlink(lock.c_str());  // a builder waiting on the old file opens the new one (envs.py, `locked`)
+  std::string failed;
+  try {  // through the door: nothing below the root is followed
+    remove_in(c.root, fs::path(e.hash) / kEnvRecord);  // first: a removal cut short leaves a half-built one, built again
+    remove_in(c.root, e.hash);
+    remove_in(c.root, e.hash + ".lock");  // a builder waiting on the old file opens the new one (envs.py, `locked`)
+  } catch (const WriteError& err) {
+    failed = fmt::format("could not remove all of {}: {}", e.dir.string(), err.what());
+  }
   ::close(fd);
-  return ec ? fmt::format("could not remove all of {}: {}", e.dir.string(), ec.message()) : "";
+  return failed;
 }
 
 std::vector<std::size_t> choose_prune(const EnvironmentCache& c, const PruneRule& rule, long long now_s) {
@@ -269,8 +301,11 @@ std::string hold_environment(const fs::path& root, const std::string& hash, cons
   int fd = -1;
   for (;;) {
     // Kept open until jitbench exits (the lock goes with it, kill -9 included); not inherited by workers.
-    fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) return fmt::format("cannot open its lock {}: {}", lock.string(), std::strerror(errno));
+    try {
+      fd = open_shared_in(root, hash + ".lock", SharedOpen::Lock);
+    } catch (const WriteError& err) {
+      return fmt::format("cannot open its lock {}: {}", lock.string(), err.what());
+    }
     struct stat held {}, now {};
     if (::flock(fd, LOCK_SH) != 0 || ::fstat(fd, &held) != 0) {
       ::close(fd);
@@ -285,8 +320,12 @@ std::string hold_environment(const fs::path& root, const std::string& hash, cons
     return fmt::format("environment {} was removed after it was built (jitbench envs rm or prune); run again", hash);
   }
   const std::string line = fmt::format("{}\t{}\t{}\n", utc_now(), name, run_dir);
-  const int uses = ::open((root / hash / kEnvUses).c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-                          0644);
+  int uses = -1;
+  try {
+    uses = open_shared_in(root, fs::path(hash) / kEnvUses, SharedOpen::Append);
+  } catch (const WriteError&) {
+    // the use is not recorded; the environment is held all the same
+  }
   if (uses >= 0) {  // one write of one short line: whole, whatever other runs append beside it
     [[maybe_unused]] auto n = ::write(uses, line.data(), line.size());
     ::close(uses);

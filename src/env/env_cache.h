@@ -45,6 +45,10 @@ struct EnvironmentCache {
   std::filesystem::path root;
   bool exists = false;
   bool marked = false;  // holds .jitbench-env-cache: jitbench made it
+  // Why the root is not trusted (a link, another user's, writable by every
+  // user: the builder's rule), "" when it is: nothing in it is then removed.
+  std::string untrusted;
+  bool root_is_link = false;
   std::vector<CachedEnvironment> environments;  // sorted by last use, most recent first
   std::vector<std::string> foreign;             // entries of the root jitbench did not make
   std::uint64_t total_bytes = 0;                // every file once, across the environments

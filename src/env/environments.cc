@@ -24,22 +24,16 @@ std::variant<fs::path, std::string> environment_cache_root() {
 }
 
 namespace {
-// The spec for the builder, in a file of its own (argv would show it to `ps`, and it may be long).
-std::string write_spec(const EnvironmentSpec& spec, const EnvironmentRequest& req) {
+// The spec for the builder, in a file of its own (argv would show it to `ps`,
+// and it may be long), in a private directory removed with it.
+void write_spec(const EnvironmentSpec& spec, const EnvironmentRequest& req, const PrivateDir& dir) {
   // A path to an interpreter is absolute before it is hashed (a version, "3.11", is not a path).
   const std::string python = spec.python.find('/') != std::string::npos
                                  ? fs::absolute(spec.python).lexically_normal().string() : spec.python;
   nlohmann::json j = {{"name", spec.name},           {"requirements", spec.requirements},
                       {"python", python},            {"cache_root", req.cache_root.string()},
                       {"find_links", req.find_links}, {"no_index", req.no_index}};
-  char path[] = "/tmp/jitbench-env-spec-XXXXXX";
-  const int fd = ::mkstemp(path);
-  if (fd < 0) throw std::runtime_error("cannot write a temporary file for the environment's spec");
-  const auto text = dump_json(j);
-  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ::close(fd);
-  if (!ok) throw std::runtime_error("cannot write the environment's spec");
-  return path;
+  write_file_in(dir.path(), "spec.json", dump_json(j));
 }
 }  // namespace
 
@@ -48,12 +42,12 @@ EnvironmentBuild build_environment(ProcessLauncher& launcher, const EnvironmentS
   EnvironmentBuild b;
   b.name = spec.name;
   b.variables = spec.variables;
-  const auto spec_path = write_spec(spec, req);
+  const PrivateDir spec_dir("jitbench-env-spec");
+  write_spec(spec, req, spec_dir);
   const auto p = launcher.launch(worker_module_spawn(
       {req.bootstrap_python, "-m", "jitbench_worker.envs", "build", "--fd", std::to_string(kResultFd), "--spec",
-       spec_path},
+       (spec_dir.path() / "spec.json").string()},
       req.worker_dir, req.log_path, req.log_root, req.timeout_s));
-  ::unlink(spec_path.c_str());
   for (const auto& line : p.lines) {
     auto m = parse_message(line);
     auto* msg = std::get_if<Message>(&m);

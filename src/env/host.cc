@@ -25,10 +25,16 @@ namespace fs = std::filesystem;
 // A path below the root: "/proc/stat" under "/tmp/fake" is "/tmp/fake/proc/stat".
 fs::path host_path(const fs::path& root, const std::string& abs) { return root / fs::path(abs).relative_path(); }
 
+// The lines of a file of the system (util/fs.h read_capped: regular files
+// only, never waited on, at most 4 MiB): a FIFO or /dev/zero planted below
+// --root is "not reported", never a hang.
+std::istringstream system_file(const fs::path& path) { return std::istringstream(read_capped(path).value_or("")); }
+
 // The file's first line without trailing blanks; none when it cannot be read.
 std::optional<std::string> read_line(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
+  const auto text = read_capped(path);
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
   std::string line;
   std::getline(in, line);
   while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.pop_back();
@@ -38,7 +44,7 @@ std::optional<std::string> read_line(const fs::path& path) {
 std::string first_line(const fs::path& path) { return read_line(path).value_or(""); }
 
 std::string value_after_colon(const fs::path& path, const std::string& key) {
-  std::ifstream in(path);
+  auto in = system_file(path);
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind(key, 0) == 0) {
@@ -63,7 +69,7 @@ std::optional<long long> kib_after_colon(const fs::path& path, const std::string
 }
 
 std::string os_pretty_name(const fs::path& root) {
-  std::ifstream in(host_path(root, "/etc/os-release"));
+  auto in = system_file(host_path(root, "/etc/os-release"));
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("PRETTY_NAME=", 0) == 0) {
@@ -119,7 +125,7 @@ std::vector<std::string> governors_of(const fs::path& root, const std::vector<in
 
 // "/path" of this process's cgroup: the v2 line ("0::/path"), or the v1 line of the cpu controller.
 std::string cgroup_path(const fs::path& root, bool v2) {
-  std::ifstream in(host_path(root, "/proc/self/cgroup"));
+  auto in = system_file(host_path(root, "/proc/self/cgroup"));
   for (std::string line; std::getline(in, line);) {
     const auto a = line.find(':'), b = line.find(':', a + 1);
     if (a == std::string::npos || b == std::string::npos) continue;
@@ -155,12 +161,7 @@ std::optional<std::array<double, 3>> cpu_ticks(const std::string& stat) {
   return std::array<double, 3>{busy, f[7], busy + f[3] + f[4]};
 }
 
-std::string stat_text(const fs::path& root) {
-  std::ifstream in(host_path(root, "/proc/stat"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string stat_text(const fs::path& root) { return read_capped(host_path(root, "/proc/stat")).value_or(""); }
 
 std::optional<CpuSample> sample_cpus(const fs::path& root, int ms) {
   if (ms <= 0) return std::nullopt;
@@ -209,11 +210,11 @@ void read_system_facts(const fs::path& root, MachineFacts& m) {
   m.mem_available_kib = kib_after_colon(meminfo, "MemAvailable");
   m.swap_total_kib = kib_after_colon(meminfo, "SwapTotal");
   m.swap_free_kib = kib_after_colon(meminfo, "SwapFree");
-  std::ifstream la(host_path(root, "/proc/loadavg"));
+  auto la = system_file(host_path(root, "/proc/loadavg"));
   if (std::array<double, 3> l{}; la >> l[0] >> l[1] >> l[2]) m.load_avg = l;
   m.dmi_product = read_line(host_path(root, "/sys/class/dmi/id/product_name"));
   m.dmi_vendor = read_line(host_path(root, "/sys/class/dmi/id/sys_vendor"));
-  if (std::ifstream ci(host_path(root, "/proc/cpuinfo")); ci) {
+  if (read_capped(host_path(root, "/proc/cpuinfo"))) {
     const std::string flags = " " + value_after_colon(host_path(root, "/proc/cpuinfo"), "flags") + " ";
     m.hypervisor_flag = flags.find(" hypervisor ") != std::string::npos;
   }

@@ -129,6 +129,11 @@ json run_json(const RunRecord& r) {
             {"rusage", {{"max_rss_kib", r.max_rss_kib}, {"user_s", r.user_s}, {"sys_s", r.sys_s}}},
             {"log", r.log}};
   if (r.pre_exec_rss_kib) j["rusage"]["pre_exec_rss_kib"] = *r.pre_exec_rss_kib;
+  const auto workload = r.workload_peak_rss_kib();
+  const auto process = r.process_peak_rss_kib();
+  j["peak_rss"] = {{"workload_kib", number_or_null(workload)},
+                   {"process_kib", process ? json(*process) : json(nullptr)},
+                   {"source", workload ? "worker_hwm_after_calls" : "not_reported"}};
   j["ttfr_includes_import"] = r.ttfr_includes_import;
   j["interference"] = interference_json(r.interference);
   const auto& seen = r.cache_seen;

@@ -1,5 +1,5 @@
 #pragma once
-// CaseResult -> cases/<case>.json (schemas/jitbench.case.v6.schema.json).
+// CaseResult -> cases/<case>.json (schemas/jitbench.case.v7.schema.json).
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -8,7 +8,7 @@
 #include "results/model.h"
 
 namespace jitbench {
-inline constexpr const char* kCaseSchema = "jitbench.case.v6";
+inline constexpr const char* kCaseSchema = "jitbench.case.v7";
 nlohmann::json run_json(const RunRecord& r);
 nlohmann::json case_json(const CaseResult& r);
 // What the case's schema says is wrong with case_json(r), one line each; empty when valid.

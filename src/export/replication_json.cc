@@ -49,8 +49,22 @@ std::string replication_verdict(const ReplicationFacts& f) {
     if (!g.passed) failed += (failed.empty() ? "" : ", ") + g.name;
   if (!failed.empty()) return "failed gates: " + failed;
   if (f.timings.differ > 0) return fmt::format("differs in {} metric{}", f.timings.differ, f.timings.differ == 1 ? "" : "s");
+  if (f.timings.runs_needed)
+    return fmt::format("inconclusive: every gate held, but no timing metric could be tested (too few runs a side for "
+                       "p < {:g}); measure with at least {} cold processes per case (and --warm-runs {}), then "
+                       "replicate that run", f.alpha, *f.timings.runs_needed, *f.timings.runs_needed);
   return "replicated";
 }
+
+namespace {
+json verdict_json(const std::string& overall, const std::string& text, int gates_failed,
+                  const compare::TimingReplication& t) {
+  json v = {{"overall", overall}, {"text", text}, {"gates_failed", gates_failed}, {"metrics_tested", t.tested},
+            {"metrics_differ", t.differ}};
+  if (overall == "inconclusive") v["runs_needed"] = *t.runs_needed;
+  return v;
+}
+}  // namespace
 
 json replication_json(const ReplicationFacts& f) {
   json gates = json::array(), answers = json::array(), timings = json::array();
@@ -67,7 +81,10 @@ json replication_json(const ReplicationFacts& f) {
                        {"replica_median", r.replica_median}, {"ratio", r.ratio}, {"ratio_ci95", {r.lo, r.hi}},
                        {"p", r.p}, {"verdict", r.verdict}});
   const auto verdict = replication_verdict(f);
-  const std::string overall = gates_failed ? "failed_gates" : f.timings.differ ? "differs" : "replicated";
+  const std::string overall = gates_failed         ? "failed_gates"
+                              : f.timings.differ     ? "differs"
+                              : f.timings.runs_needed ? "inconclusive"
+                                                     : "replicated";
   return {{"schema_version", kReplicationSchema},
           {"generated_at", text_or_null(f.generated_at)},
           {"original", {{"snapshot_id", f.original_id}, {"dir", f.original->dir.string()},
@@ -80,8 +97,7 @@ json replication_json(const ReplicationFacts& f) {
           {"gates", gates},
           {"answers", answers},
           {"timings", timings},
-          {"verdict", {{"overall", overall}, {"text", verdict}, {"gates_failed", gates_failed},
-                       {"metrics_tested", f.timings.tested}, {"metrics_differ", f.timings.differ}}}};
+          {"verdict", verdict_json(overall, verdict, gates_failed, f.timings)}};
 }
 
 json seed_replication_report(const ReplicationFacts& f, const std::vector<FileWrite>& original_files,

@@ -1,6 +1,6 @@
 #pragma once
 // What `jitbench replicate` writes under the replica's replication/:
-// replication.json (jitbench.replication.v1: every gate, every case's answer,
+// replication.json (jitbench.replication.v2: every gate, every case's answer,
 // per case × metric the replica/original ratio with its CI and verdict),
 // replication.md, the seed's nextstat.replication_report.v1, and the
 // deterministic part of each run (experiment/original/, experiment/replica/:
@@ -16,7 +16,7 @@
 #include "util/fs.h"
 
 namespace jitbench {
-inline constexpr const char* kReplicationSchema = "jitbench.replication.v1";
+inline constexpr const char* kReplicationSchema = "jitbench.replication.v2";
 inline constexpr const char* kSeedReplicationSchema = "nextstat.replication_report.v1";
 
 struct Gate {

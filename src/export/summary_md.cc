@@ -384,19 +384,24 @@ std::string throughput_section(const Analysis& analysis, const EnvironmentInfo& 
 }
 
 std::string memory_variance_section(const Analysis& analysis) {
-  Table t{{"Case", "RSS at import", "RSS growth", "Peak RSS", "Device peak", "CV cold", "CV warm"},
+  Table t{{"Case", "RSS at import", "RSS growth", "Peak RSS", "Process peak (wait4)", "Device peak", "CV cold",
+           "CV warm"},
           {}};
   for (const auto& a : analysis.cases) {
-    if (a.c->status == Status::Warn && !a.peak_rss_max) continue;
+    if (a.c->status == Status::Warn && !a.peak_rss_max && !a.process_peak_rss_max) continue;
     t.add({md_code(a.c->c.id), kib(a.rss_after_import_median), kib(a.compile_rss_growth_median), kib(a.peak_rss_max),
+           kib(a.process_peak_rss_max),
            a.device_peak_bytes ? fmt::format("{:.1f} MiB", *a.device_peak_bytes / 1048576.0) : "—",
            pct(a.cv_ttfr), pct(a.cv_warm_within)});
   }
   return section("\n## Memory and variance\n\nHost RSS after import; growth of the peak RSS over the first two calls "
                  "(the first call's compile is the peak; the peak is read after the second call so that nothing runs "
-                 "between the two); the worker's peak RSS (wait4; — where a process's came within 0.5 MiB of its peak "
-                 "before its exec, as the copy of jitbench it was forked from, which wait4 cannot tell apart from "
-                 "the worker's); device peak where the framework reports it (the column is left out where none does). "
+                 "between the two); the workload's peak RSS (the worker's high-water mark read after the measured "
+                 "calls, before the harness computes the float64 reference and verifies: — where not reported); the "
+                 "whole process's peak beside it (wait4, that harness work included; — where a process's came within "
+                 "0.5 MiB of its peak before its exec, as the copy of jitbench it was forked from, which wait4 cannot "
+                 "tell apart from the worker's); device peak where the framework reports it (the column is left out "
+                 "where none does). "
                  "CV cold: coefficient of variation of cold TTFR across processes; CV warm: of the warm calls within "
                  "one process.\n\n",
                  t);

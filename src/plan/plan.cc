@@ -176,6 +176,15 @@ std::vector<std::string> planned_environments(const Suite& suite, const Selectio
   if (envs.empty()) envs.push_back("");
   return envs;
 }
+
+// Why a case id cannot name the files made after it (limits::kMaxCaseIdBytes),
+// checked before any process runs; "" when it can.
+std::string id_too_long(const std::string& id, const std::string& workload) {
+  if (id.size() <= limits::kMaxCaseIdBytes) return "";
+  return fmt::format("the case id '{}...' is {} bytes, more than the {} the files named after it may hold: give the "
+                     "workload '{}' (for `measure`, the function: --name) a shorter name",
+                     id.substr(0, 40), id.size(), limits::kMaxCaseIdBytes, workload);
+}
 }  // namespace
 
 std::variant<std::vector<Case>, std::string> make_plan(const Catalog& catalog, const Suite& suite,
@@ -204,6 +213,7 @@ std::variant<std::vector<Case>, std::string> make_plan(const Catalog& catalog, c
           // A block that names its environments runs in those (selected ones) alone.
           if (!env.empty() && !replaced && !only_envs.empty() && !only_envs.count(env)) continue;
           Case c = make_case(catalog, b, w, n, d, policy, prec, env);
+          if (collision.empty()) collision = id_too_long(c.id, w);
           const auto [it, fresh] = seen.emplace(c.id, std::pair{b, w});
           if (fresh) out.push_back(std::move(c));
           else if (it->second != std::pair{b, w} && collision.empty())

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -169,6 +171,21 @@ std::optional<std::string> anatomy_interval_inconsistency(const std::vector<Anat
                            std::min(xs[i - 1].first.second, xs[i].first.second), path_text(parent));
   }
   return std::nullopt;
+}
+
+std::optional<std::string> anatomy_rule_broken(const std::vector<AnatomyItem>& items,
+                                               std::optional<double> first_call_s) {
+  for (const auto& it : items) {
+    if (!std::isfinite(it.s) || it.s < 0)
+      return fmt::format("anatomy item '{}' lasts {:g} s, not a duration", path_text(it.path), it.s);
+    for (const auto& [from, to] : it.intervals)
+      if (!std::isfinite(from) || !std::isfinite(to) || to < from)
+        return fmt::format("anatomy item '{}' has an interval from {:g} s to {:g} s", path_text(it.path), from, to);
+  }
+  if (auto why = anatomy_inconsistency(items, first_call_s.value_or(std::numeric_limits<double>::infinity()),
+                                       timing_slack))
+    return why;
+  return anatomy_interval_inconsistency(items);
 }
 
 std::optional<bool> measured_runs_instrumented(const CaseResult& c) {

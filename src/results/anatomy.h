@@ -12,6 +12,7 @@
 // kAnatomyLongest longest items plus any other of at least kAnatomyShare of
 // its parent, at most kAnatomyMost; the rest of each parent's children summed
 // as "other", and what the children leave of their parent as "unattributed".
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -36,6 +37,21 @@ inline constexpr const char* kAnatomyUnattributed = "unattributed";
 // slack(whole) is the tolerance the other timing checks allow.
 std::optional<std::string> anatomy_inconsistency(const std::vector<AnatomyItem>& items, double first_call_s,
                                                  const std::function<double(double)>& slack);
+
+// Clock granularity and the two ends of a pipe: what a worker's numbers may
+// exceed the whole they are part of by (100 us, or 0.5% of the whole); the
+// run's checks (run/classify.h) and the reader's (below) alike.
+inline constexpr double kTimingSlackS = 100e-6;
+inline constexpr double kTimingSlackFraction = 0.005;
+inline double timing_slack(double whole) { return std::max(kTimingSlackS, kTimingSlackFraction * whole); }
+
+// The nesting rule a run enforces on its anatomy (docs/anatomy.md), checked
+// again wherever a recorded anatomy is read (results/read.cc): no item of a
+// negative or non-finite duration, no interval that ends before it starts,
+// then anatomy_inconsistency (against first_call_s when there is one) and
+// anatomy_interval_inconsistency. A run that broke it was failed when measured.
+std::optional<std::string> anatomy_rule_broken(const std::vector<AnatomyItem>& items,
+                                               std::optional<double> first_call_s);
 
 // The worker rounds its intervals to the nanosecond: what two intervals may
 // overlap, or a child stick out of its parent, without being a contradiction.

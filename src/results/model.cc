@@ -1,5 +1,9 @@
 #include "results/model.h"
 
+#include <fmt/format.h>
+
+#include <cmath>
+
 #include "results/crosscheck.h"
 
 namespace jitbench {
@@ -25,9 +29,23 @@ std::optional<double> RunRecord::harness_gap_s() const {
   return wall_s - user_start_s().value_or(0.0) - *total_s;
 }
 
-std::optional<long> RunRecord::worker_peak_rss_kib() const {
+std::optional<long> RunRecord::process_peak_rss_kib() const {
   if (pre_exec_rss_kib && max_rss_kib - *pre_exec_rss_kib <= kPreExecSlackKib) return std::nullopt;  // no overflow
   return max_rss_kib;
+}
+
+std::string RunRecord::memory_inconsistency() const {
+  const auto hwm = worker.hwm_after_calls_kib;
+  if (!hwm) return "";
+  // The kernel counts VmHWM (kB) and ru_maxrss (KiB) apart: kPreExecSlackKib of slack either way.
+  if (*hwm < 0 || !std::isfinite(*hwm)) return fmt::format("memory.hwm_after_calls_kib {:g} is not a size", *hwm);
+  if (max_rss_kib > 0 && *hwm > static_cast<double>(max_rss_kib + kPreExecSlackKib))
+    return fmt::format("memory.hwm_after_calls_kib {:.0f} is above the whole process's peak, {} KiB (wait4)", *hwm,
+                       max_rss_kib);
+  if (const auto before = worker.rss_before_first_call_kib; before && *hwm + kPreExecSlackKib < *before)
+    return fmt::format("memory.hwm_after_calls_kib {:.0f} is below the {:.0f} KiB the worker held before its first "
+                       "call, and a high-water mark never falls", *hwm, *before);
+  return "";
 }
 
 const WorkerReport* CaseResult::first_worker_report() const {

@@ -97,11 +97,21 @@ struct RunRecord {
   // unattributed_s: its import, observation, verification, report, exit).
   // One split of the wall time with process_ttfr_s. nullopt without a total.
   std::optional<double> harness_gap_s() const;
-  // The worker's own peak RSS: max_rss_kib when it exceeds pre_exec_rss_kib
+  // The whole process's peak RSS (wait4), the harness's verification after
+  // the measured calls included: max_rss_kib when it exceeds pre_exec_rss_kib
   // by more than kPreExecSlackKib; nullopt when it does not (wait4 cannot tell
   // the worker's peak from that of the copy of jitbench it was before its
   // exec). Without pre_exec_rss_kib (older files), max_rss_kib.
-  std::optional<long> worker_peak_rss_kib() const;
+  std::optional<long> process_peak_rss_kib() const;
+  // The workload's peak RSS: the worker's own high-water mark read after the
+  // measured calls, before the float64 reference and the verification
+  // (memory.hwm_after_calls_kib, every case version); nullopt: not reported.
+  // What summary.md, compare and the history call the peak RSS.
+  std::optional<double> workload_peak_rss_kib() const { return worker.hwm_after_calls_kib; }
+  // Why the worker's memory figures cannot be true (a high-water mark above
+  // the whole process's peak, or below the RSS it read before its first
+  // call), "" when they can; checked when a run is classified and when it is read.
+  std::string memory_inconsistency() const;
 };
 
 // A compile-cache setting found in the environment jitbench inherited, and

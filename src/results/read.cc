@@ -5,6 +5,7 @@
 
 #include <type_traits>
 
+#include "results/anatomy.h"
 #include "util/fs.h"
 #include "util/json_get.h"
 #include "util/json_parse.h"
@@ -109,6 +110,27 @@ std::optional<HarnessBuckets> read_buckets(const json& j) {
   return b;
 }
 
+// jitbench.case.v7's peak_rss is what the worker's report and wait4 say,
+// and a run that is not failed holds figures that can be true (the run's own
+// check, RunRecord::memory_inconsistency); earlier versions carry no block.
+void check_peak_rss(const json& j, const RunRecord& r, const std::string& mode) {
+  if (r.status != Status::Failed)
+    if (auto why = r.memory_inconsistency(); !why.empty())
+      throw BadField(fmt::format("a {} run that is not failed reports a peak RSS that cannot be true ({}): the file "
+                                 "was edited", mode, why));
+  if (!j.contains("peak_rss")) return;
+  const auto& p = j.at("peak_rss");
+  const auto workload = r.workload_peak_rss_kib();
+  const auto process = r.process_peak_rss_kib();
+  const auto& w = p.at("workload_kib");
+  const auto& q = p.at("process_kib");
+  const bool same = (w.is_null() ? !workload : workload && w.get<double>() == *workload) &&
+                    (q.is_null() ? !process : process && q.get<long>() == *process);
+  if (!same)
+    throw BadField(fmt::format("a {} run's peak_rss is not what its worker report and rusage say: the file was edited",
+                               mode));
+}
+
 RunRecord read_run_record(const json& j) {
   RunRecord r;
   const auto mode = j.at("mode").get<std::string>();
@@ -137,6 +159,12 @@ RunRecord read_run_record(const json& j) {
   r.interference = read_interference(j);
   r.log = opt_str(j, "log");
   r.worker = parse_worker_report(j.value("worker", json::object()));
+  check_peak_rss(j, r, mode);
+  // The anatomy's nesting rule, as the run enforced it: a run that broke it was failed then.
+  if (r.status != Status::Failed && !r.worker.anatomy.empty())
+    if (auto why = anatomy_rule_broken(r.worker.anatomy, r.first_call_s))
+      throw BadField(fmt::format("a {} run that is not failed breaks the anatomy's nesting rule ({}): the file was "
+                                 "edited", mode, *why));
   read_cache_observed(j, r);
   r.buckets = read_buckets(j);
   return r;

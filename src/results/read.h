@@ -1,7 +1,7 @@
 #pragma once
 // Reading an out dir back into the result model: the one place that reads an
 // artifact by its keys. compare, report and validate work on what this
-// returns. Reads jitbench.case.v1 to v6 (v1's missing fields take the
+// returns. Reads jitbench.case.v1 to v7 (v1's missing fields take the
 // meaning they had: precision default, one warm process).
 #include <nlohmann/json.hpp>
 

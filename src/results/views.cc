@@ -9,7 +9,8 @@ namespace jitbench {
 const std::vector<std::string>& cold_metrics() {
   static const std::vector<std::string> m = {"process_start_s", "import_s", "setup_s", "first_call_s",
                                              "second_call_s",   "total_s",  "ttfr_s",  "process_ttfr_s",
-                                             "wall_s",          "harness_gap_s",  "max_rss_kib"};
+                                             "wall_s",          "harness_gap_s",  "max_rss_kib",
+                                             "peak_rss_kib"};
   return m;
 }
 
@@ -28,10 +29,11 @@ std::optional<double> metric(const RunRecord& r, const std::string& name) {
   if (name == "process_ttfr_s") return r.process_ttfr_s();
   if (name == "wall_s") return r.wall_s;
   if (name == "harness_gap_s") return r.harness_gap_s();
-  if (name == "max_rss_kib") {
-    if (const auto peak = r.worker_peak_rss_kib()) return static_cast<double>(*peak);
+  if (name == "max_rss_kib") {  // the whole process's (wait4)
+    if (const auto peak = r.process_peak_rss_kib()) return static_cast<double>(*peak);
     return std::nullopt;
   }
+  if (name == "peak_rss_kib") return r.workload_peak_rss_kib();  // the workload's
   return std::nullopt;
 }
 
@@ -40,9 +42,9 @@ std::vector<double> cold_values(const CaseResult& r, const std::string& name) {
   for (const auto& run : r.cold)
     if (has_timings(run)) {
       if (auto v = metric(run, name)) out.push_back(*v);
-      // The worker's peaks, all or none: the rest of a case whose runs were
-      // partly jitbench's copy would be a censored sample.
-      else if (name == "max_rss_kib") return {};
+      // The peaks, all or none: the rest of a case whose runs were partly
+      // jitbench's copy, or partly unreported, would be a censored sample.
+      else if (name == "max_rss_kib" || name == "peak_rss_kib") return {};
     }
   return out;
 }

@@ -1,9 +1,12 @@
 #include "run/cache_dir.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include <fstream>
 #include <system_error>
+
+#include "util/fs.h"
 
 namespace jitbench {
 namespace fs = std::filesystem;
@@ -11,41 +14,52 @@ namespace fs = std::filesystem;
 std::optional<std::string> create_owned_cache_dir(const fs::path& root, const std::string& name, fs::path* out) {
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
     return fmt::format("bad cache name '{}'", name);
-  const fs::path dir = root / "cache" / name;
+  const fs::path rel = fs::path("cache") / name, dir = root / rel;
   std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::exists(dir / kCacheMarker, ec))
+  if (fs::exists(fs::symlink_status(dir, ec)) && !fs::exists(fs::symlink_status(dir / kCacheMarker, ec)))
     return fmt::format("refusing to use cache directory '{}': it exists and jitbench did not create it", dir.string());
-  fs::create_directories(dir, ec);
-  if (ec) return fmt::format("cannot create cache directory '{}': {}", dir.string(), ec.message());
-  std::ofstream marker(dir / kCacheMarker);
-  marker << "Created by jitbench as a compile cache for one case; jitbench empties it between runs.\n";
-  if (!marker) return fmt::format("cannot write marker in '{}'", dir.string());
+  // 0700 and through the door: the frameworks write below it by path, so no
+  // link may stand anywhere on the way to it (util/fs.h).
+  try {
+    make_dir_in(root, "cache", 0700);
+    make_dir_in(root, rel, 0700);
+    write_file_in(root, rel / kCacheMarker,
+                  "Created by jitbench as a compile cache for one case; jitbench empties it between runs.\n");
+  } catch (const WriteError& e) {
+    if (e.link_refused()) throw;  // a planted link stops the run (exit 13), not just this case
+    return fmt::format("cannot create cache directory '{}': {}", dir.string(), e.what());
+  }
   *out = dir;
   return std::nullopt;
 }
 
-std::optional<std::string> empty_owned_cache_dir(const fs::path& dir, const fs::path& root) {
-  std::error_code ec;
+std::optional<std::string> owned_cache_dir_problem(const fs::path& dir, const fs::path& root) {
   const auto refuse = [&](const std::string& why) {
-    return fmt::format("refusing to empty '{}': {}", dir.string(), why);
+    return fmt::format("refusing to use '{}': {}", dir.string(), why);
   };
-  if (fs::is_symlink(dir, ec)) return refuse("it is a symbolic link");
-  if (!fs::is_directory(dir, ec)) return refuse("it is not a directory");
-  const fs::path real_dir = fs::canonical(dir, ec);
-  if (ec) return refuse(ec.message());
-  const fs::path real_root = fs::canonical(root, ec);
-  if (ec) return refuse("its out dir cannot be resolved: " + ec.message());
-  const auto rel = real_dir.lexically_relative(real_root);
-  if (rel.empty() || rel == "." || *rel.begin() == "..") return refuse("it is not inside the out dir " + real_root.string());
-  const fs::path marker = dir / kCacheMarker;
-  if (fs::is_symlink(marker, ec) || !fs::is_regular_file(marker, ec))
+  const auto rel = dir.lexically_relative(root);
+  if (rel.empty() || rel == "." || *rel.begin() == ".." || *rel.begin() != "cache")
+    return refuse("it is not inside the out dir's cache directory " + (root / "cache").string());
+  // Still the directory jitbench made (lstat: no link in its place), still
+  // this user's alone, still marked.
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return refuse("it is a symbolic link or missing");
+  if (!S_ISDIR(st.st_mode)) return refuse("it is not a directory");
+  if (st.st_uid != ::geteuid() || (st.st_mode & 022) != 0) return refuse("another user may write to it");
+  struct stat marker {};
+  if (::lstat((dir / kCacheMarker).c_str(), &marker) != 0 || !S_ISREG(marker.st_mode))
     return refuse(fmt::format("it has no {} marker, so jitbench did not create it", kCacheMarker));
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.path().filename() == kCacheMarker) continue;
-    fs::remove_all(entry.path(), ec);  // does not follow symlinks: removes the link only
-    if (ec) return fmt::format("cannot empty '{}': {}", dir.string(), ec.message());
+  return std::nullopt;
+}
+
+std::optional<std::string> empty_owned_cache_dir(const fs::path& dir, const fs::path& root) {
+  if (auto problem = owned_cache_dir_problem(dir, root)) return problem;
+  try {
+    empty_dir_in(root, dir.lexically_relative(root), {kCacheMarker});  // nothing below it followed
+  } catch (const WriteError& e) {
+    if (e.link_refused()) throw;
+    return fmt::format("cannot empty '{}': {}", dir.string(), e.what());
   }
-  if (ec) return fmt::format("cannot list '{}': {}", dir.string(), ec.message());
   return std::nullopt;
 }
 

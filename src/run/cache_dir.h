@@ -14,6 +14,12 @@ inline constexpr const char* kCacheMarker = ".jitbench-cache";
 std::optional<std::string> create_owned_cache_dir(const std::filesystem::path& root, const std::string& name,
                                                   std::filesystem::path* out);
 
+// Why dir is not (or no longer) a cache directory jitbench made: a link in its
+// place, another user's or writable by others, no marker, not inside root's
+// cache/. Checked before every process, whose framework writes below it by path.
+std::optional<std::string> owned_cache_dir_problem(const std::filesystem::path& dir,
+                                                   const std::filesystem::path& root);
+
 // Removes everything in dir except the marker, after the checks above.
 // Returns an error line (and deletes nothing) when a check fails.
 std::optional<std::string> empty_owned_cache_dir(const std::filesystem::path& dir,

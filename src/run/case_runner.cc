@@ -14,6 +14,7 @@
 #include "results/views.h"
 #include "stats/sequential.h"
 #include "util/clock.h"
+#include "util/fs.h"
 #include "util/interrupt.h"
 #include "util/sha256.h"
 
@@ -68,17 +69,6 @@ std::string log_name(RunMode mode, int index) {
 }  // namespace
 
 namespace {
-// A fresh directory for one process's TMPDIR; nullopt if none can be made (the
-// process then inherits jitbench's).
-std::optional<fs::path> make_run_tmpdir() {
-  std::error_code ec;
-  auto base = fs::temp_directory_path(ec);
-  if (ec) return std::nullopt;
-  std::string tmpl = (base / "jitbench-run-XXXXXX").string();
-  if (::mkdtemp(tmpl.data()) == nullptr) return std::nullopt;
-  return fs::path(tmpl);
-}
-
 // The first thing under dir that a profiler session writes: a plugins/profile
 // directory, an *.xplane.pb, or the anatomy collector's jitbench-anatomy-*.
 std::optional<fs::path> profiler_output_in(const fs::path& dir) {
@@ -115,7 +105,8 @@ std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMod
     argv.insert(argv.end(), {"--warm-min-iters", std::to_string(s.warm_calls_at_least()), "--warm-target-ci",
                              fmt::format("{:g}", s.target->target_pct)});
   if (shared && kind == WorkerKind::Python) {
-    argv.insert(argv.end(), {"--case-shared", shared->path.string()});
+    // The file itself comes as a descriptor (kSharedFd); the path only names it in messages.
+    argv.insert(argv.end(), {"--case-shared", shared->path.string(), "--case-shared-fd", std::to_string(kSharedFd)});
     if (!shared->sha256.empty()) argv.insert(argv.end(), {"--case-shared-sha256", shared->sha256});
   }
   return argv;
@@ -123,30 +114,51 @@ std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMod
 
 void CaseRunner::open_shared(const Case& c) {
   if (c.worker() != WorkerKind::Python) return;
-  const auto dir = setup_.out_dir / kReferencesDir;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);  // 0700: only this user's processes
-  CaseShared shared{dir / (c.id + ".pickle"), ""};
-  fs::remove(shared.path, ec);  // an earlier run's (run --resume): derived from the inputs, made again
-  shared_[c.id] = shared;
+  // 0700: only this user's processes; through the door, so a link planted at
+  // references/ stops the run instead of being followed (util/fs.h).
+  make_dir_in(setup_.out_dir, kReferencesDir, 0700);
+  const std::string rel = shared_reference_path(c.id);
+  remove_in(setup_.out_dir, rel);  // an earlier run's (run --resume): derived from the inputs, made again
+  shared_[c.id] = CaseShared{setup_.out_dir / rel, ""};
 }
 
-// The hash is recorded only when the file on disk still hashes to what the
-// writer reported for the exact bytes it wrote: a file replaced between the
-// write and this read is never trusted (no hash: every later process refuses
-// it in one line, so the case fails instead of verifying against it).
-void CaseRunner::note_shared(const Case& c, const RunRecord& r) {
+namespace {
+// The file a process that makes the case's reference writes into: a temporary
+// beside it (the index never lists a dot-name ending in .tmp), renamed into
+// place only once jitbench has read it back.
+std::string shared_staging_path(const std::string& case_id) {
+  return std::string(kReferencesDir) + "/." + case_id + ".pickle.tmp";
+}
+}  // namespace
+
+SharedHandle CaseRunner::shared_for_process(const Case& c) const {
   const auto it = shared_.find(c.id);
-  if (it == shared_.end() || !it->second.sha256.empty()) return;
+  if (it == shared_.end()) return {};
+  // The worker gets a descriptor, never a path to write to: the file recorded
+  // (read-only), or a fresh staging file while none is.
+  if (!it->second.sha256.empty()) return {open_read_in(setup_.out_dir, shared_reference_path(c.id)), false};
+  return {open_file_in(setup_.out_dir, shared_staging_path(c.id)), true};
+}
+
+// The hash is recorded only when the file jitbench reads back hashes to what
+// the writer reported for the exact bytes it wrote: a file replaced between
+// the write and this read is never trusted (no hash: every later process
+// refuses it in one line, so the case fails instead of verifying against it).
+void CaseRunner::note_shared(const Case& c, const RunRecord& r, SharedHandle& handle) {
+  if (handle.fd >= 0) ::close(handle.fd);
+  handle.fd = -1;
+  const auto it = shared_.find(c.id);
+  if (it == shared_.end() || !handle.staging) return;
+  const std::string staging = shared_staging_path(c.id);
   const auto& raw = r.worker.raw;
-  if (!raw.contains("case_shared") || !raw["case_shared"].is_object()) return;
-  const auto& cs = raw["case_shared"];
-  if (!cs.contains("sha256") || !cs["sha256"].is_string()) return;
-  const auto reported = cs["sha256"].get<std::string>();
-  std::error_code ec;
-  if (fs::is_regular_file(it->second.path, ec) && sha256_file(it->second.path) == reported)
-    it->second.sha256 = reported;
+  const bool reported = raw.contains("case_shared") && raw["case_shared"].is_object() &&
+                        raw["case_shared"].contains("sha256") && raw["case_shared"]["sha256"].is_string();
+  if (reported && sha256_hex(read_file_in(setup_.out_dir, staging)) == raw["case_shared"]["sha256"].get<std::string>()) {
+    rename_in(setup_.out_dir, staging, shared_reference_path(c.id));
+    it->second.sha256 = raw["case_shared"]["sha256"].get<std::string>();
+    return;
+  }
+  remove_in(setup_.out_dir, staging);
 }
 
 RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::path& cache_dir,
@@ -157,13 +169,19 @@ RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::
     return cuda_worker_not_built(mode, index, setup_.native_cuda_worker);
   const auto shared = shared_.find(c.id);
   spec.argv = worker_argv(setup_, c, mode, shared == shared_.end() ? nullptr : &shared->second);
+  SharedHandle handle = shared_for_process(c);
+  spec.shared_fd = handle.fd;
   WarmCallsAsked warm{setup_.warm_iters, 0, std::nullopt};
   if (setup_.target && kind == WorkerKind::Python)
     warm = {setup_.warm_iters, setup_.warm_calls_at_least(), setup_.target->target_pct};
   auto env = worker_env(setup_, c, cache_dir);
   spec.env_set = std::move(env.set);
   spec.env_unset = std::move(env.unset);
-  if (tmpdir) spec.env_set["TMPDIR"] = tmpdir->string();
+  // Every Python process writes its temporary files (a framework's, by path)
+  // into a directory of jitbench's own: the one given, else one for it alone.
+  std::optional<PrivateDir> own_tmp;
+  if (!tmpdir && kind == WorkerKind::Python) own_tmp.emplace("jitbench-run");
+  if (tmpdir || own_tmp) spec.env_set["TMPDIR"] = (tmpdir ? *tmpdir : own_tmp->path()).string();
   const auto log_rel = fs::path("logs") / c.id / log_name(mode, index);
   spec.log_path = setup_.out_dir / log_rel;
   spec.log_root = setup_.out_dir;
@@ -171,11 +189,18 @@ RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::
   spec.sample_machine = true;
   RunRequest req{mode, std::max(index, 0), setup_.timeout_s, warm, c.dtype, c.precision, c.gpu};
   CacheWatch watch(cache_dir);  // before the spawn: the kernel queues what the worker does
-  RunRecord r = classify_run(launcher_.launch(spec), req);
+  ProcessResult p;
+  try {
+    p = launcher_.launch(spec);
+  } catch (...) {
+    if (handle.fd >= 0) ::close(handle.fd);
+    throw;
+  }
+  RunRecord r = classify_run(p, req);
   r.cache_seen = watch.finish();
   r.cache_seen.recorded = true;
   r.log = log_rel.string();
-  note_shared(c, r);
+  note_shared(c, r, handle);
   return r;
 }
 
@@ -193,27 +218,28 @@ bool CaseRunner::prime(const Case& c, CaseResult& res, const fs::path& cache_dir
 }
 
 // One measured cold or warm process: the cache emptied first unless the
-// policy keeps it warm, then the run and the cache claims it must back.
+// policy keeps it warm (then checked to be still the directory jitbench made),
+// then the run and the cache claims it must back.
 RunRecord CaseRunner::measured_run(const Case& c, RunMode mode, int index, const fs::path& cache_dir) {
   const bool keep_cache = c.cache_policy == CachePolicy::WarmCache;
-  if (auto err = keep_cache ? std::nullopt : empty_owned_cache_dir(cache_dir, setup_.out_dir))
+  if (auto err = keep_cache ? owned_cache_dir_problem(cache_dir, setup_.out_dir)
+                            : empty_owned_cache_dir(cache_dir, setup_.out_dir))
     return not_started(mode, index, *err);
-  // Under --anatomy a measured Python process gets a TMPDIR of jitbench's own:
-  // the profiler's output found there (where the anatomy's collector puts
-  // it) means the run was profiled, whatever it says.
-  std::optional<fs::path> tmp;
-  if (setup_.anatomy_runs > 0 && c.worker() == WorkerKind::Python) tmp = make_run_tmpdir();
-  RunRecord r = one_run(c, mode, index, cache_dir, tmp);
-  if (tmp) {
-    if (auto found = profiler_output_in(*tmp); found && r.status != Status::Failed) {
+  // A Python process gets a TMPDIR of jitbench's own (mode 0700, removed after
+  // it): the frameworks write there by path. Under --anatomy, the profiler's
+  // output found there (where the anatomy's collector puts it) means the run
+  // was profiled, whatever it says.
+  std::optional<PrivateDir> tmp;
+  if (c.worker() == WorkerKind::Python) tmp.emplace("jitbench-run");
+  RunRecord r = one_run(c, mode, index, cache_dir, tmp ? std::optional<fs::path>(tmp->path()) : std::nullopt);
+  if (tmp && setup_.anatomy_runs > 0) {
+    if (auto found = profiler_output_in(tmp->path()); found && r.status != Status::Failed) {
       r.status = Status::Failed;
       r.reason = {ReasonCode::ProtocolViolation, "profiler output in a measured run"};
       r.detail = fmt::format("a measured {} process left profiler output in the TMPDIR jitbench gave it ({}): it ran "
                              "the anatomy's profiler, which only mode anatomy may (docs/anatomy.md)",
                              to_string(mode), found->string());
     }
-    std::error_code ec;
-    fs::remove_all(*tmp, ec);
   }
   judge_cache_claims(r, c.cache_policy, c.writes_cache_by_default);
   return r;
@@ -375,6 +401,7 @@ Interleaved run_side_by_side(const std::vector<std::pair<CaseRunner*, Case>>& ca
     s.res = runner->open_case(c, s.cache_dir);
     s.going = s.res.cold.empty();
     if (s.going) runner->open_shared(c);
+    kill_point("case_opened");
     if (s.going && c.cache_policy == CachePolicy::WarmCache) s.going = runner->prime(c, s.res, s.cache_dir, progress);
   }
   Interleaved out;

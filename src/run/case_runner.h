@@ -62,6 +62,16 @@ struct CaseShared {
   std::string sha256;  // "" until a process of the case wrote the file
 };
 inline constexpr const char* kReferencesDir = "references";
+// references/<case>.pickle, relative to the out dir.
+inline std::string shared_reference_path(const std::string& case_id) {
+  return std::string(kReferencesDir) + "/" + case_id + ".pickle";
+}
+// The descriptor one process gets for its case's shared reference: the
+// recorded file read-only, or (staging) a fresh file to write it into.
+struct SharedHandle {
+  int fd = -1;
+  bool staging = false;
+};
 
 // The command line of one of the case's workers, from what the case carries
 // (its worker kind, its workload's file): no catalog is consulted. `shared`:
@@ -107,7 +117,9 @@ class CaseRunner {
   bool prime(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
   // The case's shared reference: a stale file of an earlier run removed, none recorded yet.
   void open_shared(const Case& c);
-  void note_shared(const Case& c, const RunRecord& r);  // its sha256, once a process of the case wrote it
+  SharedHandle shared_for_process(const Case& c) const;
+  // Closes the handle; its sha256 recorded and the file renamed into place once a process wrote it.
+  void note_shared(const Case& c, const RunRecord& r, SharedHandle& handle);
   struct Side {
     CaseResult res;
     std::filesystem::path cache_dir;

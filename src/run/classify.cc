@@ -183,7 +183,11 @@ void judge_result(RunRecord& r, const Message& result, const RunRequest& req) {
     fail(r, ReasonCode::Unsynchronized,
          "the device still had work queued when the clock stopped: the timings do not cover the computation");
   else if (auto why = timing_inconsistency(r)) fail(r, ReasonCode::InconsistentTimings, *why);
-  else if (bool_or(result.body, "interpreter_only", false)) {
+  else if (auto mem = r.memory_inconsistency(); !mem.empty()) {
+    r.status = Status::Failed;
+    r.reason = {ReasonCode::ProtocolViolation, "memory.hwm_after_calls_kib"};
+    r.detail = "the workload's peak RSS cannot be true: " + mem;
+  } else if (bool_or(result.body, "interpreter_only", false)) {
     // Verified, but nothing was compiled: never mixed with compiled timings.
     r.status = Status::Warn;
     r.reason = {ReasonCode::InterpreterOnly, ""};
@@ -281,7 +285,7 @@ std::string precision_mismatch(const std::string& claimed, const RunRequest& req
 std::optional<std::string> bucket_inconsistency(const RunRecord& r) {
   if (!r.buckets) return std::nullopt;
   const auto& b = *r.buckets;
-  const auto slack = [](double whole) { return std::max(kTimingSlackS, kTimingSlackFraction * whole); };
+  const auto slack = timing_slack;
   if (b.interpreter_start_s < -slack(r.wall_s))
     return fmt::format("the worker stamped its first line {:.6g} s before jitbench spawned it", -b.interpreter_start_s);
   if (b.harness_exit_s < -slack(r.wall_s))

@@ -34,8 +34,7 @@ std::string precision_mismatch(const std::string& claimed, const RunRequest& req
 // import + setup + the calls to no more than the worker's total; process start
 // + that total to no more than jitbench's own spawn-to-exit wall clock.
 // A one-line description of the first violation, or nullopt.
-inline constexpr double kTimingSlackS = 100e-6;
-inline constexpr double kTimingSlackFraction = 0.005;
+// (kTimingSlackS, kTimingSlackFraction: results/anatomy.h, where the reader applies them too)
 std::optional<std::string> timing_inconsistency(const RunRecord& r);
 }  // namespace jitbench
 

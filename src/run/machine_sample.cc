@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "util/fs.h"
 #include "util/say.h"
 
 namespace jitbench {
@@ -31,13 +32,7 @@ bool is_cpu_n(const std::string& line) {
   return line.size() > 3 && line.compare(0, 3, "cpu") == 0 && line[3] >= '0' && line[3] <= '9';
 }
 
-std::optional<std::string> slurp(const fs::path& p) {
-  std::ifstream in(p);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::optional<std::string> slurp(const fs::path& p) { return read_capped(p); }
 
 double ticks_to_s(std::uint64_t after, std::uint64_t before, long hz) {
   return static_cast<double>(after - before) / static_cast<double>(hz);

@@ -80,8 +80,6 @@ namespace {
 // The log, opened here so that no link below the log root is followed.
 int open_log(const SpawnSpec& spec) {
   if (!spec.log_root.empty()) return open_file_in(spec.log_root, spec.log_path.lexically_relative(spec.log_root));
-  std::error_code ec;
-  std::filesystem::create_directories(spec.log_path.parent_path(), ec);
   return open_file_in(spec.log_path.parent_path(), spec.log_path.filename());
 }
 
@@ -124,9 +122,12 @@ struct ChildFds {
   if (cpus && ::sched_setaffinity(0, sizeof(cpu_set_t), cpus) != 0) die(errno);
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die(errno);
   if (::getppid() != parent) ::_exit(127);  // jitbench is gone already
+  // The case's shared reference (kSharedFd) moved out of the way of the dup2s below first.
+  const int shared = spec.shared_fd >= 0 ? ::fcntl(spec.shared_fd, F_DUPFD_CLOEXEC, 16) : -1;
+  if (spec.shared_fd >= 0 && shared < 0) die(errno);
   const int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull < 0 || ::dup2(devnull, 0) < 0 || ::dup2(fd.log, 1) < 0 || ::dup2(fd.log, 2) < 0 ||
-      ::dup2(fd.result, kResultFd) < 0)
+      ::dup2(fd.result, kResultFd) < 0 || (shared >= 0 && ::dup2(shared, kSharedFd) < 0))
     die(errno);
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -144,6 +145,24 @@ struct ChildFds {
   report_and_exit(err_fd, errno);
 }
 
+// The child's reports on the exec-error pipe, read until the exec closes it
+// (each report whole: < PIPE_BUF), then fd closed: the RSS it held before its
+// exec into res.pre_exec_rss_kib; returns the errno of a step that failed, 0
+// when the exec succeeded.
+int read_child_reports(int fd, ProcessResult& res) {
+  int exec_err = 0;
+  ChildReport report{};
+  ssize_t n;
+  while ((n = ::read(fd, &report, sizeof report)) != 0) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n != static_cast<ssize_t>(sizeof report)) break;
+    if (report.err != 0) exec_err = report.err;
+    else res.pre_exec_rss_kib = report.rss_kib;
+  }
+  ::close(fd);
+  return exec_err;
+}
+
 // fork + exec of the worker (become_worker); returns the pid, or 0 with
 // res.spawn_error set; closes the write end either way. Not posix_spawn: it
 // cannot ask the kernel to end the child with jitbench.
@@ -153,6 +172,10 @@ pid_t spawn(const SpawnSpec& spec, const std::vector<int>& pin, int pipefd[2], P
     log_fd = open_log(spec);
   } catch (const WriteError& e) {
     ::close(pipefd[1]);
+    if (e.link_refused()) {  // a link planted where the log goes stops the command, not one run
+      ::close(pipefd[0]);
+      throw;
+    }
     res.spawn_error = e.what();
     return 0;
   }
@@ -186,18 +209,7 @@ pid_t spawn(const SpawnSpec& spec, const std::vector<int>& pin, int pipefd[2], P
     res.spawn_error = errno_text("fork", fork_err);
     return 0;
   }
-  int exec_err = 0;
-  ChildReport report{};
-  ssize_t n;
-  // Until EOF: the exec closes the pipe; the child's reports are whole (< PIPE_BUF).
-  while ((n = ::read(errpipe[0], &report, sizeof report)) != 0) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n != static_cast<ssize_t>(sizeof report)) break;
-    if (report.err != 0) exec_err = report.err;
-    else res.pre_exec_rss_kib = report.rss_kib;
-  }
-  ::close(errpipe[0]);
-  if (exec_err != 0) {
+  if (const int exec_err = read_child_reports(errpipe[0], res); exec_err != 0) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

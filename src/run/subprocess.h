@@ -21,6 +21,9 @@ namespace jitbench {
 
 // The descriptor number the worker finds its result channel on.
 inline constexpr int kResultFd = 3;
+// The descriptor number the worker finds its case's shared reference on
+// (SpawnSpec::shared_fd): a worker writes nothing into the out dir by path.
+inline constexpr int kSharedFd = 4;
 
 struct SpawnSpec {
   std::vector<std::string> argv;                         // argv[0]: absolute path or PATH name
@@ -34,6 +37,8 @@ struct SpawnSpec {
   // Snapshot the machine just before the spawn and just after the reap
   // (run/machine_sample.h): set for measured worker runs only.
   bool sample_machine = false;
+  // Given to the worker as kSharedFd when >= 0 (jitbench keeps its own copy).
+  int shared_fd = -1;
 };
 
 enum class ExitKind { Exited, Signaled, TimedOut, SpawnFailed };
@@ -51,7 +56,7 @@ struct ProcessResult {
   // it was still the copy of jitbench it was forked from: the kernel folds that
   // into the worker's wait4 ru_maxrss at exec. A max_rss_kib within
   // kPreExecSlackKib of it may be that copy's; above, it is the worker's
-  // (RunRecord::worker_peak_rss_kib). 0: not reported (or no exec).
+  // (RunRecord::process_peak_rss_kib). 0: not reported (or no exec).
   long pre_exec_rss_kib = 0;
   double user_s = 0, sys_s = 0;
   long nivcsw = 0;             // involuntary context switches (wait4 rusage)

@@ -88,7 +88,7 @@ TEST(PosixLauncher, APeakRssNoLargerThanJitbenchsOwnIsNotTheWorkers) {
   ASSERT_EQ(big.kind, ExitKind::Exited) << big.spawn_error;
   ASSERT_GT(big.pre_exec_rss_kib, 0);
   ASSERT_GT(big.max_rss_kib, big.pre_exec_rss_kib);
-  EXPECT_EQ(peak_of(big).worker_peak_rss_kib(), big.max_rss_kib);
+  EXPECT_EQ(peak_of(big).process_peak_rss_kib(), big.max_rss_kib);
   // This process grows past the child's size; a child that holds ~nothing
   // then reads as large in wait4 (the forked copy's pages), and is not
   // reported as the worker's peak.
@@ -102,11 +102,11 @@ TEST(PosixLauncher, APeakRssNoLargerThanJitbenchsOwnIsNotTheWorkers) {
   EXPECT_GT(small.max_rss_kib, ballast_kib) << "wait4 no longer counts the forked copy: revisit";
   EXPECT_GE(small.pre_exec_rss_kib, ballast_kib);
   EXPECT_LE(small.max_rss_kib, small.pre_exec_rss_kib + kPreExecSlackKib);
-  EXPECT_EQ(peak_of(small).worker_peak_rss_kib(), std::nullopt);
+  EXPECT_EQ(peak_of(small).process_peak_rss_kib(), std::nullopt);
   // A case file from before pre_exec_rss_kib: the rusage as it is.
   RunRecord old;
   old.max_rss_kib = 4242;
-  EXPECT_EQ(old.worker_peak_rss_kib(), 4242);
+  EXPECT_EQ(old.process_peak_rss_kib(), 4242);
 }
 
 }  // namespace

@@ -99,6 +99,82 @@ TEST(SafeWrite, ABatchIsAllOrNothing) {
     EXPECT_FALSE(e.path().filename().string().ends_with(".tmp")) << e.path();
 }
 
+// The door's directories, removals, renames and reads (everything jitbench
+// does below a root it owns): a link below the root is never followed.
+TEST(Door, MakeDirRefusesALinkAndSetsItsMode) {
+  TempRoot t;
+  make_dir_in(t.root / "in", "references", 0700);
+  EXPECT_EQ(fs::status(t.root / "in" / "references").permissions(), fs::perms::owner_all);
+  fs::create_directory_symlink(t.root / "outside", t.root / "in" / "refs2");
+  ::chmod((t.root / "outside").c_str(), 0755);
+  try {
+    make_dir_in(t.root / "in", "refs2", 0700);
+    FAIL() << "made a directory through a link";
+  } catch (const WriteError& e) {
+    EXPECT_TRUE(e.link_refused()) << e.what();
+  }
+  EXPECT_EQ(fs::status(t.root / "outside").permissions(), static_cast<fs::perms>(0755));  // its mode untouched
+}
+
+TEST(Door, RemoveNeverFollowsALink) {
+  TempRoot t;
+  write_file_in(t.root / "outside", "keep.txt", "precious");
+  write_file_in(t.root / "in", "tree/a/b.txt", "x");
+  fs::create_directory_symlink(t.root / "outside", t.root / "in" / "tree" / "a" / "link");
+  remove_in(t.root / "in", "tree");
+  EXPECT_FALSE(fs::exists(t.root / "in" / "tree"));
+  EXPECT_EQ(read_file(t.root / "outside" / "keep.txt"), "precious");
+  // A link at rel is removed itself; a link above rel is refused, nothing removed through it.
+  fs::create_directory_symlink(t.root / "outside", t.root / "in" / "snapshots");
+  EXPECT_THROW(remove_in(t.root / "in", "snapshots/keep.txt"), WriteError);
+  EXPECT_TRUE(fs::exists(t.root / "outside" / "keep.txt"));
+  remove_in(t.root / "in", "snapshots");
+  EXPECT_FALSE(fs::is_symlink(t.root / "in" / "snapshots"));
+  EXPECT_TRUE(fs::exists(t.root / "outside" / "keep.txt"));
+  remove_in(t.root / "in", "never/there");  // absent: nothing to do
+}
+
+TEST(Door, EmptyDirKeepsWhatItIsToldAndRenameRefusesALink) {
+  TempRoot t;
+  write_file_in(t.root / "in", "d/.marker", "m");
+  write_file_in(t.root / "in", "d/x/y", "y");
+  empty_dir_in(t.root / "in", "d", {".marker"});
+  EXPECT_TRUE(fs::exists(t.root / "in" / "d" / ".marker"));
+  EXPECT_FALSE(fs::exists(t.root / "in" / "d" / "x"));
+  write_file_in(t.root / "in", "tmp/new", "n");
+  fs::create_directory_symlink(t.root / "outside", t.root / "in" / "snapshots");
+  EXPECT_THROW(rename_in(t.root / "in", "tmp", "snapshots/ID"), WriteError);
+  EXPECT_TRUE(fs::is_empty(t.root / "outside"));
+  rename_in(t.root / "in", "tmp", "final");
+  EXPECT_EQ(read_file(t.root / "in" / "final" / "new"), "n");
+}
+
+TEST(Door, OpenReadRefusesLinksAndFifos) {
+  TempRoot t;
+  write_file_in(t.root / "outside", "secret", "s");
+  fs::create_symlink(t.root / "outside" / "secret", t.root / "in" / "ref.pickle");
+  EXPECT_THROW(open_read_in(t.root / "in", "ref.pickle"), WriteError);
+  ASSERT_EQ(::mkfifo((t.root / "in" / "fifo").c_str(), 0600), 0);
+  EXPECT_THROW(open_read_in(t.root / "in", "fifo"), WriteError);
+  write_file_in(t.root / "in", "ok", "fine");
+  const int fd = open_read_in(t.root / "in", "ok");
+  char buf[8] = {};
+  EXPECT_EQ(::read(fd, buf, sizeof buf), 4);
+  ::close(fd);
+}
+
+TEST(Door, APrivateDirIsMadeForThisUserAndRemovedWithItsContents) {
+  fs::path kept;
+  {
+    PrivateDir d("jitbench-door-test");
+    kept = d.path();
+    EXPECT_TRUE(d.intact());
+    EXPECT_EQ(fs::status(d.path()).permissions(), fs::perms::owner_all);
+    write_file_in(d.path(), "a/b", "x");
+  }
+  EXPECT_FALSE(fs::exists(kept));
+}
+
 TEST(PlainRelative, OnlyPathsThatStayInside) {
   for (const char* ok : {"a", "cases/x.json", "ml/cases/y.json"}) EXPECT_TRUE(is_plain_relative(ok)) << ok;
   for (const char* bad : {"", "/etc/passwd", "../x", "a/../../x", "a//b", "./a", "a/.", "a/"})

@@ -3,6 +3,9 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 namespace jitbench {
 namespace {
@@ -22,4 +25,16 @@ void install_interrupt_handlers() {
 
 bool interrupted() { return g_signal.load() != 0; }
 int interrupt_signal() { return g_signal.load(); }
+
+void kill_point(const char* name) {
+  // JITBENCH_TEST_KILL_AT=POINT[:N]: the N-th time (default the first) this process passes POINT.
+  static int passed = 0;
+  const char* at = std::getenv("JITBENCH_TEST_KILL_AT");
+  if (!at || !*at) return;
+  const std::string spec = at;
+  const auto colon = spec.find(':');
+  if (spec.substr(0, colon) != name) return;
+  const int nth = colon == std::string::npos ? 1 : std::atoi(spec.c_str() + colon + 1);
+  if (++passed == nth) ::raise(SIGKILL);
+}
 }  // namespace jitbench

@@ -5,4 +5,9 @@ namespace jitbench {
 void install_interrupt_handlers();
 bool interrupted();
 int interrupt_signal();
+// Tests of a run killed outright at a point no worker marks (tests/test_kill_points.py):
+// when JITBENCH_TEST_KILL_AT names this point, jitbench sends itself SIGKILL there.
+// Points: "case_opened" (a case's cache and references made, no process started yet)
+// and "before_index" (a step's documents renamed into place, its index not yet written).
+void kill_point(const char* name);
 }  // namespace jitbench

@@ -25,24 +25,24 @@ json check_document(const fs::path& file, const std::string& label, ValidationRe
   try {
     text = read_file(file);
   } catch (const std::exception& e) {
-    rep.errors.push_back(label + ": " + e.what());
+    rep.add(label, Problem::Other, label + ": " + e.what());
     return nullptr;
   }
   auto parsed = parse_json(text);
   text = std::string();  // the document is what is kept: the text is not needed twice
   if (auto* e = std::get_if<std::string>(&parsed)) {
-    rep.errors.push_back(label + ": " + *e);
+    rep.add(label, Problem::Other, label + ": " + *e);
     return nullptr;
   }
   json doc = std::get<json>(std::move(parsed));
   if (!doc.is_object() || !doc.contains("schema_version") || !doc["schema_version"].is_string()) return doc;
   const auto version = doc["schema_version"].get<std::string>();
   if (!has_schema(version)) {
-    rep.errors.push_back(fmt::format("{}: unknown schema_version '{}'", label, version));
+    rep.add(label, Problem::Other, fmt::format("{}: unknown schema_version '{}'", label, version));
     return nullptr;
   }
   ++rep.documents_validated;
-  for (const auto& e : validate_against(doc, version)) rep.errors.push_back(fmt::format("{}: {}", label, e));
+  for (const auto& e : validate_against(doc, version)) rep.add(label, Problem::Other, fmt::format("{}: {}", label, e));
   return doc;
 }
 
@@ -52,16 +52,17 @@ void check_ml_export(const fs::path& dir, ValidationReport& rep) {
   check_document(ml / "ml_suite.json", "ml/ml_suite.json", rep);
   auto entries = read_ml_index(ml / "ml_suite.json");
   if (auto* e = std::get_if<std::string>(&entries)) {
-    rep.errors.push_back(*e);
+    rep.add("ml/ml_suite.json", Problem::HashDiffers, *e);
     return;
   }
   for (const auto& c : std::get<std::vector<MlIndexEntry>>(entries)) {
     const auto label = "ml/" + c.path;
     if (crosses_link(ml, c.path) || !fs::is_regular_file(ml / c.path)) {
-      rep.errors.push_back(label + ": listed in ml/ml_suite.json but missing");
+      rep.add(label, Problem::HashDiffers, label + ": listed in ml/ml_suite.json but missing");
       continue;
     }
-    if (sha256_file(ml / c.path) != c.sha256) rep.errors.push_back(label + ": sha256 differs from ml/ml_suite.json");
+    if (sha256_file(ml / c.path) != c.sha256)
+      rep.add(label, Problem::HashDiffers, label + ": sha256 differs from ml/ml_suite.json");
   }
 }
 
@@ -72,19 +73,19 @@ std::set<std::string> check_listed(const fs::path& dir, const RunIndex& index, V
     listed.insert(f.path);
     const fs::path p = dir / f.path;  // read_index accepts only paths that stay inside
     if (crosses_link(dir, f.path)) {
-      rep.errors.push_back(f.path + ": listed in the index but missing, or reached through a symbolic link");
+      rep.add(f.path, Problem::Unsafe, f.path + ": listed in the index but missing, or reached through a symbolic link");
       continue;
     }
     if (!fs::is_regular_file(p)) {
-      rep.errors.push_back(f.path + ": listed in the index but missing");
+      rep.add(f.path, Problem::Other, f.path + ": listed in the index but missing");
       continue;
     }
     ++rep.files_hashed;
-    if (sha256_file(p) != f.sha256) rep.errors.push_back(f.path + ": sha256 differs from the index");
+    if (sha256_file(p) != f.sha256) rep.add(f.path, Problem::HashDiffers, f.path + ": sha256 differs from the index");
     if (p.extension() == ".json") check_document(p, f.path, rep);
   }
   for (const auto& c : index.cases)
-    if (!listed.count(c.path)) rep.errors.push_back(c.path + ": case file not in files");
+    if (!listed.count(c.path)) rep.add(c.path, Problem::Other, c.path + ": case file not in files");
   return listed;
 }
 // started_at and finished_at are times as jitbench writes them (UTC, to the
@@ -93,15 +94,59 @@ void check_times(const RunIndex& index, ValidationReport& rep) {
   static const std::regex utc(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z)");
   for (const auto& [key, value] : {std::pair{"started_at", &index.started_at}, {"finished_at", &index.finished_at}})
     if (!value->empty() && !std::regex_match(*value, utc))
-      rep.errors.push_back(fmt::format("{}: {} '{}' is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)", kIndexFile, key, *value));
+      rep.add(kIndexFile, Problem::Other,
+              fmt::format("{}: {} '{}' is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)", kIndexFile, key, *value));
+}
+}  // namespace
+
+namespace {
+const char* special_kind(fs::file_type t) {
+  switch (t) {
+    case fs::file_type::symlink: return "a symbolic link";
+    case fs::file_type::fifo: return "a FIFO";
+    case fs::file_type::socket: return "a socket";
+    case fs::file_type::block:
+    case fs::file_type::character: return "a device";
+    default: return "not a regular file or directory";
+  }
+}
+
+// Everything below dir, no link followed: a file the index does not list, and
+// anything jitbench never makes there (a link, wherever it points, named by its
+// own path; a FIFO, a socket, a device). Compile caches are the frameworks': only
+// cache/ and its directories themselves are looked at.
+void check_entries(const fs::path& dir, const std::set<std::string>& listed, ValidationReport& rep) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::path rel = it->path().lexically_relative(dir);
+    const auto type = it->symlink_status(ec).type();
+    if (type == fs::file_type::directory) {
+      if (rel.begin() != rel.end() && *rel.begin() == "cache" && std::distance(rel.begin(), rel.end()) >= 2)
+        it.disable_recursion_pending();
+      continue;
+    }
+    if (type == fs::file_type::regular) {
+      if (!excluded_from_index(rel) && !listed.count(rel.string())) {
+        rep.add(rel.string(), Problem::Unlisted, rel.string() + ": present but not listed in the index");
+        rep.unlisted.push_back(rel.string());
+      }
+      continue;
+    }
+    if (listed.count(rel.string())) continue;  // said already: listed, but not a regular file
+    rep.add(rel.string(), Problem::Unsafe,
+            fmt::format("{}: {} in the out dir, where jitbench makes only files and directories: remove it",
+                        rel.string(), special_kind(type)));
+  }
+  if (ec) rep.add("", Problem::Other, fmt::format("{}: cannot be listed: {}", dir.string(), ec.message()));
 }
 }  // namespace
 
 ValidationReport check_out_dir(const fs::path& dir) {
   ValidationReport rep;
   const fs::path index_path = dir / kIndexFile;
-  if (!fs::exists(index_path)) {
-    rep.errors.push_back(fmt::format("{}: no {} here; is this a jitbench out dir?", dir.string(), kIndexFile));
+  if (!fs::exists(fs::symlink_status(index_path))) {
+    rep.add("", Problem::Other, fmt::format("{}: no {} here; is this a jitbench out dir?", dir.string(), kIndexFile));
     return rep;
   }
   const auto errors_before = rep.errors.size();
@@ -109,20 +154,19 @@ ValidationReport check_out_dir(const fs::path& dir) {
   auto index = read_index(index_path);
   if (auto* e = std::get_if<std::string>(&index)) {
     // The schema's lines already say what is wrong with it: the reader's would say it again.
-    if (rep.errors.size() == errors_before) rep.errors.push_back(*e);
+    if (rep.errors.size() == errors_before) rep.add(kIndexFile, Problem::Other, *e);
     return rep;
   }
   check_times(std::get<RunIndex>(index), rep);
   const auto listed = check_listed(dir, std::get<RunIndex>(index), rep);
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file()) continue;
-    const auto rel = fs::relative(e.path(), dir);
-    if (!excluded_from_index(rel) && !listed.count(rel.string())) {
-      rep.errors.push_back(rel.string() + ": present but not listed in the index");
-      rep.unlisted.push_back(rel.string());
-    }
-  }
+  check_entries(dir, listed, rep);
   check_ml_export(dir, rep);
+  // What every reader of the run checks beyond the schemas (results/read.cc:
+  // a peak RSS below the copy it holds, the anatomy's nesting rule, ...):
+  // validate refuses what report, compare and jitbench.load() refuse.
+  if (rep.errors.empty())
+    if (auto run = read_run(dir); auto* e = std::get_if<std::string>(&run))
+      rep.add("", Problem::Other, *e);
   return rep;
 }
 

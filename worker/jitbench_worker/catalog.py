@@ -1,8 +1,9 @@
 """Prints jitbench's catalog of backends and workloads as JSON: the build
 embeds it in the binary (CMakeLists.txt), so the worker's registries are the
 only place a backend or workload is named. With --workload-file NAME PATH it
-prints the record of a user workload instead (jitbench asks at run time).
-Imports no framework."""
+prints the record of a user workload instead (jitbench asks at run time, with
+--fd N: the record goes to that descriptor, never to stdout, where the user's
+file may print anything). Imports no framework."""
 
 import json
 import sys
@@ -11,10 +12,12 @@ from . import backends, workloads
 
 
 def main(argv):
-    """python -m jitbench_worker.catalog [--out FILE] | --workload-file NAME PATH"""
-    if len(argv) == 3 and argv[0] == "--workload-file":
+    """python -m jitbench_worker.catalog [--out FILE] | --workload-file NAME PATH [--fd N]"""
+    if len(argv) in (3, 5) and argv[0] == "--workload-file":
+        out = sys.stdout if len(argv) == 3 else open(int(argv[4]), "w", encoding="utf-8", closefd=True)
         try:
-            sys.stdout.write(json.dumps(workloads.record(argv[1], argv[2])) + "\n")
+            out.write(json.dumps(workloads.record(argv[1], argv[2])) + "\n")
+            out.flush()
         except Exception as exc:  # the file breaks the contract: one line saying how
             sys.stderr.write(f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}\n")
             sys.exit(2)

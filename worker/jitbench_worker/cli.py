@@ -27,6 +27,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--case-shared", default=None,
                      help="the case's shared float64 reference and precision observation (read or written)")
     run.add_argument("--case-shared-sha256", default=None, help="the sha256 jitbench recorded for --case-shared")
+    run.add_argument("--case-shared-fd", type=int, default=None,
+                     help="the descriptor jitbench opened --case-shared on: read-only with --case-shared-sha256, "
+                          "else a fresh file to write it into (the worker never writes into the out dir by path)")
     probe = sub.add_parser("probe", help="report interpreter, packages and backends")
     probe.add_argument("--fd", type=int, required=True)
     probe.add_argument("--check-devices", action="store_true")

@@ -50,6 +50,7 @@ import sys
 import time
 import urllib.request
 
+from . import door
 from .protocol import Channel
 
 RECORD = ".jitbench-env.json"
@@ -160,10 +161,7 @@ def find_links_contents(dirs, memo_path=None):
                 memo[key] = h.hexdigest()
             out.append([name, memo[key]])
     if memo_path:
-        tmp = f"{memo_path}.{os.getpid()}.tmp"
-        with open(tmp, "w") as f:
-            json.dump(memo, f)
-        os.replace(tmp, memo_path)
+        door.write_file(os.path.dirname(memo_path), os.path.basename(memo_path), json.dumps(memo))
     return sorted(out)
 
 
@@ -307,7 +305,7 @@ def export_commit(repo, commit, into):
     import tarfile
 
     data = git_out(repo, "archive", "--format=tar", commit)
-    os.makedirs(into)
+    door.make_dir(os.path.dirname(into), os.path.basename(into))
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         members = [m for m in tar.getmembers() if not (m.issym() or m.islnk() or m.isdev())]
         for m in members:  # git archive writes relative paths; refuse any that would leave the directory
@@ -347,6 +345,7 @@ def build_backend(tree, py):
 
 def install_source(d, py, uv, spec, name, repo, commit):
     """One commit's tree exported into the environment and installed or put on the path; its record."""
+    door.make_dir(d, "src")
     tree = os.path.join(d, "src", commit)
     export_commit(repo, commit, tree)
     backend, why = build_backend(tree, py)
@@ -364,8 +363,9 @@ def install_source(d, py, uv, spec, name, repo, commit):
                       env={**os.environ, "PYTHONPATH": ""}).strip().splitlines()[-1]
         # An "import" line of a .pth file is run by site: the tree goes to the FRONT of sys.path, so that a copy of
         # the same package installed in the environment (a requirement, --install-extra) cannot hide the commit.
-        with open(os.path.join(purelib, f"_jitbench_git_{commit[:12]}.pth"), "w") as f:
-            f.write(f"import sys; sys.path.insert(0, {root!r})\n")
+        # Written below the environment's directory through the door (a site-packages outside it is refused).
+        door.write_file(d, os.path.join(os.path.relpath(purelib, d), f"_jitbench_git_{commit[:12]}.pth"),
+                        f"import sys; sys.path.insert(0, {root!r})\n")
         # An import measures the package, not Python's compiler. A file that does not compile (a test fixture,
         # a script for another Python) is left to fail where it is imported, as it would anywhere: exit code ignored.
         subprocess.run([py, "-m", "compileall", "-q", root], capture_output=True)
@@ -391,8 +391,9 @@ def build_into(d, spec, held, uv):
     returns the interpreter and the sources' records."""
     python = spec.get("python") or sys._base_executable
     run([uv, "venv", "--quiet", "--python", python, d])
-    with open(os.path.join(d, MADE_MARK), "w") as f:  # jitbench made this directory (jitbench envs may remove it)
-        f.write("made by jitbench's environment builder; removed only by jitbench envs rm/prune\n")
+    check_owned(d, "environment")  # uv made it by path: still a directory of this user's, no link in its place
+    door.write_file(d, MADE_MARK,  # jitbench made this directory (jitbench envs may remove it)
+                    "made by jitbench's environment builder; removed only by jitbench envs rm/prune\n")
     py = os.path.join(d, "bin", "python")
     sources = git_sources(spec["requirements"])
     reqs = [r for r in spec["requirements"] if not _GIT.match(r)]
@@ -422,15 +423,14 @@ def describe(py):
 def own_cache_root(root):
     """Creates the cache root, or takes an empty one; refuses a directory with
     other contents, since it removes half-built environments inside it."""
-    os.makedirs(root, exist_ok=True)
+    door.make_root(root)
     mark = os.path.join(root, ROOT_MARK)
     if os.path.exists(mark):
         return
     if os.listdir(root):
         raise Unbuildable(f"{root} holds files jitbench did not put there; point JITBENCH_ENV_CACHE at a new "
                           "or empty directory")
-    with open(mark, "w") as f:
-        f.write("jitbench's environment cache: one directory per environment, named by its hash\n")
+    door.write_file(root, ROOT_MARK, "jitbench's environment cache: one directory per environment, named by its hash\n")
 
 
 def build(spec):
@@ -458,13 +458,13 @@ def build(spec):
         record = reusable(d, record_path)
         if record is not None:
             return {**record, "name": spec["name"], "reused": True}
-        shutil.rmtree(d, ignore_errors=True)  # half-built by a builder that died, or its record broken: again
+        door.remove(root, h)  # half-built by a builder that died, or its record broken: again
         t0 = time.monotonic()
         try:
             py, sources = build_into(d, spec, held, uv)
             info = describe(py)
         except Unbuildable:
-            shutil.rmtree(d, ignore_errors=True)
+            door.remove(root, h)
             raise
         record = {"name": spec["name"], "hash": h, "dir": d, "python": py, "requirements": spec["requirements"],
                   "spec_python": spec.get("python", ""),
@@ -474,10 +474,7 @@ def build(spec):
                   "build_s": time.monotonic() - t0, "bytes": du(d)}
         if sources:
             record["sources"] = sources
-        tmp = record_path + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(record, f, indent=1)
-        os.replace(tmp, record_path)  # from here on the environment exists
+        door.write_file(root, f"{h}/{RECORD}", json.dumps(record, indent=1))  # from here on the environment exists
         return {**record, "reused": False}
 
 
@@ -490,7 +487,7 @@ class locked:
 
     def __enter__(self):
         while True:
-            f = open(self.path, "a")
+            f = os.fdopen(door.open_lock(os.path.dirname(self.path), os.path.basename(self.path)), "a")
             fcntl.flock(f, self.mode)
             try:
                 same = os.path.samestat(os.fstat(f.fileno()), os.stat(self.path))

@@ -224,13 +224,14 @@ def verify_step(adapter, workload, outputs, host_inputs, args, ctx):
 
 def open_shared(args):
     """The case's shared reference and observation (shared.py), or None where
-    jitbench names no file (an older jitbench, `jitbench measure`)."""
-    path = getattr(args, "case_shared", None)
-    if not path:
+    jitbench gives no descriptor for it."""
+    fd = getattr(args, "case_shared_fd", None)
+    if fd is None:
         return None
     from . import shared
 
-    return shared.CaseShared.open(path, args.case_shared_sha256, shared.identity(args))
+    return shared.CaseShared.open(fd, args.case_shared or "the case's shared reference", args.case_shared_sha256,
+                                  shared.identity(args))
 
 
 def observe_step(adapter, fn, dev_inputs, args, shared):

@@ -1,14 +1,18 @@
 """What the processes of one case share: the float64 reference of its inputs
 and the precision observation, made once per case instead of once per process.
 
-jitbench names one file per case (`--case-shared PATH`, under the out dir's
-references/). The case's first process that verifies finds it absent: it
-observes the precision, computes the reference (every value its workload's
-check memoises through verify.Context.memo) and writes both, atomically.
-jitbench then records the file's sha256 and hands it to every later process of
-the case (`--case-shared-sha256 HEX`); such a process reads the file only if
-its bytes hash to that value and it names the same case (backend, workload,
-size, dtype, seed, precision asked), and refuses it otherwise, in one line.
+jitbench keeps one file per case (references/<case>.pickle in the out dir,
+named by `--case-shared PATH` for messages) and hands each process a
+descriptor, `--case-shared-fd N`: the worker never writes into the out dir by
+path. While no process of the case has made the file, the descriptor is a
+fresh, empty file jitbench created for it: the process observes the precision,
+computes the reference (every value its workload's check memoises through
+verify.Context.memo) and writes both into it; jitbench reads it back, and only
+if it hashes to what the process reported moves it into place and records its
+sha256. Every later process of the case gets the recorded file read-only with
+that hash (`--case-shared-sha256 HEX`); it uses the file only if its bytes
+hash to that value and it names the same case (backend, workload, size, dtype,
+seed, precision asked), and refuses it otherwise, in one line.
 Each process still judges its OWN outputs against the shared reference: only
 the float64 computation is shared, never a verdict.
 
@@ -35,34 +39,24 @@ class CaseShared:
     """One process's view of the case's shared file: what it found (memo,
     observation) and, if it found nothing, what it will write."""
 
-    def __init__(self, path, want, found=None):
-        self.path, self.want = path, want
+    def __init__(self, fd, path, want, found=None):
+        self.fd, self.path, self.want = fd, path, want
         self.found = found  # the file's contents, when it was read
         self.memo = dict(found["memo"]) if found else {}
         self.observation = found.get("observation") if found else None
         self.matmul = found.get("matmul") if found else None
 
     @classmethod
-    def open(cls, path, sha256, want):
-        """The file at path checked against sha256 and the case (want), or an
-        empty view when the file is absent (this process is the case's first)."""
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except FileNotFoundError:
-            if sha256:
-                raise SharedReferenceRefused(
-                    f"the case's shared reference {path} is missing though jitbench recorded it (sha256 "
-                    f"{sha256[:12]}...): something removed it during the run; run the case again") from None
-            return cls(path, want)
+    def open(cls, fd, path, sha256, want):
+        """The file on descriptor fd checked against sha256 and the case (want),
+        or an empty view to write into when jitbench recorded none (this process
+        is the case's first to make it). path names the file in messages."""
+        if not sha256:
+            return cls(fd, path, want)
+        data = _read_all(fd)
         import hashlib
 
         got = hashlib.sha256(data).hexdigest()
-        if not sha256:
-            raise SharedReferenceRefused(
-                f"the case's shared reference {path} exists but jitbench recorded no sha256 for it: it was not "
-                "written by this case's first process, or it changed after that process wrote it; remove it and "
-                "run the case again")
         if got != sha256:
             raise SharedReferenceRefused(
                 f"the case's shared reference {path} has sha256 {got[:12]}..., not the {sha256[:12]}... jitbench "
@@ -73,13 +67,13 @@ class CaseShared:
         try:
             found = pickle.loads(data)
         except Exception:  # a user workload's memo naming a class this process cannot import: computed again
-            return cls(path, want, {"identity": want, "memo": {}, "observation": None, "matmul": None})
+            return cls(None, path, want, {"identity": want, "memo": {}, "observation": None, "matmul": None})
         if not isinstance(found, dict) or found.get("identity") != want:
             named = found.get("identity") if isinstance(found, dict) else None
             raise SharedReferenceRefused(
                 f"the case's shared reference {path} is for {named}, not this case ({want}); remove it and run the "
                 "case again")
-        return cls(path, want, found)
+        return cls(None, path, want, found)
 
     def usable_memo(self, matmul):
         """The memo the verification may start from: the file's, when it was
@@ -109,24 +103,19 @@ class CaseShared:
             return None
         import hashlib
 
-        import tempfile
-
-        directory, name = os.path.split(self.path)
-        os.makedirs(directory or ".", mode=0o700, exist_ok=True)
-        # mkstemp: O_EXCL with a random name, so nothing planted at a guessable
-        # path (a symlink) is followed; the leading dot: what the index never lists
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory or ".")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        if os.environ.get("JITBENCH_WORKER_TEST_REWRITE_SHARED") == "1":  # tests: the file replaced after the write
-            with open(self.path, "ab") as f:
-                f.write(b"replaced")
+        view = memoryview(data)
+        while view:  # into the descriptor jitbench opened: nothing is written by path
+            view = view[os.write(self.fd, view):]
+        if os.environ.get("JITBENCH_WORKER_TEST_REWRITE_SHARED") == "1":  # tests: the file changed after the write
+            os.write(self.fd, b"replaced")
         return hashlib.sha256(data).hexdigest()
+
+
+def _read_all(fd):
+    """Every byte of the file on fd (read-only, from its start)."""
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)

@@ -786,6 +786,9 @@ def main(argv) -> int:
     s.add_argument("--name", default=None)
     s.add_argument("--keep", default=None, help="copy the user's files into DIR (relative to the shim) and load those")
     s.add_argument("--out", required=True, help="the shim file (NAME.py), or a directory to write NAME.py in")
+    s.add_argument("--record-fd", type=int, default=None,
+                   help="write the shim's record to this descriptor (jitbench's channel), not to stdout, where the "
+                        "user's module may print anything")
     args = p.parse_args(argv)
     if not args.name and not os.path.isdir(args.out):
         args.name = os.path.splitext(os.path.basename(args.out))[0]  # a workload's name is its file's stem
@@ -807,7 +810,12 @@ def main(argv) -> int:
             return 2
     with open(path, "w") as f:
         f.write(text)
-    sys.stdout.write(json.dumps({**meta, "shim": os.path.abspath(path)}) + "\n")
+    record = json.dumps({**meta, "shim": os.path.abspath(path)}) + "\n"
+    if args.record_fd is None:
+        sys.stdout.write(record)
+    else:
+        with os.fdopen(args.record_fd, "w", encoding="utf-8", errors="surrogateescape") as channel:
+            channel.write(record)
     return 0
 
 

@@ -23,10 +23,7 @@ struct GitOutput {
 
 // git -C repo args..., with no terminal prompt and no pager.
 GitOutput run_git(const std::string& repo, const std::vector<std::string>& args) {
-  std::string templ = (fs::temp_directory_path() / "jitbench-git-XXXXXX").string();
-  const int fd = ::mkstemp(templ.data());
-  if (fd < 0) throw UserError("cannot create a temporary file for git's output");
-  ::close(fd);
+  const PrivateDir work("jitbench-git");
   SpawnSpec spec;
   spec.argv = {"git", "-C", repo};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
@@ -35,12 +32,12 @@ GitOutput run_git(const std::string& repo, const std::vector<std::string>& args)
   spec.env_unset = {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
                     "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES",
                     "GIT_DISCOVERY_ACROSS_FILESYSTEM"};
-  spec.log_path = templ;
+  spec.log_root = work.path();
+  spec.log_path = work.path() / "git.log";
   spec.timeout = std::chrono::seconds(120);
   PosixLauncher launcher;
   const auto p = launcher.launch(spec);
-  GitOutput out{p.kind == ExitKind::Exited ? p.exit_code : -1, read_file(templ)};
-  fs::remove(templ);
+  GitOutput out{p.kind == ExitKind::Exited ? p.exit_code : -1, read_file(spec.log_path)};
   if (out.rc == 127 || p.kind == ExitKind::SpawnFailed)
     throw UserError("bisect --git: git was not found: install git (Debian: apt-get install git)");
   return out;
@@ -57,6 +54,37 @@ bool is_object_id(const std::string& s) {
   return (s.size() == 40 || s.size() == 64) && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
+std::vector<std::string> git_lines(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t at = 0; at < text.size();) {
+    const auto end = std::min(text.find('\n', at), text.size());
+    if (end > at) out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+// A short hex revision that is both a branch or tag name and the start of a
+// commit id is ambiguous: git would take the name, silently. Refused, naming both.
+void refuse_ambiguous(const std::string& repo, const std::string& rev, const char* flag, const std::string& sha) {
+  if (rev.size() < 4 || rev.size() >= 40 || rev.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    return;
+  const auto refs = run_git(repo, {"for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/" + rev,
+                                   "refs/tags/" + rev, "refs/remotes/" + rev});
+  const auto named = git_lines(refs.text);
+  if (refs.rc != 0 || named.empty()) return;
+  for (const auto& object : git_lines(run_git(repo, {"rev-parse", "--disambiguate=" + rev}).text)) {
+    if (!is_object_id(object) || object == sha) continue;
+    const auto type = run_git(repo, {"cat-file", "-t", object});
+    if (type.rc != 0 || git_first_line(type.text) != "commit") continue;
+    const auto ref = named.front().substr(0, named.front().find(' '));
+    throw UserError(fmt::format("bisect --git {}: {} '{}' is ambiguous: it names {} (commit {}) and is the start of "
+                                "commit {}; give the full commit id, or {} for the {}", repo, flag, rev, ref,
+                                sha.substr(0, 12), object.substr(0, 12), ref,
+                                ref.rfind("refs/tags/", 0) == 0 ? "tag" : "branch"));
+  }
+}
+
 // A revision named by the user as the full id of the commit it names.
 std::string resolve_commit(const std::string& repo, const std::string& rev, const char* flag) {
   const auto r = rev.empty() || rev.front() == '-'
@@ -66,6 +94,7 @@ std::string resolve_commit(const std::string& repo, const std::string& rev, cons
   if (r.rc != 0 || !is_object_id(sha))
     throw UserError(fmt::format("bisect --git {}: {} '{}' is not a revision of this repository (a commit id, branch "
                                 "or tag; see git log)", repo, flag, rev));
+  refuse_ambiguous(repo, rev, flag, sha);
   return sha;
 }
 

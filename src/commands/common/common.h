@@ -19,6 +19,7 @@ inline constexpr int kExitSignature = 7;        // verify: no signature, a bad o
 inline constexpr int kExitReplicaDiffers = 8;   // replicate: every gate held; timing metrics differ
 inline constexpr int kExitReplicaFailed = 9;    // replicate: a correctness gate failed
 inline constexpr int kExitBelowNoiseFloor = 11; // compare, bisect --strict: a threshold below the noise floor
+inline constexpr int kExitReplicaInconclusive = 12;  // replicate: every gate held; no timing metric could be tested
 
 // --python, else $JITBENCH_PYTHON, else the project's .venv, else python3.
 std::string resolve_python(const std::string& flag);
@@ -45,9 +46,27 @@ void write_report(const std::string& dir, const std::string& python);
 // Throws UserError unless dir is an out dir `jitbench validate` accepts; label
 // ("BASE", "NEW" or "") starts the message.
 void require_valid_run(const std::string& dir, const std::string& label);
-// The same for --resume, which accepts the unlisted logs of cases the index
-// does not record (the case a killed run was measuring).
-void require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases);
+// The same for --resume, which accepts what a run killed outright leaves
+// (artifacts/out_dir.h, remade_on_resume): the files of cases the index does
+// not record, the documents derived from every case, and the rewritten files
+// of failed cases (returned: the caller refuses any of them it would keep).
+std::vector<std::string> require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases,
+                                               const std::vector<std::string>& failed_cases);
+
+// What a command writes (`out`, a directory or a file, named by `out_flag`)
+// must lie outside every directory it reads (each named, e.g. {"BASE", dir}):
+// written there it would add a file that directory's index does not list (or
+// change one it does), and the input would stop validating. Throws UserError
+// naming both; links are resolved first, so a link to the inside is inside.
+struct ReadDir {
+  std::string name, dir;
+};
+void require_outside_inputs(const std::string& out, const std::string& out_flag, const std::vector<ReadDir>& inputs);
+
+// The working directory as UTF-8, or a UserError saying it is not: a run
+// records it (index.json cwd, which --resume resolves the command's relative
+// paths against) and the paths made from it, as JSON text.
+void require_utf8_cwd();
 
 struct NoiseFloor;
 // DIR/noise.json of a `jitbench noise` run (--noise-floor DIR). Throws

@@ -13,31 +13,13 @@
 namespace jitbench {
 namespace fs = std::filesystem;
 
-namespace {
-// A private directory for the figure script's files, outside the out dir,
-// removed with everything in it when done.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "jitbench-figures-XXXXXX").string();
-    if (!::mkdtemp(templ.data())) throw UserError(fmt::format("cannot create a temporary directory: {}", templ));
-    path = templ;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-}  // namespace
-
 std::map<std::string, std::string> draw_figures(const std::string& python, const nlohmann::json& data,
                                                 const fs::path& log_root, const fs::path& log_path) {
-  const TempDir work;
-  write_file_in(work.path, "data.json", json_text(data));
+  const PrivateDir dir("jitbench-figures");  // the script's files, outside the out dir, removed with it
+  const fs::path& work = dir.path();
+  write_file_in(work, "data.json", json_text(data));
   SpawnSpec spec;
-  spec.argv = {python, "-m", "jitbench_figures", (work.path / "data.json").string(), work.path.string()};
+  spec.argv = {python, "-m", "jitbench_figures", (work / "data.json").string(), work.string()};
   spec.env_set["PYTHONPATH"] = resolve_figures_dir().string();
   spec.log_root = log_root;
   spec.log_path = log_path;
@@ -51,9 +33,9 @@ std::map<std::string, std::string> draw_figures(const std::string& python, const
     throw UserError(fmt::format("the figures could not be drawn: {} (log: {})", last_line(spec.log_path),
                                 spec.log_path.string()));
   std::map<std::string, std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(work.path))
-    if (e.is_regular_file() && e.path() != work.path / "data.json")
-      files[fs::relative(e.path(), work.path).generic_string()] = read_file(e.path());
+  for (const auto& e : fs::recursive_directory_iterator(work))
+    if (e.is_regular_file() && !e.is_symlink() && e.path() != work / "data.json")
+      files[e.path().lexically_relative(work).generic_string()] = read_file(e.path());
   return files;
 }
 

@@ -16,9 +16,10 @@ struct SignatureCheck {
   std::string message;    // ssh-keygen's last line when not ok
 };
 
-// Writes file.sig (replacing an earlier one). Throws UserError with
-// ssh-keygen's reason when it cannot sign.
-void ssh_sign(const std::filesystem::path& file, const std::string& key);
+// Writes root/rel.sig through the door (replacing an earlier one only once the
+// new one is made). Throws UserError with ssh-keygen's reason when it cannot
+// sign; an earlier signature is then kept.
+void ssh_sign(const std::filesystem::path& root, const std::filesystem::path& rel, const std::string& key);
 // The signature against the allowed signers: who signed, and whether the
 // signature is theirs and over exactly this file.
 SignatureCheck ssh_verify(const std::filesystem::path& file, const std::filesystem::path& sig,

@@ -36,6 +36,7 @@ void refuse_test_runs(const LoadedRun& run, const std::string& dir) {
 }  // namespace
 
 int publish(const PublishOptions& o) {
+  require_outside_inputs(o.site, "--to", {{"RUN", o.run}});
   require_valid_run(o.run, "");
   auto loaded = read_run(o.run);
   if (auto* e = std::get_if<std::string>(&loaded)) throw UserError(*e);

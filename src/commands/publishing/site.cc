@@ -23,8 +23,7 @@ OutDirLock open_site(const fs::path& site) {
   std::error_code ec;
   if (fs::exists(site, ec) && !fs::is_directory(site, ec))
     throw UserError(fmt::format("--to '{}' is not a directory: give a new directory or a jitbench site", site.string()));
-  fs::create_directories(site, ec);
-  if (ec) throw UserError(fmt::format("cannot create the site '{}': {}", site.string(), ec.message()));
+  make_root_dir(site);
   bool empty = true;
   for (const auto& e : fs::directory_iterator(site, ec))
     if (e.path().filename() != kLockFile) empty = false;

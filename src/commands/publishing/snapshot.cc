@@ -52,9 +52,10 @@ std::optional<SnapshotSignature> signature_of(const PublishOptions& o, const fs:
                            check.principal.empty() ? std::nullopt : std::optional<std::string>(check.principal)};
 }
 namespace {
-// Every file the run's index lists, the index and its signatures, into dest;
-// returns what was copied, as the seed's snapshot index lists it ("run/...").
-std::vector<FileEntry> copy_run(const LoadedRun& run, const fs::path& dest) {
+// Every file the run's index lists, the index and its signatures, into
+// site/dest (through the door: no link below the site is followed); returns
+// what was copied, as the seed's snapshot index lists it ("run/...").
+std::vector<FileEntry> copy_run(const LoadedRun& run, const fs::path& site, const fs::path& dest) {
   std::vector<std::string> paths;
   for (const auto& f : run.index.files) paths.push_back(f.path);
   for (const char* extra : {kIndexFile, kIndexSignatureFile, kReplicationSignatureFile})
@@ -62,7 +63,7 @@ std::vector<FileEntry> copy_run(const LoadedRun& run, const fs::path& dest) {
   std::vector<FileEntry> copied;
   for (const auto& p : paths) {
     const auto text = read_file(run.dir / p);
-    write_file_in(dest, fs::path("run") / p, text);
+    write_file_in(site, dest / "run" / p, text);
     copied.push_back({"run/" + p, sha256_hex(text), text.size()});
   }
   return copied;
@@ -71,13 +72,12 @@ std::vector<FileEntry> copy_run(const LoadedRun& run, const fs::path& dest) {
 }  // namespace
 
 Published write_snapshot(const PublishOptions& o, const LoadedRun& run, SnapshotFacts& f, const fs::path& site) {
-  const fs::path final_dir = site / f.path;
-  const fs::path tmp = site / "snapshots" / (".tmp-" + f.id);
-  std::error_code ec;
-  fs::remove_all(tmp, ec);  // a publisher killed earlier: its half-built copy (the site's lock is ours)
-  fs::create_directories(tmp, ec);
-  if (ec) throw WriteError(fmt::format("cannot create {}: {}", tmp.string(), ec.message()), ec.value());
-  auto copied = copy_run(run, tmp);
+  // Built beside its place and moved in whole, every step through the door
+  // (util/fs.h): a link planted at snapshots/ (or below) is refused, exit 13.
+  const fs::path tmp_rel = fs::path("snapshots") / (".tmp-" + f.id), tmp = site / tmp_rel;
+  remove_in(site, tmp_rel);  // a publisher killed earlier: its half-built copy (the site's lock is ours)
+  make_dir_in(site, tmp_rel);
+  auto copied = copy_run(run, site, tmp_rel);
   Published p{f.id, f.path, false};
   try {
     const Ticker ticker("drawing the snapshot's report", false);
@@ -88,10 +88,12 @@ Published write_snapshot(const PublishOptions& o, const LoadedRun& run, Snapshot
   }
   // The report is drawn here, not by the run: the snapshot index lists it, so that `verify` covers it too.
   std::vector<FileEntry> report;
+  std::error_code ec;
   for (const auto& e : fs::recursive_directory_iterator(tmp / "run" / "report", ec))
-    if (e.is_regular_file()) {
-      const auto text = read_file(e.path());
-      report.push_back({fs::relative(e.path(), tmp).string(), sha256_hex(text), text.size()});
+    if (e.is_regular_file() && !e.is_symlink()) {
+      const auto rel = e.path().lexically_relative(site);
+      const auto text = read_file_in(site, rel);
+      report.push_back({e.path().lexically_relative(tmp).string(), sha256_hex(text), text.size()});
     }
   std::sort(report.begin(), report.end(), [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
   copied.insert(copied.end(), report.begin(), report.end());
@@ -99,10 +101,9 @@ Published write_snapshot(const PublishOptions& o, const LoadedRun& run, Snapshot
   for (const auto& e : validate_against(index, kSeedSnapshotIndexSchema))
     throw std::runtime_error("the seed snapshot index does not match its schema: " + e);
   const auto text = json_text(index);
-  write_file_in(tmp, "snapshot_index.json", text);
+  write_file_in(site, tmp_rel / "snapshot_index.json", text);
   f.snapshot_index_sha256 = sha256_hex(text);
-  fs::rename(tmp, final_dir, ec);
-  if (ec) throw WriteError(fmt::format("cannot move the snapshot into {}: {}", final_dir.string(), ec.message()), ec.value());
+  rename_in(site, tmp_rel, f.path);
   return p;
 }
 

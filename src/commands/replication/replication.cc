@@ -228,6 +228,7 @@ int check_before_running(const Original& orig, const ReplicateOptions& o) {
 }  // namespace
 
 int replicate(const ReplicateOptions& o, const MeasureRecorded& measure) {
+  require_outside_inputs(o.out_dir, "--out-dir", {{"SNAPSHOT", o.snapshot}});
   const Original orig = locate_original(o.snapshot);
   if (const int rc = check_before_running(orig, o)) return rc;
   const auto command = replica_argv(orig.run.index.command, o);
@@ -246,7 +247,8 @@ int replicate(const ReplicateOptions& o, const MeasureRecorded& measure) {
   say(stdout, "{}: {} ({} of {} tested metrics differ by more than {:g}%)\n{}\n", orig.id, replication_verdict(f),
       f.timings.differ, f.timings.tested, o.tolerance_pct, (fs::path(o.out_dir) / "replication" / "replication.md").string());
   const bool failed = std::any_of(f.gates.begin(), f.gates.end(), [](const Gate& g) { return !g.passed; });
-  return failed ? kExitReplicaFailed : f.timings.differ ? kExitReplicaDiffers : 0;
+  if (failed) return kExitReplicaFailed;
+  return f.timings.differ ? kExitReplicaDiffers : f.timings.runs_needed ? kExitReplicaInconclusive : 0;
 }
 
 }  // namespace jitbench

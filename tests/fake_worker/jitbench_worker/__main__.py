@@ -144,6 +144,70 @@ def _warm_calls(args, mode, jitter):
     return calls
 
 
+def _status_kib(key):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return None
+
+
+def _memory(mode):
+    """The memory figures as the real worker reads them (runner.py): its RSS
+    before the first call and its high-water mark after the calls, honestly
+    read; then, as modes: harness_alloc (the harness touches 200 MiB after
+    that reading, as verification might: the process's peak grows, the
+    workload's does not), lie_peak_high (a high-water mark above the whole
+    process's peak), lie_peak_low (one below the RSS it held before its first call)."""
+    before = _status_kib("VmRSS")
+    hwm = _status_kib("VmHWM")
+    if mode == "harness_alloc":
+        block = bytearray(200 << 20)
+        for i in range(0, len(block), 4096):
+            block[i] = 1
+    if mode == "lie_peak_high":
+        hwm = hwm * 10 + (1 << 20)
+    if mode == "lie_peak_low":
+        hwm = 1
+    return {"rss_after_import_kib": before, "rss_before_first_call_kib": before, "hwm_after_calls_kib": hwm}
+
+
+def _kill_jitbench(args):
+    """FAKE_WORKER_KILL_JITBENCH=POINT: jitbench killed outright (SIGKILL) while
+    this process runs, at POINT: cold_after_reference (a cold process of a case
+    whose reference an earlier one made), warm, aot (the cross-check), anatomy.
+    The worker itself then dies with jitbench (PR_SET_PDEATHSIG)."""
+    point = os.environ.get("FAKE_WORKER_KILL_JITBENCH")
+    if not point:
+        return
+    hit = (point == "cold_after_reference" and args.mode == "cold" and args.case_shared_sha256) or \
+        (point in ("warm", "aot", "anatomy") and args.mode == point)
+    if hit:
+        import signal
+
+        os.kill(os.getppid(), signal.SIGKILL)
+        time.sleep(30)
+
+
+def _case_shared(args):
+    """The case's shared reference as the real worker keeps it (shared.py): made
+    by the case's first process into the descriptor jitbench gives it, read
+    (and its sha256 checked) by every later one."""
+    if args.case_shared_fd is None:
+        return None
+    import hashlib
+
+    if args.case_shared_sha256:
+        data = os.read(args.case_shared_fd, 1 << 20)
+        if hashlib.sha256(data).hexdigest() != args.case_shared_sha256:
+            raise SystemExit("the case's shared reference was changed during the run")
+        return {"reference": "read", "computed": [], "observation": "read", "wrote": False}
+    data = f"fake reference of {args.backend} {args.workload}".encode()
+    os.write(args.case_shared_fd, data)
+    return {"reference": "computed", "computed": ["reference"], "observation": "made", "wrote": True,
+            "sha256": hashlib.sha256(data).hexdigest()}
+
+
 def _release():
     """FAKE_WORKER_RELEASE's module, or None."""
     name = os.environ.get("FAKE_WORKER_RELEASE")
@@ -164,6 +228,8 @@ def main():
     p.add_argument("--dtype", default="f32")
     p.add_argument("--workload-path", default=None)
     p.add_argument("--workload", default="")
+    p.add_argument("--case-shared-fd", type=int, default=None)
+    p.add_argument("--case-shared-sha256", default=None)
     args, _ = p.parse_known_args()
     ch = os.fdopen(args.fd, "w", buffering=1)
 
@@ -255,6 +321,11 @@ def main():
         out = pathlib.Path(tempfile.gettempdir()) / "jitbench-anatomy-x" / "plugins" / "profile" / "run"
         out.mkdir(parents=True, exist_ok=True)
         (out / "host.xplane.pb").write_bytes(b"")
+    _kill_jitbench(args)
+    shared = _case_shared(args)
+    if shared is not None:
+        result["case_shared"] = shared
+    result["memory"] = _memory(mode)
     if args.mode == "warm":
         result["calls_s"] = _warm_calls(args, mode, jitter)
     elif args.mode == "aot":
