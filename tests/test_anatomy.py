@@ -521,6 +521,35 @@ def test_fake_anatomy_is_recorded_with_medians_and_the_measured_runs_clean(jitbe
     assert jitbench("validate", str(res.out)).rc == 0
 
 
+def test_another_threads_items_and_what_lies_outside_the_phases_are_shown(jitbench, fake_env):
+    res = _anatomy_run(jitbench, "--anatomy-runs", "2", env=fake_env(numba="pool_anatomy"))
+    assert res.rc == 0, res.stderr
+    case = res.case("numba_matmul_8_f32")
+    validate(case, "jitbench.case.v6")
+    s = case["anatomy"]["summary"]
+    kernels = next(n for n in s["nodes"] if n["path"] == ["compile", "pass_a", "kernels"])
+    assert kernels["thread"] == "fake-pool" and kernels["median_s"] == pytest.approx(0.000025)
+    assert kernels["thread_median_s"] == pytest.approx(0.00004)
+    assert s["outside_phases"] == {"runs": 2, "events": 3, "wall_s": pytest.approx(5e-6),
+                                   "thread_s": pytest.approx(7e-6), "first_call_s": pytest.approx(1e-5)}
+    summary = (res.out / "summary.md").read_text()
+    assert "| Item | Median | Of parent | Thread | Thread time | Source |" in summary, summary
+    assert "| · · kernels | 25.0 µs | 42% | fake-pool | 40.0 µs | fake pool event |" in summary, summary
+    assert ("Outside every phase (dispatch, execution; in no item above): the framework's events cover 5.0 µs of the "
+            "first call's 10.0 µs outside its phases (3 events, 7.0 µs of thread time; medians of 2 processes)"
+            in summary), summary
+    # numpy has no anatomy; a case file from before these fields reads as before (the replay tests of read.cc).
+    assert jitbench("validate", str(res.out)).rc == 0
+
+
+def test_a_pool_item_that_claims_more_than_its_events_ran_fails(jitbench, fake_env):
+    res = _anatomy_run(jitbench, "--anatomy-runs", "1", env=fake_env(numba="lie_pool"))
+    assert res.rc == 2, res.stderr
+    case = res.case("numba_matmul_8_f32")
+    assert (case["status"], case["reason"]) == ("failed", "inconsistent_timings")
+    assert "has a wall time of 2.5e-05 s, more than its intervals cover (2e-06 s)" in case["detail"], case["detail"]
+
+
 def test_without_anatomy_nothing_runs_the_profiler(jitbench, fake_env):
     res = jitbench("run", "--cases", "matmul_8_f32", "--backends", "numba", "--cold-runs", "2", "--warm-iters", "3",
                    env=fake_env())
