@@ -86,16 +86,25 @@ NamedItem followed_down(const std::vector<SubPhaseDelta>& ds, const SubPhaseDelt
   return out;
 }
 
-// The two or three children of `at` that hold half of the phase's change together, if any.
+// Whether the smaller share cannot be told from the larger: its interval reaches the larger's.
+bool indistinct(const ChangeShare& larger, const ChangeShare& smaller) {
+  return larger.lo && smaller.hi && *smaller.hi >= *larger.lo;
+}
+
+// The two or three children of `at` that hold half of the phase's change together, if any: the fewest
+// that do, and the third too where its share cannot be told from the second's (the noise would pick
+// either of them).
 void together_below(const std::vector<SubPhaseDelta>& ds, const SubPhaseDelta& at, AnatomyVerdict& v) {
   const auto kids = candidates(ds, at, *v.phase, true);
   for (std::size_t k = 2; k <= 3 && k <= kids.size(); ++k) {
-    const std::vector<const SubPhaseDelta*> group(kids.begin(), kids.begin() + static_cast<long>(k));
-    if (const auto s = share_of_change(group, *v.phase); holds_half(s)) {
-      for (const auto* m : group) v.together.push_back(followed_down(ds, m, *v.phase));
-      v.together_share = s;
-      return;
-    }
+    std::vector<const SubPhaseDelta*> group(kids.begin(), kids.begin() + static_cast<long>(k));
+    if (!holds_half(share_of_change(group, *v.phase))) continue;
+    if (k == 2 && kids.size() > 2 &&
+        indistinct(share_of_change({kids[1]}, *v.phase), share_of_change({kids[2]}, *v.phase)))
+      group.push_back(kids[2]);
+    for (const auto* m : group) v.together.push_back(followed_down(ds, m, *v.phase));
+    v.together_share = share_of_change(group, *v.phase);
+    return;
   }
 }
 

@@ -46,8 +46,10 @@ struct AnatomyVerdict {
   // the line names.
   std::vector<NamedItem> alone;
   // Below the last named (or the phase): else the two or three children that
-  // together hold half of the change that way, largest first, each followed
-  // down while one child holds half of its own change.
+  // together hold half of the change that way, largest first (the fewest that
+  // do, and a third whose share's interval reaches the second's: the noise
+  // would name either), each followed down while one child holds half of its
+  // own change.
   std::vector<NamedItem> together;
   std::optional<ChangeShare> together_share;
   // Nothing named: the largest move below the phase the same way (none when

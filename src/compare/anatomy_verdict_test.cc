@@ -5,7 +5,10 @@
 #include "compare/anatomy_verdict.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "compare/anatomy_delta.h"
@@ -176,7 +179,87 @@ TEST(AnatomyVerdict, TheShareIntervalIsTheSameEveryTime) {
   const auto base = side(7, {{"compile", 1.0}, {"compile/A", 0.5}}, {{"compile/A", 0.1}});
   const auto next = side(7, {{"compile", 2.0}, {"compile/A", 1.2}}, {{"compile/A", 0.1}});
   const auto a = anatomy_deltas(base, next, 0), b = anatomy_deltas(base, next, 0);
-  EXPECT_EQ(anatomy_verdict(a).alone[0].share, anatomy_verdict(b).alone[0].share);
+  ASSERT_EQ(a.size(), 2u);
+  const auto first = share_of_change({&a[1]}, a[0]), again = share_of_change({&b[1]}, b[0]);
+  ASSERT_TRUE(first.lo && first.hi);
+  EXPECT_LT(*first.lo, first.share);
+  EXPECT_EQ(first, again);
+}
+
+// -- Recorded: three separately recorded anatomy runs per side of one release step ------------------------------
+// JAX 0.7.2 -> 0.8.0, retrace_raw 4096 f32, 6 anatomy processes a side in each of three `jitbench run --env
+// jax-0.7.2:... --env jax-0.8.0:... --anatomy --anatomy-runs 6` (a loaded 2-core machine, load average 4.5-6.6),
+// kept by bench/anatomy_step_data.py. Each run's two sides give the same verdict as every other run's: the same
+// items named, alone and together, down to the same stages on the same threads. (A BASE of one run against the
+// NEW of another compares two loads of the machine, which one run's two sides share: such a pairing can even
+// move another phase most, and is not what a line compares.)
+struct RecordedStep {
+  std::vector<Path> paths;
+  std::vector<std::string> threads;
+  std::vector<std::vector<RunRecord>> base, next;  // per recorded run, its processes
+};
+
+RecordedStep recorded_step(const std::string& name) {
+  std::ifstream in(std::filesystem::path(JITBENCH_TEST_DATA) / "anatomy" / "steps" / name);
+  const auto doc = nlohmann::json::parse(in);
+  RecordedStep out;
+  out.paths = doc["paths"].get<std::vector<Path>>();
+  out.threads = doc["threads"].get<std::vector<std::string>>();
+  const auto side = [&](const nlohmann::json& processes) {
+    std::vector<RunRecord> runs;
+    for (const auto& values : processes) {
+      RunRecord r;
+      r.mode = RunMode::Anatomy;
+      r.status = Status::Ok;
+      for (std::size_t i = 0; i < out.paths.size(); ++i) {
+        if (values[i].get<double>() <= 0) continue;
+        AnatomyItem it{out.paths[i], values[i].get<double>(), "event", {}};
+        it.thread = out.threads[i];
+        r.worker.anatomy.push_back(it);
+      }
+      runs.push_back(r);
+    }
+    return runs;
+  };
+  for (const auto& run : doc["runs"]) {
+    out.base.push_back(side(run[doc["base"].get<std::string>()]));
+    out.next.push_back(side(run[doc["new"].get<std::string>()]));
+  }
+  return out;
+}
+
+// What a verdict names: the items alone, then each group member's path down to its stage.
+std::vector<std::vector<Path>> names(const AnatomyVerdict& v) {
+  std::vector<std::vector<Path>> out{named(v.alone)};
+  for (const auto& m : v.together) {
+    out.emplace_back();
+    for (const auto* d : m.via) out.back().push_back(d->path);
+  }
+  return out;
+}
+
+TEST(AnatomyVerdict, ThreeRecordedRunsASideOfOneReleaseStepGiveTheSameLine) {
+  const auto step = recorded_step("retrace_raw_4096_f32-jax-0.7.2-0.8.0.json");
+  ASSERT_EQ(step.base.size(), 3u);
+  std::vector<std::string> lines;
+  std::optional<std::vector<std::vector<Path>>> first;
+  for (std::size_t run = 0; run < step.base.size(); ++run) {
+    const auto ds = anatomy_deltas(step.base[run], step.next[run], 0);
+    const auto v = anatomy_verdict(ds);
+    ASSERT_TRUE(v.intervals);
+    lines.push_back(anatomy_delta_line(ds));
+    if (!first) first = names(v);
+    EXPECT_EQ(names(v), *first) << lines.front() << "\n" << lines.back();
+  }
+  // The step is in XLA's CPU executable build; in it the JIT's LLVM compile tasks and the kernels the thunk
+  // emission and ConsumeKernels wait for, all on XLA's codegen pool.
+  const Path cpu{"compile", "XLA compile (backend_compile[_and_load])", "PjRt compile", "code generation (RunBackend)",
+                 "CPU executable (LLVM)"};
+  ASSERT_FALSE(first->empty() || first->front().empty()) << lines[0];
+  EXPECT_EQ(first->front().back(), cpu);
+  for (const char* stage : {"LLVM compile task (TaskDispatcher::dispatch) on tf_xla-cpu-codegen",
+                            "fusion kernel compile (FusionCompiler::Compile) on tf_xla-cpu-codegen"})
+    EXPECT_NE(lines[0].find(stage), std::string::npos) << lines[0];
 }
 
 }  // namespace
