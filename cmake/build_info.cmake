@@ -27,6 +27,7 @@ const BuildInfo& build_info() {
   static const BuildInfo b{R\"JB(${describe})JB\", R\"JB(${sha})JB\", R\"JB(${ref})JB\", R\"JB(${repository})JB\", ${dirty}};
   return b;
 }
+const char* source_dir() { return R\"JB(${SRC})JB\"; }
 }  // namespace jitbench
 ")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

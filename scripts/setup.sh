@@ -6,8 +6,11 @@
 #
 #   scripts/setup.sh                 # for `build/jitbench run` (the README's first command)
 #   scripts/setup.sh --for-tests     # adds what only the tests need (scripts/test.sh passes it):
-#                                    # Chromium, GoogleTest, pytest & co, the unit tests,
+#                                    # Chromium, GoogleTest, ccache, pytest & co, the unit tests,
 #                                    # the fuzzer, and the CUDA worker wherever nvcc is
+#   scripts/setup.sh --quick-tests   # what the quick tier needs (scripts/test.sh --quick): GoogleTest,
+#                                    # ccache, pytest & co; builds jitbench, its unit tests and the
+#                                    # native worker only, in the build tree the full tests use
 #   scripts/setup.sh --with-slurm    # adds a single-node Slurm cluster's packages (scripts/slurm/)
 #   scripts/setup.sh --with-tensorflow  # adds TensorFlow (1.3 GB; no part of the default suite)
 #   scripts/setup.sh --with-torch    # adds torch and Triton (several GB; also JITBENCH_WITH_TORCH=1)
@@ -23,20 +26,27 @@ APT_PACKAGES=(cmake g++ make pkg-config python3 python3-venv openssh-client
   nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libfmt-dev libssl-dev)
 REQ_FILES=(requirements/cpu.txt)
 FOR_TESTS=0
+QUICK=0
 for arg in "$@"; do
   case $arg in
     --for-tests) FOR_TESTS=1 ;;
+    --quick-tests) FOR_TESTS=1 QUICK=1 ;;
     --with-slurm) APT_PACKAGES+=(munge slurmctld slurmd slurm-client) ;;
     --with-tensorflow) REQ_FILES+=(requirements/tensorflow.txt) ;;
     --with-torch) JITBENCH_WITH_TORCH=1 ;;
-    *) echo "setup: unknown option '$arg' (known: --for-tests, --with-slurm, --with-tensorflow, --with-torch)" >&2; exit 2 ;;
+    *) echo "setup: unknown option '$arg' (known: --for-tests, --quick-tests, --with-slurm, --with-tensorflow, --with-torch)" >&2; exit 2 ;;
   esac
 done
 if [ $FOR_TESTS = 1 ]; then
-  # the report and site tests in a real browser (Chromium), the C++ unit tests.
+  # The C++ unit tests; ccache: a contributor's rebuilds (CMakeLists.txt).
+  APT_PACKAGES+=(libgtest-dev ccache)
+  REQ_FILES+=(requirements/test.txt)
+fi
+if [ $FOR_TESTS = 1 ] && [ $QUICK = 0 ]; then
+  # the report and site tests in a real browser (Chromium), TensorFlow's.
   # patchelf: scripts/gpu-pack.sh (tests/test_gpu_verify.py packs for a GPU machine).
-  APT_PACKAGES+=(chromium libgtest-dev patchelf)
-  REQ_FILES+=(requirements/tensorflow.txt requirements/test.txt)
+  APT_PACKAGES+=(chromium patchelf)
+  REQ_FILES+=(requirements/tensorflow.txt)
 fi
 # torch (+ Triton) is optional: several GB of CUDA wheels even without a GPU.
 if [ "${JITBENCH_WITH_TORCH:-0}" = 1 ]; then REQ_FILES+=(requirements/torch.txt); fi
@@ -109,7 +119,10 @@ log "building (build/: tests $tests, CUDA worker $cuda)"
 start=$SECONDS
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
   -DJITBENCH_TESTS="$tests" -DJITBENCH_CUDA="$cuda" "${archs[@]}" >/dev/null
-cmake --build build -j"$(nproc)" >/dev/null
+# The quick tier builds what it runs, in the same tree (no reconfiguring between the tiers).
+targets=()
+if [ $QUICK = 1 ]; then targets=(--target jitbench jitbench_tests jitbench-native-worker); fi
+cmake --build build -j"$(nproc)" "${targets[@]}" >/dev/null
 log "done: build in $((SECONDS - start)) s"
 if [ -n "$pip_pid" ]; then
   pid=$pip_pid; pip_pid=

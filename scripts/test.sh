@@ -1,18 +1,36 @@
 #!/usr/bin/env bash
-# Sets up what is needed, then runs every test: the C++ unit tests and the
-# parser fuzzer (ctest), the same again built with AddressSanitizer and
-# UndefinedBehaviorSanitizer, and the end-to-end tests of the real binary with
-# real and fake workers (pytest), including a suite run as a job array on a
-# single-node Slurm cluster.
+# The tests, in two tiers (tests/tiers.py):
+#
+#   scripts/test.sh           every test: the README's test command, which .ci/run calls. Sets up what is
+#                             needed, then the C++ unit tests and the parser fuzzer (ctest), the same again
+#                             built with AddressSanitizer and UndefinedBehaviorSanitizer, and every end-to-end
+#                             test of the real binary with real and fake workers (pytest), including a suite
+#                             run as a job array on a single-node Slurm cluster.
+#   scripts/test.sh --quick   while working: an incremental build of jitbench and its unit tests (no
+#                             sanitizer tree, no fuzzer, no CUDA worker, no wheel), ctest, and the pytest
+#                             tests that need nothing beyond numpy (the golden replay through every emitter,
+#                             the fake-worker end-to-end runs, the architecture). Extra arguments go to pytest
+#                             (`scripts/test.sh --quick -k resume`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --quick ]; then
+  shift
+  scripts/setup.sh --quick-tests
+  (cd build && ctest --output-on-failure -j2 -E '^fuzz_parsers$')
+  # Two at a time, a module's tests on one worker (its module fixtures are made once).
+  exec .venv/bin/python -m pytest -q --tier quick -n 2 --dist loadscope --durations=15 tests "$@"
+fi
+if [ $# -gt 0 ]; then
+  echo "test.sh: unknown option '$1' (known: --quick; with none, every test)" >&2
+  exit 2
+fi
 scripts/setup.sh --for-tests --with-slurm
 # The Slurm test must run here, not skip: it starts the packages just installed.
 export JITBENCH_REQUIRE_SLURM=1
 (cd build && ctest --output-on-failure -j2)
 # The sanitizer tree: unit tests and fuzzer only (the binary the e2e tests run
 # is the normal build). Debug: quicker to compile, and no optimisation hides a report.
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DJITBENCH_SANITIZE=ON -DJITBENCH_FUZZ_SECONDS=45 >/dev/null
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DJITBENCH_SANITIZE=ON -DJITBENCH_CUDA=OFF >/dev/null
 cmake --build build-asan -j"$(nproc)" --target jitbench_tests jitbench_fuzz >/dev/null
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j2)
 # The environments' tests install with --no-index: numpy's wheel (what every
@@ -25,4 +43,5 @@ ls .deps/wheels/scikit_build_core-*.whl .deps/wheels/uv-*.whl >/dev/null 2>&1 ||
   .venv/bin/python -m pip download -q --disable-pip-version-check --only-binary=:all: \
     "$(grep -o 'scikit-build-core==[0-9.]*' pyproject.toml)" "$(grep -o '^uv==[^ ]*' requirements/cpu.txt)" \
     -d .deps/wheels
-.venv/bin/python -m pytest -q tests
+# The slowest tests are printed, so that the budget (README: within 35 minutes) is watched.
+.venv/bin/python -m pytest -q --durations=25 tests

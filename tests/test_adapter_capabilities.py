@@ -16,6 +16,8 @@ from jitbench_worker import runner  # noqa: E402
 from jitbench_worker.backends.base import Adapter, Unsupported  # noqa: E402
 from jitbench_worker.backends.numpy_ import NumpyAdapter  # noqa: E402
 
+pytestmark = pytest.mark.quick
+
 
 class Ticking:
     """A clock that moves one second per reading: each step's time is known."""
@@ -93,6 +95,7 @@ def test_an_adapter_that_observes_nothing_reports_a_declared_format():
     assert info["observation"]["note"].startswith("declared, not observed")
 
 
+@pytest.mark.heavy("jax")
 def test_jax_jit_stages_are_timed_and_a_plain_function_is_unsupported():
     jax_ = pytest.importorskip("jax")
     from jitbench_worker.backends.jax_ import JaxAdapter
@@ -129,6 +132,7 @@ def test_the_aot_step_does_the_one_time_set_up_first_off_the_clock_and_outside_t
     assert out["aot"]["dispatch_setup_s"] >= 0 and out["aot"]["lower_s"] == 2.0
 
 
+@pytest.mark.heavy("jax")
 def test_jax_aot_process_traces_once_before_the_clocked_trace_and_lowers_nothing():
     """JAX's one-time dispatch set-up (which the cold runs pay outside the trace
     event) is paid on a throw-away function before the clocked trace; lowering
@@ -150,6 +154,7 @@ def test_jax_aot_process_traces_once_before_the_clocked_trace_and_lowers_nothing
     assert lowered == ["jit(<lambda>)"], "the set-up lowered something of its own"
 
 
+@pytest.mark.heavy("jax")
 def test_jax_listeners_only_append_inside_the_call_and_are_classified_after_it():
     """Nothing but a tuple appended runs in the measured call on JAX's behalf:
     the recorder holds no event until collect_events, after the clock."""

@@ -21,6 +21,8 @@ sys.path.insert(0, str(ROOT / "worker"))
 from jitbench_worker import anatomy  # noqa: E402
 from jitbench_worker.backends import jax_anatomy, numba_, tensorflow_, tf_anatomy, torch_  # noqa: E402
 
+pytestmark = pytest.mark.quick
+
 DATA = ROOT / "tests" / "data" / "anatomy"
 
 
@@ -583,6 +585,7 @@ def test_anatomy_runs_without_anatomy_is_refused(jitbench, fake_env):
     assert len(res.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.heavy("jax, numba, tensorflow")
 @pytest.mark.parametrize("backend", ["jax_jit_cpu", "numba", "tensorflow", "torch_compile"])
 def test_a_real_case_has_an_anatomy_whose_top_item_is_compile_side(jitbench, backend):
     if backend == "torch_compile" and importlib.util.find_spec("torch") is None:
@@ -700,6 +703,7 @@ def test_bisect_anatomy_runs_without_anatomy_is_refused(jitbench, tmp_path):
     assert not (tmp_path / "b").exists()
 
 
+@pytest.mark.heavy("jax, tensorflow")
 @pytest.mark.parametrize("module,cls,name,data", [
     (jax_anatomy, "JaxAnatomy", "perfetto_trace.json.gz", b"\x1f\x8b not a gzip stream"),
     (tf_anatomy, "TfAnatomy", "host.xplane.pb", b"\x00\x00\x00")])  # field number 0: no protobuf

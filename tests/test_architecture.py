@@ -8,7 +8,11 @@ import pathlib
 import re
 import subprocess
 
+import pytest
+
 from conftest import ROOT
+
+pytestmark = pytest.mark.quick
 
 SRC = ROOT / "src"
 MAX_LINES = 60

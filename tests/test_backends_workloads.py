@@ -8,6 +8,8 @@ import pytest
 
 from conftest import ROOT, validate
 
+pytestmark = pytest.mark.heavy("jax, numba, tensorflow")
+
 QUICK = ("--cold-runs", "1", "--warm-iters", "2")
 EXAMPLE = ROOT / "examples" / "workloads" / "softmax_rows.py"
 

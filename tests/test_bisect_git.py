@@ -16,6 +16,8 @@ import pytest
 from conftest import ROOT, validate
 from test_environments import import_workload, link_numpy_wheels
 
+pytestmark = pytest.mark.heavy("uv environments")
+
 WORKLOAD = import_workload("toypkg", "commit's")
 
 # (subject, files written): the third commit is the slow one.

@@ -10,6 +10,8 @@ import pytest
 
 from conftest import ROOT, validate
 
+pytestmark = pytest.mark.heavy("jax, numba")
+
 
 @pytest.fixture(scope="module")
 def modes_run(tmp_path_factory):

@@ -13,6 +13,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.quick
+
 # A user workload whose check memoises its reference (as the built-in ones do)
 # and whose numpy implementation misbehaves from the case's second process on,
 # as FLAG's MODE says: "lie" returns a wrong product, "tamper" rewrites the
@@ -99,6 +101,7 @@ def test_a_reference_changed_after_the_run_fails_validate(jitbench):
     assert "references/numpy_matmul_64_f32.pickle: sha256 differs from the index" in check.stdout + check.stderr
 
 
+@pytest.mark.heavy("jax")
 def test_the_precision_observation_is_made_once_per_case(jitbench):
     pytest.importorskip("jax")
     res = jitbench("run", "--backends", "jax_jit_cpu", "--cases", "matmul_64_f32", "--cold-runs", "2",

@@ -11,6 +11,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.quick
+
 CATALOG = ROOT / "build" / "catalog.json"
 
 # String literals in src/ that spell a catalog name but mean something else,

@@ -2,6 +2,8 @@
 
 import pytest
 
+pytestmark = pytest.mark.quick
+
 
 def one_line_error(res):
     lines = [l for l in res.stderr.splitlines() if l.strip()]

@@ -16,6 +16,8 @@ import pytest
 from conftest import JITBENCH, ROOT
 from test_publish import fake_run
 
+pytestmark = pytest.mark.quick
+
 COMMANDS = ["run", "measure", "plan", "bisect", "noise", "compare", "publish", "replicate", "doctor", "envs prune"]
 
 

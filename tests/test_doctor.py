@@ -10,6 +10,8 @@ import pytest
 
 from conftest import validate
 
+pytestmark = pytest.mark.quick
+
 CASES = ["--cases", "matmul_8_f32", "--backends", "numpy", "--cold-runs", "2", "--warm-iters", "3"]
 CHECKS = ["governor", "boost", "smt", "aslr", "load", "steal", "swap", "thp", "isolated_cpus", "threads", "vm",
           "container"]

@@ -17,6 +17,8 @@ import pytest
 
 from conftest import ROOT, validate
 
+pytestmark = pytest.mark.heavy("uv environments")
+
 NUMPY_WHEELS = ROOT / ".deps" / "wheels"
 SLEEP = {"1.0": 0.0, "1.1": 0.0, "1.2": 0.5, "1.3": 0.5}
 

@@ -23,6 +23,8 @@ from test_environments import WORKLOAD, link_numpy_wheels, wheel
 sys.path.insert(0, str(ROOT / "worker"))
 from jitbench_worker import envs as builder  # noqa: E402  (the hash rule the binary asks it for)
 
+pytestmark = pytest.mark.quick
+
 
 def record_of(name):
     """As the builder writes it: every field the hash is computed from."""
@@ -245,6 +247,7 @@ def built(tmp_path_factory):
     return cache, out, p.stderr
 
 
+@pytest.mark.heavy("uv environment")
 def test_a_run_records_its_use_and_its_hash_is_current(built):
     cache, out, _ = built
     doc = listed(cache)
@@ -255,6 +258,7 @@ def test_a_run_records_its_use_and_its_hash_is_current(built):
     assert (pathlib.Path(e["dir"]) / ".jitbench-env-made").exists()
 
 
+@pytest.mark.heavy("uv environment")
 def test_an_environment_no_current_jitbench_computes_is_pruned(built, tmp_path):
     cache, _, _ = built
     copy = tmp_path / "cache"
@@ -272,6 +276,7 @@ def test_an_environment_no_current_jitbench_computes_is_pruned(built, tmp_path):
     assert listed(copy)["environments"] == []
 
 
+@pytest.mark.heavy("uv environment")
 def test_an_environment_whose_find_links_dir_is_gone_is_kept(built, tmp_path):
     """Its hash cannot be computed (unknown, not stale): prune, even --stale, keeps it."""
     cache, _, _ = built
@@ -288,12 +293,14 @@ def test_an_environment_whose_find_links_dir_is_gone_is_kept(built, tmp_path):
     assert len(listed(copy)["environments"]) == 1
 
 
+@pytest.mark.heavy("uv environment")
 def test_an_environment_build_shows_progress_with_the_time_elapsed(built):
     _, _, stderr = built
     assert "jitbench: environment one (1 of 1): slowimp==1.0" in stderr
     assert re.search(r"jitbench: environment one: building or checking .* · elapsed \d+ s", stderr), stderr
 
 
+@pytest.mark.heavy("uv environment")
 def test_a_run_holds_its_environment_until_it_exits(built, tmp_path):
     """While a run measures in an environment, rm refuses it and prune passes
     it by (the run holds its lock); once the run has exited, it is free."""

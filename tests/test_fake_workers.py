@@ -9,6 +9,8 @@ import pytest
 
 from conftest import validate
 
+pytestmark = pytest.mark.quick
+
 CASES = ["--cases", "matmul_8_f32", "--cold-runs", "2", "--warm-iters", "3"]
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.quick
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src" / "report" / "figures"))
 figures = pytest.importorskip("jitbench_figures.figures")
 

@@ -12,6 +12,8 @@ import pytest
 
 from conftest import ROOT, validate
 
+pytestmark = pytest.mark.quick
+
 QUICK = ("--cold-runs", "1", "--warm-iters", "3")
 CUDA_WORKER = ROOT / "build" / "jitbench-native-cuda-worker"
 # The build makes the CUDA worker wherever nvcc is (CMakeLists.txt looks on PATH, then /usr/local/cuda).
@@ -35,10 +37,12 @@ def messages(argv, env=None):
     return rc, [json.loads(line) for line in data.decode().splitlines()]
 
 
+@pytest.mark.heavy("nvcc")
 def test_the_cuda_worker_is_built_wherever_nvcc_is():
     assert CUDA_WORKER.exists() == HAVE_NVCC, "CMakeLists.txt must build native_cuda exactly when nvcc is found"
 
 
+@pytest.mark.heavy("nvcc")
 @pytest.mark.skipif(not HAVE_NVCC, reason="no CUDA toolkit on this machine: the worker is not built "
                                           "(test_native_cuda_not_built_is_missing_dependency covers it)")
 @pytest.mark.skipif(HAVE_GPU, reason="a GPU is present: the GPU half runs in tests/test_gpu.py")
@@ -60,6 +64,7 @@ def test_cuda_worker_speaks_the_protocol_without_a_gpu():
     assert bad.returncode == 2 and "usage:" in bad.stderr
 
 
+@pytest.mark.heavy("nvcc")
 @pytest.mark.skipif(HAVE_GPU, reason="a GPU is present: the GPU half runs in tests/test_gpu.py")
 def test_native_cuda_case_without_a_gpu_is_warn(jitbench):
     res = jitbench("run", "--backends", "native_cuda", "--cases", "mc_pi_1000_f32,matmul_64_f32", *QUICK)
@@ -74,6 +79,7 @@ def test_native_cuda_case_without_a_gpu_is_warn(jitbench):
     assert env["ceilings"]["cpu"]["measured"] is False and "no native case planned" in env["ceilings"]["cpu"]["reason"]
 
 
+@pytest.mark.heavy("nvcc")
 @pytest.mark.skipif(not HAVE_NVCC, reason="no CUDA toolkit on this machine: the worker is not built")
 def test_cublas_is_needed_by_matmul_only(jitbench, tmp_path):
     """cuBLAS is opened at run time: without it matmul says so, and mc_pi does

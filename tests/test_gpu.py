@@ -15,6 +15,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.heavy("jax, tensorflow: every GPU backend on the CPU")
+
 SMOKE = str(ROOT / "suites" / "gpu-smoke.toml")
 
 

@@ -21,6 +21,8 @@ import pytest
 
 from conftest import JITBENCH, ROOT
 
+pytestmark = pytest.mark.heavy("nvcc, downloaded wheels")
+
 VERIFY = str(ROOT / "scripts" / "gpu-verify.sh")
 FAKE_SMI = """#!/bin/sh
 # A stand-in for a GPU machine's nvidia-smi: one GPU, which is not there.

@@ -15,6 +15,8 @@ import pytest
 
 from conftest import JITBENCH
 
+pytestmark = pytest.mark.quick
+
 CASES = ["--cases", "matmul_8_f32", "--cold-runs", "1", "--warm-iters", "2"]
 
 

@@ -14,6 +14,8 @@ from conftest import ROOT
 from test_environments import link_numpy_wheels, wheel
 from test_publish import keys, rehash  # noqa: F401  (keys is a fixture)
 
+pytestmark = pytest.mark.quick
+
 WORKLOAD = '''"""A user workload whose file a tamperer may edit."""
 import numpy as np
 
@@ -100,6 +102,7 @@ def test_2_publish_never_writes_outside_the_site_from_a_forged_start_time(jitben
 
 
 # 3. A requirement never reaches uv as an option.
+@pytest.mark.heavy("uv environments")
 def test_3_a_requirement_that_is_an_installer_option_is_refused(jitbench, wheelhouse, workload, tmp_path):
     outside = tmp_path / "outside"
     env = {"JITBENCH_ENV_CACHE": str(tmp_path / "cache")}
@@ -146,6 +149,7 @@ def test_10_an_invalid_environment_name_is_an_error_not_a_requirement(jitbench):
     assert ok.rc == 0 and "numpy_matmul_64_f32__env-foo" in ok.stdout, ok.stdout
 
 
+@pytest.mark.heavy("uv environments")
 def test_10_bisect_takes_a_package_with_capitals_and_a_local_version(jitbench, wheelhouse, workload, tmp_path):
     out = tmp_path / "bisect"
     slow = tmp_path / "slow" / "doubled.py"  # the same workload name, importing SlowImp
@@ -287,6 +291,7 @@ def env_records(out):
 
 # 5. The environment cache trusts nothing it finds: no shared fallback, no foreign or world-writable
 #    directory, no interpreter outside the environment's own directory.
+@pytest.mark.heavy("uv environments")
 def test_5_the_environment_cache_has_no_shared_fallback(wheelhouse, workload, tmp_path):
     res = run_in(tmp_path, "run", *CASE, "--workload-path", str(workload), "--env", "e:numpy", "--find-links",
                  str(wheelhouse), "--no-index", "--out-dir", str(tmp_path / "out"),
@@ -294,6 +299,7 @@ def test_5_the_environment_cache_has_no_shared_fallback(wheelhouse, workload, tm
     assert res.returncode == 2 and "set JITBENCH_ENV_CACHE" in res.stderr, res.stderr
 
 
+@pytest.mark.heavy("uv environments")
 def test_5_a_foreign_or_open_cache_and_a_record_pointing_elsewhere_are_refused(wheelhouse, workload, tmp_path):
     import os
     import shutil
@@ -337,6 +343,7 @@ def test_5_a_foreign_or_open_cache_and_a_record_pointing_elsewhere_are_refused(w
 
 
 # 7. Relative paths never enter the environment cache: what find-links hold is hashed, not their name.
+@pytest.mark.heavy("uv environments")
 def test_7_find_links_are_hashed_by_what_they_hold_and_paths_are_absolute(workload, tmp_path):
     for who in ("a", "b"):
         wheels = tmp_path / who / "wheels"
@@ -393,6 +400,7 @@ def test_11_without_env_each_block_runs_in_the_environments_it_names(jitbench):
 
 # 8. A signal during an environment's build leaves its cases unmeasured: --resume measures them,
 #    and a resumed run stopped so keeps the cases it had.
+@pytest.mark.heavy("uv environments")
 def test_8_an_interrupted_environment_build_is_measured_on_resume(wheelhouse, workload, tmp_path):
     import os
     import shutil
@@ -457,6 +465,7 @@ def test_8_an_interrupted_environment_build_is_measured_on_resume(wheelhouse, wo
 
 
 # 9. merge keeps a pinned-environment run whole: its environments, inputs and cwd.
+@pytest.mark.heavy("uv environments")
 def test_9_merge_keeps_the_environments_inputs_and_cwd_of_its_shards(jitbench, wheelhouse, workload, tmp_path):
     import statistics
     common = ["run", *CASE, "--workload-path", str(workload), "--env", "a:numpy", "--env", "b:numpy",
@@ -547,6 +556,7 @@ def bisect_releases(jitbench, releases, tmp_path, good, bad, cold_runs, counter=
 
 
 # 12. A boundary not confirmed is measured again, then given up, and the search goes on.
+@pytest.mark.heavy("uv environments")
 def test_12_a_release_bad_by_noise_is_overturned_and_the_search_goes_on(jitbench, releases, tmp_path):
     counter = tmp_path / "imports-of-1.1"
     res, doc = bisect_releases(jitbench, releases, tmp_path, "1.0", "1.3", 5, str(counter))
@@ -559,6 +569,7 @@ def test_12_a_release_bad_by_noise_is_overturned_and_the_search_goes_on(jitbench
 
 
 # 12. Ends too few to decide say inconclusive and how many runs more, never "no regression".
+@pytest.mark.heavy("uv environments")
 def test_12_underpowered_ends_are_inconclusive_not_no_regression(jitbench, releases, tmp_path):
     res, doc = bisect_releases(jitbench, releases, tmp_path, "1.0", "1.2", 3)
     assert doc["result"]["status"] == "inconclusive", doc["result"]

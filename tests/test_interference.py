@@ -13,7 +13,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import machine_samples, validate
+
+pytestmark = pytest.mark.quick
 
 CASES = ["--cases", "matmul_8_f32", "--cold-runs", "2", "--warm-iters", "3"]
 

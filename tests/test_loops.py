@@ -14,6 +14,8 @@ sys.path.insert(0, str(ROOT / "worker"))
 
 from jitbench_worker import backends, workloads  # noqa: E402
 
+pytestmark = pytest.mark.quick
+
 LOOPS = ("mlp_train", "likelihood_fit", "ode_rk4", "transformer_block")
 
 
@@ -44,6 +46,7 @@ def test_a_right_answer_passes_and_a_perturbed_one_fails(name, n):
     assert not w.check(wrong, inputs, n, "f64", 0)[0]["ok"]
 
 
+@pytest.mark.heavy("jax")
 def test_transformer_gradient_is_checked_in_every_direction():
     w, inputs, out = jax_out("transformer_block", 8)
     assert w.check(out, inputs, 8, "f64", 0)[0]["ok"]
@@ -76,6 +79,7 @@ def test_a_loss_curve_that_does_not_fall_fails():
     assert not verdict["ok"] and "did not go down" in verdict["message"], verdict
 
 
+@pytest.mark.heavy("jax, numba, tensorflow")
 def test_loops_verify_on_every_cpu_backend_that_has_them(jitbench):
     cases = "mlp_train_32_f32,likelihood_fit_16_f32,ode_rk4_64_f32,transformer_block_16_f32"
     backends_ = "numpy,numba,jax_jit_cpu,jax_eager_cpu,tensorflow,tensorflow_eager"

@@ -10,7 +10,11 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from conftest import JITBENCH
+
+pytestmark = pytest.mark.quick
 
 QUICK = ("--cold-runs", "2", "--warm-runs", "1", "--warm-iters", "3")
 
@@ -45,12 +49,14 @@ WIDTH = 32
 '''
 
 
-def user_module(tmp_path, extra=""):
+def user_module(tmp_path, extra="", jax=True):
+    """The user's module; with jax=False it never imports JAX (the quick tier's tests)."""
     path = tmp_path / "mine.py"
-    path.write_text(MODULE + "\nstep = _jax()\n" + extra)
+    path.write_text(MODULE + ("\nstep = _jax()\n" if jax else "") + extra)
     return path
 
 
+@pytest.mark.heavy("jax")
 def test_a_jitted_jax_function_is_measured_against_its_un_jitted_self(jitbench, tmp_path):
     mine = user_module(tmp_path)
     res = jitbench("measure", f"{mine}:step", *QUICK, "--out-dir", str(tmp_path / "out"), out=False)
@@ -77,6 +83,7 @@ def test_a_jitted_jax_function_is_measured_against_its_un_jitted_self(jitbench, 
     assert "## Verification" in report and "un-jitted JAX function" in report, report[:2000]
 
 
+@pytest.mark.heavy("numba")
 def test_a_numba_function_is_measured_against_its_py_func_on_numpy(jitbench, tmp_path):
     mine = user_module(tmp_path, "\n\nimport numba\n\n\n@numba.njit\ndef nsum(w, x):\n"
                                  "    return np.tanh(x @ w).sum(axis=0)\n")
@@ -91,6 +98,7 @@ def test_a_numba_function_is_measured_against_its_py_func_on_numpy(jitbench, tmp
     assert [(r["jit_case"], r["eager_case"]) for r in rows] == [("numba_nsum_1_f32", "numpy_nsum_1_f32")]
 
 
+@pytest.mark.heavy("jax: the user's module imports it beside the plain function")
 def test_a_plain_numpy_function_runs_on_numpy_alone(jitbench, tmp_path):
     mine = user_module(tmp_path)
     res = jitbench("measure", f"{mine}:plain", *QUICK, "--out-dir", str(tmp_path / "out"), out=False)
@@ -100,7 +108,7 @@ def test_a_plain_numpy_function_runs_on_numpy_alone(jitbench, tmp_path):
 
 
 def test_a_wrong_check_fails_the_case(jitbench, tmp_path):
-    mine = user_module(tmp_path)
+    mine = user_module(tmp_path, jax=False)
     res = jitbench("measure", f"{mine}:plain", "--check", f"{mine}:wrong_check", *QUICK,
                    "--out-dir", str(tmp_path / "out"), out=False)
     assert res.rc == 2
@@ -114,7 +122,7 @@ def test_a_wrong_check_fails_the_case(jitbench, tmp_path):
 
 
 def test_a_target_that_is_no_function_is_one_line_and_nothing_is_run(jitbench, tmp_path):
-    mine = user_module(tmp_path)
+    mine = user_module(tmp_path, jax=False)
     for target, says in ((f"{mine}:WIDTH", "WIDTH"), (f"{mine}:nosuch", "nosuch"), (str(mine), "':'"),
                          (f"{tmp_path}/absent.py:f", "absent.py")):
         res = jitbench("measure", target, "--out-dir", str(tmp_path / "out"), out=False)
@@ -132,7 +140,7 @@ def test_resume_measures_the_kept_copy_of_the_code_it_started_with(tmp_path):
     marker = tmp_path / "slow-while-this-exists"
     marker.touch()
     mine = user_module(tmp_path, f"\n\ndef slow(w, x):\n    import os, time\n    while os.path.exists({str(marker)!r}):"
-                                 "\n        time.sleep(0.2)\n    return plain(w, x)\n")
+                                 "\n        time.sleep(0.2)\n    return plain(w, x)\n", jax=False)
     out = tmp_path / "out"
     proc = subprocess.Popen([str(JITBENCH), "measure", f"{mine}:slow", *QUICK, "--out-dir", str(out), "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -167,6 +175,7 @@ def test_resume_measures_the_kept_copy_of_the_code_it_started_with(tmp_path):
     assert case["verification"]["ok"] is True
 
 
+@pytest.mark.heavy("jax")
 def test_a_static_argument_reaches_the_function_as_the_factory_gave_it(jitbench, tmp_path):
     mine = user_module(tmp_path, '''
 

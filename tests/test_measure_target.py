@@ -19,6 +19,8 @@ sys.path.insert(0, str(ROOT / "worker"))
 
 from jitbench_worker import target as T  # noqa: E402
 
+pytestmark = pytest.mark.quick
+
 ENV = dict(os.environ, PYTHONPATH=str(ROOT / "worker"))
 HAVE_TF = importlib.util.find_spec("tensorflow") is not None
 
@@ -162,6 +164,7 @@ def pathlib_of(p):
 
 
 # -- detection and the eager baseline ----------------------------------------------
+@pytest.mark.heavy("jax, numba")
 def test_jax_numba_and_plain_are_detected_and_their_eager_callables_derived(tmp_path, plain):
     jmod = T.load_file(str(write(tmp_path, "jaxmod.py", JAX_MODULE)))
     nmod = T.load_file(str(write(tmp_path, "numbamod.py", NUMBA_MODULE)))
@@ -174,6 +177,7 @@ def test_jax_numba_and_plain_are_detected_and_their_eager_callables_derived(tmp_
     assert (d.framework, d.jitted, d.eager) == ("numpy", None, pmod.norms)
 
 
+@pytest.mark.heavy("tensorflow")
 @pytest.mark.skipif(not HAVE_TF, reason="tensorflow is not installed")
 def test_a_tf_function_is_detected_and_its_python_function_is_the_eager_one(tmp_path):
     mod = T.load_file(str(write(tmp_path, "tfmod.py", TF_MODULE)))
@@ -204,6 +208,7 @@ def test_torch_compile_is_detected_by_attribute_without_torch():
     assert T.detect(other).framework == "numpy"
 
 
+@pytest.mark.heavy("jax, numba (in a fresh interpreter)")
 def test_detection_imports_no_framework(tmp_path, plain):
     """A plain function and a numba one: neither jax, tensorflow nor torch is imported by detecting them."""
     nm = write(tmp_path, "numbamod.py", NUMBA_MODULE)
@@ -225,6 +230,7 @@ def ok_against_eager_f64(result, words):
     assert words in v["reference"] and v["reference"].endswith("float64"), v["reference"]
 
 
+@pytest.mark.heavy("jax")
 def test_a_jitted_jax_function_runs_on_jit_and_eager_and_is_verified(tmp_path):
     path = write(tmp_path, "jaxmod.py", JAX_MODULE)
     meta, shim_path = measured(tmp_path, path, "step")
@@ -240,6 +246,7 @@ def test_a_jitted_jax_function_runs_on_jit_and_eager_and_is_verified(tmp_path):
     assert eager["verify"]["error"] > 0  # float32 against float64: the reference is not the output itself
 
 
+@pytest.mark.heavy("numba")
 def test_a_numba_function_runs_on_numba_and_its_py_func_on_numpy(tmp_path):
     meta, shim_path = measured(tmp_path, write(tmp_path, "numbamod.py", NUMBA_MODULE), "ema")
     assert (meta["framework"], meta["backends"], meta["dtypes"]) == ("numba", ["numba", "numpy"], ["f64"])
@@ -249,6 +256,7 @@ def test_a_numba_function_runs_on_numba_and_its_py_func_on_numpy(tmp_path):
     ok_against_eager_f64(run_worker(shim_path, "numpy", "f64"), "py_func")
 
 
+@pytest.mark.heavy("numba")
 def test_a_users_numba_dispatcher_follows_the_cases_cache_policy(tmp_path):
     """cache=True in the user's file writes nothing beside it in a cold run; under
     warm_cache a dispatcher caches in the case's directory and the next process loads it."""
@@ -267,6 +275,7 @@ def test_a_users_numba_dispatcher_follows_the_cases_cache_policy(tmp_path):
     assert again["verify"]["ok"] is True
 
 
+@pytest.mark.heavy("tensorflow")
 @pytest.mark.skipif(not HAVE_TF, reason="tensorflow is not installed")
 def test_a_tf_function_runs_on_tensorflow_and_eagerly(tmp_path):
     meta, shim_path = measured(tmp_path, write(tmp_path, "tfmod.py", TF_MODULE), "soft")
@@ -435,6 +444,7 @@ def test_inputs_and_check_from_another_file_are_listed_once_and_a_checkout_gives
 
 
 # -- what must fail ------------------------------------------------------------------
+@pytest.mark.heavy("numba")
 def test_a_check_that_says_no_fails_the_case(tmp_path):
     path = write(tmp_path, "numbamod.py", NUMBA_MODULE)
     _, good = measured(tmp_path, path, "ema", "--check", "shape_ok", "--name", "ema_good")
@@ -445,6 +455,7 @@ def test_a_check_that_says_no_fails_the_case(tmp_path):
     assert v["ok"] is False and "always_wrong returned False" in v["message"]
 
 
+@pytest.mark.heavy("jax")
 def test_a_jit_whose_output_differs_from_eager_fails_verification(tmp_path):
     path = write(tmp_path, "jaxmod.py", JAX_MODULE)
     _, shim_path = measured(tmp_path, path, "wrong", "--inputs", "one_input")

@@ -11,7 +11,11 @@ import statistics
 import subprocess
 import time
 
+import pytest
+
 from conftest import JITBENCH, validate
+
+pytestmark = pytest.mark.quick
 
 CASE = ["--backends", "numpy", "--cases", "matmul_16_f32", "--cold-runs", "6", "--warm-iters", "2"]
 ID = "numpy_matmul_16_f32"

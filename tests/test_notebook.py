@@ -4,6 +4,9 @@ notebook is executed headless with nbclient on this venv's own kernel."""
 
 import nbclient  # requirements/test.txt
 import nbformat
+import pytest
+
+pytestmark = pytest.mark.heavy("a Jupyter kernel")
 
 MODULE = '''
 import numpy as np

@@ -15,6 +15,8 @@ sys.path.insert(0, str(ROOT / "worker"))
 
 from jitbench_worker.backends.base import Recorder, covered  # noqa: E402
 
+pytestmark = pytest.mark.quick
+
 
 def replayed(events):
     """A recording recorder fed (ends at, phase, seconds) events, as the hooks add them."""

@@ -12,6 +12,8 @@ import sys
 import pytest
 from conftest import ROOT
 
+pytestmark = pytest.mark.heavy("a wheel built from a copy of the tree, uv")
+
 WHEELS = ROOT / ".deps" / "wheels"
 
 

@@ -17,6 +17,8 @@ sys.path.insert(0, str(ROOT / "worker"))
 
 from jitbench_worker import verify, workloads  # noqa: E402
 
+pytestmark = pytest.mark.quick
+
 
 def ctx(fmt, dtype="f32"):
     return verify.Context(dtype, fmt)
@@ -143,6 +145,7 @@ def test_mc_pi_is_checked_against_the_exact_count(n):
     assert not mc.check(exact + ambiguous + 1, (), n, "f32", 0)[0]["ok"]
 
 
+@pytest.mark.heavy("jax")
 def test_precision_is_a_recorded_case_dimension_on_the_cpu(jitbench):
     """--precision highest on the CPU: its own case ids, IEEE products recorded
     with the settings read back (JAX's jax_default_matmul_precision), and the
@@ -174,6 +177,7 @@ def test_precision_is_a_recorded_case_dimension_on_the_cpu(jitbench):
     assert "| `jax_jit_cpu__highest` |" in section
 
 
+@pytest.mark.heavy("jax")
 def test_a_missing_own_baseline_is_named_when_numpy_stands_in(jitbench):
     res = jitbench("run", "--backends", "numpy,jax_jit_cpu", "--cases", "matmul_64_f32", "--cold-runs", "1",
                    "--warm-iters", "2")

@@ -16,6 +16,8 @@ import pytest
 
 from conftest import ROOT, validate
 
+pytestmark = pytest.mark.quick
+
 CASE = "numpy_matmul_64_f32"
 
 
@@ -152,6 +154,7 @@ def _graphs_ready(page):
                            "document.querySelectorAll('.chart').length")
 
 
+@pytest.mark.heavy("Chromium")
 def test_the_site_in_a_browser_search_click_hover_toggle_and_follow_a_regression(regressed_site, browser_page):
     """Playwright drives Debian's Chromium through the site as a reader would."""
     from statistics import median

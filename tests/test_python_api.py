@@ -24,6 +24,8 @@ sys.path.insert(0, str(ROOT / "python"))  # this tree's package, whatever .venv 
 import jitbench as jb  # noqa: E402
 from jitbench import _binary, _refs  # noqa: E402
 
+pytestmark = pytest.mark.quick
+
 pytest_plugins = ["pytester"]
 
 GOLDEN = ROOT / "tests" / "data" / "golden" / "expected"
@@ -87,12 +89,14 @@ def usermod(tmp_path_factory):
 
 # --- references -------------------------------------------------------------
 
+@pytest.mark.heavy("jax, numba")
 def test_module_functions_resolve_to_module_and_name(usermod):
     mod, root = usermod
     assert jb.resolve(mod.plain) == ("jb_usermod:plain", str(root))
     assert jb.resolve(mod.make_inputs).text == "jb_usermod:make_inputs"
 
 
+@pytest.mark.heavy("jax, numba")
 def test_jitted_objects_resolve_to_the_users_module_level_name(usermod):
     mod, _ = usermod
     assert jb.resolve(mod.decorated).text == "jb_usermod:decorated"
@@ -102,6 +106,7 @@ def test_jitted_objects_resolve_to_the_users_module_level_name(usermod):
     assert _refs.unwrap(mod.fast) is mod._raw and _refs.unwrap(mod.nb) is mod.nb.py_func
 
 
+@pytest.mark.heavy("jax, numba")
 def test_a_wrapper_made_on_the_spot_is_refused(usermod):
     import jax
 
@@ -111,6 +116,7 @@ def test_a_wrapper_made_on_the_spot_is_refused(usermod):
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.heavy("jax, numba")
 def test_lambda_and_closure_are_refused_with_one_line(usermod):
     mod, _ = usermod
     with pytest.raises(ValueError, match="a lambda cannot be imported by a fresh process") as err:
@@ -129,6 +135,7 @@ def _python(code, *args, cwd=None):
                           text=True, env=env, cwd=cwd, timeout=120)
 
 
+@pytest.mark.heavy("numba")
 def test_a_scripts_function_resolves_to_its_file(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(textwrap.dedent("""
@@ -284,6 +291,7 @@ def fake_bin(tmp_path, monkeypatch):
     return lambda: [json.loads(line) for line in log.read_text().splitlines()]
 
 
+@pytest.mark.heavy("jax, numba")
 def test_measure_passes_the_references_and_options(usermod, fake_bin, tmp_path):
     mod, root = usermod
     r = jb.measure(mod.fast, inputs=mod.make_inputs, check="jb_usermod:plain", cold_runs=3, warm_runs=2,
@@ -298,12 +306,14 @@ def test_measure_passes_the_references_and_options(usermod, fake_bin, tmp_path):
     assert r.out_dir == tmp_path / "m" and r.status == "ok" and r.returncode == 0
 
 
+@pytest.mark.heavy("jax, numba")
 def test_measure_says_why_jitbench_refused(usermod, fake_bin, monkeypatch, tmp_path):
     monkeypatch.setenv("FAKE_JITBENCH_REFUSE", "1")
     with pytest.raises(jb.JitbenchError, match="no function 'nope' in module 'jb_usermod'"):
         jb.measure("jb_usermod:nope", out_dir=tmp_path / "m")
 
 
+@pytest.mark.heavy("jax")
 def test_measure_end_to_end(tmp_path, monkeypatch):
     (tmp_path / "jb_e2e.py").write_text(textwrap.dedent("""
         import jax

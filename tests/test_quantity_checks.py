@@ -16,6 +16,8 @@ sys.path.insert(0, str(ROOT / "worker"))
 from jitbench_worker import backends, workloads  # noqa: E402
 from jitbench_worker.workloads import likelihood_fit  # noqa: E402
 
+pytestmark = pytest.mark.quick
+
 
 def numpy_out(name, n, dtype):
     w = workloads.get(name)

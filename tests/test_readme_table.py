@@ -4,11 +4,15 @@ the workload modules' IMPLEMENTATIONS (and the native worker's list)."""
 import re
 import sys
 
+import pytest
+
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "worker"))
 
 from jitbench_worker import workloads  # noqa: E402
+
+pytestmark = pytest.mark.quick
 
 
 def native_workloads(source):

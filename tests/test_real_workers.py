@@ -11,6 +11,8 @@ import pytest
 
 from conftest import ROOT, validate
 
+pytestmark = pytest.mark.heavy("jax, numba, tensorflow")
+
 SMALL = ["--cases", "matmul_32_f32,mc_pi_20000_f64,mc_pi_20000_f32", "--cold-runs", "2", "--warm-iters", "3"]
 BACKENDS = "python,numpy,numba,jax_jit_cpu,jax_jit_gpu"
 

@@ -15,6 +15,8 @@ import pytest
 
 from conftest import FAKE_WORKER_DIR, ROOT
 
+pytestmark = pytest.mark.quick
+
 EXAMPLE = str(ROOT / "examples" / "workloads" / "softmax_rows.py")
 CASE = "numpy_softmax_rows_128_f32"
 
@@ -39,6 +41,7 @@ def report_run(tmp_path_factory):
     return out
 
 
+@pytest.mark.heavy("jax")
 def test_report_is_self_contained_and_lists_every_case(report_run):
     page = (report_run / "report" / "report.html").read_text()
     index = json.loads((report_run / "index.json").read_text())
@@ -55,6 +58,7 @@ def test_report_is_self_contained_and_lists_every_case(report_run):
     assert "## Environment" in md and "## Warnings" in md
 
 
+@pytest.mark.heavy("jax")
 def test_report_states_warnings(report_run):
     page = (report_run / "report" / "report.html").read_text()
     assert "few runs" in page  # 2 cold runs
@@ -67,6 +71,7 @@ def test_report_states_warnings(report_run):
             assert cid in section, cid
 
 
+@pytest.mark.heavy("jax")
 def test_report_starts_with_the_answer(report_run):
     # Before any table of numbers: per piece of work, who gave the first
     # result soonest, who is fastest warm, and the JIT's break-even.
@@ -81,11 +86,13 @@ def test_report_starts_with_the_answer(report_run):
     assert "## At a glance" in (report_run / "report" / "report.md").read_text()
 
 
+@pytest.mark.heavy("jax")
 def test_report_leaves_the_run_valid(report_run, jitbench):
     res = jitbench("validate", str(report_run), out=False)
     assert res.rc == 0, res.stderr
 
 
+@pytest.mark.heavy("jax, Chromium")
 def test_report_in_a_browser_has_no_console_errors_and_every_figure_drawn(report_run, browser_page):
     """Playwright drives Debian's Chromium: the page loads cleanly, every case has its row, every figure
     section holds a non-empty SVG with marks in it."""
@@ -157,12 +164,14 @@ def test_the_report_of_an_anatomy_run_has_an_icicle_per_case_labelled_with_its_t
     assert "Inside the compile (1 icicle)" in (anatomy_report_run / "report" / "report.md").read_text()
 
 
+@pytest.mark.heavy("jax")
 def test_a_report_without_anatomy_has_no_icicle(report_run):
     page = (report_run / "report" / "report.html").read_text()
     assert "<section id='anatomy'>" not in page and "class='icicle'" not in page
     assert "Inside the compile" not in (report_run / "report" / "report.md").read_text()
 
 
+@pytest.mark.heavy("Chromium")
 def test_the_icicle_in_a_browser_is_drawn_and_names_its_boxes(anatomy_report_run, browser_page):
     page = browser_page.page
     page.goto((anatomy_report_run / "report" / "report.html").as_uri())

@@ -17,6 +17,8 @@ import pytest
 
 from conftest import JITBENCH, validate
 
+pytestmark = pytest.mark.quick
+
 ONE_CASE = ["--cases", "matmul_8_f32", "--backends", "numpy"]
 
 

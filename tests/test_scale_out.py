@@ -15,6 +15,8 @@ import pytest
 
 from conftest import JITBENCH, ROOT, validate
 
+pytestmark = pytest.mark.quick
+
 SMALL = str(ROOT / "tests" / "data" / "suites" / "small-shards.toml")
 
 

@@ -8,6 +8,8 @@ import pytest
 
 from conftest import SCHEMAS, schema
 
+pytestmark = pytest.mark.quick
+
 ALL = sorted(p.name[: -len(".schema.json")] for p in SCHEMAS.glob("*.schema.json"))
 CONTRACT = ["nextstat.ml_benchmark_result.v1", "nextstat.ml_benchmark_suite_result.v1"]
 

@@ -17,6 +17,8 @@ pages = pytest.importorskip("jitbench_figures.pages", reason="jinja2 is in requi
 sys.path.insert(0, str(ROOT / "bench"))
 import site_budget  # noqa: E402
 
+pytestmark = pytest.mark.quick
+
 
 def snapshot(k, machine, software="a" * 64):
     return {"n": k + 1, "id": f"s{k}", "published_at": f"2026-01-0{k + 1}T00:00:00Z", "suite": "default",

@@ -17,6 +17,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.heavy("Slurm")
+
 SMALL = ROOT / "tests" / "data" / "suites" / "small-shards.toml"
 CLUSTER = ROOT / "scripts" / "slurm" / "local-cluster.sh"
 HAVE_SLURM = all(shutil.which(c) for c in ("munged", "slurmctld", "slurmd", "sbatch")) and os.geteuid() == 0

@@ -8,6 +8,8 @@ import pytest
 
 from conftest import validate
 
+pytestmark = pytest.mark.quick
+
 BUCKETS = ("interpreter_start_s", "harness_import_s", "harness_observe_s", "harness_verify_s", "harness_report_s",
            "harness_exit_s")
 # docs/protocol.md: the worker's buckets must cover first line -> result within

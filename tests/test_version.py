@@ -5,7 +5,11 @@ python/pyproject.toml (the Python API's package). They must agree."""
 import re
 import tomllib
 
+import pytest
+
 from conftest import ROOT
+
+pytestmark = pytest.mark.quick
 
 
 def versions(root):

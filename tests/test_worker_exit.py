@@ -2,6 +2,10 @@
 JITBENCH_WORKER_CLEAN_EXIT=1 asks for a normal exit: then the measured code's
 atexit handlers run (docs/protocol.md, harness_exit_s)."""
 
+import pytest
+
+pytestmark = pytest.mark.quick
+
 WORKLOAD = '''
 import atexit
 

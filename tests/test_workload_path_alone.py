@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+pytestmark = pytest.mark.quick
+
 EMA = '''
 CATALOG = @CATALOG@
 

@@ -13,4 +13,8 @@ struct BuildInfo {
   bool dirty = false;      // built with uncommitted changes
 };
 const BuildInfo& build_info();
+// The source tree this binary was built from (where an uninstalled jitbench finds
+// its worker, figures and .venv). Kept out of every other file's flags, so that
+// two checkouts of one commit compile alike (ccache shares their objects).
+const char* source_dir();
 }  // namespace jitbench

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "commands/common/common.h"
+#include "util/build_info.h"
 
 namespace jitbench {
 namespace fs = std::filesystem;
@@ -59,7 +60,7 @@ fs::path data_dir(const char* sub, const fs::path& in_source) {
     throw UserError(fmt::format("this jitbench was installed by pip, but its {} package is not in its installation "
                                 "(site-packages/jitbench/_data beside {}): reinstall it, or set JITBENCH_WORKER_DIR "
                                 "and JITBENCH_FIGURES_DIR", sub, this_binary_dir().string()));
-  return fs::path(JITBENCH_SOURCE_DIR) / in_source;
+  return fs::path(source_dir()) / in_source;
 }
 }  // namespace
 
@@ -74,7 +75,7 @@ std::string resolve_python(const std::string& flag) {
   if (!installed().data.empty())
     for (const char* name : {"python", "python3"})
       if (const auto p = installed().bin / name; ::access(p.c_str(), X_OK) == 0) return p.string();
-  const fs::path venv = fs::path(JITBENCH_SOURCE_DIR) / ".venv" / "bin" / "python";
+  const fs::path venv = fs::path(source_dir()) / ".venv" / "bin" / "python";
   if (!kInstalledByPip && ::access(venv.c_str(), X_OK) == 0) return venv.string();
   return "python3";
 }
