@@ -258,9 +258,9 @@ def _innermost(holders, span, phase):
     return out
 
 
-def _overlapping(pieces, a, b):
-    """The pieces [(start, end, path)] (sorted, disjoint) that overlap [a, b], cut to it."""
-    i = max(bisect.bisect_right([x for x, _, _ in pieces], a) - 1, 0)
+def _overlapping(pieces, a, b, starts=None):
+    """The pieces [(start, end, path)] (sorted, disjoint; `starts` their starts) that overlap [a, b], cut to it."""
+    i = max(bisect.bisect_right(starts if starts is not None else [x for x, _, _ in pieces], a) - 1, 0)
     while i < len(pieces) and pieces[i][0] < b:
         x, y = max(a, pieces[i][0]), min(b, pieces[i][1])
         if y > x:
@@ -275,7 +275,7 @@ def _place_thread(tree, events, holders, dropped):
     interval holds it, cut where the holders change (a pool's kernel compile
     that the dispatching thread waits for in two of its items is in each for
     the time it ran there). Returns its pieces, holders for the next group."""
-    stack, out = [], []  # stack: [(end, pieces)] of its open events
+    stack, out, starts = [], [], [x for x, _, _ in holders]  # stack: [(end, pieces)] of its open events
     for a, b, name, thread, clip in events:
         while stack and stack[-1][0] <= a:
             stack.pop()
@@ -283,7 +283,7 @@ def _place_thread(tree, events, holders, dropped):
             _drop(dropped, "overlaps its parent's end", a, b)
             continue
         pieces = []
-        for x, y, parent in _overlapping(stack[-1][1] if stack else holders, a, b):
+        for x, y, parent in _overlapping(*((stack[-1][1], a, b) if stack else (holders, a, b, starts))):
             pieces.append((x, y, tree.add(parent, name, thread, x, y, clip)))
             clip = 0.0
         stack.append((b, pieces))
