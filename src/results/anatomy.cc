@@ -135,7 +135,11 @@ void emit_subtree(const AnatomyPath& at, const std::map<AnatomyPath, AnatomyNode
   auto add = [&](const char* name, double s) {
     AnatomyPath p = at;
     p.push_back(name);
-    out.push_back({p, "", s, runs});
+    AnatomyNode node;
+    node.path = p;
+    node.median_s = s;
+    node.runs = runs;
+    out.push_back(node);
   };
   if (all - shown > 0) add(kAnatomyOther, all - shown);
   const double parent = nodes.at(at).median_s;
