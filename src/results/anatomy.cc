@@ -224,6 +224,18 @@ double covered_s(std::vector<Interval> ivs) {
   return total;
 }
 
+// Intervals that touch (within the slack) or overlap, as one.
+std::vector<Interval> touching_merged(std::vector<Interval> ivs) {
+  std::sort(ivs.begin(), ivs.end());
+  std::vector<Interval> out;
+  for (const auto& iv : ivs)
+    if (!out.empty() && iv.first <= out.back().second + kAnatomyIntervalSlackS)
+      out.back().second = std::max(out.back().second, iv.second);
+    else
+      out.push_back(iv);
+  return out;
+}
+
 // Another thread's item: its wall time (what its parent waited for it) within what its intervals cover.
 std::optional<std::string> thread_wall_inconsistency(const std::vector<AnatomyItem>& items) {
   std::map<AnatomyPath, std::pair<double, std::vector<Interval>>> by_path;
@@ -254,11 +266,16 @@ std::optional<std::string> anatomy_interval_inconsistency(const std::vector<Anat
   for (const auto& [path, ivs] : by_path) {
     if (path.size() < 2) continue;  // the phases are jitbench's own spans, checked by their sums
     const auto parent = by_path.find(parent_of(path));
+    // Another thread's item is the union of its events' pieces: one may run on across two back-to-back
+    // intervals of its parent, so it lies within their union.
+    const auto holds = parent == by_path.end() ? std::vector<Interval>{}
+                       : threaded.count(path)  ? touching_merged(parent->second)
+                                               : parent->second;
     for (const auto& iv : ivs) {
       // Another thread's item runs beside its siblings: only the dispatching thread's may not overlap.
       if (!threaded.count(path)) by_parent[parent_of(path)].push_back({iv, &path});
-      if (parent == by_path.end() || parent->second.empty()) continue;
-      const bool inside = std::any_of(parent->second.begin(), parent->second.end(), [&](const Interval& p) {
+      if (holds.empty()) continue;
+      const bool inside = std::any_of(holds.begin(), holds.end(), [&](const Interval& p) {
         return p.first - tol <= iv.first && iv.second <= p.second + tol;
       });
       if (!inside)

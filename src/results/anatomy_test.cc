@@ -170,6 +170,15 @@ TEST(Anatomy, AnotherThreadsItemRunsBesideItsSiblingsAndMayExceedItsParentInThre
                                        pool_item({"compile", "kernels", "llvm"}, 0.3, 0.9, {{0.3, 0.8}})};
   EXPECT_FALSE(anatomy_inconsistency(items, 1.0, no_slack));
   EXPECT_FALSE(anatomy_interval_inconsistency(items));
+  // A pool's piece that runs on across two back-to-back runs of its parent lies within their union; the
+  // dispatching thread's item must lie within one.
+  const std::vector<AnatomyItem> twice{{{"compile"}, 1.0, "", {{0.0, 1.0}}},
+                                       {{"compile", "a"}, 0.4, "", {{0.1, 0.3}, {0.3, 0.5}}},
+                                       pool_item({"compile", "a", "k"}, 0.2, 0.2, {{0.2, 0.4}})};
+  EXPECT_FALSE(anatomy_interval_inconsistency(twice));
+  auto on_main = twice;
+  on_main[2].thread.clear(), on_main[2].thread_s.reset();
+  EXPECT_TRUE(anatomy_interval_inconsistency(on_main));
 }
 
 TEST(Anatomy, AnotherThreadsItemThatClaimsMoreThanItsThreadsRanIsCaught) {
