@@ -109,10 +109,10 @@ struct SubPhaseDelta {
   // Its bootstrap 95% CI: only with a ratio and, on each side, the processes
   // compare::anatomy_ratio_ci_possible asks (6 at 95%).
   std::optional<double> lo, hi;
-  std::string thread;  // another thread's item: its thread group (NEW's, else BASE's); "" on the dispatching thread
+  std::string thread{};  // another thread's item: its thread group (NEW's, else BASE's); "" on the dispatching thread
   // Each side's value per anatomy process (0 where a process lacks the item),
   // in process order: what the share of a change and its interval are drawn from.
-  std::vector<double> base_values, new_values;
+  std::vector<double> base_values{}, new_values{};
   bool operator==(const SubPhaseDelta&) const = default;
 };
 

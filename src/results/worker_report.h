@@ -41,12 +41,12 @@ struct AnatomyItem {
   // Where it ran, [start, end] seconds from the first call's start (an item
   // that ran more than once: each time; another thread's item: the union of
   // its events); empty where the worker did not say.
-  std::vector<std::pair<double, double>> intervals;
+  std::vector<std::pair<double, double>> intervals{};
   // Another thread's item: the thread group it ran on ("" for the
   // dispatching thread's items) and its thread time summed over the group's
   // threads, beside `s`, its wall time (what its parent waited for it).
-  std::string thread;
-  std::optional<double> thread_s;
+  std::string thread{};
+  std::optional<double> thread_s{};
   bool operator==(const AnatomyItem&) const = default;
 };
 
