@@ -47,7 +47,9 @@ TEST(PosixLauncher, PinsTheProcessItStartsToTheCpusGiven) {
   PosixLauncher free_to_run;  // not pinned: it inherits this process's CPUs
   const auto f = free_to_run.launch(allowed_list_spec(dir.path()));
   ASSERT_EQ(f.lines.size(), 1u);
-  if (cpu > 0) EXPECT_NE(f.lines[0], r.lines[0]);
+  if (cpu > 0) {
+    EXPECT_NE(f.lines[0], r.lines[0]);
+  }
 }
 
 TEST(PosixLauncher, ACpuTheKernelRefusesIsASpawnError) {
