@@ -198,7 +198,9 @@ class Run:
             "",
             f"Machine: {cpu.get('model', '?')}, {cpu.get('logical_cores', '?')} logical cores, "
             f"{host.get('os', '?')}; Python {py.get('version', '?')}; {pkgs}.",
-        ] + ([f"", f"Conditions: {self.meta['note']}"] if self.meta.get("note") else []))
+        ] + ([f"", f"Load average (1, 5, 15 min) when the run began: {self.meta['load'][0]}; when it ended: "
+              f"{self.meta['load'][1]}."] if self.meta.get("load") else [])
+          + ([f"", f"Conditions: {self.meta['note']}"] if self.meta.get("note") else []))
 
 
 # What decides the measured code: a change here makes the commit a lie.
@@ -223,10 +225,10 @@ def measure(page, out, commit, note):
         subprocess.run(["rm", "-rf", str(out), str(meta_path(out))], check=True)
     env = dict(os.environ, JITBENCH_WORKER_DIR=str(ROOT / "worker"),
                JITBENCH_FIGURES_DIR=str(ROOT / "src" / "report" / "figures"))
-    t0 = time.monotonic()
+    t0, load_before = time.monotonic(), load_average()
     proc = subprocess.run([str(JITBENCH), "run", *PAGES[page], "--out-dir", str(out), "--quiet"], cwd=ROOT,
                           stdin=subprocess.DEVNULL, env=env)
-    wall = time.monotonic() - t0
+    wall, load_after = time.monotonic() - t0, load_average()
     if proc.returncode not in (0, 2):  # 2: a case failed, which the page then shows
         sys.exit(f"results: {page}: jitbench run exited {proc.returncode}")
     v = subprocess.run([str(JITBENCH), "validate", str(out)], capture_output=True, text=True)
@@ -241,8 +243,13 @@ def measure(page, out, commit, note):
             sys.exit(f"results: {page}: bench/phase_timers.py failed: {timers.stderr}")
         (beside / "table.md").write_text(timers.stdout)
     meta = {"note": note, "commit": commit, "date": time.strftime("%Y-%m-%d"), "wall_s": wall,
-            "validate": (v.stdout.strip().splitlines() or ["valid"])[-1]}
+            "validate": (v.stdout.strip().splitlines() or ["valid"])[-1], "load": [load_before, load_after]}
     meta_path(out).write_text(json.dumps(meta))
+
+
+def load_average():
+    """The machine's load average (1, 5 and 15 min), as uptime prints it."""
+    return " ".join(pathlib.Path("/proc/loadavg").read_text().split()[:3])
 
 
 def meta_path(out):

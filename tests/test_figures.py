@@ -147,6 +147,22 @@ def test_an_icicle_names_its_levels_sources_its_items_and_its_clipping_in_engine
     assert "fill: url(#" not in groups["compile › backend_compile"]
 
 
+def test_another_threads_item_is_marked_with_its_thread_time_in_its_tooltip():
+    tree = icicle_tree()
+    pool = {"path": ["compile", "backend_compile", "LLVM compile task"], "median_s": 0.008, "kind": "item",
+            "source": "xla event TaskDispatcher::dispatch", "thread": "tf_xla-cpu-codegen", "thread_median_s": 0.015}
+    tree["nodes"].insert(3, pool)
+    [icicle] = figures.anatomy_icicles({"anatomy": [tree]})
+    svg = icicle["svg"]
+    assert any(t.startswith("\u21c9 LLVM") for t in texts(svg)), texts(svg)  # marked in its label
+    assert ("on another thread (tf_xla-cpu-codegen): the width is what its parent waited for it; thread time 15 ms"
+            in svg), svg
+    assert "\u21c9 on another thread: what its parent waited" in texts(svg)  # the legend says what the mark means
+    groups = dict(re.findall(r'<g id="icicle-\d+"><title>([^\n]*)\n(.*?)</g>', svg, re.S))
+    assert "stroke-dasharray" in groups["compile › backend_compile › LLVM compile task"]  # a dotted edge
+    assert "stroke-dasharray" not in groups["compile › backend_compile › RunBackend"]
+
+
 def test_no_anatomy_no_icicle():
     assert figures.anatomy_icicles({}) == [] and figures.anatomy_icicles({"anatomy": []}) == []
 

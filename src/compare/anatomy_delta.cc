@@ -13,14 +13,18 @@ namespace jitbench::compare {
 namespace {
 using ItemPath = std::vector<std::string>;
 
-// One map per ok anatomy process with items: each item's time (an item
+// One map per ok anatomy process with items: each item's (wall) time (an item
 // reported twice in a process counts once, summed, as the case summary does).
-std::vector<std::map<ItemPath, double>> per_process_items(const std::vector<RunRecord>& runs) {
+std::vector<std::map<ItemPath, double>> per_process_items(const std::vector<RunRecord>& runs,
+                                                          std::map<ItemPath, std::string>& threads) {
   std::vector<std::map<ItemPath, double>> out;
   for (const auto& r : runs) {
     if (r.status != Status::Ok || r.worker.anatomy.empty()) continue;
     auto& mine = out.emplace_back();
-    for (const auto& it : r.worker.anatomy) mine[it.path] += it.s;
+    for (const auto& it : r.worker.anatomy) {
+      mine[it.path] += it.s;
+      if (!it.thread.empty()) threads[it.path] = it.thread;
+    }
   }
   return out;
 }
@@ -47,6 +51,8 @@ SubPhaseDelta item_delta(const ItemPath& path, const std::vector<std::map<ItemPa
   const auto xa = item_values(a, path, in_a), xb = item_values(b, path, in_b);
   d.n_base = xa.size();
   d.n_new = xb.size();
+  d.base_values = xa;
+  d.new_values = xb;
   d.base_lo = *stats::min(xa), d.base_hi = *stats::max(xa);
   d.new_lo = *stats::min(xb), d.new_hi = *stats::max(xb);
   if (in_a) d.base_s = *stats::median(xa);
@@ -63,14 +69,18 @@ SubPhaseDelta item_delta(const ItemPath& path, const std::vector<std::map<ItemPa
 
 std::vector<SubPhaseDelta> anatomy_deltas(const std::vector<RunRecord>& base, const std::vector<RunRecord>& next,
                                           std::size_t top) {
-  const auto a = per_process_items(base), b = per_process_items(next);
+  std::map<ItemPath, std::string> threads;  // NEW's thread group where it has one (read last), else BASE's
+  const auto a = per_process_items(base, threads), b = per_process_items(next, threads);
   if (a.empty() || b.empty()) return {};
   std::set<ItemPath> paths;
   for (const auto* side : {&a, &b})
     for (const auto& run : *side)
       for (const auto& [path, s] : run) paths.insert(path);
   std::vector<SubPhaseDelta> out;
-  for (const auto& path : paths) out.push_back(item_delta(path, a, b));
+  for (const auto& path : paths) {
+    out.push_back(item_delta(path, a, b));
+    if (const auto t = threads.find(path); t != threads.end()) out.back().thread = t->second;
+  }
   std::stable_sort(out.begin(), out.end(), [](const SubPhaseDelta& x, const SubPhaseDelta& y) {
     // To the nanosecond (the worker's resolution): a phase and the one sub-phase that moved it tie.
     const auto cx = std::llround(std::abs(x.change_s) * 1e9), cy = std::llround(std::abs(y.change_s) * 1e9);

@@ -6,8 +6,10 @@
 #include <cmath>
 
 #include "compare/anatomy_delta.h"
+#include "compare/anatomy_verdict.h"
 #include "export/sampling_table.h"
 #include "report/format.h"
+#include "stats/sequential.h"
 
 namespace jitbench {
 namespace {
@@ -26,66 +28,39 @@ std::string side_range(std::size_t n, double lo, double hi) {
   return fmt::format("n = {}, range {}", n, lo > 0 ? seconds_range(lo, hi) : "0–" + format_seconds(hi));
 }
 
-// Whether d lies below `phase` (its path a longer one that starts with the phase's).
-bool is_below(const SubPhaseDelta& d, const SubPhaseDelta& phase) {
-  return d.path.size() > phase.path.size() && std::equal(phase.path.begin(), phase.path.end(), d.path.begin());
+// An item's name in the line: its last name, and the thread group it ran on when not the dispatching thread.
+std::string item_name(const SubPhaseDelta& d) {
+  return d.thread.empty() ? d.path.back() : fmt::format("{} on {}", d.path.back(), d.thread);
 }
 
-bool two_sided(const SubPhaseDelta& d) { return d.base_s && d.new_s; }
+std::string percent(double share) { return fmt::format("{:.0f}%", 100 * share); }
 
-// Whether d moved the way `phase` did (a NaN change never does).
-bool same_way(const SubPhaseDelta& d, const SubPhaseDelta& phase) { return d.change_s * phase.change_s > 0; }
-
-// Whether d holds at least half of the phase's change, the same way.
-bool holds_half(const SubPhaseDelta& d, const SubPhaseDelta& phase) {
-  return same_way(d, phase) && std::abs(d.change_s) * 2 >= std::abs(phase.change_s);
+// "53% [45–60%]", or "53%" without an interval.
+std::string share_text(const compare::ChangeShare& s) {
+  if (s.lo && s.hi) return fmt::format("{} [{:.0f}–{:.0f}%]", percent(s.share), 100 * *s.lo, 100 * *s.hi);
+  return percent(s.share);
 }
 
-// The item below `phase` that moved the same way by the most, among those
-// measured on both sides when there is any below it (else among all); none
-// when every candidate moved the other way (or not at all).
-const SubPhaseDelta* largest_under(const std::vector<SubPhaseDelta>& ds, const SubPhaseDelta& phase) {
-  const bool any_two_sided =
-      std::any_of(ds.begin(), ds.end(), [&](const SubPhaseDelta& d) { return is_below(d, phase) && two_sided(d); });
-  const SubPhaseDelta* best = nullptr;
-  for (const auto& d : ds)
-    if (is_below(d, phase) && (two_sided(d) || !any_two_sided) && same_way(d, phase) &&
-        (!best || std::abs(d.change_s) > std::abs(best->change_s)))
-      best = &d;
-  return best;
+// A member of the group: its change and share, and where its own change went when one item below holds it.
+std::string member_text(const compare::NamedItem& m) {
+  const auto* top = m.via.empty() ? m.item : m.via.front();
+  std::string out = fmt::format("{} {}, {}", item_name(*top), subphase_change(*top), share_text(m.share));
+  if (m.item != top) out += fmt::format(", of which {} {}", item_name(*m.item), subphase_change(*m.item));
+  return out;
 }
 
-// What the line names below the phase; `answer`: it is where the change went
-// ("of which"), else only the largest move below ("none of its sub-phases
-// holds half of it").
-struct WhereItWent {
-  const SubPhaseDelta* item = nullptr;
-  bool answer = false;
-};
-
-// Where the phase's change went: down from the phase, at each level the
-// child measured on both sides that holds at least half of the phase's
-// change (the largest such), as deep as that goes. A one-sided item (new,
-// gone: often a renamed event) counts its whole time as change, so it is
-// never on that path; it is the answer only when nothing below the phase was
-// measured on both sides and it holds half. Else the largest move below the
-// phase the same way (largest_under), named as no answer.
-WhereItWent where_it_went(const std::vector<SubPhaseDelta>& ds, const SubPhaseDelta& phase) {
-  const SubPhaseDelta* at = nullptr;
-  for (const SubPhaseDelta* parent = &phase;;) {
-    const SubPhaseDelta* next = nullptr;
-    for (const auto& d : ds)
-      if (d.path.size() == parent->path.size() + 1 && is_below(d, *parent) && two_sided(d) && holds_half(d, phase) &&
-          (!next || std::abs(d.change_s) > std::abs(next->change_s)))
-        next = &d;
-    if (!next) break;
-    at = parent = next;
-  }
-  if (at) return {at, true};
-  const auto* largest = largest_under(ds, phase);
-  return {largest, largest && !two_sided(*largest) && holds_half(*largest, phase)};
+std::string together_text(const compare::AnatomyVerdict& v) {
+  std::string out = fmt::format("together {} of the change: ", share_text(*v.together_share));
+  for (std::size_t i = 0; i < v.together.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == v.together.size() ? "; and " : "; ") + member_text(v.together[i]);
+  return out;
 }
 }  // namespace
+
+std::string anatomy_item_label(const SubPhaseDelta& d) {
+  const auto path = anatomy_path_label(d.path);
+  return d.thread.empty() ? path : fmt::format("{} (on {})", path, d.thread);
+}
 
 std::string anatomy_path_label(const std::vector<std::string>& path) {
   std::string out;
@@ -106,26 +81,30 @@ std::string subphase_change(const SubPhaseDelta& d) {
 
 std::string anatomy_delta_line(const std::vector<SubPhaseDelta>& ds) {
   if (ds.empty()) return "";
-  const SubPhaseDelta* phase = &ds.front();
-  for (const auto& d : ds)
-    if (d.path.size() == 1) {
-      phase = &d;
-      break;
-    }
-  std::string line = anatomy_path_label(phase->path) + " " + subphase_change(*phase);
-  const auto [sub, answer] = where_it_went(ds, *phase);
-  if (!sub) return line;
-  if (!answer)
-    return line + "; none of its sub-phases holds half of it (largest move below: " + sub->path.back() + " " +
-           subphase_change(*sub) + ")";
-  return line + ", of which " + sub->path.back() + " " + subphase_change(*sub);
+  const auto v = compare::anatomy_verdict(ds);
+  std::string line = anatomy_path_label(v.phase->path) + " " + subphase_change(*v.phase);
+  if (!v.alone.empty()) {
+    const auto& deepest = v.alone.back();
+    line += fmt::format(", of which {} {}, {} of the change", item_name(*deepest.item), subphase_change(*deepest.item),
+                        share_text(deepest.share));
+  }
+  if (!v.together.empty()) line += (v.alone.empty() ? ", of which " : "; in it ") + together_text(v);
+  if (v.largest)
+    line += fmt::format("; none of its sub-phases holds half of it, alone or two or three together (largest move "
+                        "below: {} {}, {})",
+                        item_name(*v.largest->item), subphase_change(*v.largest->item), share_text(v.largest->share));
+  const bool shares = !v.alone.empty() || !v.together.empty() || v.largest;
+  if (shares && !v.intervals)
+    line += fmt::format(" (shares without an interval: fewer than {} anatomy processes a side)",
+                        stats::min_values_for_interval(stats::kReportConfidence));
+  return line;
 }
 
 std::string anatomy_delta_block(const std::vector<SubPhaseDelta>& ds, const std::string& indent) {
   if (ds.empty()) return "";
   std::string out = indent + anatomy_delta_line(ds) + "\n";
   for (const auto& d : compare::top_deltas(ds))
-    out += fmt::format("{}  {:<60} {:>10} → {:<10} {}\n", indent, anatomy_path_label(d.path),
+    out += fmt::format("{}  {:<60} {:>10} → {:<10} {}\n", indent, anatomy_item_label(d),
                        median_cell(d.base_s), median_cell(d.new_s),
                        subphase_change(d));
   return out;

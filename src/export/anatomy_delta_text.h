@@ -19,8 +19,14 @@ std::string anatomy_path_label(const std::vector<std::string>& path);
 // "+700.00 ms (×2.40; n = 2, range 500.00–510.00 ms → n = 5, range 1.200–1.250 s)".
 std::string subphase_change(const SubPhaseDelta& d);
 
-// The line of a case: the phase that moved most, "of which" the item below it
-// that moved most (by its last name); "" without deltas.
+// "compile › backend_compile_and_load › RunBackend", and " (on tf_xla-cpu-codegen)"
+// for another thread's item.
+std::string anatomy_item_label(const SubPhaseDelta& d);
+
+// The line of a case: the phase that moved most and where its change went
+// (compare::anatomy_verdict: the item that holds half of it, or the two or
+// three that do together, each with its share of the change; another
+// thread's item named with its thread group); "" without deltas.
 std::string anatomy_delta_line(const std::vector<SubPhaseDelta>& deltas);
 
 // compare's "Inside the compile" block of one case: the headline, then one

@@ -38,7 +38,8 @@ TEST(AnatomyDeltaText, ThePhaseThenTheDeepestItemThatHoldsHalfItsChange) {
                                 moved({"compile", "backend_compile_and_load", "RunBackend"}, 0.4, 0.9),
                                 moved({"compile", "backend_compile_and_load", "RunBackend", "Codegen"}, 0.3, 0.7)};
   EXPECT_EQ(anatomy_delta_line(ds),
-            "compile +1.000 s (×2.00 [1.80–2.40]), of which RunBackend +500.00 ms (×2.25 [2.25–2.25])");
+            "compile +1.000 s (×2.00 [1.80–2.40]), of which RunBackend +500.00 ms (×2.25 [2.25–2.25]), 50% of the "
+            "change (shares without an interval: fewer than 6 anatomy processes a side)");
   ds[3].new_s = 0.75, ds[3].change_s = 0.45;  // under half the phase's change: its parent holds it
   ds[3].ratio = ds[3].lo = ds[3].hi = 2.5;
   EXPECT_NE(anatomy_delta_line(ds).find("of which RunBackend +500.00 ms"), std::string::npos) << anatomy_delta_line(ds);
@@ -56,7 +57,7 @@ TEST(AnatomyDeltaText, OfWhichNamesOnlyAnItemBelowTheHead) {
                                       moved({"compile", "a", "y"}, 0.05, 0.1)};
   const auto line = anatomy_delta_line(ds);
   EXPECT_EQ(line.rfind("compile › a ", 0), 0u) << line;
-  EXPECT_NE(line.find("; none of its sub-phases holds half of it (largest move below: y "), std::string::npos) << line;
+  EXPECT_NE(line.find("; none of its sub-phases holds half of it, alone or two or three together (largest move below: y "), std::string::npos) << line;
   EXPECT_EQ(line.find("of which x "), std::string::npos) << line;
   EXPECT_EQ(line.find("below: x "), std::string::npos) << line;
 }
@@ -79,7 +80,7 @@ TEST(AnatomyDeltaText, ARenamedEventIsNoFallbackEither) {
   const SubPhaseDelta legacy = new_item({"compile", "xla", "CompileLegacyCpuExecutable"}, 0.6);
   const std::vector<SubPhaseDelta> ds{moved({"compile"}, 0.70, 0.765), moved({"compile", "xla"}, 0.70, 0.72), legacy};
   const auto line = anatomy_delta_line(ds);
-  EXPECT_NE(line.find("; none of its sub-phases holds half of it (largest move below: xla +20.00 ms"),
+  EXPECT_NE(line.find("; none of its sub-phases holds half of it, alone or two or three together (largest move below: xla +20.00 ms"),
             std::string::npos) << line;
   EXPECT_EQ(line.find("CompileLegacyCpuExecutable"), std::string::npos) << line;
 }

@@ -22,12 +22,14 @@ nlohmann::json bisect_anatomy_json(const std::vector<BisectAnatomy>& cases) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& c : cases) {
     nlohmann::json items = nlohmann::json::array();
-    for (const auto& d : compare::top_deltas(c.items))
+    for (const auto& d : compare::top_deltas(c.items)) {
       items.push_back({{"path", d.path}, {"base_median_s", optional_number(d.base_s)},
                        {"new_median_s", optional_number(d.new_s)}, {"change_s", d.change_s},
                        {"n_base", d.n_base}, {"n_new", d.n_new}, {"base_range_s", {d.base_lo, d.base_hi}},
                        {"new_range_s", {d.new_lo, d.new_hi}}, {"ratio", optional_number(d.ratio)},
                        {"ratio_ci95", d.lo && d.hi ? nlohmann::json{*d.lo, *d.hi} : nlohmann::json()}});
+      if (!d.thread.empty()) items.back()["thread"] = d.thread;  // optional in jitbench.bisect.v4
+    }
     out.push_back({{"case", c.case_id}, {"items", items}});
   }
   return out;

@@ -50,7 +50,9 @@ const FigureInfo& anatomy_figure() {
       "ran. Medians are not additive: children whose medians add up to more than their parent's are clipped to the "
       "parent's width (marked ✂, their medians in the labels and the case file). `unattributed` (hatched) is what the "
       "children leave of their parent, one box, never spread over them; `other` (grey) the items too small to keep, "
-      "summed."};
+      "summed. An item on another thread than the dispatching one (a thread pool's stage, marked ⇉, dotted edge) is "
+      "as wide as the time its parent waited for it; its thread time, summed over the pool's threads, is in its "
+      "tooltip."};
   return kInfo;
 }
 
@@ -97,7 +99,10 @@ json anatomy_trees(const std::vector<CaseResult>& cases) {
                                : derived && n.path.back() == kAnatomyUnattributed ? "unattributed"
                                : derived && n.path.back() == kAnatomyOther        ? "other"
                                                                                   : "item";
-      nodes.push_back({{"path", n.path}, {"source", n.source}, {"median_s", n.median_s}, {"kind", kind}});
+      json node = {{"path", n.path}, {"source", n.source}, {"median_s", n.median_s}, {"kind", kind}};
+      if (!n.thread.empty()) node["thread"] = n.thread;  // another thread's item: marked in the icicle
+      if (n.thread_median_s) node["thread_median_s"] = *n.thread_median_s;
+      nodes.push_back(node);
     }
     out.push_back({{"case", c.c.id}, {"warn", warn_flag(c)}, {"headline", anatomy_summary_line(*a)}, {"nodes", nodes}});
   }

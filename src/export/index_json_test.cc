@@ -253,6 +253,7 @@ TEST(BisectRecords, TheBoundarysAnatomyIsWrittenAsTheSchemaHasIt) {
   found.last_good = "1.0";
   found.searched = true;
   SubPhaseDelta moved{{"compile", "backend"}, 0.5, 1.2, 0.7, 3, 3, 0.49, 0.51, 1.1, 1.3, 2.4, 2.1, 2.7};
+  moved.thread = "tf_xla-cpu-codegen";  // another thread's item: optional in v4
   SubPhaseDelta added{{"compile", "ynn_fusion"}, std::nullopt, 0.1, 0.1, 2, 2, 0, 0, 0.09, 0.11, std::nullopt,
                       std::nullopt, std::nullopt};
   found.confirmation = std::vector<BisectEvidence>{a_row("numpy-sum-f64", true)};
@@ -264,6 +265,8 @@ TEST(BisectRecords, TheBoundarysAnatomyIsWrittenAsTheSchemaHasIt) {
   EXPECT_TRUE(items[1]["base_median_s"].is_null());
   EXPECT_TRUE(items[1]["ratio"].is_null());
   EXPECT_TRUE(items[1]["ratio_ci95"].is_null());
+  EXPECT_EQ(items[0]["thread"], "tf_xla-cpu-codegen");
+  EXPECT_FALSE(items[1].contains("thread"));  // the dispatching thread's
   auto broken = j;
   broken["result"]["boundary_anatomy"][0]["items"][0]["ratio_ci95"] = json::parse("[2.1]");
   EXPECT_FALSE(validate_against(broken, kBisectSchema).empty());

@@ -33,8 +33,13 @@ inline constexpr const char* kAnatomyOther = "other";
 inline constexpr const char* kAnatomyUnattributed = "unattributed";
 
 // Why one run's items cannot be true (an item without its parent, children
-// that add up to more than their parent, phases to more than the first call);
-// slack(whole) is the tolerance the other timing checks allow.
+// whose wall times add up to more than their parent's, phases to more than
+// the first call; another thread's item whose wall time exceeds its thread
+// time, or children on their parent's thread group whose thread times add up
+// to more than its own); slack(whole) is the tolerance the other timing
+// checks allow. Like is compared with like: wall children within wall
+// parents; another thread's thread time, which may exceed its parent's wall
+// (several threads at once), is checked against its own thread's parent only.
 std::optional<std::string> anatomy_inconsistency(const std::vector<AnatomyItem>& items, double first_call_s,
                                                  const std::function<double(double)>& slack);
 
@@ -58,16 +63,31 @@ std::optional<std::string> anatomy_rule_broken(const std::vector<AnatomyItem>& i
 inline constexpr double kAnatomyIntervalSlackS = 1e-6;
 
 // Why one run's item intervals cannot be true, where the worker reported them:
-// a sub-phase's interval inside no interval of its parent, or two intervals
-// of the same parent's sub-phases that overlap (sums alone miss both).
+// a sub-phase's interval inside no interval of its parent, two intervals of
+// the same parent's sub-phases on the dispatching thread that overlap (sums
+// alone miss both; another thread's item runs beside them), or another
+// thread's item whose wall time exceeds what its intervals cover.
 std::optional<std::string> anatomy_interval_inconsistency(const std::vector<AnatomyItem>& items);
 
 struct AnatomyNode {
   std::vector<std::string> path;
   std::string source;  // the framework's event or timer; "" for other and unattributed
-  double median_s = 0;
+  double median_s = 0;  // wall time: what its parent waited for it
   int runs = 0;  // anatomy runs that reported it (other, unattributed: every run)
+  // Another thread's item: its thread group ("" on the dispatching thread;
+  // "several" when the runs disagree) and the median of its thread time,
+  // summed over the group's threads (0 in a run that lacks it).
+  std::string thread;
+  std::optional<double> thread_median_s;
   bool operator==(const AnatomyNode&) const = default;
+};
+
+// What the anatomy's events cover of the first call outside every phase,
+// medians over the anatomy runs that reported it (AnatomyOutside).
+struct AnatomyOutsideSummary {
+  int runs = 0;
+  double events = 0, wall_s = 0, thread_s = 0, first_call_s = 0;
+  bool operator==(const AnatomyOutsideSummary&) const = default;
 };
 
 struct AnatomySummary {
@@ -85,6 +105,8 @@ struct AnatomySummary {
   // only when every run said it had neither. A worker that profiles and says
   // it did not is not caught by this (docs/anatomy.md).
   std::optional<bool> measured_runs_instrumented;
+  // nullopt where no anatomy run reported it (a worker before it, numba's pass timers).
+  std::optional<AnatomyOutsideSummary> outside_phases;
 };
 
 // One item of the compile anatomy between two sets of anatomy runs (BASE and
@@ -103,6 +125,10 @@ struct SubPhaseDelta {
   // Its bootstrap 95% CI: only with a ratio and, on each side, the processes
   // compare::anatomy_ratio_ci_possible asks (6 at 95%).
   std::optional<double> lo, hi;
+  std::string thread{};  // another thread's item: its thread group (NEW's, else BASE's); "" on the dispatching thread
+  // Each side's value per anatomy process (0 where a process lacks the item),
+  // in process order: what the share of a change and its interval are drawn from.
+  std::vector<double> base_values{}, new_values{};
   bool operator==(const SubPhaseDelta&) const = default;
 };
 

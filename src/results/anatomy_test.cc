@@ -153,6 +153,94 @@ TEST(Anatomy, AChildOutsideItsParentsIntervalIsCaught) {
   EXPECT_NE(why->find("inside no interval of its parent 'compile / a'"), std::string::npos) << *why;
 }
 
+// Another thread's item (a pool XLA's compile waits for): marked with its thread group, its wall time what its
+// parent waited, its thread time beside it. Like is compared with like.
+AnatomyItem pool_item(std::vector<std::string> path, double wall, double thread_s,
+                      std::vector<std::pair<double, double>> intervals) {
+  AnatomyItem it{std::move(path), wall, "event", std::move(intervals)};
+  it.thread = "tf_xla-cpu-codegen";
+  it.thread_s = thread_s;
+  return it;
+}
+
+TEST(Anatomy, AnotherThreadsItemRunsBesideItsSiblingsAndMayExceedItsParentInThreadTime) {
+  // a on the dispatching thread 0.1-0.5; the pool 0.2-0.9 on two threads: 1.2 s of thread time in a 1 s
+  // compile, 0.4 s of it waited for (0.5-0.9, where a is not running).
+  const std::vector<AnatomyItem> items{{{"compile"}, 1.0, "", {{0.0, 1.0}}},
+                                       {{"compile", "a"}, 0.4, "", {{0.1, 0.5}}},
+                                       pool_item({"compile", "kernels"}, 0.4, 1.2, {{0.2, 0.9}}),
+                                       pool_item({"compile", "kernels", "llvm"}, 0.3, 0.9, {{0.3, 0.8}})};
+  EXPECT_FALSE(anatomy_inconsistency(items, 1.0, no_slack));
+  EXPECT_FALSE(anatomy_interval_inconsistency(items));
+  // A pool's piece that runs on across two back-to-back runs of its parent lies within their union; the
+  // dispatching thread's item must lie within one.
+  const std::vector<AnatomyItem> twice{{{"compile"}, 1.0, "", {{0.0, 1.0}}},
+                                       {{"compile", "a"}, 0.4, "", {{0.1, 0.3}, {0.3, 0.5}}},
+                                       pool_item({"compile", "a", "k"}, 0.2, 0.2, {{0.2, 0.4}})};
+  EXPECT_FALSE(anatomy_interval_inconsistency(twice));
+  auto on_main = twice;
+  on_main[2].thread.clear(), on_main[2].thread_s.reset();
+  EXPECT_TRUE(anatomy_interval_inconsistency(on_main));
+}
+
+TEST(Anatomy, AnotherThreadsItemThatClaimsMoreThanItsThreadsRanIsCaught) {
+  // More wall time than thread time: the threads cannot have been waited for longer than they ran.
+  auto items = std::vector<AnatomyItem>{{{"compile"}, 1.0, "", {{0.0, 1.0}}},
+                                        pool_item({"compile", "kernels"}, 0.6, 0.5, {{0.2, 0.9}})};
+  auto why = anatomy_inconsistency(items, 1.0, no_slack);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("more than its 0.5 s of thread time"), std::string::npos) << *why;
+  // More wall time than its intervals cover.
+  items[1] = pool_item({"compile", "kernels"}, 0.6, 1.0, {{0.2, 0.5}, {0.6, 0.7}});
+  EXPECT_FALSE(anatomy_inconsistency(items, 1.0, no_slack));
+  why = anatomy_interval_inconsistency(items);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("more than its intervals cover (0.4 s)"), std::string::npos) << *why;
+  // Children on its own threads with more thread time than it.
+  items[1] = pool_item({"compile", "kernels"}, 0.6, 1.0, {{0.2, 0.9}});
+  items.push_back(pool_item({"compile", "kernels", "llvm"}, 0.3, 1.1, {{0.3, 0.8}}));
+  why = anatomy_inconsistency(items, 1.0, no_slack);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("on its own thread group tf_xla-cpu-codegen add up to 1.1 s of thread time"), std::string::npos)
+      << *why;
+  // Wall children still within their wall parent, whatever thread they ran on.
+  items.back() = pool_item({"compile", "kernels", "llvm"}, 0.7, 0.9, {{0.2, 0.9}});
+  why = anatomy_inconsistency(items, 1.0, no_slack);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("under 'compile / kernels' add up to 0.7"), std::string::npos) << *why;
+}
+
+TEST(Anatomy, TheSummaryKeepsEachItemsThreadAndThreadTimeBesideItsWall) {
+  CaseResult c;
+  auto run = [](double wall, double thread_s, std::string thread) {
+    auto it = pool_item({"compile", "kernels"}, wall, thread_s, {});
+    it.thread = std::move(thread);
+    RunRecord r = anatomy_run({{{"compile"}, 1.0, ""}, it});
+    r.worker.anatomy_outside = AnatomyOutside{10, 0.01, 0.02, 0.05};
+    return r;
+  };
+  c.anatomy = {run(0.2, 0.5, "pool"), run(0.4, 0.9, "pool"), run(0.3, 0.7, "pool")};
+  auto a = anatomy_summary(c);
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->nodes.size(), 3u);
+  EXPECT_EQ(a->nodes[1].thread, "pool");
+  EXPECT_DOUBLE_EQ(a->nodes[1].median_s, 0.3);
+  EXPECT_DOUBLE_EQ(*a->nodes[1].thread_median_s, 0.7);
+  EXPECT_EQ(a->nodes[0].thread, "");
+  EXPECT_FALSE(a->nodes[0].thread_median_s);
+  EXPECT_DOUBLE_EQ(a->nodes[2].median_s, 0.7);  // unattributed: the wall left, never the thread time
+  ASSERT_TRUE(a->outside_phases);
+  EXPECT_EQ(a->outside_phases->runs, 3);
+  EXPECT_DOUBLE_EQ(a->outside_phases->wall_s, 0.01);
+  c.anatomy[1] = run(0.4, 0.9, "another pool");
+  c.anatomy[2].worker.anatomy_outside.reset();  // a worker before the field: not counted
+  a = anatomy_summary(c);
+  EXPECT_EQ(a->nodes[1].thread, "several");
+  EXPECT_EQ(a->outside_phases->runs, 2);
+  c.anatomy = {anatomy_run({{{"compile"}, 1.0, ""}})};
+  EXPECT_FALSE(anatomy_summary(c)->outside_phases);
+}
+
 TEST(Anatomy, WithoutARatioAgreesIsUnknown) {
   CaseResult c;
   c.anatomy = {anatomy_run({{{"compile"}, 1.0, "", {}}})};  // no measured cold run: no ratio

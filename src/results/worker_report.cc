@@ -93,7 +93,21 @@ std::vector<AnatomyItem> anatomy_items(const json& raw) {
     for (const auto& iv : array_or_empty(it, "intervals"))
       if (iv.is_array() && iv.size() == 2 && iv[0].is_number() && iv[1].is_number())
         a.intervals.emplace_back(iv[0].get<double>(), iv[1].get<double>());
+    if (it.contains("thread") && it["thread"].is_string()) a.thread = it["thread"].get<std::string>();
+    if (it.contains("thread_s") && it["thread_s"].is_number()) a.thread_s = it["thread_s"].get<double>();
     out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::optional<AnatomyOutside> anatomy_outside(const json& raw) {
+  const auto o = object_or_empty(object_or_empty(raw, "anatomy"), "outside_phases");
+  if (!o.is_object() || o.empty()) return std::nullopt;
+  AnatomyOutside out;
+  for (auto [key, field] : {std::pair{"events", &out.events}, {"wall_s", &out.wall_s}, {"thread_s", &out.thread_s},
+                            {"first_call_s", &out.first_call_s}}) {
+    if (!o.contains(key) || !o[key].is_number()) return std::nullopt;
+    *field = o[key].get<double>();
   }
   return out;
 }
@@ -142,6 +156,7 @@ WorkerReport parse_worker_report(json raw) {
     for (const auto& [k, v] : raw["aot"].items())
       if (v.is_number()) w.aot_steps[k] = v.get<double>();
   w.anatomy = anatomy_items(raw);
+  w.anatomy_outside = anatomy_outside(raw);
   w.anatomy_instrumented = bool_at(raw, "/instrumentation/anatomy");
   w.profiler_session = bool_at(raw, "/instrumentation/profiler_session");
   w.verify = verification(raw, "verify");

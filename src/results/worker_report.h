@@ -39,9 +39,23 @@ struct AnatomyItem {
   double s = 0;
   std::string source;
   // Where it ran, [start, end] seconds from the first call's start (an item
-  // that ran more than once: each time); empty where the worker did not say.
-  std::vector<std::pair<double, double>> intervals;
+  // that ran more than once: each time; another thread's item: the union of
+  // its events); empty where the worker did not say.
+  std::vector<std::pair<double, double>> intervals{};
+  // Another thread's item: the thread group it ran on ("" for the
+  // dispatching thread's items) and its thread time summed over the group's
+  // threads, beside `s`, its wall time (what its parent waited for it).
+  std::string thread{};
+  std::optional<double> thread_s{};
   bool operator==(const AnatomyItem&) const = default;
+};
+
+// What the anatomy's events cover of the first call outside every phase
+// (its dispatch, the execution): the worker's anatomy.outside_phases.
+struct AnatomyOutside {
+  double events = 0, wall_s = 0, thread_s = 0;
+  double first_call_s = 0;  // the first call's time outside every phase
+  bool operator==(const AnatomyOutside&) const = default;
 };
 
 struct WorkerReport {
@@ -63,6 +77,7 @@ struct WorkerReport {
   nlohmann::json compiled_temp_bytes;         // XLA temp buffers of the compiled program, as reported; or null
   std::map<std::string, double> aot_steps;    // mode aot: trace_s, lower_s, compile_s, execute_s
   std::vector<AnatomyItem> anatomy;           // mode anatomy: the first call's items, as reported
+  std::optional<AnatomyOutside> anatomy_outside;  // mode anatomy, where the worker reported it
   // instrumentation: whether this run carried the anatomy's instrumentation,
   // and whether a framework profiler session was open (nullopt: not reported).
   std::optional<bool> anatomy_instrumented, profiler_session;

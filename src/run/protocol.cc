@@ -57,17 +57,37 @@ std::string warm_calls_violation(const std::vector<double>& calls, const WarmCal
   return "";
 }
 
-// mode anatomy: {"items": [{"path": [non-empty strings], "s": seconds, "source": text}]}.
+// Another thread's item: "thread" a name, "thread_s" seconds (both optional).
+std::string anatomy_thread_violation(const json& it) {
+  if (it.contains("thread") && (!it["thread"].is_string() || it["thread"].get<std::string>().empty()))
+    return "an anatomy item's thread is not a name";
+  if (it.contains("thread_s")) return seconds_field(it, "thread_s", "anatomy item ");
+  return "";
+}
+
+// The optional "outside_phases": {"events", "wall_s", "thread_s", "first_call_s"}, each a count or seconds.
+std::string anatomy_outside_violation(const json& a) {
+  if (!a.contains("outside_phases")) return "";
+  if (!a["outside_phases"].is_object()) return "anatomy.outside_phases is not an object";
+  for (const char* k : {"events", "wall_s", "thread_s", "first_call_s"})
+    if (auto e = seconds_field(a["outside_phases"], k, "anatomy.outside_phases."); !e.empty()) return e;
+  return "";
+}
+
+// mode anatomy: {"items": [{"path": [non-empty strings], "s": seconds, "source": text, "intervals"?,
+// "thread"?, "thread_s"?}], "outside_phases"?}.
 std::string anatomy_violation(const json& j) {
   if (!j.contains("anatomy") || !j["anatomy"].is_object()) return "missing anatomy";
   const auto& a = j["anatomy"];
   if (!a.contains("items") || !a["items"].is_array()) return "missing anatomy.items";
+  if (auto e = anatomy_outside_violation(a); !e.empty()) return e;
   for (const auto& it : a["items"]) {
     if (!it.is_object() || !it.contains("path") || !it["path"].is_array() || it["path"].empty())
       return "an anatomy item has no path (a non-empty list of names)";
     for (const auto& p : it["path"])
       if (!p.is_string() || p.get<std::string>().empty()) return "an anatomy item's path holds something other than names";
     if (auto e = seconds_field(it, "s", "anatomy item "); !e.empty()) return e;
+    if (auto e = anatomy_thread_violation(it); !e.empty()) return e;
     if (!it.contains("intervals")) continue;
     if (!it["intervals"].is_array()) return "an anatomy item's intervals are not a list";
     for (const auto& iv : it["intervals"])

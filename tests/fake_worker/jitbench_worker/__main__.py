@@ -36,6 +36,8 @@ call take twice as long (a machine that got busy halfway through a run).
 FAKE_WORKER_JITTER=sigma multiplies import, setup and first call by one lognormal factor and
 draws the warm calls lognormal around 1 ms: a worker of known spread for
 --target-ci's tests.
+pool_anatomy: an anatomy whose pass_a waits for a thread pool (another thread's item, and what the events cover
+outside the phases); lie_pool: that pool's item claims more wall time than its intervals cover.
 FAKE_WORKER_SLOW_PASS=f makes an anatomy process's pass_a take f times as long
 (and its compile with it): a release that moved one sub-phase.
 FAKE_WORKER_RELEASE=MODULE imports MODULE (installed in the pinned environment
@@ -316,6 +318,16 @@ def main():
         if mode != "lie_anatomy":
             for item, iv in zip(result["anatomy"]["items"], ivs):
                 item["intervals"] = iv
+        # pool_anatomy: pass_a waits for a thread pool's stage (two threads: 40 us of thread time, 25 us waited
+        # for), and the events cover 5 us of the first call outside the phases; lie_pool: the pool's stage claims
+        # more wall time than its events' intervals cover.
+        if mode in ("pool_anatomy", "lie_pool"):
+            ivs = [[0.00001, 0.000012]] if mode == "lie_pool" else [[0.00001, 0.00006]]
+            result["anatomy"]["items"].append({"path": ["compile", "pass_a", "kernels"], "s": 0.000025,
+                                               "thread_s": 0.00004, "thread": "fake-pool",
+                                               "source": "fake pool event", "intervals": ivs})
+            result["anatomy"]["outside_phases"] = {"events": 3, "wall_s": 0.000005, "thread_s": 0.000007,
+                                                   "first_call_s": 0.00001}
     if mode == "hidden_profiler" and args.mode == "cold":
         # Profiles and says nothing: leaves the profiler's output where the profiler puts it.
         out = pathlib.Path(tempfile.gettempdir()) / "jitbench-anatomy-x" / "plugins" / "profile" / "run"

@@ -20,6 +20,12 @@ _COMMON = {
     "CpuCompiler::CompileLegacyCpuExecutable": "CPU executable (LLVM)",
     "Codegen": "LLVM codegen",
     "JitCompiler::Compile": "LLVM JIT compile",
+    # XLA's CPU thunk runtime (0.4.32+): the thunks emitted, the fusions' kernels compiled on the codegen
+    # pool (tf_xla-cpu-codegen) and collected, LLVM's compile tasks run on that pool while the JIT waits.
+    "ThunkEmitter::EmitEntryComputation": "thunk emission (EmitEntryComputation)",
+    "ThunkEmitter::ConsumeKernels": "kernel compile (ConsumeKernels)",
+    "FusionCompiler::Compile": "fusion kernel compile (FusionCompiler::Compile)",
+    "TaskDispatcher::dispatch": "LLVM compile task (TaskDispatcher::dispatch)",
     "lower_sharding_computation": "lowering (lower_sharding_computation)",
     "GpuCompiler::RunHloPasses": "HLO optimisation",
     "GpuCompiler::RunBackend": "code generation (RunBackend)",
@@ -48,8 +54,9 @@ _JIT = "PjitFunction("
 def events_from_trace(raw):
     """(start_s, end_s, name, thread) of a perfetto JSON trace's complete
     events, on the profiler's own clock, without the Python tracer's
-    ("$file:line"); thread is the thread's name where the trace gives one,
-    else "pid/tid"."""
+    ("$file:line"); thread is the thread's name with its id where the name
+    has none (XLA's pool threads carry theirs: "tf_xla-cpu-codegen/<id>";
+    the dispatching thread is "python/<tid>"), "thread/<tid>" unnamed."""
     names = {(e.get("pid"), e.get("tid")): e["args"]["name"] for e in raw
              if e.get("ph") == "M" and e.get("name") == "thread_name" and isinstance(e.get("args"), dict)
              and "name" in e["args"]}
@@ -57,20 +64,23 @@ def events_from_trace(raw):
     for e in raw:
         if e.get("ph") == "X" and "dur" in e and not str(e.get("name", "")).startswith("$"):
             key = (e.get("pid"), e.get("tid"))
-            thread = names.get(key, f"{key[0]}/{key[1]}")
+            name = names.get(key, "thread")
+            thread = name if anatomy.thread_group(name) != name else f"{name}/{key[1]}"
             out.append((e["ts"] / 1e6, (e["ts"] + e["dur"]) / 1e6, e["name"], thread))
     return out
 
 
-def items(events, spans, t_first_call, version, dropped=None):
+def items(events, spans, t_first_call, version, dropped=None, t_first_call_end=None, outside=None):
     """The anatomy items of one first call from its profiler events and its
     phase spans (jitbench's clock). The profiler's clock is aligned on
     jitbench's at the first jit dispatch (the earliest PjitFunction event
     starts when the first call's clock did); the jit dispatch events
     themselves span every phase and are no sub-phase of one. The thread of
-    that dispatch is the main thread: only its events form the tree (the
-    others are counted in dropped). Events recorded without a thread (the
-    streams of tests/data/anatomy/) are all taken as the main thread's."""
+    that dispatch is the dispatching thread: its events form the tree, the
+    other threads' nest in it (anatomy.nest). Events recorded without a
+    thread (the older streams of tests/data/anatomy/) are all taken as the
+    dispatching thread's. With the first call's end, `outside` gets what the
+    events cover of the first call outside every phase (anatomy.outside_phases)."""
     jits = [e for e in events if e[2].startswith(_JIT)]
     if not jits:
         return []
@@ -85,6 +95,8 @@ def items(events, spans, t_first_call, version, dropped=None):
     outer = [iv for phase, ivs in phase_spans.items() if phase != "trace" for iv in ivs]
     if "trace" in phase_spans:
         phase_spans["trace"] = anatomy.minus(phase_spans["trace"], outer)
+    if t_first_call_end is not None and outside is not None:
+        outside.update(anatomy.outside_phases(shifted, phase_spans, (t_first_call, t_first_call_end)))
     _, table = anatomy.release_table(JAX_ANATOMY_TABLES, version)
     return anatomy.nest(shifted, phase_spans, table, "jax.profiler event", main, dropped, t_first_call)
 
@@ -129,10 +141,10 @@ class JaxAnatomy:
             shutil.rmtree(self.dir, ignore_errors=True)
         raw = trace["traceEvents"] if isinstance(trace, dict) else trace
         self.stream = {"framework": "jax", "version": version, "t_first_call": t_first_call,
-                       "spans": spans, "events": events_from_trace(raw)}
-        dropped = {}
-        found_items = items(self.stream["events"], spans, t_first_call, version, dropped)
-        return {**out, "items": found_items, "dropped": dropped}
+                       "t_first_call_end": t_first_call_end, "spans": spans, "events": events_from_trace(raw)}
+        dropped, outside = {}, {}
+        found_items = items(self.stream["events"], spans, t_first_call, version, dropped, t_first_call_end, outside)
+        return {**out, "items": found_items, "dropped": dropped, **({"outside_phases": outside} if outside else {})}
 
 
 def profiler_session(jax):

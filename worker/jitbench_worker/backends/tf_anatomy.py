@@ -32,6 +32,8 @@ _COMMON = {
     "CpuCompiler::CompileCpuExecutable": "CPU executable (LLVM)",
     "ThunkEmitter::EmitEntryComputation": "thunk emission (EmitEntryComputation)",
     "ThunkEmitter::ConsumeKernels": "kernel compile (ConsumeKernels)",
+    "FusionCompiler::Compile": "fusion kernel compile (FusionCompiler::Compile)",
+    "TaskDispatcher::dispatch": "LLVM compile task (TaskDispatcher::dispatch)",
     "Codegen": "LLVM codegen",
     "JitCompiler::Compile": "LLVM JIT compile",
     "NVPTXCompiler::CompileTargetBinary": "PTX compile",
@@ -105,12 +107,14 @@ def _origin(stream, first_call):
     return stream["t_first_call"] - first_call[0]
 
 
-def items(stream, dropped=None):
+def items(stream, dropped=None, outside=None):
     """The anatomy items of one first call from a stream (what
     TfAnatomy.report keeps: the profiler's events, the session's start, the
-    two clocks' difference and the adapter's phase spans). The main thread is
-    the first tf.function call's: only its events form the tree (the XLA
-    codegen pool's are counted in dropped)."""
+    two clocks' difference and the adapter's phase spans). The dispatching
+    thread is the first tf.function call's: its events form the tree, the
+    other threads' (XLA's codegen pool) nest in it (anatomy.nest). With the
+    first call's end in the stream, `outside` gets what the events cover of
+    the first call outside every phase (anatomy.outside_phases)."""
     if not stream["calls"]:
         return []
     first = min(stream["calls"], key=lambda e: e[0])
@@ -126,6 +130,9 @@ def items(stream, dropped=None):
             shifted.append((origin + a, origin + b, name, thread))
     spans = stream["spans"]
     phase_spans = {phase: [tuple(iv) for iv in spans[key]] for phase, key in _PHASE_SPANS.items() if spans.get(key)}
+    if stream.get("t_first_call_end") is not None and outside is not None:
+        window = (stream["t_first_call"], stream["t_first_call_end"])
+        outside.update(anatomy.outside_phases(shifted, phase_spans, window))
     _, table = anatomy.release_table(TF_ANATOMY_TABLES, stream["version"])
     return anatomy.nest(shifted, phase_spans, table, "tf.profiler event", main, dropped, stream["t_first_call"])
 
@@ -171,14 +178,14 @@ class TfAnatomy:
             shutil.rmtree(self.dir, ignore_errors=True)
         keep = ("trace", "xla_total", "cache_load")
         self.stream = {"framework": "tensorflow", "version": version, "t_first_call": t_first_call,
-                       "wall_minus_perf_ns": self.wall_minus_perf_ns,
+                       "t_first_call_end": t_first_call_end, "wall_minus_perf_ns": self.wall_minus_perf_ns,
                        "spans": {k: [list(iv) for iv in spans.get(k, [])] for k in keep},
                        **events_from_xspace(space)}
-        dropped = {}
-        found_items = items(self.stream, dropped)
+        dropped, outside = {}, {}
+        found_items = items(self.stream, dropped, outside)
         if not found_items:
             return {**out, "items": [], "note": "the trace holds no tf.function call event"}
-        return {**out, "items": found_items, "dropped": dropped}
+        return {**out, "items": found_items, "dropped": dropped, **({"outside_phases": outside} if outside else {})}
 
 
 def profiler_session():

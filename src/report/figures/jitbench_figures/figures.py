@@ -379,9 +379,14 @@ def _level_labels(nodes, depth):
     return labels
 
 
+# Marks another thread's item (a thread pool's stage): in its label, and its box's dotted edge.
+THREAD_MARK = "\u21c9"
+
+
 def _box_label(node, width_pt, clipped):
     """The text that fits inside a box: name and median, a shortened name, the median alone, or nothing."""
-    name, val = node["path"][-1] + (" ✂" if clipped else ""), _seconds(node["median_s"])
+    mark = f"{THREAD_MARK} " if node.get("thread") else ""
+    name, val = mark + node["path"][-1] + (" ✂" if clipped else ""), _seconds(node["median_s"])
     fits = int((width_pt - 4) / ICICLE_CHAR_PT)
     if fits >= max(len(name), len(val)):
         return f"{name}\n{val}"
@@ -395,7 +400,12 @@ def _box_title(node, drawn, clipped):
     what = {"unattributed": "what the children leave of their parent (no event or timer covers it)",
             "other": "the items too small to keep, summed"}.get(node["kind"], f"source: {node.get('source') or '—'}")
     clip = f"; clipped to the parent's width: drawn {_seconds(drawn)}" if clipped else ""
-    return f"{path}\n{_seconds(node['median_s'])} (median){clip}\n{what}"
+    thread = ""
+    if node.get("thread"):
+        spent = _seconds(node["thread_median_s"]) if node.get("thread_median_s") is not None else "not reported"
+        thread = (f"\non another thread ({node['thread']}): the width is what its parent waited for it; "
+                  f"thread time {spent} (median, summed over the threads)")
+    return f"{path}\n{_seconds(node['median_s'])} (median){clip}{thread}\n{what}"
 
 
 def _icicle(tree):
@@ -420,6 +430,8 @@ def _icicle(tree):
         else:
             base = COMPILE_COLORS[phases.index(n["path"][0]) % len(COMPILE_COLORS)] if n["path"][0] in phases else OTHER_COLOR
             style = {"facecolor": _lighter(base, d), "edgecolor": "white"}
+            if n.get("thread"):
+                style.update(edgecolor="black", linestyle=":")
         ax.add_patch(matplotlib.patches.Rectangle((x0, d - 1), w, 0.92, linewidth=0.6, gid=f"icicle-{k}", **style))
         titles[f"icicle-{k}"] = _box_title(n, w, clipped)
         label = _box_label(n, w / total * ICICLE_WIDTH_IN * 72, clipped)
@@ -451,6 +463,9 @@ def _icicle_legend(ax, nodes, clipped):
     if clipped:
         handles.append(matplotlib.patches.Patch(facecolor="white", edgecolor="black", linewidth=0.5,
                                                 label="\u2702 clipped to its parent's width"))
+    if any(n.get("thread") and n["median_s"] > 0 for n in nodes):
+        handles.append(matplotlib.patches.Patch(facecolor="white", edgecolor="black", linewidth=0.6, linestyle=":",
+                                                label=f"{THREAD_MARK} on another thread: what its parent waited"))
     if handles:
         ax.figure.legend(handles=handles, loc="lower right", bbox_to_anchor=(0.99, 0.0), ncol=len(handles),
                          fontsize=ICICLE_FONT, frameon=False, borderaxespad=0.3, handlelength=1.6)
