@@ -9,6 +9,7 @@
 #include "cli/options.h"
 #include "config/catalog.h"
 #include "config/limits.h"
+#include "util/build_info.h"
 #include "util/cpu_list.h"
 
 namespace jitbench {
@@ -571,7 +572,7 @@ Command typed_compare(const CompareOptions& c) {
 
 Command parse_command_line(int argc, char** argv) {
   CLI::App app{"jitbench: what just-in-time compilation really costs, measured in fresh processes"};
-  app.set_version_flag("--version", JITBENCH_VERSION);
+  app.set_version_flag("--version", jitbench_version());
   app.require_subcommand(1);
   RunOptions run;
   CliRunText run_text;
