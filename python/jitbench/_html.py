@@ -13,8 +13,12 @@ import sys
 from ._binary import SOURCE_BUILD
 from .result import fmt_seconds
 
-# The figures package: $JITBENCH_FIGURES_DIR, else the source tree's (as `jitbench report` finds it).
+# The figures package, found as `jitbench report` finds it: $JITBENCH_FIGURES_DIR,
+# else the installation's (pip: site-packages/jitbench/_data/figures), else the source tree's.
+INSTALLED_FIGURES = pathlib.Path(__file__).resolve().parent / "_data" / "figures"
 SOURCE_FIGURES = SOURCE_BUILD.parent.parent / "src" / "report" / "figures"
+# What the figure needs and how to get it, said as `jitbench report` says it.
+FIGURES_EXTRA = "pip install 'jitbench[figures]'"
 _DRAW = ("import json, sys\nfrom jitbench_figures import figures\n"
          "svg = figures.ttfr_by_phase(json.load(sys.stdin))\nsys.stdout.write(svg or '')\n")
 
@@ -62,12 +66,19 @@ def figure_data(result):
     return {"ttfr": rows}
 
 
+def figures_dir():
+    env = os.environ.get("JITBENCH_FIGURES_DIR")
+    if env:
+        return pathlib.Path(env)
+    return INSTALLED_FIGURES if (INSTALLED_FIGURES / "jitbench_figures").is_dir() else SOURCE_FIGURES
+
+
 def draw_ttfr_figure(result):
     """(svg, None) or (None, why not)."""
     data = figure_data(result)
     if not data["ttfr"]:
         return None, "no ok case with cold runs to draw"
-    fig_dir = pathlib.Path(os.environ.get("JITBENCH_FIGURES_DIR") or SOURCE_FIGURES)
+    fig_dir = figures_dir()
     if not (fig_dir / "jitbench_figures").is_dir():
         return None, f"the figures package is not at {fig_dir} (set JITBENCH_FIGURES_DIR)"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(fig_dir), os.environ.get("PYTHONPATH", "")]))
@@ -78,6 +89,8 @@ def draw_ttfr_figure(result):
         return None, f"drawing failed: {exc}"
     if proc.returncode != 0 or "<svg" not in proc.stdout:
         last = (proc.stderr.strip().splitlines() or ["no SVG came back"])[-1]
+        if "No module named 'matplotlib'" in proc.stderr:
+            return None, f"matplotlib is not installed in {sys.executable}: `{sys.executable} -m {FIGURES_EXTRA}`"
         return None, f"drawing failed: {last}"
     return proc.stdout, None
 

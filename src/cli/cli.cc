@@ -96,6 +96,10 @@ void tidy_type_names(CLI::App& app) {
 const CLI::Validator kNonEmpty(
     [](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); }, "");
 
+constexpr const char* kPythonHelp =
+    "interpreter whose packages are benchmarked (default: $JITBENCH_PYTHON, else the Python of the environment "
+    "jitbench is installed in, else the source tree's .venv)";
+
 // How each case is measured: shared by `run`, `plan` and `measure`.
 void add_measurement(CLI::App* cmd, RunOptions& run, CliSelectionText& text) {
   cmd->add_option("--backends", run.backends, "comma-separated backends (see `jitbench list`)")->delimiter(',');
@@ -172,7 +176,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& run, CliRunText& text) {
                   "finish an interrupted run or shard in its own out dir: re-measure only its missing or "
                   "interrupted cases (the command comes from its index; give no other option but --quiet)")
       ->check(kNonEmpty);
-  cmd->add_option("--python", run.python, "interpreter whose packages are benchmarked (default: the project's .venv)")
+  cmd->add_option("--python", run.python, kPythonHelp)
       ->check(kNonEmpty);
   cmd->add_flag("--deterministic", run.deterministic, "single-threaded math, fixed hash seed, no timestamps");
   add_repetitions(cmd, run, "fresh-process runs per case (default 5)",
@@ -436,7 +440,7 @@ CLI::App* add_noise(CLI::App& app, NoiseOptions& n, CliSelectionText& text) {
       ->required()->check(kNonEmpty);
   auto& run = n.run;
   add_selection(cmd, run, text);
-  cmd->add_option("--python", run.python, "interpreter whose packages are benchmarked (default: the project's .venv)")
+  cmd->add_option("--python", run.python, kPythonHelp)
       ->check(kNonEmpty);
   add_repetitions(cmd, run, "fresh-process runs per case and side (default 5)",
                   "warm processes per case and side (default 1; 4+ to know warm calls' floor)");
