@@ -142,7 +142,7 @@ void add_selection(CLI::App* cmd, RunOptions& run, CliSelectionText& text) {
 void add_repetitions(CLI::App* cmd, RunOptions& run, const char* cold_help, const char* warm_runs_help) {
   using namespace limits;
   cmd->add_option("--cold-runs", run.cold_runs, cold_help)->check(CLI::Range(1L, kMaxColdRuns));
-  cmd->add_option("--warm-iters", run.warm_iters, "timed calls in each warm process (default 30)")
+  cmd->add_option("--warm-iters", run.warm_iters, "timed calls in each warm process (default: the suite's warm_iters, 30 in the default suite; without one, calls until at least 5 of them and 0.5 s, at most 1000)")
       ->check(CLI::Range(0L, kMaxWarmIters));
   cmd->add_option("--warm-runs", run.warm_runs, warm_runs_help)->check(CLI::Range(1L, kMaxWarmRuns));
   cmd->add_option("--timeout", run.timeout_s, "seconds before a worker is killed (default 300)")
@@ -167,6 +167,22 @@ void add_affinity(CLI::App* cmd, CliSelectionText& text) {
       ->check(kNonEmpty);
 }
 
+// What a run records beside its measurements: shared by `run` and `measure`.
+void add_anatomy_and_machine(CLI::App* cmd, RunOptions& run) {
+  cmd->add_flag("--anatomy", run.anatomy,
+                "break each JIT case's first call down by the framework's own instrumentation (profiler, pass "
+                "timers), in processes of their own after the measured ones (docs/anatomy.md)");
+  cmd->add_option("--anatomy-runs", run.anatomy_runs, "--anatomy: processes per case (default 3)")
+      ->check(CLI::Range(1L, limits::kMaxColdRuns));
+  cmd->add_option("--machine", run.machine,
+                  "a label for this machine (e.g. ci-x86-2core): published snapshots are grouped by it instead of "
+                  "the hardware jitbench reads")
+      ->check(kNonEmpty)
+      ->check(CLI::Validator(
+          [](std::string& v) { return v.size() > 200 ? std::string("must be at most 200 characters") : std::string(); },
+          ""));
+}
+
 CLI::App* add_run(CLI::App& app, RunOptions& run, CliRunText& text) {
   auto* cmd = app.add_subcommand("run", "run a suite (the embedded default unless --suite)");
   cmd->add_option("--out-dir", run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)")
@@ -184,18 +200,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& run, CliRunText& text) {
   add_affinity(cmd, text.selection);
   cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
   add_interleaving(cmd, run);
-  cmd->add_flag("--anatomy", run.anatomy,
-                "break each JIT case's first call down by the framework's own instrumentation (profiler, pass "
-                "timers), in processes of their own after the measured ones (docs/anatomy.md)");
-  cmd->add_option("--anatomy-runs", run.anatomy_runs, "--anatomy: processes per case (default 3)")
-      ->check(CLI::Range(1L, limits::kMaxColdRuns));
-  cmd->add_option("--machine", run.machine,
-                  "a label for this machine (e.g. ci-x86-2core): published snapshots are grouped by it instead of "
-                  "the hardware jitbench reads")
-      ->check(kNonEmpty)
-      ->check(CLI::Validator(
-          [](std::string& v) { return v.size() > 200 ? std::string("must be at most 200 characters") : std::string(); },
-          ""));
+  add_anatomy_and_machine(cmd, run);
   cmd->add_option("--ceilings", text.ceilings,
                   "measure the machine's peak GEMM GFLOP/s and copy bandwidth (~1-2 s): auto (when a native floor "
                   "case is planned), on, off")
@@ -217,12 +222,13 @@ CLI::App* add_measure(CLI::App& app, MeasureOptions& m, CliSelectionText& text) 
   cmd->add_option("--out-dir", m.run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)")
       ->check(kNonEmpty);
   add_measurement(cmd, m.run, text);
-  cmd->add_option("--python", m.run.python, "interpreter whose packages are benchmarked (default: the project's .venv)")
+  cmd->add_option("--python", m.run.python, kPythonHelp)
       ->check(kNonEmpty);
   add_repetitions(cmd, m.run, "fresh-process runs per case (default 5)",
                   "warm processes per case (default 1; compare needs 4+ to test warm calls)");
   add_affinity(cmd, text);
   cmd->add_flag("--quiet,-q", m.run.quiet, "print only the final summary line");
+  add_anatomy_and_machine(cmd, m.run);
   return cmd;
 }
 

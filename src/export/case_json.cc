@@ -83,6 +83,16 @@ json sampling_side(const std::vector<double>& values, const std::string& stopped
           {"half_width_pct", number_or_null(stats::half_width_pct(values, stats::kReportConfidence))}};
 }
 
+// The warm calls' bounds where a rule picks the count (--target-ci, or
+// calibrated by time: min_time_s); null for a fixed count.
+json warm_calls_json(const CaseResult& r) {
+  const auto& s = r.sampling;
+  if (!s.rule && !s.warm_min_time_s) return nullptr;
+  json j = {{"min", s.warm_min_calls}, {"max", r.warm_iters}};
+  if (s.warm_min_time_s) j["min_time_s"] = *s.warm_min_time_s;
+  return j;
+}
+
 json sampling_json(const CaseResult& r) {
   const auto& s = r.sampling;
   const auto& rule = s.rule;
@@ -91,7 +101,7 @@ json sampling_json(const CaseResult& r) {
           {"min_runs", rule ? json(rule->min_runs) : json(nullptr)},
           {"max_runs", rule ? json(rule->max_runs) : json(nullptr)},
           {"max_time_s", rule && rule->max_time_s ? json(*rule->max_time_s) : json(nullptr)},
-          {"warm_calls", rule ? json{{"min", s.warm_min_calls}, {"max", r.warm_iters}} : json(nullptr)},
+          {"warm_calls", warm_calls_json(r)},
           {"stop_confidence", stats::kStopConfidence},
           {"report_confidence", stats::kReportConfidence},
           {"cold", sampling_side(cold_values(r, "ttfr_s"), s.cold_stopped)},
