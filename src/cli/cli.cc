@@ -400,6 +400,15 @@ void add_publishing(CLI::App& app, PublishingCommands& p) {
 CLI::App* add_bisect(CLI::App& app, BisectOptions& b, CliSelectionText& text) {
   auto* cmd = app.add_subcommand("bisect", "find the release of a package (or the commit of a repository) that made "
                                            "a metric worse");
+  cmd->add_option("target", b.target, "your function, as `measure` takes it: path/to/file.py:name or "
+                                      "package.module:name (instead of --suite/--cases/--workload-path)")
+      ->check(kNonEmpty);
+  cmd->add_option("--inputs", b.inputs, "with TARGET: module:factory or file.py:factory returning the argument tuple "
+                                        "(default: TARGET's make_inputs)")->check(kNonEmpty);
+  cmd->add_option("--check", b.check, "with TARGET: module:fn or file.py:fn, check(out, inputs) -> bool or a verify "
+                                      "dict")->check(kNonEmpty);
+  cmd->add_option("--name", b.name, "with TARGET: the workload's name in case ids (default: TARGET's function name)")
+      ->check(kNonEmpty);
   cmd->add_option("--package", b.package, "the package whose releases are bisected (e.g. jax); with --git, its name "
                                           "(default: the repository's directory)")->check(kNonEmpty);
   cmd->add_option("--git", b.git, "a local git repository: bisect its commits between --good and --bad, each "
@@ -553,6 +562,13 @@ void check_bisect(const BisectOptions& b, RunOptions& selection, const CliSelect
   if (!text.shard.empty() || !selection.envs.empty() || !selection.env_vars.empty())
     throw UserError("bisect makes one environment per release and runs whole plans: leave out --shard, --env and "
                     "--env-var");
+  if (b.target.empty() && (!b.inputs.empty() || !b.check.empty() || !b.name.empty()))
+    throw UserError("bisect: --inputs, --check and --name go with a TARGET (file.py:name or package.module:name), "
+                    "as `measure` takes them");
+  if (!b.target.empty() && (!selection.suite_file.empty() || !selection.cases.empty() ||
+                            !selection.workload_paths.empty() || !selection.costs_dir.empty()))
+    throw UserError(fmt::format("bisect {}: a TARGET is what every step measures: leave out --suite, --cases, "
+                                "--workload-path and --costs", b.target));
 }
 Command typed_plan(PlanOptions plan, const CliSelectionText& text) {
   type_selection(text, plan.selection);
