@@ -1,6 +1,7 @@
 #include "export/case_json.h"
 
 #include "config/catalog.h"
+#include "export/case_names.h"
 #include "export/anatomy_json.h"
 #include "export/json_util.h"
 #include "results/crosscheck.h"
@@ -177,7 +178,7 @@ json case_json(const CaseResult& r) {
   json cache = {{"policy", to_string(r.c.cache_policy)}, {"dir", text_or_null(r.cache_dir)}};
   if (report && report->raw.contains("cache")) cache["settings"] = report->raw["cache"];
 
-  return {{"schema_version", kCaseSchema},
+  json doc = {{"schema_version", kCaseSchema},
           {"case", r.c.id},
           {"status", to_string(r.status)},
           {"reason", text_or_null(to_string(r.reason))},
@@ -200,6 +201,10 @@ json case_json(const CaseResult& r) {
           {"cold", {{"runs", cold_runs}, {"summary", cold_summary}}},
           {"warm", warm_json(r)},
           {"sampling", sampling_json(r)}};
+  // `jitbench measure`: the function as the user named it and what this case runs ("sgd_step with jax.jit").
+  if (const auto& w = r.c.workload_info; w && w->measured)
+    doc["measured"] = {{"function", w->measured->function}, {"source", w->measured->source}, {"label", backend_text(r.c)}};
+  return doc;
 }
 
 std::vector<std::string> case_json_problems(const CaseResult& r) {
