@@ -120,7 +120,9 @@ TEST(EnvCache, AHoldThatFindsTheRecordGoneLeavesNoLockHeld) {
   EXPECT_NE(hold_environment(dir.path(), e.hash, e.name, "/runs/y").find("removed"), std::string::npos);
   const auto again = scan_environment_cache(dir.path(), {});
   for (const auto& x : again.environments)
-    if (x.hash == e.hash) EXPECT_FALSE(x.in_use) << "the failed hold kept its lock";
+    if (x.hash == e.hash) {
+      EXPECT_FALSE(x.in_use) << "the failed hold kept its lock";
+    }
 }
 
 TEST(EnvCache, RemovesOnlyWhatJitbenchMadeAndNothingHeld) {

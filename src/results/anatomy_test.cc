@@ -32,22 +32,22 @@ RunRecord measured_cold(double phases, std::optional<bool> profiler) {
 }
 
 TEST(Anatomy, ChildrenWithinTheirParentPass) {
-  EXPECT_FALSE(anatomy_inconsistency({{{"compile"}, 1.0, ""}, {{"compile", "a"}, 0.6, ""}, {{"compile", "b"}, 0.4, ""}},
+  EXPECT_FALSE(anatomy_inconsistency({{{"compile"}, 1.0, "", {}}, {{"compile", "a"}, 0.6, "", {}}, {{"compile", "b"}, 0.4, "", {}}},
                                      1.0, no_slack));
 }
 
 TEST(Anatomy, ChildrenThatExceedTheirParentAreCaught) {
   const auto why = anatomy_inconsistency(
-      {{{"compile"}, 1.0, ""}, {{"compile", "a"}, 0.7, ""}, {{"compile", "b"}, 0.4, ""}}, 2.0, no_slack);
+      {{{"compile"}, 1.0, "", {}}, {{"compile", "a"}, 0.7, "", {}}, {{"compile", "b"}, 0.4, "", {}}}, 2.0, no_slack);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("under 'compile' add up to 1.1"), std::string::npos) << *why;
   // The same items summed by path (a pass that ran twice): still caught.
-  EXPECT_TRUE(anatomy_inconsistency({{{"c"}, 1.0, ""}, {{"c", "a"}, 0.6, ""}, {{"c", "a"}, 0.6, ""}}, 2.0, no_slack));
+  EXPECT_TRUE(anatomy_inconsistency({{{"c"}, 1.0, "", {}}, {{"c", "a"}, 0.6, "", {}}, {{"c", "a"}, 0.6, "", {}}}, 2.0, no_slack));
 }
 
 TEST(Anatomy, PhasesLongerThanTheFirstCallOrOrphansAreCaught) {
-  EXPECT_TRUE(anatomy_inconsistency({{{"trace"}, 0.6, ""}, {{"compile"}, 0.6, ""}}, 1.0, no_slack));
-  const auto orphan = anatomy_inconsistency({{{"compile"}, 1.0, ""}, {{"lower", "x"}, 0.1, ""}}, 2.0, no_slack);
+  EXPECT_TRUE(anatomy_inconsistency({{{"trace"}, 0.6, "", {}}, {{"compile"}, 0.6, "", {}}}, 1.0, no_slack));
+  const auto orphan = anatomy_inconsistency({{{"compile"}, 1.0, "", {}}, {{"lower", "x"}, 0.1, "", {}}}, 2.0, no_slack);
   ASSERT_TRUE(orphan);
   EXPECT_NE(orphan->find("has no parent"), std::string::npos);
 }
@@ -55,9 +55,9 @@ TEST(Anatomy, PhasesLongerThanTheFirstCallOrOrphansAreCaught) {
 TEST(Anatomy, MediansPerItemOtherAndUnattributed) {
   CaseResult c;
   c.anatomy_runs = 3;
-  c.anatomy = {anatomy_run({{{"compile"}, 1.0, "p"}, {{"compile", "a"}, 0.5, "ev a"}}, 1.0),
-               anatomy_run({{{"compile"}, 2.0, "p"}, {{"compile", "a"}, 0.7, "ev a"}}, 2.0),
-               anatomy_run({{{"compile"}, 3.0, "p"}}, 3.0)};  // a missing: 0 in this run
+  c.anatomy = {anatomy_run({{{"compile"}, 1.0, "p", {}}, {{"compile", "a"}, 0.5, "ev a", {}}}, 1.0),
+               anatomy_run({{{"compile"}, 2.0, "p", {}}, {{"compile", "a"}, 0.7, "ev a", {}}}, 2.0),
+               anatomy_run({{{"compile"}, 3.0, "p", {}}}, 3.0)};  // a missing: 0 in this run
   c.cold = {measured_cold(2.0, false), measured_cold(2.0, false)};
   const auto a = anatomy_summary(c);
   ASSERT_TRUE(a);
@@ -76,8 +76,8 @@ TEST(Anatomy, MediansPerItemOtherAndUnattributed) {
 
 TEST(Anatomy, KeepsTheLongestAndTheLargeSharesSumsTheRestAsOther) {
   // 45 items under one phase of 100 s: 44 of 1 s each (1%), one of 10 s.
-  std::vector<AnatomyItem> items{{{"compile"}, 100.0, ""}, {{"compile", "big"}, 10.0, ""}};
-  for (int i = 0; i < 44; ++i) items.push_back({{"compile", fmt::format("pass{:02}", i)}, 1.0, ""});
+  std::vector<AnatomyItem> items{{{"compile"}, 100.0, "", {}}, {{"compile", "big"}, 10.0, "", {}}};
+  for (int i = 0; i < 44; ++i) items.push_back({{"compile", fmt::format("pass{:02}", i)}, 1.0, "", {}});
   CaseResult c;
   c.anatomy = {anatomy_run(items, 100.0)};
   const auto a = anatomy_summary(c);
@@ -97,8 +97,8 @@ TEST(Anatomy, KeepsTheLongestAndTheLargeSharesSumsTheRestAsOther) {
 }
 
 TEST(Anatomy, ItemsOfAtLeastTwoPercentAreKeptBeyondTheLongestUpToTheMost) {
-  std::vector<AnatomyItem> items{{{"compile"}, 100.0, ""}};
-  for (int i = 0; i < 45; ++i) items.push_back({{"compile", fmt::format("pass{:02}", i)}, 2.0, ""});
+  std::vector<AnatomyItem> items{{{"compile"}, 100.0, "", {}}};
+  for (int i = 0; i < 45; ++i) items.push_back({{"compile", fmt::format("pass{:02}", i)}, 2.0, "", {}});
   CaseResult c;
   c.anatomy = {anatomy_run(items, 100.0)};
   const auto a = anatomy_summary(c);
@@ -110,7 +110,7 @@ TEST(Anatomy, ItemsOfAtLeastTwoPercentAreKeptBeyondTheLongestUpToTheMost) {
 
 TEST(Anatomy, AMeasuredRunWithAProfilerOpenIsReported) {
   CaseResult c;
-  c.anatomy = {anatomy_run({{{"compile"}, 1.0, ""}})};
+  c.anatomy = {anatomy_run({{{"compile"}, 1.0, "", {}}})};
   c.cold = {measured_cold(1.0, false), measured_cold(1.0, true)};
   EXPECT_EQ(anatomy_summary(c)->measured_runs_instrumented, std::optional<bool>(true));
   c.cold = {measured_cold(1.0, std::nullopt)};
@@ -119,7 +119,7 @@ TEST(Anatomy, AMeasuredRunWithAProfilerOpenIsReported) {
 
 TEST(Anatomy, AMeasuredRunWithoutAnInstrumentationRecordIsUnknownNotClean) {
   CaseResult c;
-  c.anatomy = {anatomy_run({{{"compile"}, 1.0, ""}})};
+  c.anatomy = {anatomy_run({{{"compile"}, 1.0, "", {}}})};
   RunRecord silent = measured_cold(1.0, std::nullopt);
   silent.worker.anatomy_instrumented = std::nullopt;
   c.cold = {measured_cold(1.0, false), silent};
@@ -153,7 +153,7 @@ TEST(Anatomy, AChildOutsideItsParentsIntervalIsCaught) {
 
 TEST(Anatomy, WithoutARatioAgreesIsUnknown) {
   CaseResult c;
-  c.anatomy = {anatomy_run({{{"compile"}, 1.0, ""}})};  // no measured cold run: no ratio
+  c.anatomy = {anatomy_run({{{"compile"}, 1.0, "", {}}})};  // no measured cold run: no ratio
   const auto a = anatomy_summary(c);
   EXPECT_FALSE(a->ratio);
   EXPECT_EQ(a->agrees, std::nullopt);

@@ -148,7 +148,9 @@ TEST(ProcSampler, ReadsTheInjectedSequenceAndReportsAMissingSnapshotAsNone) {
   EXPECT_FALSE(sampler.sample({}));  // unreadable
   EXPECT_FALSE(sampler.sample({}));  // missing
   ProcSampler real;                // /proc itself, where there is one
-  if (std::ifstream("/proc/stat")) EXPECT_TRUE(real.sample({}));
+  if (std::ifstream("/proc/stat")) {
+    EXPECT_TRUE(real.sample({}));
+  }
 }
 
 // classify_run turns the launcher's snapshots into the run's figures; a

@@ -43,7 +43,7 @@ TEST(Protocol, AResultIsCheckedAgainstTheRunAskedFor) {
   auto warm = cold;
   warm["mode"] = "warm";
   warm["calls_s"] = {0.1, "x"};
-  EXPECT_EQ(result_violation(warm, RunMode::Warm, {2, 0, std::nullopt}), "calls_s holds something other than durations (0, or >= 1 ns)");
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, {2, 0, std::nullopt, std::nullopt}), "calls_s holds something other than durations (0, or >= 1 ns)");
   auto aot = cold;
   aot["mode"] = "aot";
   EXPECT_EQ(result_violation(aot, RunMode::Aot), "missing aot");
@@ -60,7 +60,7 @@ TEST(Protocol, WarmCallsEndEarlyOnlyWhenTheirIntervalIsTight) {
       R"({"mode":"warm","import_s":0.1,"setup_s":0.01,"first_call_s":0.2,"total_s":2,)"
       R"("verify":{"ok":true},"verify_first":{"ok":true},"first_call":{"phases":{},"phase_names":[]},)"
       R"("sync":{"pending_after_last_call":null},"precision":{"matmul":"ieee_fp32"}})");
-  const WarmCallsAsked asked{30, 10, 5.0};
+  const WarmCallsAsked asked{30, 10, 5.0, std::nullopt};
   warm["calls_s"] = std::vector<double>(10, 0.001);
   EXPECT_EQ(result_violation(warm, RunMode::Warm, asked), "");
   std::vector<double> spread;
@@ -73,7 +73,7 @@ TEST(Protocol, WarmCallsEndEarlyOnlyWhenTheirIntervalIsTight) {
   warm["calls_s"] = std::vector<double>(5, 0.001);
   EXPECT_EQ(result_violation(warm, RunMode::Warm, asked), "calls_s holds 5 calls, 10 to 30 were asked for");
   warm["calls_s"] = std::vector<double>(10, 0.001);  // fixed counts: exactly the number asked
-  EXPECT_EQ(result_violation(warm, RunMode::Warm, {30, 0, std::nullopt}), "calls_s holds 10 calls, 30 were asked for");
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, {30, 0, std::nullopt, std::nullopt}), "calls_s holds 10 calls, 30 were asked for");
 }
 
 // No count fixed: warm calls from `min` until they add up to min_time_s
