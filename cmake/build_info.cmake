@@ -1,6 +1,7 @@
 # Writes OUT: the commit jitbench was built from (`git describe --always
 # --dirty`, the full sha, the branch and the repository's origin), so that
-# every run records exactly which jitbench measured it. Run at every build;
+# every run records exactly which jitbench measured it, and VERSION (read from
+# python/jitbench/_version.py at configure time). Run at every build;
 # OUT changes (and one file recompiles) only when the answer does.
 function(git_out var)
   execute_process(COMMAND git -C "${SRC}" ${ARGN} OUTPUT_VARIABLE out ERROR_QUIET
@@ -28,6 +29,7 @@ const BuildInfo& build_info() {
   return b;
 }
 const char* source_dir() { return R\"JB(${SRC})JB\"; }
+const char* jitbench_version() { return R\"JB(${VERSION})JB\"; }
 }  // namespace jitbench
 ")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -67,15 +67,7 @@ fi
 
 # valijson is header-only, but its Debian package depends on ~100 packages
 # (Qt5, Poco, ...) that jitbench never uses: unpack only its headers.
-if [ ! -f .deps/valijson/usr/include/valijson/validator.hpp ] && [ ! -f /usr/include/valijson/validator.hpp ]; then
-  log "unpacking valijson headers into .deps/"
-  tmp=$(mktemp -d)
-  ( cd "$tmp" && apt-get download libvalijson-dev >/dev/null 2>&1 ) || {
-    as_root apt-get update -qq; ( cd "$tmp" && apt-get download libvalijson-dev >/dev/null 2>&1 ); }
-  mkdir -p .deps/valijson
-  dpkg-deb -x "$tmp"/libvalijson-dev_*.deb .deps/valijson
-  rm -rf "$tmp"
-fi
+scripts/valijson-headers.sh
 
 # The Python environment whose frameworks are benchmarked. A stamp of each
 # requirement file's hash avoids reinstalling what did not change. pip waits

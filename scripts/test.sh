@@ -46,6 +46,11 @@ ls .deps/wheels/scikit_build_core-*.whl .deps/wheels/uv-*.whl >/dev/null 2>&1 ||
   .venv/bin/python -m pip download -q --disable-pip-version-check --only-binary=:all: \
     "$(grep -o 'scikit-build-core==[0-9.]*' pyproject.toml)" "$(grep -o '^uv==[^ ]*' requirements/cpu.txt)" \
     -d .deps/wheels
+# tests/test_pip_install.py installs the wheel's `figures` extra and a notebook kernel into a fresh venv,
+# offline: their wheels (and their dependencies') come from here too, at the versions .venv pins.
+ls .deps/wheels/matplotlib-*.whl .deps/wheels/ipykernel-*.whl >/dev/null 2>&1 ||
+  .venv/bin/python -m pip download -q --disable-pip-version-check --only-binary=:all: -d .deps/wheels \
+    $(grep -hoE '^(matplotlib|jinja2|markupsafe|dygraphs|ipykernel)==[^ ]*' requirements/cpu.txt requirements/test.txt)
 # The slowest tests are printed, so that the budget (README: within 35 minutes) is watched. Two at a
 # time, a module's tests on one worker: most of a test's time is a worker process starting or a
 # framework importing, so two share the two cores without timing anything (no test asserts a time).

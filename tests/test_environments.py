@@ -165,7 +165,7 @@ def test_one_case_in_every_environment_runs_its_cold_processes_round_robin(acros
 
 def test_the_releases_table_shows_the_step_where_it_is(across):
     analysis = json.loads((across / "analysis.json").read_text())
-    validate(analysis, "jitbench.analysis.v4")
+    validate(analysis, "jitbench.analysis.v5")
     (row,) = analysis["releases"]
     assert row["key"] == "numpy_slow_import_8_f64"
     steps = {e["environment"]: e["metrics"]["cold_ttfr_s"]["step"] for e in row["environments"]}

@@ -175,3 +175,134 @@ def test_an_icicle_row_is_named_by_its_source_kind_even_under_a_label_for_two_ev
     assert figures._source_kind(node) == "jax.profiler event"
     custom = {"source": "my timer step_a", "path": ["compile", "step_a"]}  # an unknown kind: the old rule
     assert figures._source_kind(custom) == "my timer"
+
+
+# -- Every axis labelled, no empty panel, no two labels over each other --------
+def text_boxes(svg):
+    """Each <text> of an SVG (svg.fonttype none: text stays text) as the four
+    corners of the box it covers, its width and height from matplotlib's own
+    font metrics, turned and placed as the SVG's transform says."""
+    import math
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    measure = TextToPath()
+    boxes = []
+    for attrs, body in re.findall(r"<text([^>]*)>([^<]*)</text>", svg):
+        text = html_unescape(body)
+        if not text.strip():
+            continue
+        size = float(re.search(r"font-size: ([\d.]+)px", attrs).group(1))
+        anchor = (re.search(r"text-anchor: (\w+)", attrs) or [None, "start"])[1]
+        w, h, d = measure.get_text_width_height_descent(text, FontProperties(family="DejaVu Sans", size=size),
+                                                        ismath=False)
+        if "translate(" in attrs:
+            x, y = map(float, re.search(r"translate\(([-\d.e]+) ([-\d.e]+)\)", attrs).groups())
+        else:
+            x, y = float(re.search(r' x="([-\d.e]+)"', attrs).group(1)), float(re.search(r' y="([-\d.e]+)"', attrs).group(1))
+        turn = re.search(r"rotate\(([-\d.e]+)", attrs)
+        angle = math.radians(float(turn.group(1))) if turn else 0.0
+        left = {"start": 0.0, "middle": -w / 2, "end": -w}[anchor]
+        corners = [(left, -(h - d)), (left + w, -(h - d)), (left + w, d), (left, d)]
+        c, s = math.cos(angle), math.sin(angle)
+        boxes.append((text, [(x + px * c - py * s, y + px * s + py * c) for px, py in corners]))
+    return boxes
+
+
+def html_unescape(s):
+    import html
+
+    return html.unescape(s)
+
+
+def overlap(a, b, slack=0.3):
+    """Whether two convex quadrilaterals overlap by more than `slack` (separating axes)."""
+    for poly in (a, b):
+        for i in range(4):
+            (x1, y1), (x2, y2) = poly[i], poly[(i + 1) % 4]
+            nx, ny = y2 - y1, x1 - x2
+            norm = (nx * nx + ny * ny) ** 0.5 or 1.0
+            pa = [(px * nx + py * ny) / norm for px, py in a]
+            pb = [(px * nx + py * ny) / norm for px, py in b]
+            if max(pa) <= min(pb) + slack or max(pb) <= min(pa) + slack:
+                return False
+    return True
+
+
+def overlapping(svg):
+    boxes = text_boxes(svg)
+    return [(a[0], b[0]) for i, a in enumerate(boxes) for b in boxes[i + 1:] if overlap(a[1], b[1])]
+
+
+def crowded_data():
+    """Data that once drew labels over each other and axes without numbers:
+    warm calls within less than a decade (9 ms and 10 ms labels side by side),
+    a break-even whose totals span less than a decade, a release metric with no
+    data in any environment."""
+    data = ttfr_data()
+    data["warm"] = [{"case": "sgd_step with jax.jit", "calls_s": [0.002, 0.004, 0.009, 0.012, 0.03], "warn": None},
+                    {"case": "sgd_step without jax.jit", "calls_s": [0.0088, 0.0093, 0.01, 0.0101], "warn": None}]
+    data["break_even"] = [{"work": "function sgd_step from mlp.py", "jit": "sgd_step with jax.jit",
+                           "eager": "sgd_step without jax.jit", "verdict": "calls", "calls": 201,
+                           "ahead_until_call": None, "ttfr_jit_s": 2.0, "warm_jit_s": 5e-4, "ttfr_eager_s": 1.9,
+                           "warm_eager_s": 1e-3}]
+    rel = release_data()
+    rel["releases"][0]["metric_order"].append("phase_cache_load_s")
+    rel["releases"][0]["metrics"]["phase_cache_load_s"] = [None, None]
+    data.update(rel)
+    return data
+
+
+@pytest.mark.parametrize("key", ["ttfr", "warm", "breakeven", "releases"])
+def test_no_two_labels_of_a_figure_overlap(key):
+    svg = figures.FIGURES[key](crowded_data())
+    assert svg, key
+    assert overlapping(svg) == [], key
+
+
+def test_the_overlap_check_sees_labels_drawn_over_each_other():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2, 1))
+    ax.text(0.1, 0.5, "9 ms")
+    ax.text(0.12, 0.5, "10 ms")  # what an unchecked log axis drew: "9 ms10 ms"
+    import io
+
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg")
+    plt.close(fig)
+    assert ("9 ms", "10 ms") in overlapping(buf.getvalue())
+
+
+def test_every_axis_has_tick_labels():
+    import matplotlib.pyplot as plt
+
+    drawn, to_svg = {}, figures._svg
+
+    def keep(fig):
+        drawn["fig"] = fig
+        return to_svg(fig)  # labels the axes and clears overlaps, as every figure is
+
+    try:
+        figures._svg = keep
+        figures.break_even(crowded_data())
+    finally:
+        figures._svg = to_svg
+    fig = drawn["fig"]
+    for ax in fig.axes:
+        if not ax.get_visible() or ax.get_legend() is None:
+            continue
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            shown = [t.get_text() for minor in (False, True)
+                     for t, at in zip(axis.get_ticklabels(minor=minor), axis.get_ticklocs(minor=minor))
+                     if t.get_visible() and t.get_text() and lo <= at <= hi]
+            assert shown, (ax.get_title(), axis.axis_name)
+    plt.close(fig)
+
+
+def test_a_release_metric_without_data_gets_no_panel():
+    labels = texts(figures.releases(crowded_data()))
+    assert "cache_load (phase)" not in labels and "compile (phase)" in labels, labels
+    assert figures.releases({"releases": [{"key": "k", "environments": ["a"], "metric_order": ["phase_x_s"],
+                                           "metrics": {"phase_x_s": [None]}}]}) is None

@@ -116,7 +116,7 @@ def test_ceilings_and_fractions_of_the_floor(jitbench):
     assert cpu["sgemm_gflops"] > 0 and cpu["dgemm_gflops"] > 0 and cpu["copy_gbps"] > 0
     assert "numpy.libs" in cpu["library"]["blas"]
     analysis = json.loads((res.out / "analysis.json").read_text())
-    validate(analysis, "jitbench.analysis.v4")
+    validate(analysis, "jitbench.analysis.v5")
     rows = {r["case"]: r for r in analysis["throughput"]}
     assert set(rows) == {"native_matmul_128_f32", "numpy_matmul_128_f32", "native_mc_pi_100000_f32",
                          "numpy_mc_pi_100000_f32"}

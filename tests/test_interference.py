@@ -44,7 +44,7 @@ def test_each_process_records_its_interference_beside_its_status(jitbench, fake_
     assert case["warm"]["runs"][0]["interference"] is None  # not reported, never "quiet"
 
     analysis = json.loads((res.out / "analysis.json").read_text())
-    validate(analysis, "jitbench.analysis.v4")
+    validate(analysis, "jitbench.analysis.v5")
     share = analysis["cases"][0]["interference"]
     assert share == {"cold": {"runs": 2, "reported": 2, "interfered": 1},
                      "warm": {"runs": 1, "reported": 0, "interfered": 0}}

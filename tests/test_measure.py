@@ -75,7 +75,7 @@ def test_a_jitted_jax_function_is_measured_against_its_un_jitted_self(jitbench, 
     # summary.md and the report say what each case was verified against: the JIT against its un-jitted self.
     summary = (out / "summary.md").read_text()
     verification = summary.split("\n## Verification\n")[1].split("\n## ")[0]  # a long cell is a note below its table
-    row = next(l for l in verification.splitlines() if l.startswith("| `jax_jit_cpu_step_1_f32` |"))
+    row = next(l for l in verification.splitlines() if l.startswith("| `step` with jax.jit |"))
     assert "un-jitted" in verification and "(`relative_error`)" in verification, verification
     assert "6 of 6" in row, row  # 2 cold runs and the warm process, each its first call and its last
     assert jitbench("report", str(out), out=False).rc == 0
@@ -116,9 +116,28 @@ def test_a_wrong_check_fails_the_case(jitbench, tmp_path):
     assert (case["status"], case["reason"]) == ("failed", "incorrect_result"), (case["status"], case["reason"])
     summary = (tmp_path / "out" / "summary.md").read_text()
     verification = summary.split("\n## Verification\n")[1].split("\n## ")[0]  # a long cell is a note below its table
-    row = next(l for l in verification.splitlines() if l.startswith("| `numpy_plain_1_f32` |"))
+    row = next(l for l in verification.splitlines() if l.startswith("| `plain` (no JIT) |"))
     assert "the user's check mine.py:wrong_check (`user_check`)" in verification, verification
     assert re.search(r"\| not reported \| 0 of [1-9]", row), row
+
+
+def test_a_function_named_like_a_built_in_workload_keeps_its_name_where_people_read(jitbench, tmp_path):
+    """Its workload id gets "_fn" (case ids stay stable: compare and site histories key on them); the
+    header, the tables and the case file show the function as the user named it."""
+    mine = tmp_path / "mine.py"
+    mine.write_text(MODULE + "\n\ndef mc_pi(w, x):\n    return plain(w, x)\n")
+    res = jitbench("measure", f"{mine}:mc_pi", *QUICK, "--out-dir", str(tmp_path / "out"), out=False)
+    assert res.rc == 0, res.stderr
+    out = tmp_path / "out"
+    index = json.loads((out / "index.json").read_text())
+    assert [c["case"] for c in index["cases"]] == ["numpy_mc_pi_fn_1_f32"]
+    case = json.loads((out / "cases" / "numpy_mc_pi_fn_1_f32.json").read_text())
+    assert case["measured"] == {"function": "mc_pi", "source": "mine.py", "label": "mc_pi (no JIT)"}
+    summary = (out / "summary.md").read_text()
+    assert summary.startswith("# jitbench: function `mc_pi` from mine.py\n"), summary[:200]
+    assert "\n## function `mc_pi` from mine.py\n" in summary
+    assert "| `mc_pi` (no JIT) |" in summary and "mc_pi_fn" not in summary.split("\nCommand:")[0]
+    assert summary.count("\n## How to read\n") == 1
 
 
 def test_a_target_that_is_no_function_is_one_line_and_nothing_is_run(jitbench, tmp_path):
@@ -198,3 +217,6 @@ def power_inputs():
     index = json.loads((tmp_path / "out" / "index.json").read_text())
     assert {c["case"]: c["status"] for c in index["cases"]} == {"jax_jit_cpu_power_1_f32": "ok",
                                                                  "jax_eager_cpu_power_1_f32": "ok"}
+    # The cross-check says what it found: a module-level jax.jit function, with k passed as given every call.
+    jit = (tmp_path / "out" / "cases" / "jax_jit_cpu_power_1_f32.json").read_text()
+    assert "the jitted function power with argument 1 (int) passed as given" in jit, jit

@@ -189,10 +189,14 @@ def test_result_holds_the_numbers_of_the_golden_run():
             summary = doc["cold"]["summary"][key] or {"median": None, "n": 0}  # null: no ok run
             assert metric.median == summary["median"]
             assert metric.samples == [x[key] for x in ok_runs] and len(metric.samples) == summary["n"]
-            assert metric.ci == (tuple(summary["median_ci95"]) if summary["n"] else None)
+            # summary.md's interval rule: a 95% interval from 6 processes or more, else the range (2 here).
+            assert metric.ci is None and metric.n == summary["n"]
+            assert metric.range == ((min(metric.samples), max(metric.samples)) if metric.samples else None)
         assert case.ttfr.median == entry["cold_ttfr_median_s"]
         assert case.warm_call.median == entry["warm_call_median_s"] == (doc["warm"]["summary"] or {}).get("median")
-        assert case.warm_call.samples == (doc["warm"]["calls_s"] or [])
+        # Its samples are the warm processes' medians (calls within one process are not independent).
+        assert case.warm_call.samples == (doc["warm"].get("process_medians_s") or [])
+        assert case.warm_calls == [len(x["calls_s"] or []) for x in doc["warm"].get("runs") or []]
         sums = [x["first_call_breakdown"]["sum_phases_s"] for x in ok_runs
                 if (x["first_call_breakdown"] or {}).get("phases")]
         assert case.compile.samples == sums and case.compile.median == (statistics.median(sums) if sums else None)
@@ -200,13 +204,15 @@ def test_result_holds_the_numbers_of_the_golden_run():
             fc = by_case[case.name]["first_call"]
             assert case.phases == {**fc["phases_median_s"], "unattributed": fc["unattributed_median_s"]}
         row = break_even.get(case.name)
-        assert case.n_star == (row["calls"] if row else None)
+        # N*: whole calls, the first included, or "never" -- one number or one word.
+        assert case.n_star == (None if row is None else row["calls"] if row["verdict"] == "calls" else "never")
+        assert case.n_star is None or case.n_star == "never" or (isinstance(case.n_star, int) and case.n_star >= 1)
         assert (case.n_star_reason is None) == (row is not None and row["calls"] is not None)
     # The top level is the first JIT case; its N* is that of analysis.json.
     assert r.case.name == "numba_matmul_512_f32" and r.n_star == break_even["numba_matmul_512_f32"]["calls"]
     assert r.ttfr is r.case.ttfr and r.status == "ok" and r.compile.median > 0
     never = next(c for c in r.cases if c.name == "numba_retrace_raw_4096_f32")
-    assert never.n_star is None and never.n_star_reason.startswith("never")
+    assert never.n_star == "never" and never.n_star_reason.startswith("never")
     gpu = next(c for c in r.cases if c.name == "jax_jit_gpu_matmul_512_f32")
     assert gpu.ttfr.median is None and gpu.ttfr.ci is None and "gpu_unavailable" in gpu.n_star_reason
 
@@ -262,8 +268,9 @@ def test_load_refuses_what_validate_refuses_in_one_line(tmp_path, edit):
 def test_html_shows_status_ttfr_and_the_phase_figure(monkeypatch, tmp_path):
     r = jb.load(GOLDEN)
     page = r._repr_html_()
-    assert "<td>numba_matmul_512_f32</td><td>ok</td><td>2.323 s [2.084 s – 2.563 s]</td>" in page
-    assert "warn: gpu_unavailable" in page and "19056 calls" in page
+    # 2 processes: the range, as summary.md shows it (no 95% interval under 6); N* in whole calls, the first included.
+    assert "<td>numba_matmul_512_f32</td><td>ok</td><td>2.323 s (n = 2, range 2.084 s – 2.563 s)</td>" in page
+    assert "warn: gpu_unavailable" in page and "<td>19058 against numpy_matmul_512_f32</td>" in page
     assert "<svg" in page and "typing_lowering" in page  # the figure, drawn by the report's figures package
     # Without the figures package: the table, and one line saying why.
     monkeypatch.setenv("JITBENCH_FIGURES_DIR", str(tmp_path))
@@ -381,7 +388,8 @@ def test_run_workload_and_compare(tmp_path, monkeypatch):
     monkeypatch.setenv("JITBENCH_BIN", str(JITBENCH))
     r = _softmax(tmp_path / "a", cold=3, warm_runs=1)
     assert r.returncode == 0 and r.status == "ok" and [c.name for c in r.cases] == [CASE]
-    assert len(r.ttfr.samples) == 3 and len(r.warm_call.samples) == 10
+    # One warm process of 10 calls: one sample (its median), and the count it used recorded.
+    assert len(r.ttfr.samples) == 3 and len(r.warm_call.samples) == 1 and r.case.warm_calls == [10]
     assert r.compile.median is None and r.n_star is None  # numpy: no phases, no JIT
     cmp = jb.compare(r, tmp_path / "a", fail_on_regression=5)
     assert cmp.returncode == 0 and not cmp.regressed and not cmp.regressions
@@ -593,3 +601,15 @@ def test_the_gate_says_which_metrics_it_could_not_judge(tmp_path):
     assert len(said) == 1 and f"NOT JUDGED {len(untestable)} of {len(cmp.rows)} metrics" in said[0], session.lines
     assert "cold_ttfr_s" in said[0] and "cold_runs=4" in said[0], said[0]  # which metrics, and what they need
     assert session.failed is False
+
+
+def test_the_api_follows_summary_md_interval_rule():
+    """A 95% interval of the median from 6 independent samples or more (order statistics, as
+    src/stats computes it), else none and the range: the rule summary.md states."""
+    from jitbench.result import Metric, median_interval
+
+    assert median_interval([3.0, 1.0, 2.0, 5.0, 4.0]) is None  # 5 processes: no interval
+    assert median_interval([3.0, 1.0, 2.0, 6.0, 5.0, 4.0]) == (1.0, 6.0)  # 6: the extremes (1/64 < 2.5% a tail)
+    assert median_interval(list(map(float, range(1, 21)))) == (6.0, 15.0)  # 20: x_(6), x_(15)
+    m = Metric(2.0, median_interval([1.0, 2.0, 3.0]), [1.0, 2.0, 3.0])
+    assert m.ci is None and m.range == (1.0, 3.0) and "range" in repr(m) and "[" not in repr(m)

@@ -12,9 +12,10 @@ build/jitbench. The pytest plugin (jitbench.pytest_plugin) gives tests a
 """
 
 from ._binary import JitbenchError, find_binary
+from ._version import __version__
 from ._refs import resolve
 from .api import CompareRow, Comparison, compare, measure, run_workload
 from .result import Case, InvalidRun, Metric, Result, load
 
-__all__ = ["Case", "CompareRow", "Comparison", "InvalidRun", "JitbenchError", "Metric", "Result", "compare", "find_binary", "load",
+__all__ = ["__version__", "Case", "CompareRow", "Comparison", "InvalidRun", "JitbenchError", "Metric", "Result", "compare", "find_binary", "load",
            "measure", "resolve", "run_workload"]

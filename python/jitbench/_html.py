@@ -13,17 +13,25 @@ import sys
 from ._binary import SOURCE_BUILD
 from .result import fmt_seconds
 
-# The figures package: $JITBENCH_FIGURES_DIR, else the source tree's (as `jitbench report` finds it).
+# The figures package, found as `jitbench report` finds it: $JITBENCH_FIGURES_DIR,
+# else the installation's (pip: site-packages/jitbench/_data/figures), else the source tree's.
+INSTALLED_FIGURES = pathlib.Path(__file__).resolve().parent / "_data" / "figures"
 SOURCE_FIGURES = SOURCE_BUILD.parent.parent / "src" / "report" / "figures"
+# What the figure needs and how to get it, said as `jitbench report` says it.
+FIGURES_EXTRA = "pip install 'jitbench[figures]'"
 _DRAW = ("import json, sys\nfrom jitbench_figures import figures\n"
          "svg = figures.ttfr_by_phase(json.load(sys.stdin))\nsys.stdout.write(svg or '')\n")
 
 
 def _with_ci(m):
+    """As summary.md writes it: the median, and its 95% interval from 6 processes or more, else n and the range."""
     if m.median is None:
         return "—"
-    ci = f" [{fmt_seconds(m.ci[0])} – {fmt_seconds(m.ci[1])}]" if m.ci else ""
-    return fmt_seconds(m.median) + ci
+    if m.ci:
+        return f"{fmt_seconds(m.median)} [{fmt_seconds(m.ci[0])} – {fmt_seconds(m.ci[1])}]"
+    if m.n > 1:
+        return f"{fmt_seconds(m.median)} (n = {m.n}, range {fmt_seconds(m.range[0])} – {fmt_seconds(m.range[1])})"
+    return f"{fmt_seconds(m.median)} (n = {m.n})"
 
 
 def _n_star(c):
@@ -31,9 +39,11 @@ def _n_star(c):
         return "— (eager)"
     if c.n_star is None:
         return c.n_star_reason or "—"
-    lo, hi = c.n_star_ci or (None, None)
-    ci = f" [{lo:.0f} – {'∞' if hi is None else f'{hi:.0f}'}]" if lo is not None else ""
-    return f"{c.n_star:.0f} calls{ci} against {c.eager_case}"
+    ci = ""
+    if c.n_star_ci and c.n_star_ci[0] is not None:
+        hi = "never" if c.n_star_ci[1] is None else c.n_star_ci[1]
+        ci = f" [{c.n_star_ci[0]} – {hi}]"
+    return f"{c.n_star}{ci} against {c.eager_case}"
 
 
 def _phases(c):
@@ -42,7 +52,7 @@ def _phases(c):
 
 def _row(c):
     status = c.status + (f": {c.reason}" if c.reason else "")
-    cells = [c.name, status, _with_ci(c.ttfr), _phases(c), _with_ci(c.warm_call), _n_star(c)]
+    cells = [c.label, status, _with_ci(c.ttfr), _phases(c), _with_ci(c.warm_call), _n_star(c)]
     return "<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in cells) + "</tr>"
 
 
@@ -58,8 +68,15 @@ def figure_data(result):
         phases = {k: v for k, v in c.phases.items() if k != "unattributed" and v is not None}
         parts = [["import", med["import_s"]], ["setup", med["setup_s"]], *[[k, v] for k, v in phases.items()]]
         parts.append(["unattributed", max(med["first_call_s"] - sum(phases.values()), 0.0)])
-        rows.append({"case": c.name, "parts": parts})
+        rows.append({"case": c.label, "parts": parts})
     return {"ttfr": rows}
+
+
+def figures_dir():
+    env = os.environ.get("JITBENCH_FIGURES_DIR")
+    if env:
+        return pathlib.Path(env)
+    return INSTALLED_FIGURES if (INSTALLED_FIGURES / "jitbench_figures").is_dir() else SOURCE_FIGURES
 
 
 def draw_ttfr_figure(result):
@@ -67,7 +84,7 @@ def draw_ttfr_figure(result):
     data = figure_data(result)
     if not data["ttfr"]:
         return None, "no ok case with cold runs to draw"
-    fig_dir = pathlib.Path(os.environ.get("JITBENCH_FIGURES_DIR") or SOURCE_FIGURES)
+    fig_dir = figures_dir()
     if not (fig_dir / "jitbench_figures").is_dir():
         return None, f"the figures package is not at {fig_dir} (set JITBENCH_FIGURES_DIR)"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(fig_dir), os.environ.get("PYTHONPATH", "")]))
@@ -78,13 +95,15 @@ def draw_ttfr_figure(result):
         return None, f"drawing failed: {exc}"
     if proc.returncode != 0 or "<svg" not in proc.stdout:
         last = (proc.stderr.strip().splitlines() or ["no SVG came back"])[-1]
+        if "No module named 'matplotlib'" in proc.stderr:
+            return None, f"matplotlib is not installed in {sys.executable}: `{sys.executable} -m {FIGURES_EXTRA}`"
         return None, f"drawing failed: {last}"
     return proc.stdout, None
 
 
 def result_html(result):
-    head = ["Case", "Status", "TTFR median [95% CI]", "First call's phases (median)", "Warm call median [95% CI]",
-            "N* (break-even calls)"]
+    head = ["Case", "Status", "TTFR median [95% CI or range]", "First call's phases (median)",
+            "Warm call median [95% CI or range of the processes' medians]", "N* (calls, the first included)"]
     table = ("<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
              + "".join(_row(c) for c in result.cases) + "</tbody></table>")
     if result._figure is None:

@@ -3,28 +3,72 @@ as Python objects: per metric its median, confidence interval and samples;
 the first call's phases; break-even against the eager baseline."""
 
 import json
+import math
 import pathlib
 import statistics
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 # Result attribute -> the per-run field of the cold runs (cases/*.json:
 # cold.runs[].<field>, summarised in cold.summary.<field>).
 _COLD_METRICS = {"ttfr": "ttfr_s", "import_": "import_s", "first_call": "first_call_s"}
 
 
+# summary.md's interval rule, the API's too: a distribution-free 95% interval
+# of the median (order statistics) from independent samples -- one per process
+# (a cold run; a warm process's median: the calls of one process are not
+# independent) -- where there are enough of them for one (6 or more), else none,
+# and the range instead.
+CONFIDENCE = 0.95
+
+
+def _order_statistic_rank(n, confidence=CONFIDENCE):
+    """The largest k whose pair (x_(k), x_(n+1-k)) covers the median with this
+    confidence (0: none), as jitbench computes it (src/stats/sequential.cc)."""
+    tail, k, cdf = (1.0 - confidence) / 2.0, 0, 0.0
+    while k + 1 <= n // 2:
+        cdf += math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) - n * math.log(2.0))
+        if cdf > tail:
+            break
+        k += 1
+    return k
+
+
+def median_interval(samples):
+    """The 95% interval of the median of independent samples, or None with fewer than 6."""
+    k = _order_statistic_rank(len(samples))
+    if k == 0:
+        return None
+    v = sorted(samples)
+    return (v[k - 1], v[len(v) - k])
+
+
 @dataclass(frozen=True)
 class Metric:
     """One metric of one case, in seconds: the median, its 95% confidence
-    interval (low, high) or None where the run has none, and every sample."""
+    interval (low, high) by summary.md's rule -- from 6 or more processes, else
+    None -- and the samples it comes from, one per process (`range` is theirs)."""
 
     median: Optional[float]
     ci: Optional[Tuple[float, float]]
     samples: List[float] = field(default_factory=list)
 
+    @property
+    def n(self):
+        return len(self.samples)
+
+    @property
+    def range(self):
+        return (min(self.samples), max(self.samples)) if self.samples else None
+
     def __repr__(self):
-        ci = f" [{fmt_seconds(self.ci[0])} – {fmt_seconds(self.ci[1])}]" if self.ci else ""
-        return f"Metric({fmt_seconds(self.median)}{ci}, n={len(self.samples)})"
+        if self.ci:
+            spread = f" [{fmt_seconds(self.ci[0])} – {fmt_seconds(self.ci[1])}]"
+        elif len(self.samples) > 1:
+            spread = f", range {fmt_seconds(self.range[0])} – {fmt_seconds(self.range[1])}"
+        else:
+            spread = ""
+        return f"Metric({fmt_seconds(self.median)}{spread}, n={self.n})"
 
 
 def fmt_seconds(s):
@@ -39,11 +83,6 @@ def fmt_seconds(s):
     return f"{s * 1e6:.1f} µs"
 
 
-def _ci(summary):
-    ci = (summary or {}).get("median_ci95")
-    return (ci[0], ci[1]) if ci and None not in ci else None
-
-
 def _ok_runs(runs):
     return [r for r in runs or [] if r.get("status") == "ok"]
 
@@ -52,7 +91,7 @@ def _cold_metric(case_doc, key):
     cold = case_doc.get("cold") or {}
     summary = (cold.get("summary") or {}).get(key) or {}
     samples = [r[key] for r in _ok_runs(cold.get("runs")) if r.get(key) is not None]
-    return Metric(summary.get("median"), _ci(summary), samples)
+    return Metric(summary.get("median"), median_interval(samples), samples)
 
 
 def _compile_metric(case_doc):
@@ -65,9 +104,46 @@ def _compile_metric(case_doc):
 
 
 def _warm_metric(case_doc):
+    """The median of every warm call (summary.md's warm call), its interval from the warm processes' medians."""
     warm = case_doc.get("warm") or {}
     summary = warm.get("summary") or {}
-    return Metric(summary.get("median"), _ci(summary), list(warm.get("calls_s") or []))
+    medians = list(warm.get("process_medians_s") or [])
+    return Metric(summary.get("median"), median_interval(medians), medians)
+
+
+def _warm_calls(case_doc):
+    """The calls each warm process made (calibrated by time where no count was fixed)."""
+    return [len(r.get("calls_s") or []) for r in (case_doc.get("warm") or {}).get("runs") or []]
+
+
+# N*'s meaning, as summary.md says it (src/analysis/analysis.h, kNStarMeaning).
+N_STAR_MEANING = ("N* is the number of calls, the first one included, after which the JIT has taken no more time in "
+                  "all than its eager baseline: 1 where it is no later to its first result and no slower warm, "
+                  "'never' where it does not pay for itself.")
+
+
+def _whole_calls(further):
+    """analysis.json before v5 counted further calls after the first, fractionally: as v5's N*."""
+    return None if further is None else 1 + math.ceil(further - 1e-9)
+
+
+def break_even_row(row, schema):
+    """A break_even row of any analysis.json version as v5 says it: verdict calls or never, N* whole calls
+    (the first included), ahead_until_call where the JIT is ahead for a while and then caught up."""
+    if row is None or schema == "jitbench.analysis.v5":
+        return row
+    row = dict(row)
+    verdict, calls = row["verdict"], row.get("calls")
+    lo, hi = (row.get("calls_ci95") or [None, None])[:2]
+    row["ahead_until_call"] = None
+    if verdict == "immediately":
+        row.update(verdict="calls", calls=1, calls_ci95=[1, _whole_calls(hi)])
+    elif verdict == "calls":
+        row.update(calls=_whole_calls(calls), calls_ci95=[_whole_calls(lo), _whole_calls(hi)])
+    elif verdict == "ahead_until":
+        row.update(verdict="never", calls=None, calls_ci95=[None, None],
+                   ahead_until_call=None if calls is None else 1 + math.floor(calls + 1e-9))
+    return row
 
 
 def _break_even_reason(row, doc):
@@ -75,10 +151,10 @@ def _break_even_reason(row, doc):
         return f"no break-even: the case's status is {doc['status']} ({doc.get('reason')})"
     if row is None:
         return "no eager baseline case of this workload in the run (analysis.json break_even)"
-    if row["verdict"] == "ahead_until":
-        return (f"ahead_until: the JIT's first result is sooner but its warm call ({fmt_seconds(row['warm_jit_s'])}) "
+    if row["verdict"] == "never" and row.get("ahead_until_call"):
+        return (f"never: the JIT's first result is sooner but its warm call ({fmt_seconds(row['warm_jit_s'])}) "
                 f"is slower than the eager baseline's ({fmt_seconds(row['warm_eager_s'])}, {row['eager_case']}): "
-                f"eager catches up after {row['calls']:.3g} more calls, so the JIT never pays for itself")
+                f"no slower in all through call {row['ahead_until_call']}, then eager catches up")
     if row["verdict"] == "never":
         return (f"never: the JIT's warm call ({fmt_seconds(row['warm_jit_s'])}) is no faster than the eager "
                 f"baseline's ({fmt_seconds(row['warm_eager_s'])}, {row['eager_case']})")
@@ -101,11 +177,16 @@ class Case:
     compile: Metric
     warm_call: Metric
     phases: Dict[str, Optional[float]]
-    n_star: Optional[float]
-    n_star_ci: Optional[Tuple[Optional[float], Optional[float]]]
+    # N* (N_STAR_MEANING): whole calls, the first included, or "never"; None where the run has no break-even
+    # for the case (n_star_reason says why).
+    n_star: Union[int, str, None]
+    n_star_ci: Optional[Tuple[Optional[int], Optional[int]]]  # None under 6 cold runs a side, as in summary.md
     n_star_reason: Optional[str]
     eager_case: Optional[str]
-    doc: dict = field(repr=False)  # cases/<name>.json as read
+    label: str = ""  # what the case runs, as summary.md names it ("sgd_step with jax.jit"; else its id)
+    warm_calls: List[int] = field(default_factory=list)  # calls per warm process
+    ahead_until_call: Optional[int] = None  # n_star "never" after a lead: the last call the JIT is no slower in all
+    doc: dict = field(repr=False, default_factory=dict)  # cases/<name>.json as read
 
     @property
     def metrics(self):
@@ -121,22 +202,36 @@ def _phases(analysis_case):
     return phases
 
 
-def _case(doc, analysis_case, be_row):
+def _n_star(row):
+    if row is None:
+        return None
+    return row["calls"] if row["verdict"] == "calls" else "never"
+
+
+def _n_star_ci(row, doc, eager_doc):
+    """N*'s bootstrap interval where both cases have 6 cold runs or more (summary.md's rule), else None."""
+    if row is None or eager_doc is None:
+        return None
+    if any(_order_statistic_rank(len(_ok_runs((d.get("cold") or {}).get("runs")))) == 0 for d in (doc, eager_doc)):
+        return None
+    lo, hi = row.get("calls_ci95") or [None, None]
+    return (lo, hi)
+
+
+def _case(doc, analysis_case, be_row, eager_doc=None):
     backend = doc.get("backend") or {}
     jit = be_row is not None or backend.get("jit") is True
-    calls = be_row["calls"] if be_row and be_row["verdict"] != "ahead_until" else None
-    if be_row and be_row["verdict"] == "immediately" and calls is None:
-        calls = 0.0  # faster from the first call on
     return Case(
         name=doc["case"], backend=backend.get("name") or (doc.get("config") or {}).get("backend", ""),
         status=doc["status"], reason=doc.get("reason"), detail=doc.get("detail"),
         is_jit=jit,
         ttfr=_cold_metric(doc, "ttfr_s"), import_=_cold_metric(doc, "import_s"),
         first_call=_cold_metric(doc, "first_call_s"), compile=_compile_metric(doc), warm_call=_warm_metric(doc),
-        phases=_phases(analysis_case), n_star=calls,
-        n_star_ci=tuple(be_row["calls_ci95"]) if be_row and be_row["verdict"] != "ahead_until" else None,
+        phases=_phases(analysis_case), n_star=_n_star(be_row), n_star_ci=_n_star_ci(be_row, doc, eager_doc),
         n_star_reason=_break_even_reason(be_row, doc) if jit else "an eager case: JIT cases break even against it",
-        eager_case=be_row["eager_case"] if be_row else None, doc=doc)
+        eager_case=be_row["eager_case"] if be_row else None,
+        label=(doc.get("measured") or {}).get("label") or doc["case"], warm_calls=_warm_calls(doc),
+        ahead_until_call=be_row.get("ahead_until_call") if be_row else None, doc=doc)
 
 
 class Result:
@@ -202,16 +297,21 @@ def load(out_dir, output=None, returncode=None):
     analysis_path = out / "analysis.json"
     analysis = json.loads(analysis_path.read_text()) if analysis_path.is_file() else {}
     by_case = {c["case"]: c for c in analysis.get("cases", [])}
+    schema = analysis.get("schema_version")
     break_even = {}
     for row in analysis.get("break_even", []):
-        break_even.setdefault(row["jit_case"], row)
+        break_even.setdefault(row["jit_case"], break_even_row(row, schema))
     eager = {row["eager_case"] for row in analysis.get("break_even", [])}
-    cases = []
+    docs = {}
     for entry in index.get("cases", []):
         path = out / entry["path"]
         if path.is_file():
             doc = json.loads(path.read_text())
-            cases.append(_case(doc, by_case.get(doc["case"]), break_even.get(doc["case"])))
+            docs[doc["case"]] = doc
+    cases = []
+    for name, doc in docs.items():
+        row = break_even.get(name)
+        cases.append(_case(doc, by_case.get(name), row, docs.get(row["eager_case"]) if row else None))
     # The top level: the first JIT case, else the first that is no eager baseline.
     top = next((c for c in cases if c.is_jit), None) or next((c for c in cases if c.name not in eager), None)
     return Result(out, index, analysis, cases, top, output, returncode)

@@ -34,9 +34,21 @@ std::vector<double> compile_rss_growth(const CaseResult& c) {
   return out;
 }
 
-double ratio_or_inf(double num, double den) { return den > 0 ? num / den : std::numeric_limits<double>::infinity(); }
-
 std::optional<double> median_of(const std::vector<double>& xs) { return stats::median(xs); }
+}  // namespace
+
+namespace {
+// Ratios computed from medians land a hair off a whole number (0.8 / 0.008 is
+// 100.00000000000001): whole numbers within this are taken as whole.
+constexpr double kWholeSlack = 1e-9;
+
+// N* of one set of medians: cost = TTFR_jit - TTFR_eager, gain = warm_eager -
+// warm_jit; +inf where the JIT never pays for itself.
+double calls_to_break_even(double cost, double gain) {
+  if (cost <= 0 && gain >= 0) return 1;
+  if (gain <= 0) return std::numeric_limits<double>::infinity();
+  return 1 + std::ceil(cost / gain - kWholeSlack);
+}
 }  // namespace
 
 std::optional<BreakEven> break_even(std::span<const double> ttfr_jit, std::span<const double> ttfr_eager,
@@ -50,22 +62,11 @@ std::optional<BreakEven> break_even(std::span<const double> ttfr_jit, std::span<
   be.warm_eager = *stats::median(warm_eager);
   const double gain = be.warm_eager - be.warm_jit;
   const double cost = be.ttfr_jit - be.ttfr_eager;
-  if (gain < 0 && cost < 0) {
-    be.verdict = "ahead_until";
-    be.calls = cost / gain;
-  } else if (gain < 0) {  // slower warm and no sooner to its first result
-    be.verdict = "never";
-  } else if (gain == 0) {
-    be.verdict = cost <= 0 ? "immediately" : "never";
-    if (cost <= 0) be.calls = 0.0;
-  } else if (cost <= 0) {
-    be.verdict = "immediately";
-    be.calls = 0.0;
-  } else {
-    be.verdict = "calls";
-    be.calls = cost / gain;
-  }
-  // Bootstrap the four medians independently; an unreachable break-even is +inf.
+  const double n = calls_to_break_even(cost, gain);
+  be.verdict = std::isfinite(n) ? "calls" : "never";
+  if (std::isfinite(n)) be.calls = n;
+  if (gain < 0 && cost < 0) be.ahead_until_call = 1 + std::floor(cost / gain + kWholeSlack);  // then eager catches up
+  // Bootstrap the four medians independently; a break-even never reached is +inf.
   std::mt19937_64 rng(seed);
   const auto resample_median = [&](std::span<const double> xs) {
     std::uniform_int_distribution<std::size_t> pick(0, xs.size() - 1);
@@ -78,10 +79,7 @@ std::optional<BreakEven> break_even(std::span<const double> ttfr_jit, std::span<
   for (int i = 0; i < resamples; ++i) {
     const double c = resample_median(ttfr_jit) - resample_median(ttfr_eager);
     const double g = resample_median(warm_eager) - resample_median(warm_jit);
-    if (be.verdict == "ahead_until")  // the calls until eager catches up: never where it does not in a resample
-      ns.push_back(c < 0 && g < 0 ? c / g : c >= 0 ? 0.0 : std::numeric_limits<double>::infinity());
-    else
-      ns.push_back(c <= 0 && g > 0 ? 0.0 : ratio_or_inf(std::max(c, 0.0), g));
+    ns.push_back(calls_to_break_even(c, g));
   }
   std::sort(ns.begin(), ns.end());
   const auto at = [&](double q) { return ns[static_cast<std::size_t>(q * static_cast<double>(ns.size() - 1))]; };
@@ -89,6 +87,10 @@ std::optional<BreakEven> break_even(std::span<const double> ttfr_jit, std::span<
   if (std::isfinite(lo)) be.ci_low = lo;
   if (std::isfinite(hi)) be.ci_high = hi;
   return be;
+}
+
+std::string n_star_text(const BreakEven& be, double scale) {
+  return be.calls ? fmt::format("{:.0f}", *be.calls * scale) : std::string("never");
 }
 
 namespace {
@@ -116,8 +118,11 @@ Baseline eager_baseline(const CaseResult& jit, const std::vector<CaseResult>& al
   const auto* fallback = Catalog::builtin().default_baseline();
   const std::string fallback_name = fallback ? fallback->name : "";
   const std::string& own = jit.c.baseline;
+  // A function `jitbench measure` measured: its own baseline case runs that very function without its JIT.
+  const bool measured = jit.c.workload_info && jit.c.workload_info->measured;
   if (!own.empty())
-    if (const auto* c = find_match(jit, own, all)) return {c, own == fallback_name ? own : "same_framework", ""};
+    if (const auto* c = find_match(jit, own, all))
+      return {c, measured ? "eager_self" : own == fallback_name ? own : "same_framework", ""};
   Baseline b{fallback ? find_match(jit, fallback_name, all) : nullptr, fallback_name, ""};
   if (!own.empty() && b.c)
     b.note = fmt::format("no ok {} case of this workload, size, dtype and precision in the run", own);

@@ -18,20 +18,36 @@
 
 namespace jitbench {
 
+// N*, the break-even of a JIT against its eager baseline, in one unit (the
+// same in summary.md, the report, analysis.json and the Python API): the
+// number of calls, the first one included, after which the JIT has taken no
+// more time in all than the eager function (from the TTFR and warm-call
+// medians). 1: from the first call; "never": it does not.
 struct BreakEven {
-  // "calls": the JIT pays for itself after N* further calls; "never": it is no faster warm and
-  // slower to its first result; "immediately": sooner to its first result and no slower warm;
-  // "ahead_until": sooner to its first result but slower warm, so the eager function catches
-  // up after `calls` further calls and is cheaper from then on.
+  // "calls": N* is `calls`; "never": the JIT never pays for itself (no faster
+  // warm and no sooner to its first result; or sooner but slower warm, so the
+  // eager function catches up: ahead_until_call says until which call the JIT
+  // is ahead).
   std::string verdict;
-  std::optional<double> calls;      // N* ("calls"), or the calls until eager catches up ("ahead_until")
-  std::optional<double> ci_low, ci_high;  // bootstrap 95%; ci_high empty: "never" is inside the interval
+  std::optional<double> calls;             // N* ("calls"): a whole number >= 1
+  std::optional<double> ahead_until_call;  // "never" after a lead: the last call the JIT is still no slower in all
+  std::optional<double> ci_low, ci_high;   // bootstrap 95% of N*; ci_high empty: "never" is inside the interval
   double ttfr_jit = 0, ttfr_eager = 0, warm_jit = 0, warm_eager = 0;  // medians used
 };
-// N* = (TTFR_jit - TTFR_eager) / (warm_eager - warm_jit). nullopt when any input is empty.
+// N* = 1 + ceil((TTFR_jit - TTFR_eager) / (warm_eager - warm_jit)) calls (1
+// where the JIT is no later to its first result and no slower warm). nullopt
+// when any input is empty.
 std::optional<BreakEven> break_even(std::span<const double> ttfr_jit, std::span<const double> ttfr_eager,
                                     std::span<const double> warm_jit, std::span<const double> warm_eager,
                                     int resamples = 2000, std::uint64_t seed = 0x6a6974);
+
+// N*'s meaning in one sentence, as summary.md and the report say it.
+inline constexpr const char* kNStarMeaning =
+    "N* (break-even) is the number of calls, the first one included, after which the JIT has taken no more time in "
+    "all than its eager baseline: 1 + ⌈(TTFR_jit − TTFR_eager) / (warm_eager − warm_jit)⌉, 1 where the JIT is no "
+    "later to its first result and no slower warm, never where it does not pay for itself.";
+// N* in words, as every table writes it: "12" (calls, the first included), or "never".
+std::string n_star_text(const BreakEven& be, double scale = 1);
 
 // The eager baseline of a JIT case in the same run: the same framework without
 // its JIT on the same device (Case::baseline: jax_eager_gpu for jax_jit_gpu,
@@ -40,7 +56,7 @@ std::optional<BreakEven> break_even(std::span<const double> ttfr_jit, std::span<
 // else cold_cache. `note` says why NumPy stood in; never silent.
 struct Baseline {
   const CaseResult* c = nullptr;
-  std::string kind;  // "same_framework" | "numpy"
+  std::string kind;  // "same_framework" | "numpy" | "eager_self" (`jitbench measure`: the function without its JIT)
   std::string note;
 };
 Baseline eager_baseline(const CaseResult& jit, const std::vector<CaseResult>& all);

@@ -33,15 +33,19 @@ TEST(PhaseBreakdown, MissingPhasesCountAsZeroAndNoReportIsNullopt) {
   EXPECT_FALSE(phase_breakdown(bare));
 }
 
+// N* is calls, the first one included: (1.0 - 0.2) / (0.010 - 0.002) = 100
+// further calls, so the JIT has taken no more time in all after call 101.
 TEST(BreakEven, HandComputedCalls) {
-  // (1.0 - 0.2) / (0.010 - 0.002) = 100 calls
   std::vector<double> tj{1.0, 1.0, 1.0}, te{0.2, 0.2, 0.2}, wj{0.002, 0.002}, we{0.010, 0.010};
   auto be = break_even(tj, te, wj, we);
   ASSERT_TRUE(be);
   EXPECT_EQ(be->verdict, "calls");
-  EXPECT_NEAR(*be->calls, 100.0, 1e-9);
-  EXPECT_NEAR(*be->ci_low, 100.0, 1e-9);  // no spread, no interval
-  EXPECT_NEAR(*be->ci_high, 100.0, 1e-9);
+  EXPECT_DOUBLE_EQ(*be->calls, 101.0);  // 0.8 / 0.008 is 100.00000000000001 in doubles: still a whole 100
+  EXPECT_DOUBLE_EQ(*be->ci_low, 101.0);  // no spread, no interval
+  EXPECT_DOUBLE_EQ(*be->ci_high, 101.0);
+  EXPECT_EQ(n_star_text(*be), "101");
+  std::vector<double> close{0.2032};  // 0.0032 / 0.008 = 0.4 further calls: ahead from the second call
+  EXPECT_DOUBLE_EQ(*break_even(close, te, wj, we)->calls, 2.0);
 }
 
 TEST(BreakEven, NeverWhenNotFasterWarm) {
@@ -50,26 +54,31 @@ TEST(BreakEven, NeverWhenNotFasterWarm) {
   EXPECT_EQ(be->verdict, "never");
   EXPECT_FALSE(be->calls);
   EXPECT_FALSE(be->ci_high);
+  EXPECT_FALSE(be->ahead_until_call);  // never ahead
+  EXPECT_EQ(n_star_text(*be), "never");
 }
 
-TEST(BreakEven, ImmediatelyWhenFasterFromTheFirstCall) {
+// Sooner to the first result and no slower warm: N* is 1, one number, where
+// it once read "immediately", "from the first call" and 0.0.
+TEST(BreakEven, OneWhenFasterFromTheFirstCall) {
   std::vector<double> tj{0.1}, te{0.2}, wj{0.001}, we{0.005};
   auto be = break_even(tj, te, wj, we);
-  EXPECT_EQ(be->verdict, "immediately");
-  EXPECT_DOUBLE_EQ(*be->calls, 0.0);
+  EXPECT_EQ(be->verdict, "calls");
+  EXPECT_DOUBLE_EQ(*be->calls, 1.0);
+  EXPECT_EQ(n_star_text(*be), "1");
 }
 
-// Sooner to the first result but slower warm: not "immediately" -- the eager
-// function catches up after (TTFR_jit - TTFR_eager) / (warm_eager - warm_jit) calls.
-TEST(BreakEven, AheadUntilEagerCatchesUpWhenSlowerWarm) {
+// Sooner to the first result but slower warm: the eager function catches up,
+// so the JIT never pays for itself for good; it is ahead through call 1 +
+// floor(0.1 s / 4 ms) = 26.
+TEST(BreakEven, NeverAfterALeadWhenSlowerWarm) {
   std::vector<double> tj{0.1}, te{0.2}, wj{0.005}, we{0.001};
   auto be = break_even(tj, te, wj, we);
-  EXPECT_EQ(be->verdict, "ahead_until");
-  EXPECT_NEAR(*be->calls, 25.0, 1e-9);  // 0.1 s ahead, losing 4 ms a call
-  EXPECT_NEAR(*be->ci_low, 25.0, 1e-9);
-  EXPECT_NEAR(*be->ci_high, 25.0, 1e-9);
+  EXPECT_EQ(be->verdict, "never");
+  EXPECT_FALSE(be->calls);
+  EXPECT_DOUBLE_EQ(*be->ahead_until_call, 26.0);
   std::vector<double> same{0.001};  // no slower warm: ahead for good
-  EXPECT_EQ(break_even(tj, te, same, same)->verdict, "immediately");
+  EXPECT_DOUBLE_EQ(*break_even(tj, te, same, same)->calls, 1.0);
   std::vector<double> tie{0.2};  // the same first result and slower warm: eager is ahead from then on
   EXPECT_EQ(break_even(tie, te, wj, we)->verdict, "never");
 }

@@ -9,6 +9,7 @@
 #include "cli/options.h"
 #include "config/catalog.h"
 #include "config/limits.h"
+#include "util/build_info.h"
 #include "util/cpu_list.h"
 
 namespace jitbench {
@@ -95,6 +96,10 @@ void tidy_type_names(CLI::App& app) {
 const CLI::Validator kNonEmpty(
     [](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); }, "");
 
+constexpr const char* kPythonHelp =
+    "interpreter whose packages are benchmarked (default: $JITBENCH_PYTHON, else the Python of the environment "
+    "jitbench is installed in, else the source tree's .venv)";
+
 // How each case is measured: shared by `run`, `plan` and `measure`.
 void add_measurement(CLI::App* cmd, RunOptions& run, CliSelectionText& text) {
   cmd->add_option("--backends", run.backends, "comma-separated backends (see `jitbench list`)")->delimiter(',');
@@ -137,7 +142,7 @@ void add_selection(CLI::App* cmd, RunOptions& run, CliSelectionText& text) {
 void add_repetitions(CLI::App* cmd, RunOptions& run, const char* cold_help, const char* warm_runs_help) {
   using namespace limits;
   cmd->add_option("--cold-runs", run.cold_runs, cold_help)->check(CLI::Range(1L, kMaxColdRuns));
-  cmd->add_option("--warm-iters", run.warm_iters, "timed calls in each warm process (default 30)")
+  cmd->add_option("--warm-iters", run.warm_iters, "timed calls in each warm process (default: the suite's warm_iters, 30 in the default suite; without one, calls until at least 5 of them and 0.5 s, at most 1000)")
       ->check(CLI::Range(0L, kMaxWarmIters));
   cmd->add_option("--warm-runs", run.warm_runs, warm_runs_help)->check(CLI::Range(1L, kMaxWarmRuns));
   cmd->add_option("--timeout", run.timeout_s, "seconds before a worker is killed (default 300)")
@@ -162,23 +167,8 @@ void add_affinity(CLI::App* cmd, CliSelectionText& text) {
       ->check(kNonEmpty);
 }
 
-CLI::App* add_run(CLI::App& app, RunOptions& run, CliRunText& text) {
-  auto* cmd = app.add_subcommand("run", "run a suite (the embedded default unless --suite)");
-  cmd->add_option("--out-dir", run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)")
-      ->check(kNonEmpty);
-  add_selection(cmd, run, text.selection);
-  cmd->add_option("--resume", text.resume,
-                  "finish an interrupted run or shard in its own out dir: re-measure only its missing or "
-                  "interrupted cases (the command comes from its index; give no other option but --quiet)")
-      ->check(kNonEmpty);
-  cmd->add_option("--python", run.python, "interpreter whose packages are benchmarked (default: the project's .venv)")
-      ->check(kNonEmpty);
-  cmd->add_flag("--deterministic", run.deterministic, "single-threaded math, fixed hash seed, no timestamps");
-  add_repetitions(cmd, run, "fresh-process runs per case (default 5)",
-                  "warm processes per case (default 1; compare needs 4+ to test warm calls)");
-  add_affinity(cmd, text.selection);
-  cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
-  add_interleaving(cmd, run);
+// What a run records beside its measurements: shared by `run` and `measure`.
+void add_anatomy_and_machine(CLI::App* cmd, RunOptions& run) {
   cmd->add_flag("--anatomy", run.anatomy,
                 "break each JIT case's first call down by the framework's own instrumentation (profiler, pass "
                 "timers), in processes of their own after the measured ones (docs/anatomy.md)");
@@ -191,6 +181,26 @@ CLI::App* add_run(CLI::App& app, RunOptions& run, CliRunText& text) {
       ->check(CLI::Validator(
           [](std::string& v) { return v.size() > 200 ? std::string("must be at most 200 characters") : std::string(); },
           ""));
+}
+
+CLI::App* add_run(CLI::App& app, RunOptions& run, CliRunText& text) {
+  auto* cmd = app.add_subcommand("run", "run a suite (the embedded default unless --suite)");
+  cmd->add_option("--out-dir", run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)")
+      ->check(kNonEmpty);
+  add_selection(cmd, run, text.selection);
+  cmd->add_option("--resume", text.resume,
+                  "finish an interrupted run or shard in its own out dir: re-measure only its missing or "
+                  "interrupted cases (the command comes from its index; give no other option but --quiet)")
+      ->check(kNonEmpty);
+  cmd->add_option("--python", run.python, kPythonHelp)
+      ->check(kNonEmpty);
+  cmd->add_flag("--deterministic", run.deterministic, "single-threaded math, fixed hash seed, no timestamps");
+  add_repetitions(cmd, run, "fresh-process runs per case (default 5)",
+                  "warm processes per case (default 1; compare needs 4+ to test warm calls)");
+  add_affinity(cmd, text.selection);
+  cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
+  add_interleaving(cmd, run);
+  add_anatomy_and_machine(cmd, run);
   cmd->add_option("--ceilings", text.ceilings,
                   "measure the machine's peak GEMM GFLOP/s and copy bandwidth (~1-2 s): auto (when a native floor "
                   "case is planned), on, off")
@@ -212,12 +222,13 @@ CLI::App* add_measure(CLI::App& app, MeasureOptions& m, CliSelectionText& text) 
   cmd->add_option("--out-dir", m.run.out_dir, "new or empty directory for the results (default jitbench-out/run-<time>)")
       ->check(kNonEmpty);
   add_measurement(cmd, m.run, text);
-  cmd->add_option("--python", m.run.python, "interpreter whose packages are benchmarked (default: the project's .venv)")
+  cmd->add_option("--python", m.run.python, kPythonHelp)
       ->check(kNonEmpty);
   add_repetitions(cmd, m.run, "fresh-process runs per case (default 5)",
                   "warm processes per case (default 1; compare needs 4+ to test warm calls)");
   add_affinity(cmd, text);
   cmd->add_flag("--quiet,-q", m.run.quiet, "print only the final summary line");
+  add_anatomy_and_machine(cmd, m.run);
   return cmd;
 }
 
@@ -389,6 +400,15 @@ void add_publishing(CLI::App& app, PublishingCommands& p) {
 CLI::App* add_bisect(CLI::App& app, BisectOptions& b, CliSelectionText& text) {
   auto* cmd = app.add_subcommand("bisect", "find the release of a package (or the commit of a repository) that made "
                                            "a metric worse");
+  cmd->add_option("target", b.target, "your function, as `measure` takes it: path/to/file.py:name or "
+                                      "package.module:name (instead of --suite/--cases/--workload-path)")
+      ->check(kNonEmpty);
+  cmd->add_option("--inputs", b.inputs, "with TARGET: module:factory or file.py:factory returning the argument tuple "
+                                        "(default: TARGET's make_inputs)")->check(kNonEmpty);
+  cmd->add_option("--check", b.check, "with TARGET: module:fn or file.py:fn, check(out, inputs) -> bool or a verify "
+                                      "dict")->check(kNonEmpty);
+  cmd->add_option("--name", b.name, "with TARGET: the workload's name in case ids (default: TARGET's function name)")
+      ->check(kNonEmpty);
   cmd->add_option("--package", b.package, "the package whose releases are bisected (e.g. jax); with --git, its name "
                                           "(default: the repository's directory)")->check(kNonEmpty);
   cmd->add_option("--git", b.git, "a local git repository: bisect its commits between --good and --bad, each "
@@ -435,7 +455,7 @@ CLI::App* add_noise(CLI::App& app, NoiseOptions& n, CliSelectionText& text) {
       ->required()->check(kNonEmpty);
   auto& run = n.run;
   add_selection(cmd, run, text);
-  cmd->add_option("--python", run.python, "interpreter whose packages are benchmarked (default: the project's .venv)")
+  cmd->add_option("--python", run.python, kPythonHelp)
       ->check(kNonEmpty);
   add_repetitions(cmd, run, "fresh-process runs per case and side (default 5)",
                   "warm processes per case and side (default 1; 4+ to know warm calls' floor)");
@@ -542,6 +562,13 @@ void check_bisect(const BisectOptions& b, RunOptions& selection, const CliSelect
   if (!text.shard.empty() || !selection.envs.empty() || !selection.env_vars.empty())
     throw UserError("bisect makes one environment per release and runs whole plans: leave out --shard, --env and "
                     "--env-var");
+  if (b.target.empty() && (!b.inputs.empty() || !b.check.empty() || !b.name.empty()))
+    throw UserError("bisect: --inputs, --check and --name go with a TARGET (file.py:name or package.module:name), "
+                    "as `measure` takes them");
+  if (!b.target.empty() && (!selection.suite_file.empty() || !selection.cases.empty() ||
+                            !selection.workload_paths.empty() || !selection.costs_dir.empty()))
+    throw UserError(fmt::format("bisect {}: a TARGET is what every step measures: leave out --suite, --cases, "
+                                "--workload-path and --costs", b.target));
 }
 Command typed_plan(PlanOptions plan, const CliSelectionText& text) {
   type_selection(text, plan.selection);
@@ -571,7 +598,7 @@ Command typed_compare(const CompareOptions& c) {
 
 Command parse_command_line(int argc, char** argv) {
   CLI::App app{"jitbench: what just-in-time compilation really costs, measured in fresh processes"};
-  app.set_version_flag("--version", JITBENCH_VERSION);
+  app.set_version_flag("--version", jitbench_version());
   app.require_subcommand(1);
   RunOptions run;
   CliRunText run_text;

@@ -86,6 +86,10 @@ struct PlanOptions {
 // a repository) that made a metric worse.
 struct BisectOptions {
   RunOptions selection;  // what is measured at every step (--suite, --cases, --backends, counts, --find-links...)
+  // TARGET (file.py:name or package.module:name, as `measure` takes it): every
+  // step is a `jitbench measure` of the user's function instead of a run of a
+  // selection; "" for a selection. inputs, check, name: measure's own flags.
+  std::string target, inputs, check, name;
   std::string package, good, bad;  // with --git: good and bad are revisions; package "" -> the repository's name
   std::string git;                 // --git REPO: the commits between good and bad are the candidates
   std::vector<std::string> versions;  // the candidates, oldest first; empty: every release between good and bad

@@ -175,7 +175,8 @@ PlannedRun make_planned_run(const RunOptions& o, const InputCopies& inputs) {
   p.full = plan_cases(catalog, p.suite, o, p.environments);
   require_used_workload_files(o, p.suite);
   const int processes = o.cold_runs.value_or(p.suite.cold_runs) + o.warm_runs.value_or(p.suite.warm_runs);
-  const int calls = o.warm_iters.value_or(p.suite.warm_iters) * o.warm_runs.value_or(p.suite.warm_runs);
+  const int calls = o.warm_iters.value_or(p.suite.warm_iters.value_or(kFixedWarmCalls)) *
+                    o.warm_runs.value_or(p.suite.warm_runs);
   const auto measured = o.costs_dir.empty() ? std::map<std::string, double>{} : measured_costs(o.costs_dir);
   p.costs = expected_costs(p.full, measured, processes, calls);
   p.shard_of.assign(p.full.size(), 0);
@@ -222,7 +223,13 @@ WorkerSetup worker_setup(const RunOptions& o, const Suite& suite) {
   setup.native_cuda_worker = resolve_native_worker(WorkerKind::NativeCuda);
   setup.native_blas = resolve_native_blas(setup.python);
   setup.cold_runs = o.cold_runs.value_or(suite.cold_runs);
-  setup.warm_iters = o.warm_iters.value_or(suite.warm_iters);
+  // A count given (--warm-iters, the suite's warm_iters) wins; else the calls are calibrated by time.
+  if (const auto fixed = o.warm_iters ? o.warm_iters : suite.warm_iters) {
+    setup.warm_iters = *fixed;
+  } else {
+    setup.calibration = WarmCalibration{};
+    setup.warm_iters = setup.calibration->max_calls;
+  }
   setup.warm_runs = o.warm_runs.value_or(suite.warm_runs);
   setup.timeout_s = o.timeout_s.value_or(suite.timeout_s);
   setup.deterministic = o.deterministic;
@@ -679,11 +686,11 @@ void announce(bool quiet, std::size_t n, const WorkerSetup& setup, const OutDir&
     say(stderr, "jitbench: {} cases{}, cold and warm processes until the 95% interval of each median is within "
                 "+-{:g}% ({} to {} each{}), {} to {} calls per warm process -> {}\n", n, what, t->target_pct,
         t->min_runs, t->max_runs, t->max_time_s ? fmt::format(", {:g} s at most", *t->max_time_s) : "",
-        setup.warm_calls_at_least(), setup.warm_iters, out.root().string());
+        setup.warm_calls_at_least(), setup.warm_iters, out.root().string());  // (and the time rule, if calibrated)
     return;
   }
-  say(stderr, "jitbench: {} cases{}, {} cold runs + {} warm run{} of {} calls each -> {}\n", n, what,
-      setup.cold_runs, setup.warm_runs, setup.warm_runs == 1 ? "" : "s", setup.warm_iters, out.root().string());
+  say(stderr, "jitbench: {} cases{}, {} cold runs + {} warm run{} of {} each -> {}\n", n, what, setup.cold_runs,
+      setup.warm_runs, setup.warm_runs == 1 ? "" : "s", warm_calls_text(setup), out.root().string());
 }
 
 }  // namespace

@@ -92,7 +92,12 @@ void read_user_plan(const nlohmann::json& w, WorkloadInfo& out) {
   for (const auto& b : list("backends")) out.backends.push_back(b.get<std::string>());
   if (const auto it = w.find("frameworks"); it != w.end() && it->is_array())  // empty: IMPLEMENTATIONS is
     for (const auto& f : *it) out.frameworks.push_back(f.get<std::string>());
-
+  if (const auto it = w.find("measured"); it != w.end() && it->is_object()) {
+    MeasuredFunction m{it->at("function").get<std::string>(), it->at("source").get<std::string>(), {}};
+    if (const auto labels = it->find("labels"); labels != it->end())
+      m.labels = labels->get<std::map<std::string, std::string>>();
+    out.measured = std::move(m);
+  }
 }
 }  // namespace
 

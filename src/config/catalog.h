@@ -3,6 +3,7 @@
 // worker's registries (worker/jitbench_worker/{backends,workloads}/__init__.py),
 // printed at build time and embedded here: one catalog, nothing to keep in step.
 // Cache policies and precisions are names of config/names.h.
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +48,16 @@ struct WorkCount {
 };
 
 // A workload's record (worker/jitbench_worker/workloads/__init__.py, Workload).
+// `jitbench measure`'s workload (its CATALOG's measured): the user's function
+// as they named it, where it is from ("mlp.py", "pkg.model"), and what each
+// backend runs ("sgd_step with jax.jit"). The workload's id may differ (a name
+// a built-in workload has gets "_fn"); tables show these instead.
+struct MeasuredFunction {
+  std::string function, source;
+  std::map<std::string, std::string> labels;  // backend -> what it runs
+  bool operator==(const MeasuredFunction&) const = default;
+};
+
 struct WorkloadInfo {
   std::string name;
   std::string summary;
@@ -68,6 +79,7 @@ struct WorkloadInfo {
   std::vector<long> sizes = {};
   std::vector<std::string> dtypes = {};
   std::vector<std::string> backends = {};
+  std::optional<MeasuredFunction> measured = std::nullopt;  // a `jitbench measure` workload
 };
 
 // A record as the worker prints it (catalog.json, `catalog --workload-file`,

@@ -388,6 +388,7 @@ std::variant<Suite, ConfigError> workload_files_suite(const Catalog& catalog, co
   s.matrix.clear();
   s.name = fmt::format("{}", fmt::join(workloads, "+"));
   s.source = "<--workload-path>";
+  s.warm_iters.reset();  // the default suite's 30 is its own: a user's function's warm calls are calibrated
   for (const auto& name : workloads) {
     const auto w = catalog.find_workload(name);
     if (!w || !w->record_loaded)

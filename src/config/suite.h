@@ -24,12 +24,27 @@ struct MatrixBlock {
   std::vector<std::string> environments;    // the [[environments]] it runs in, by name; empty: all of them
 };
 
+// Warm calls per process where no count is fixed (no --warm-iters, no suite
+// warm_iters: `measure`, the Python API, the pytest plugin, a workload file
+// alone): calls until at least min_calls of them and min_time_s seconds of
+// them, at most max_calls -- a function of 1 s a call is called 5 times, one
+// of 100 us 1000 times (pyperf calibrates its loops by time, hyperfine its
+// runs by --min-runs and a minimum time, alike). --target-ci's early stop
+// still applies. Native workers, which know no time rule, make
+// kFixedWarmCalls calls.
+struct WarmCalibration {
+  int min_calls = 5;
+  double min_time_s = 0.5;
+  int max_calls = 1000;
+};
+inline constexpr int kFixedWarmCalls = 30;  // the default suite's warm_iters, and the native floors' count
+
 struct Suite {
   std::string name = "default";
   std::string source = "<embedded default>";
   int cold_runs = 5;
-  int warm_iters = 30;
-  int warm_runs = 1;  // warm processes, each timing warm_iters calls
+  std::optional<int> warm_iters;  // none: calibrated by time (WarmCalibration)
+  int warm_runs = 1;  // warm processes, each timing its warm calls
   // target_ci (docs/suite-format.md): processes until the 95% interval of the
   // median is within +-target_ci_pct %, from min_runs to max_runs (cold_runs
   // and warm_runs unused), max_time_s per case and side at most.

@@ -25,6 +25,12 @@ TEST(Suite, EmbeddedDefaultParses) {
   EXPECT_FALSE(s.matrix.empty());
 }
 
+TEST(Suite, WithoutWarmItersItsWarmCallsAreCalibrated) {
+  Catalog catalog = Catalog::builtin();
+  auto r = parse_suite(std::string("[suite]\nname=\"x\"\n") + kBlock, "s.toml", catalog);
+  EXPECT_FALSE(std::get<Suite>(r).warm_iters.has_value());  // no count given: calls until a minimum time
+}
+
 TEST(Suite, ReadsSettings) {
   Catalog catalog = Catalog::builtin();
   auto r = parse_suite(std::string("[suite]\nname=\"x\"\ncold_runs=2\nwarm_iters=0\ntimeout_s=1.5\n") + kBlock, "s.toml", catalog);

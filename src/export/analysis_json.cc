@@ -76,14 +76,20 @@ json case_analysis_json(const CaseAnalysis& a) {
   };
 }
 
+// A count of calls (N*, its interval): a JSON integer.
+json whole_or_null(const std::optional<double>& v) {
+  return v ? json(static_cast<long long>(*v)) : json(nullptr);
+}
+
 json break_even_json(const BreakEvenRow& r) {
   const auto& be = r.be;
   return {{"jit_case", r.jit->c.id},
           {"eager_case", r.baseline.c->c.id},
           {"baseline", {{"kind", r.baseline.kind}, {"note", text_or_null(r.baseline.note)}}},
           {"verdict", be.verdict},
-          {"calls", number_or_null(be.calls)},
-          {"calls_ci95", {number_or_null(be.ci_low), number_or_null(be.ci_high)}},
+          {"calls", whole_or_null(be.calls)},
+          {"calls_ci95", {whole_or_null(be.ci_low), whole_or_null(be.ci_high)}},
+          {"ahead_until_call", whole_or_null(be.ahead_until_call)},
           {"ttfr_jit_s", be.ttfr_jit},
           {"ttfr_eager_s", be.ttfr_eager},
           {"warm_jit_s", be.warm_jit},

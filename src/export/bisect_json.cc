@@ -50,6 +50,8 @@ nlohmann::json bisect_result_json(const BisectResult& r) {
   if (r.unmeasurable) out["unmeasurable"] = *r.unmeasurable;
   if (r.evidence) out["evidence"] = bisect_evidence_json(*r.evidence);
   if (r.more_runs_needed) out["more_runs_needed"] = *r.more_runs_needed;
+  if (r.runs_needed_estimate) out["runs_needed_estimate"] = *r.runs_needed_estimate;
+  if (r.decidable) out["decidable"] = *r.decidable;
   if (r.searched) {
     out["skipped"] = r.skipped;
     out["overturned"] = r.overturned;

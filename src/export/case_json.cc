@@ -1,6 +1,7 @@
 #include "export/case_json.h"
 
 #include "config/catalog.h"
+#include "export/case_names.h"
 #include "export/anatomy_json.h"
 #include "export/json_util.h"
 #include "results/crosscheck.h"
@@ -83,6 +84,16 @@ json sampling_side(const std::vector<double>& values, const std::string& stopped
           {"half_width_pct", number_or_null(stats::half_width_pct(values, stats::kReportConfidence))}};
 }
 
+// The warm calls' bounds where a rule picks the count (--target-ci, or
+// calibrated by time: min_time_s); null for a fixed count.
+json warm_calls_json(const CaseResult& r) {
+  const auto& s = r.sampling;
+  if (!s.rule && !s.warm_min_time_s) return nullptr;
+  json j = {{"min", s.warm_min_calls}, {"max", r.warm_iters}};
+  if (s.warm_min_time_s) j["min_time_s"] = *s.warm_min_time_s;
+  return j;
+}
+
 json sampling_json(const CaseResult& r) {
   const auto& s = r.sampling;
   const auto& rule = s.rule;
@@ -91,7 +102,7 @@ json sampling_json(const CaseResult& r) {
           {"min_runs", rule ? json(rule->min_runs) : json(nullptr)},
           {"max_runs", rule ? json(rule->max_runs) : json(nullptr)},
           {"max_time_s", rule && rule->max_time_s ? json(*rule->max_time_s) : json(nullptr)},
-          {"warm_calls", rule ? json{{"min", s.warm_min_calls}, {"max", r.warm_iters}} : json(nullptr)},
+          {"warm_calls", warm_calls_json(r)},
           {"stop_confidence", stats::kStopConfidence},
           {"report_confidence", stats::kReportConfidence},
           {"cold", sampling_side(cold_values(r, "ttfr_s"), s.cold_stopped)},
@@ -172,7 +183,7 @@ json case_json(const CaseResult& r) {
   json cache = {{"policy", to_string(r.c.cache_policy)}, {"dir", text_or_null(r.cache_dir)}};
   if (report && report->raw.contains("cache")) cache["settings"] = report->raw["cache"];
 
-  return {{"schema_version", kCaseSchema},
+  json doc = {{"schema_version", kCaseSchema},
           {"case", r.c.id},
           {"status", to_string(r.status)},
           {"reason", text_or_null(to_string(r.reason))},
@@ -195,6 +206,10 @@ json case_json(const CaseResult& r) {
           {"cold", {{"runs", cold_runs}, {"summary", cold_summary}}},
           {"warm", warm_json(r)},
           {"sampling", sampling_json(r)}};
+  // `jitbench measure`: the function as the user named it and what this case runs ("sgd_step with jax.jit").
+  if (const auto& w = r.c.workload_info; w && w->measured)
+    doc["measured"] = {{"function", w->measured->function}, {"source", w->measured->source}, {"label", backend_text(r.c)}};
+  return doc;
 }
 
 std::vector<std::string> case_json_problems(const CaseResult& r) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/build_info.h"
+
 namespace jitbench {
 using nlohmann::json;
 
@@ -46,7 +48,7 @@ json pyperf_suite(const std::vector<CaseResult>& cases, const std::string& descr
     add(":warm_call", compare::warm_processes(c));
   }
   return {{"version", "1.0"},
-          {"metadata", {{"description", description}, {"jitbench_version", JITBENCH_VERSION}}},
+          {"metadata", {{"description", description}, {"jitbench_version", jitbench_version()}}},
           {"benchmarks", benches}};
 }
 

@@ -1,6 +1,7 @@
 #include "export/doctor_json.h"
 
 #include "export/json_util.h"
+#include "util/build_info.h"
 #include "util/cpu_list.h"
 
 namespace jitbench {
@@ -56,7 +57,7 @@ json doctor_json(const HostFacts& host, const std::vector<Finding>& findings, co
   json counts = {{"ok", 0}, {"note", 0}, {"warn", 0}, {"not_reported", 0}};
   for (const auto& f : findings) counts[to_string(f.level)] = counts[to_string(f.level)].get<int>() + 1;
   return {{"schema_version", kDoctorSchema},
-          {"jitbench_version", JITBENCH_VERSION},
+          {"jitbench_version", jitbench_version()},
           {"checked_at", text_or_null(checked_at)},
           {"root", root},
           {"hostname", host.hostname},

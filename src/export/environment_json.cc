@@ -5,6 +5,7 @@
 #include "export/doctor_json.h"
 #include "export/json_util.h"
 #include "export/schema.h"
+#include "util/build_info.h"
 #include "util/cpu_list.h"
 #include "util/json_get.h"
 
@@ -47,7 +48,7 @@ json host_json(const HostFacts& h) {
 json environment_json(const HostFacts& host, const json& probe, const std::map<std::string, std::string>& env,
                       const std::string& captured_at) {
   return {{"schema_version", kEnvironmentSchema},
-          {"jitbench_version", JITBENCH_VERSION},
+          {"jitbench_version", jitbench_version()},
           {"captured_at", text_or_null(captured_at)},
           {"host", host_json(host)},
           {"python",

@@ -1,6 +1,7 @@
 #include "export/envs_json.h"
 
 #include "export/json_util.h"
+#include "util/build_info.h"
 
 namespace jitbench {
 namespace {
@@ -26,7 +27,7 @@ nlohmann::json cached_environment_json(const CachedEnvironment& e) {
 nlohmann::json envs_json(const EnvironmentCache& c) {
   nlohmann::json envs = nlohmann::json::array();
   for (const auto& e : c.environments) envs.push_back(cached_environment_json(e));
-  return {{"schema_version", kEnvsSchema}, {"jitbench_version", JITBENCH_VERSION},
+  return {{"schema_version", kEnvsSchema}, {"jitbench_version", jitbench_version()},
           {"root", c.root.string()},       {"exists", c.exists},
           {"made_by_jitbench", c.marked},  {"total_bytes", c.total_bytes},
           {"environments", envs},          {"foreign", c.foreign}};

@@ -2,6 +2,7 @@
 
 #include "compare/releases.h"
 #include "export/anatomy_table.h"
+#include "export/case_names.h"
 #include "export/json_util.h"
 #include "results/anatomy.h"
 #include "stats/stats.h"
@@ -80,7 +81,7 @@ json ttfr_parts(const std::vector<CaseResult>& cases, const Analysis& analysis) 
       sum += *v;
     }
     parts.push_back(json::array({"unattributed", std::max(med("first_call_s") - sum, 0.0)}));
-    out.push_back({{"case", c.c.id}, {"parts", parts}, {"warn", warn_flag(c)}});
+    out.push_back({{"case", case_name_text(c.c)}, {"parts", parts}, {"warn", warn_flag(c)}});
   }
   return out;
 }
@@ -113,8 +114,11 @@ json break_even_rows(const Analysis& analysis) {
   json out = json::array();
   for (const auto& r : analysis.break_even) {
     if (r.be.warm_jit <= 0) continue;
-    out.push_back({{"work", work_of(r.jit->c)}, {"jit", r.jit->c.backend}, {"eager", r.baseline.c->c.backend},
-                   {"verdict", r.be.verdict}, {"calls", number_or_null(r.be.calls)}, {"ttfr_jit_s", r.be.ttfr_jit},
+    const bool measured = r.jit->c.workload_info && r.jit->c.workload_info->measured;
+    out.push_back({{"work", measured ? work_title_text(r.jit->c) : work_of(r.jit->c)}, {"jit", backend_text(r.jit->c)},
+                   {"eager", backend_text(r.baseline.c->c)}, {"verdict", r.be.verdict},
+                   {"calls", number_or_null(r.be.calls)}, {"ahead_until_call", number_or_null(r.be.ahead_until_call)},
+                   {"ttfr_jit_s", r.be.ttfr_jit},
                    {"warm_jit_s", r.be.warm_jit}, {"ttfr_eager_s", r.be.ttfr_eager},
                    {"warm_eager_s", r.be.warm_eager}});
   }
@@ -166,7 +170,7 @@ json figure_data(const std::vector<CaseResult>& cases, const Analysis& analysis)
   for (const auto& c : cases)
     if (timings_comparable(c) || c.status == Status::Warn)
       if (const auto calls = warm_values(c); !calls.empty())
-        warm.push_back({{"case", c.c.id}, {"calls_s", calls}, {"warn", warn_flag(c)}});
+        warm.push_back({{"case", case_name_text(c.c)}, {"calls_s", calls}, {"warn", warn_flag(c)}});
   for (const auto& a : analysis.accuracy)
     accuracy.push_back({{"backend", a.c->c.backend}, {"n", a.c->c.n}, {"abs_error", a.abs_error},
                         {"warm_median_s", number_or_null(a.warm_median_s)}});

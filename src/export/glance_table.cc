@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
+#include "export/case_names.h"
 #include "export/figure_data.h"
 #include "report/format.h"
 #include "stats/stats.h"
@@ -26,7 +28,14 @@ std::string glance_work(const Case& c) {
   return work;
 }
 
-std::string glance_label(const Case& c) { return c.env.empty() ? c.backend : c.backend + " in " + c.env; }
+// A backend in its work's row; for a measured function, what it runs ("`sgd_step` with jax.jit").
+std::string glance_label(const Case& c) {
+  const bool measured = c.workload_info && c.workload_info->measured;
+  Case bare = c;
+  bare.env.clear();
+  const auto name = measured ? case_row_md(bare) : c.backend;
+  return c.env.empty() ? name : name + " in " + c.env;
+}
 }  // namespace
 
 // One row per piece of work (workload, size, dtype, cache mode): which backend
@@ -35,14 +44,16 @@ std::string glance_label(const Case& c) { return c.env.empty() ? c.backend : c.b
 Table glance_table(const std::vector<CaseResult>& cases, const Analysis& analysis) {
   struct Entry { std::string backend; std::optional<double> ttfr, warm; };
   std::vector<std::pair<std::string, std::vector<Entry>>> groups;
+  std::map<std::string, std::string> titles;  // a work's key -> what the row shows
   for (const auto& c : cases) {
     if (!timings_comparable(c)) continue;
     const auto work = glance_work(c.c);
+    titles.emplace(work, c.c.workload_info && c.c.workload_info->measured ? work_title_md(c.c) : md_code(work));
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == work; });
     if (it == groups.end()) it = groups.insert(groups.end(), {work, {}});
     it->second.push_back({glance_label(c.c), stats::median(cold_values(c, "ttfr_s")), stats::median(warm_values(c))});
   }
-  Table t{{"Work", "Backends", "First result soonest", "Fastest once warm", "JIT pays for itself after (N*)"}, {}};
+  Table t{{"Work", "Backends", "First result soonest", "Fastest once warm", "N* (calls until the JIT has paid for itself)"}, {}};
   for (const auto& [work, xs] : groups) {
     const Entry* first = nullptr;
     const Entry* fast = nullptr;
@@ -54,14 +65,10 @@ Table glance_table(const std::vector<CaseResult>& cases, const Analysis& analysi
     for (const auto& r : analysis.break_even) {
       if (glance_work(r.jit->c) != work) continue;
       const auto b = glance_label(r.jit->c);
-      const auto text = r.be.verdict == "calls" && r.be.calls
-                            ? (*r.be.calls >= 10 ? b + " " + glance_grouped(*r.be.calls) : fmt::format("{} {:.1f}", b, *r.be.calls))
-                            : r.be.verdict == "ahead_until" && r.be.calls
-                            ? fmt::format("{} ahead only for its first {:.3g} calls", b, *r.be.calls)
-                            : b + (r.be.verdict == "immediately" ? " from the first call" : " never");
+      const auto text = b + ": " + (r.be.calls && *r.be.calls >= 10 ? glance_grouped(*r.be.calls) : n_star_text(r.be));
       be += (be.empty() ? "" : ", ") + text;
     }
-    t.add({md_code(work), std::to_string(xs.size()),
+    t.add({titles.at(work), std::to_string(xs.size()),
            first ? fmt::format("{} ({})", first->backend, format_seconds(*first->ttfr)) : "—",
            fast ? fmt::format("{} ({})", fast->backend, format_seconds(*fast->warm)) : "—", be.empty() ? "—" : be});
   }

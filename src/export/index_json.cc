@@ -2,6 +2,7 @@
 
 #include "export/json_util.h"
 #include "results/views.h"
+#include "util/build_info.h"
 
 namespace jitbench {
 using nlohmann::json;
@@ -96,7 +97,7 @@ json index_json(const RunHeader& h, const std::vector<CaseResult>& cases, bool c
   json file_list = json::array();
   for (const auto& f : files) file_list.push_back({{"path", f.path}, {"sha256", f.sha256}, {"bytes", f.bytes}});
   json index = {{"schema_version", kIndexSchema},
-                {"jitbench_version", JITBENCH_VERSION},
+                {"jitbench_version", jitbench_version()},
                 {"suite", {{"name", h.info.suite_name}, {"source", h.info.suite_source}}},
                 {"command", h.argv},
                 {"complete", complete},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "export/case_names.h"
 #include "results/crosscheck.h"
 
 namespace jitbench {
@@ -45,10 +46,12 @@ std::string run_interference_line(const std::vector<CaseResult>& cases) {
   return line;
 }
 
+const char* const kInterferenceIntro =
+    "what else the machine did while each worker ran: the CPU time of everything else against the capacity the "
+    "worker left idle, and steal time (docs/noise.md). A flag beside the status, never part of it.";
+
 std::string interference_section_md(const std::vector<CaseResult>& cases) {
-  std::string md = "\n## Interference\n\nWhat else the machine did while each worker ran: the CPU time of everything "
-                   "else against the capacity the worker left idle, and steal time (docs/noise.md). A flag beside "
-                   "the status, never part of it.\n\n" + run_interference_line(cases) + "\n";
+  std::string md = "\n## Interference\n\n" + run_interference_line(cases) + "\n";
   // One line per distinct finding, naming its cases (a busy machine gives every case the same one).
   std::vector<std::pair<std::string, std::vector<std::string>>> found;
   for (const auto& c : cases) {
@@ -60,7 +63,7 @@ std::string interference_section_md(const std::vector<CaseResult>& cases) {
     if (text.empty()) continue;
     auto it = std::find_if(found.begin(), found.end(), [&](const auto& f) { return f.first == text; });
     if (it == found.end()) it = found.insert(found.end(), {text, {}});
-    it->second.push_back("`" + c.c.id + "`");
+    it->second.push_back(case_name_md(c.c));
   }
   std::string lines;
   for (const auto& [text, ids] : found) {

@@ -21,6 +21,8 @@ std::string run_interference_line(const std::vector<CaseResult>& cases);
 
 // summary.md's "## Interference" section: the run's line, then one line per
 // case with interference (and a cross-check disagreement put down to it).
+// What the Interference section shows, said once (summary.md's "How to read").
+extern const char* const kInterferenceIntro;
 std::string interference_section_md(const std::vector<CaseResult>& cases);
 
 }  // namespace jitbench

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <variant>
 
+#include "export/case_names.h"
 #include "export/figure_data.h"
 #include "export/compact_table.h"
 #include "export/glance_table.h"
@@ -15,6 +18,7 @@
 #include "report/format.h"
 #include "report/table.h"
 #include "results/anatomy.h"
+#include "results/read.h"
 #include "stats/stats.h"
 
 namespace jitbench {
@@ -71,10 +75,43 @@ std::vector<ReportWarning> report_warnings(const std::vector<CaseResult>& cases,
 }
 
 namespace {
-std::vector<std::pair<std::string, std::string>> environment_rows(const EnvironmentInfo& env,
-                                                                  const std::vector<CaseResult>& cases) {
-  std::string pkgs, policies;
+std::string packages_text(const EnvironmentInfo& env) {
+  std::string pkgs;
   for (const auto& [k, v] : env.packages) pkgs += (pkgs.empty() ? "" : ", ") + k + " " + v;
+  return pkgs;
+}
+
+// The interpreters the cases ran in: jitbench's own where a case ran in it,
+// and each pinned environment (--env, [[environments]]) by name, read from its
+// manifest (environments/env-<name>.json) -- not the launching interpreter's
+// packages for a run that measured others.
+std::vector<std::pair<std::string, std::string>> interpreter_rows(const EnvironmentInfo& env,
+                                                                  const std::vector<CaseResult>& cases,
+                                                                  const std::filesystem::path& dir) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  const bool own = cases.empty() || std::any_of(cases.begin(), cases.end(), [](const auto& c) { return c.c.env.empty(); });
+  if (own) {
+    rows.push_back({"Python", fmt::format("{} ({})", env.python_version, env.python_executable)});
+    rows.push_back({"Packages", packages_text(env)});
+  }
+  std::vector<std::string> seen;
+  for (const auto& c : cases) {
+    if (c.c.env.empty() || std::find(seen.begin(), seen.end(), c.c.env) != seen.end()) continue;
+    seen.push_back(c.c.env);
+    const auto read = c.environment.empty() ? std::variant<EnvironmentInfo, std::string>(std::string("not recorded"))
+                                            : read_environment(dir / c.environment);
+    const auto* e = std::get_if<EnvironmentInfo>(&read);
+    rows.push_back({fmt::format("Environment {}", c.c.env),
+                    e ? fmt::format("Python {} ({}) · {}", e->python_version, e->python_executable, packages_text(*e))
+                      : "not reported (" + std::get<std::string>(read) + ")"});
+  }
+  return rows;
+}
+
+std::vector<std::pair<std::string, std::string>> environment_rows(const LoadedRun& run) {
+  const EnvironmentInfo& env = run.environment;
+  const auto& cases = run.cases;
+  std::string policies;
   std::vector<std::string> seen;
   for (const auto& c : cases)
     if (std::string p(to_string(c.c.cache_policy)); std::find(seen.begin(), seen.end(), p) == seen.end()) seen.push_back(p);
@@ -86,12 +123,12 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const Environm
       {"Machine", fmt::format("{} · {} logical CPUs · {:.1f} GiB · governor {}", env.cpu_model, env.logical_cores,
                               env.memory_total_gib, env.governor.empty() ? "n/a" : env.governor)},
       {"OS", fmt::format("{} · kernel {} · load {}", env.os, env.kernel, env.load_avg)},
-      {"Python", fmt::format("{} ({})", env.python_version, env.python_executable)},
-      {"Packages", pkgs},
       {"GPU", gpus.empty() ? "none (" + env.gpu_note + ")" : gpus},
       {"Cache modes", policies + " — every compile cache lives in the run's own cache/ dir"},
       {"Ceilings", ceilings_line(env.ceilings())},
       {"Captured", env.captured_at.empty() ? "—" : env.captured_at}};
+  const auto interpreters = interpreter_rows(env, cases, run.dir);
+  rows.insert(rows.begin() + 2, interpreters.begin(), interpreters.end());
   if (!env.affinity.empty()) rows.insert(rows.begin() + 1, {"Worker CPUs", env.affinity});
   if (!env.machine_warnings.empty()) {
     std::string warns;
@@ -114,7 +151,7 @@ Table cases_table(const std::vector<CaseResult>& cases) {
     const auto warm = warm_values(c);
     const auto* w = c.first_worker_report();
     const auto status = std::string(to_string(c.status)) + (c.reason.empty() ? "" : ": " + to_string(c.reason));
-    t.rows.push_back({{md_code(c.c.id), status, w && w->matmul_precision ? *w->matmul_precision : "—",
+    t.rows.push_back({{case_name_md(c.c), status, w && w->matmul_precision ? *w->matmul_precision : "—",
                        ttfr ? format_seconds(ttfr->median) : "—",
                        spread_cell(cold_values(c, "ttfr_s")),  // the Sampling section's rule
                        format_seconds(stats::median(cold_values(c, "import_s"))), format_seconds(stats::median(cold_values(c, "first_call_s"))),
@@ -124,14 +161,13 @@ Table cases_table(const std::vector<CaseResult>& cases) {
   return t;
 }
 
-constexpr const char* kIntro =
+const std::string kIntro = std::string(
     "**Cold TTFR** (time to first result) = importing the framework and initialising its device + building the "
     "inputs + the first synchronized call, in a fresh process. **Warm call** = one synchronized call once "
-    "everything is compiled. **N*** = the number of further calls after which a JIT's compile time has paid for "
-    "itself against the eager baseline (the same framework without its JIT on the same device when the run has "
-    "it, else NumPy). Medians over the cold runs, beside them n and the distribution-free 95% interval where there are 6 runs or "
-    "more, else their range (Sampling); every result was checked against a "
-    "float64 reference.";
+    "everything is compiled. ") + kNStarMeaning + " The eager baseline is the same framework without its JIT on "
+    "the same device when the run has it, else NumPy; for `jitbench measure`, the function itself without its JIT. "
+    "Medians over the cold runs, beside them n and the distribution-free 95% interval where there are 6 runs or "
+    "more, else their range (Sampling); every result was checked against a float64 reference.";
 
 // Warnings of a kind that can name every case (a busy machine interferes with
 // all of them) fold into one line the reader opens; the run's own line stays.
@@ -193,7 +229,7 @@ nlohmann::json report_page_json(const LoadedRun& run, const Analysis& analysis) 
   for (const auto& a : run.index.command) command += (command.empty() ? "" : " ") + a;
   const auto glance = glance_table(run.cases, analysis);
   Table env{{"", ""}, {}};
-  for (const auto& [k, v] : environment_rows(run.environment, run.cases)) env.add({"**" + k + "**", v});
+  for (const auto& [k, v] : environment_rows(run)) env.add({"**" + k + "**", v});
   nlohmann::json figures = nlohmann::json::array();
   for (const auto& f : report_figures()) figures.push_back({{"key", f.key}, {"title", f.title}, {"note", f.note}});
   const auto& anatomy = anatomy_figure();
@@ -225,7 +261,7 @@ std::string report_md(const LoadedRun& run, const Analysis& analysis, const std:
   std::string md = "# jitbench report\n\n";
   if (const auto glance = glance_table(run.cases, analysis); !glance.empty()) md += "## At a glance\n\n" + to_markdown(glance) + "\n";
   md += "## Environment\n\n";
-  for (const auto& [k, v] : environment_rows(run.environment, run.cases)) md += fmt::format("- **{}**: {}\n", k, v);
+  for (const auto& [k, v] : environment_rows(run)) md += fmt::format("- **{}**: {}\n", k, v);
   const auto warns = report_warnings(run.cases, analysis);
   md += fmt::format("\n## Warnings ({})\n\n", warns.size());
   for (const auto& w : warns) md += fmt::format("- {} — `{}`: {}\n", w.kind, w.case_id, md_cell(w.text));

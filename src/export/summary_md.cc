@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "export/case_names.h"
 #include "export/compact_table.h"
 #include "export/figure_data.h"
 #include "export/glance_table.h"
@@ -37,14 +38,6 @@ std::string section(const std::string& heading_and_intro, const Table& t) {
 // One piece of work's cases: the workload, size and dtype every row shares.
 std::string workload_key(const Case& c) { return fmt::format("{}_{}_{}", c.workload, c.n, c.dtype); }
 
-// A case's row label within its workload's section: the id without the work
-// ("jax_jit_cpu__highest" for jax_jit_cpu_matmul_64_f32__highest).
-std::string row_label(const Case& c) {
-  const auto work = "_" + workload_key(c);
-  const auto at = c.id.find(work);
-  return at == std::string::npos ? c.id : c.id.substr(0, at) + c.id.substr(at + work.size());
-}
-
 std::string precision_of(const CaseResult& c) {
   const auto* w = c.first_worker_report();
   return w && w->matmul_precision ? *w->matmul_precision : "—";
@@ -67,7 +60,7 @@ std::string workload_table(const std::vector<const CaseResult*>& rows) {
           {}};
   for (const auto* c : rows) {
     const auto ttfr = cold_values(*c, "ttfr_s");
-    t.add({md_code(row_label(c->c)), all_ok ? "" : std::string(to_string(c->status)),
+    t.add({case_row_md(c->c), all_ok ? "" : std::string(to_string(c->status)),
            one_precision ? "" : precision_of(*c), median_of(ttfr), spread_cell(ttfr),
            median_of(cold_values(*c, "process_ttfr_s")), median_of(cold_values(*c, "import_s")),
            median_of(cold_values(*c, "first_call_s")), median_of(warm_values(*c))});
@@ -87,7 +80,7 @@ std::string workload_sections(const std::vector<CaseResult>& cases) {
     it->second.push_back(&c);
   }
   std::string md;
-  for (const auto& [key, rows] : groups) md += fmt::format("\n## `{}`\n\n", key) + workload_table(rows);
+  for (const auto& [key, rows] : groups) md += fmt::format("\n## {}\n\n", work_title_md(rows.front()->c)) + workload_table(rows);
   return md;
 }
 
@@ -96,7 +89,7 @@ std::string notes(const std::vector<CaseResult>& cases) {
   int n_noisy = 0;
   for (const auto& c : cases) {
     auto cv = stats::coefficient_of_variation(cold_values(c, "ttfr_s"));
-    if (cv && *cv > 0.10) noisy += fmt::format("{}`{}` {:.0f}%", n_noisy++ ? ", " : "", c.c.id, *cv * 100);
+    if (cv && *cv > 0.10) noisy += fmt::format("{}{} {:.0f}%", n_noisy++ ? ", " : "", case_name_md(c.c), *cv * 100);
   }
   // The same settings are inherited by every case of one run; a merged run may differ.
   std::set<std::tuple<std::string, std::string, std::string>> removed;
@@ -167,7 +160,9 @@ std::string backend_phases_table(const std::vector<const CaseAnalysis*>& rows) {
   for (const char* h : {"Unattributed", "Compiles", "Cross-check"}) t.columns.push_back(h);
   for (const auto* a : rows) {
     const auto& fc = a->first_call;
-    std::vector<std::string> cells{md_code(work_of(a->c->c)), format_seconds(fc.median_s)};
+    const auto& c = a->c->c;  // a measured function: what the user named, not its workload's id
+    std::vector<std::string> cells{c.workload_info && c.workload_info->measured ? case_name_md(c) : md_code(work_of(c)),
+                                   format_seconds(fc.median_s)};
     bool any = false;
     for (const auto& n : names) {
       const auto it = std::find_if(fc.phase_medians.begin(), fc.phase_medians.end(), [&](const auto& p) { return p.first == n; });
@@ -209,27 +204,34 @@ std::string attribution_section(const Analysis& analysis) {
   return section("\n### How much of the first call the phases explain, per backend\n\n", t);
 }
 
+// Each phase's source once, with the backends it is theirs (jax_jit_cpu and
+// jax_eager_cpu read the same events: one line, not two).
 std::string phase_sources(const Analysis& analysis) {
-  std::string out;
-  std::set<std::string> seen;
+  std::vector<std::pair<std::pair<std::string, std::string>, std::vector<std::string>>> found;
   for (const auto& a : analysis.cases)
-    for (const auto& [name, src] : a.first_call.phase_sources)
-      if (!src.empty() && seen.insert(a.c->c.backend + "/" + name).second)
-        out += fmt::format("- `{}` {}: {}\n", a.c->c.backend, name, md_cell(src));
+    for (const auto& [name, src] : a.first_call.phase_sources) {
+      if (src.empty()) continue;
+      const std::pair<std::string, std::string> key{name, src};
+      auto it = std::find_if(found.begin(), found.end(), [&](const auto& f) { return f.first == key; });
+      if (it == found.end()) it = found.insert(found.end(), {key, {}});
+      const auto backend = md_code(a.c->c.backend);
+      if (std::find(it->second.begin(), it->second.end(), backend) == it->second.end()) it->second.push_back(backend);
+    }
+  std::string out;
+  for (const auto& [key, backends] : found) {
+    std::string who;
+    for (const auto& b : backends) who += (who.empty() ? "" : ", ") + b;
+    out += fmt::format("- {} ({}): {}\n", key.first, who, md_cell(key.second));
+  }
   return out;
 }
 
 std::string phases_section(const Analysis& analysis) {
   const auto tables = phases_tables(analysis);
   if (tables.empty()) return "";
-  return "\n## Phases of the first call (medians)\n\nOne table per backend, its phases as columns, each measured by "
-         "the source listed below; **unattributed** is the part of the first call no phase covers (executing the "
-         "call, dispatch, and whatever the framework does not report), never folded into a phase. A run whose "
-         "phases add up to more than its first call is failed (`inconsistent_timings`). Compiles: how many "
-         "programs the first call compiled (analysis.json names them). Cross-check: a separate process compiled "
-         "the same function ahead of time (JAX `jit(f).trace().lower().compile()`), timed by jitbench; it agrees "
-         "when each of its steps is within a factor of 2 (or 5 ms) of the event-based phase.\n" +
-         tables + "\nPhase sources:\n\n" + phase_sources(analysis) + attribution_section(analysis);
+  const auto sources = phase_sources(analysis);  // none where no backend reported a phase (numpy alone)
+  return "\n## Phases of the first call (medians)\n" + tables + (sources.empty() ? "" : "\nPhase sources:\n\n" + sources) +
+         attribution_section(analysis);
 }
 
 std::string priming_cell(const CacheModeRow& row) {
@@ -259,16 +261,7 @@ std::string cache_modes_section(const Analysis& analysis) {
     cells.push_back(priming_cell(row));
     t.add(std::move(cells));
   }
-  return section(
-      "\n## Cache modes: time to first result (median)\n\n`cold_cache`: fresh process, each framework's "
-      "default cache settings, any cache it writes by default starting empty (no run may read an entry that "
-      "existed before it: `cache_not_cold`). `warm_cache`: fresh process, persistent cache on and primed by an "
-      "unmeasured run; a run is ok only when the framework's own counters show a hit and no miss for the first "
-      "call, in every cold run and the warm process, and the kernel saw a cache entry read (inotify) — else "
-      "`cache_not_used`, `cache_partially_used`, `cache_evidence_conflict` or `cache_unverified`. "
-      "`warm_process`: framework already imported with another function compiled; TTFR = setup + first call of a "
-      "new function. Writing the cache is measured in the priming run.\n\n",
-      t);
+  return section("\n## Cache modes: time to first result (median)\n\n", t);
 }
 
 // Whether both sides of a comparison have enough cold runs for an interval (the Sampling section's rule).
@@ -277,38 +270,31 @@ bool interval_supported(const CaseResult& a, const CaseResult& b) {
   return stats::median_interval_possible(n, stats::kReportConfidence);
 }
 
-std::string calls_ci(const BreakEven& be, bool interval, double k, const char* digits) {
+std::string calls_ci(const BreakEven& be, bool interval, double k) {
   if (!interval) return "";  // the section's intro says why
-  return fmt::format(" [{} – {}]", be.ci_low ? fmt::format(fmt::runtime(digits), *be.ci_low * k) : "—",
-                     be.ci_high ? fmt::format(fmt::runtime(digits), *be.ci_high * k) : "never");
+  return fmt::format(" [{} – {}]", be.ci_low ? fmt::format("{:.0f}", *be.ci_low * k) : "—",
+                     be.ci_high ? fmt::format("{:.0f}", *be.ci_high * k) : "never");
 }
 
-std::string calls_cell(const BreakEven& be, bool interval) {
-  if (be.verdict == "never") return "never (not faster warm)";
-  if (be.verdict == "immediately") return "immediately";
-  if (be.verdict == "ahead_until")
-    return fmt::format("ahead, overtaken after {:.1f}{} more calls", *be.calls, calls_ci(be, interval, 1, "{:.1f}"));
-  return fmt::format("{:.1f}{}", *be.calls, calls_ci(be, interval, 1, "{:.1f}"));
-}
+std::string calls_cell(const BreakEven& be, bool interval) { return n_star_text(be) + calls_ci(be, interval, 1); }
 
 std::string break_even_section(const Analysis& analysis) {
   Table t{{"JIT case", "Baseline", "Why this baseline", "N* (calls)"}, {}};
+  std::string leads;
   for (const auto& r : analysis.break_even) {
     std::string kind = r.baseline.kind == "same_framework" ? "same framework, same device"
+                       : r.baseline.kind == "eager_self"   ? "the same function without its JIT"
                        : r.baseline.note.empty() ? "—"  // the catalog's baseline: nothing to say
                        : md_code(r.baseline.kind) + " (" + md_cell(r.baseline.note) + ")";
     if (r.jit->environment != r.baseline.c->environment)
       kind += fmt::format(" ⚠ crosses environments ({} vs {})", r.jit->environment, r.baseline.c->environment);
-    t.add({md_code(r.jit->c.id), md_code(row_label(r.baseline.c->c)), kind,
+    t.add({case_name_md(r.jit->c), case_row_md(r.baseline.c->c), kind,
            calls_cell(r.be, interval_supported(*r.jit, *r.baseline.c))});
+    if (r.be.ahead_until_call)
+      leads += fmt::format("- {}: sooner to its first result but slower warm: no slower in all through call {:.0f}, "
+                           "then the eager function catches up\n", case_name_md(r.jit->c), *r.be.ahead_until_call);
   }
-  return section("\n## Break-even against the eager baseline\n\nN* = (TTFR_jit − TTFR_eager) / (warm_eager − "
-                 "warm_jit): the number of further calls after which the JIT has paid for itself, from the medians in "
-                 "the sections above, with its bootstrap 95% CI only where both cases have at least the cold runs the "
-                 "Sampling section's rule asks for an interval (6; analysis.json keeps every CI). The baseline is the same "
-                 "framework without its JIT on the same device when the run has it (jax_eager_*, torch_eager*, "
-                 "tensorflow_eager*; numba's is NumPy), else NumPy, and the table says which.\n\n",
-                 t);
+  return section("\n## Break-even against the eager baseline\n\n", t) + (leads.empty() ? "" : "\n" + leads);
 }
 
 std::string bytes(const nlohmann::json& v) {
@@ -322,11 +308,7 @@ std::string pairs_section(const Analysis& analysis) {
       t.add({row.pair, row.backend, std::to_string(row.n), row.dtype, md_code(v.c->c.workload),
              format_seconds(v.first_call_median_s), format_seconds(v.compile_median_s), format_seconds(v.warm_median_s),
              bytes(v.compiled_temp_bytes), kib(v.rss_growth_median_kib)});
-  return section("\n## Transform pairs\n\nEach pair runs the same computation two ways (medians). Compile = the "
-                 "framework's own trace + lower + compile events over the first call; XLA temp = the compiled "
-                 "program's temporary buffers as XLA accounts them (what remat trades against time); RSS growth = "
-                 "peak host RSS over the first call.\n\n",
-                 t);
+  return section("\n## Transform pairs\n\n", t);
 }
 
 std::string accuracy_section(const Analysis& analysis) {
@@ -335,22 +317,17 @@ std::string accuracy_section(const Analysis& analysis) {
     t.add({md_code(a.c->c.id), a.c->c.backend, std::to_string(a.c->c.n),
            a.abs_error.is_number() ? fmt::format("{:.2e}", a.abs_error.get<double>()) : "—", format_seconds(a.ttfr_median_s),
            format_seconds(a.warm_median_s)});
-  return section("\n## Accuracy against time\n\nThe absolute error a workload reports of its own answer (mc_pi: "
-                 "|π − estimate| for n samples, the same points in every backend) against the cold time to first "
-                 "result and the warm call.\n\n",
-                 t);
+  return section("\n## Accuracy against time\n\n", t);
 }
 
-// N* of a JIT case in steps: calls after the first, times the steps a call runs.
+// N* of a JIT case in steps: its calls (the first included) times the steps a call runs.
 std::string steps_cell(const LoopRow& row, const Analysis& analysis) {
   for (const auto& r : analysis.break_even) {
     if (r.jit != row.c) continue;
     const auto& be = r.be;
-    if (be.verdict == "never") return "never (not faster warm)";
-    if (be.verdict == "immediately") return "immediately";
+    if (!be.calls) return n_star_text(be);
     const double k = static_cast<double>(row.steps_per_call);
-    if (be.verdict == "ahead_until") return fmt::format("ahead until {:.0f} steps, then slower", *be.calls * k);
-    return fmt::format("{:.0f}{} vs `{}`", *be.calls * k, calls_ci(be, interval_supported(*r.jit, *r.baseline.c), k, "{:.0f}"),
+    return fmt::format("{}{} vs `{}`", n_star_text(be, k), calls_ci(be, interval_supported(*r.jit, *r.baseline.c), k),
                        r.baseline.c->c.backend);
   }
   return row.c->c.jit ? "— (no baseline in the run)" : "— (not a JIT)";
@@ -368,18 +345,12 @@ std::string loops_section(const Analysis& analysis) {
     for (const auto& k : row.costs) cells.push_back(format_seconds(k.total_s) + " · " + k.dominant);
     t.add(std::move(cells));
   }
-  return section("\n## Short loops: what a loop of N steps costs in a fresh process\n\nStart-up = the interpreter, "
-                 "the imports and building the inputs (process TTFR − first call); compile = the framework's own "
-                 "phases of the first call; a loop of N steps = start-up + first call + (⌈N / steps per call⌉ − 1) "
-                 "warm calls, from medians; the word after each total names the largest of start-up, compile and "
-                 "execution. N* = the steps after which the JIT has paid for itself against its eager baseline "
-                 "(break-even, bootstrap 95% CI).\n\n",
-                 t);
+  return section("\n## Short loops: what a loop of N steps costs in a fresh process\n\n", t);
 }
 
 std::string throughput_section(const Analysis& analysis, const EnvironmentInfo& env) {
-  return section(fmt::format("\n## Throughput against the floor and the ceiling\n\n{}\n\nCeilings: {}.\n\n",
-                             kThroughputIntro, ceilings_line(env.ceilings())),
+  return section(fmt::format("\n## Throughput against the floor and the ceiling\n\nCeilings: {}.\n\n",
+                             ceilings_line(env.ceilings())),
                  throughput_table(analysis));
 }
 
@@ -389,22 +360,12 @@ std::string memory_variance_section(const Analysis& analysis) {
           {}};
   for (const auto& a : analysis.cases) {
     if (a.c->status == Status::Warn && !a.peak_rss_max && !a.process_peak_rss_max) continue;
-    t.add({md_code(a.c->c.id), kib(a.rss_after_import_median), kib(a.compile_rss_growth_median), kib(a.peak_rss_max),
+    t.add({case_name_md(a.c->c), kib(a.rss_after_import_median), kib(a.compile_rss_growth_median), kib(a.peak_rss_max),
            kib(a.process_peak_rss_max),
            a.device_peak_bytes ? fmt::format("{:.1f} MiB", *a.device_peak_bytes / 1048576.0) : "—",
            pct(a.cv_ttfr), pct(a.cv_warm_within)});
   }
-  return section("\n## Memory and variance\n\nHost RSS after import; growth of the peak RSS over the first two calls "
-                 "(the first call's compile is the peak; the peak is read after the second call so that nothing runs "
-                 "between the two); the workload's peak RSS (the worker's high-water mark read after the measured "
-                 "calls, before the harness computes the float64 reference and verifies: — where not reported); the "
-                 "whole process's peak beside it (wait4, that harness work included; — where a process's came within "
-                 "0.5 MiB of its peak before its exec, as the copy of jitbench it was forked from, which wait4 cannot "
-                 "tell apart from the worker's); device peak where the framework reports it (the column is left out "
-                 "where none does). "
-                 "CV cold: coefficient of variation of cold TTFR across processes; CV warm: of the warm calls within "
-                 "one process.\n\n",
-                 t);
+  return section("\n## Memory and variance\n\n", t);
 }
 }  // namespace
 
@@ -468,12 +429,7 @@ std::string untested_footnote() {
 
 std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
   if (rows.empty()) return "";
-  std::string md = "\n## Releases\n\nThe same case in each environment, in the order given: medians over the "
-                   "processes, and in parentheses the ratio to the environment above, with its 95% CI where both "
-                   "have " + std::to_string(stats::min_values_for_interval(stats::kReportConfidence)) +
-                   " or more processes (Sampling) — **bold** where the Mann–Whitney test finds the step "
-                   "significant (p < " + fmt::format("{:g}", compare::kReleaseAlpha) +
-                   "), as `jitbench compare` computes it.\n";
+  std::string md = "\n## Releases\n";
   for (const auto& row : rows) {
     Table t{{"Environment", "Status"}, {}};
     for (const auto& m : row.metrics) t.columns.push_back(metric_label(m));
@@ -536,7 +492,9 @@ struct SummaryInput {
 };
 
 std::string header_md(const RunInfo& info, const std::vector<CaseResult>& cases) {
-  std::string md = fmt::format("# jitbench: suite {}\n\n", md_literal(info.suite_name));
+  std::vector<const Case*> measured;
+  for (const auto& c : cases) measured.push_back(&c.c);
+  std::string md = fmt::format("# jitbench: {}\n\n", run_title_md(info.suite_name, measured));
   md += fmt::format("Command: {}  \nSuite: {} · {} of {} cases measured  \nMachine: {}\n\n", md_literal(info.command),
                     md_literal(info.suite_source), cases.size(), info.n_planned, environment_line(info.environment));
   if (info.environment.test_gpu_on_cpu)
@@ -559,17 +517,98 @@ std::string glance_md(const SummaryInput& in) {
                          "for what they are and left out of every comparison, but for a warning about the phase "
                          "split alone, crosscheck_*: its times are measured, only their attribution to phases is "
                          "in doubt):\n\n" + failed;
-  return md + "\n**Cold TTFR** (time to first result) = import and device initialisation + building the inputs + "
-              "the first synchronized call, in a fresh process with an empty compile cache; **process TTFR** adds "
-              "the interpreter's own start-up (spawn to the worker's first line; the harness's own imports, "
-              "verification and exit are buckets of their own, in each run's `buckets`). **Warm call** = one "
-              "synchronized call once the function is compiled. Medians over the processes; beside each, n and "
-              "the distribution-free 95% interval where there are enough runs for one, else the range (Sampling).\n";
+  return md;
+}
+
+// What each section of summary.md shows, said once in its "How to read"
+// block for the sections the run has (each table then stands under its
+// heading alone): the section's heading, and the explanation.
+struct Reading {
+  const char* heading;
+  std::string text;
+};
+
+std::vector<Reading> readings() {
+  const auto least = std::to_string(stats::min_values_for_interval(stats::kReportConfidence));
+  return {
+      {"Interference", kInterferenceIntro},
+      {"Sampling", kSamplingIntro},
+      {"Verification", kVerificationIntro},
+      {"Releases",
+       "the same case in each environment, in the order given: medians over the processes, and in parentheses the "
+       "ratio to the environment above, with its 95% CI where both have " + least + " or more processes — **bold** "
+       "where the Mann–Whitney test finds the step significant (p < " + fmt::format("{:g}", compare::kReleaseAlpha) +
+       "), as `jitbench compare` computes it."},
+      {"Phases of the first call",
+       "one table per backend, its phases as columns, each measured by the source listed below it; "
+       "**unattributed** is the part of the first call no phase covers (executing the call, dispatch, and whatever "
+       "the framework does not report), never folded into a phase. A run whose phases add up to more than its first "
+       "call is failed (`inconsistent_timings`). Compiles: how many programs the first call compiled (analysis.json "
+       "names them). Cross-check: a separate process compiled the same function ahead of time (JAX "
+       "`jit(f).trace().lower().compile()`), timed by jitbench; it agrees when each of its steps is within a factor "
+       "of 2 (or 5 ms) of the event-based phase."},
+      {"Cache modes",
+       "`cold_cache`: fresh process, each framework's default cache settings, any cache it writes by default "
+       "starting empty (no run may read an entry that existed before it: `cache_not_cold`). `warm_cache`: fresh "
+       "process, persistent cache on and primed by an unmeasured run; a run is ok only when the framework's own "
+       "counters show a hit and no miss for the first call, in every cold run and the warm process, and the kernel "
+       "saw a cache entry read (inotify) — else `cache_not_used`, `cache_partially_used`, `cache_evidence_conflict` "
+       "or `cache_unverified`. `warm_process`: framework already imported with another function compiled; TTFR = "
+       "setup + first call of a new function. Writing the cache is measured in the priming run."},
+      {"Break-even",
+       std::string(kNStarMeaning) + " From the medians, with its bootstrap 95% CI only where both cases have at least "
+       + least + " cold runs (analysis.json keeps every CI). The baseline is the same framework without its JIT on "
+       "the same device when the run has it (jax_eager_*, torch_eager*, tensorflow_eager*; numba's is NumPy), else "
+       "NumPy; for `jitbench measure`, the function itself without its JIT."},
+      {"Short loops",
+       "start-up = the interpreter, the imports and building the inputs (process TTFR − first call); compile = the "
+       "framework's own phases of the first call; a loop of N steps = start-up + first call + (⌈N / steps per "
+       "call⌉ − 1) warm calls, from medians; the word after each total names the largest of start-up, compile and "
+       "execution. N* steps = N* times the steps a call runs."},
+      {"Transform pairs",
+       "each pair runs the same computation two ways (medians). Compile = the framework's own trace + lower + "
+       "compile events over the first call; XLA temp = the compiled program's temporary buffers as XLA accounts "
+       "them (what remat trades against time); RSS growth = peak host RSS over the first call."},
+      {"Accuracy against time",
+       "the absolute error a workload reports of its own answer (mc_pi: |π − estimate| for n samples, the same "
+       "points in every backend) against the cold time to first result and the warm call."},
+      {"Throughput", kThroughputIntro},
+      {"Memory and variance",
+       "host RSS after import; growth of the peak RSS over the first two calls (the first call's compile is the "
+       "peak; the peak is read after the second call so that nothing runs between the two); the workload's peak RSS "
+       "(the worker's high-water mark read after the measured calls, before the harness computes the float64 "
+       "reference and verifies: — where not reported); the whole process's peak beside it (wait4, that harness work "
+       "included; — where a process's came within 0.5 MiB of its peak before its exec, as the copy of jitbench it "
+       "was forked from, which wait4 cannot tell apart from the worker's); device peak where the framework reports it "
+       "(the column is left out where none does). CV cold: coefficient of variation of cold TTFR across processes; "
+       "CV warm: of the warm calls within one process."},
+  };
+}
+
+// "How to read": the times every table shows, then each section's explanation,
+// once, for the sections `body` has (Sampling's only where it has a table: with
+// fixed counts it is one sentence that says all).
+std::string how_to_read_md(const std::string& body, bool fixed_counts) {
+  std::string md =
+      "\n## How to read\n\n"
+      "- **Cold TTFR** (time to first result) = import and device initialisation + building the inputs + the first "
+      "synchronized call, in a fresh process with an empty compile cache; **process TTFR** adds the interpreter's "
+      "own start-up (spawn to the worker's first line; the harness's own imports, verification and exit are buckets "
+      "of their own, in each run's `buckets`). **Warm call** = one synchronized call once the function is compiled. "
+      "Medians over the processes; beside each, n and the distribution-free 95% interval where there are " +
+      std::to_string(stats::min_values_for_interval(stats::kReportConfidence)) +
+      " or more runs, else the range (calls within one process are not independent: a warm interval comes from "
+      "warm processes' medians).\n";
+  for (const auto& r : readings())
+    if (body.find(std::string("\n## ") + r.heading) != std::string::npos &&
+        !(fixed_counts && r.heading == std::string("Sampling")))
+      md += fmt::format("- **{}**: {}\n", r.heading, r.text);
+  return md;
 }
 
 std::string sampling_md(const SummaryInput& in) {
   if (!all_fixed_counts(in.cases))
-    return section(std::string("\n## Sampling\n\n") + kSamplingIntro + "\n\n", sampling_table(in.cases));
+    return section("\n## Sampling\n\n", sampling_table(in.cases));
   return "\n## Sampling\n\n" + fixed_counts_sentence(in.cases) + "\n";
 }
 
@@ -581,13 +620,14 @@ std::string verification_md(const SummaryInput& in) {
     if (r.cells[2] != "not reported") r.cells[1] += " (" + r.cells[2] + ")";
     r.cells.erase(r.cells.begin() + 2);
   }
-  return section(std::string("\n## Verification\n\n") + kVerificationIntro + "\n\n", t);
+  return section("\n## Verification\n\n", t);
 }
 
 using SummarySection = std::string (*)(const SummaryInput&);
 
 // summary.md after its first screen, in order; a section with nothing to say is "".
-// A new section is one emitter here (its text built in its own file of export/).
+// A new section is one emitter here (its text built in its own file of export/), and its explanation one
+// entry of readings().
 constexpr SummarySection kSummarySections[] = {
     [](const SummaryInput& in) { return environments_section(in.info, in.cases); },
     [](const SummaryInput& in) { return workload_sections(in.cases); },
@@ -611,9 +651,9 @@ constexpr SummarySection kSummarySections[] = {
 std::string summary_md(const RunInfo& info, const std::vector<CaseResult>& cases, const Analysis& analysis,
                        const std::vector<compare::ReleaseRow>& releases) {
   const SummaryInput in{info, cases, analysis, releases};
-  std::string md = header_md(info, cases) + glance_md(in);
-  for (const auto emit : kSummarySections) md += emit(in);
-  return md;
+  std::string body;
+  for (const auto emit : kSummarySections) body += emit(in);
+  return header_md(info, cases) + glance_md(in) + how_to_read_md(body, all_fixed_counts(cases)) + body;
 }
 
 }  // namespace jitbench

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "export/case_names.h"
 #include "report/format.h"
 
 namespace jitbench {
@@ -50,13 +51,13 @@ Table verification_table(const std::vector<CaseResult>& cases) {
     if (c.cold.empty() && c.warm.empty()) continue;  // never measured: its status says why
     const auto v = verified_runs(c);
     if (!v.first) {
-      t.add({md_code(c.c.id), "not reported", "not reported", "—", "no run gave a verdict"});
+      t.add({case_name_md(c.c), "not reported", "not reported", "—", "no run gave a verdict"});
       continue;
     }
     std::string worst = "not reported";
     if (v.worst)
       worst = fmt::format("{:.3g}{}", *v.worst, v.tolerance ? fmt::format(" (≤ {:.3g})", *v.tolerance) : "");
-    t.add({md_code(c.c.id), or_not_reported(v.first->reference, false), or_not_reported(v.first->metric, true), worst,
+    t.add({case_name_md(c.c), or_not_reported(v.first->reference, false), or_not_reported(v.first->metric, true), worst,
            fmt::format("{} of {}", v.passed, v.checked)});
   }
   return t;

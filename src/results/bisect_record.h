@@ -59,7 +59,9 @@ struct BisectResult {
   std::string first_bad, last_good;  // "" written null
   std::optional<std::string> unmeasurable;  // the end that gave no comparable measurement
   std::optional<std::vector<BisectEvidence>> evidence;  // the ends, when they decided it
-  std::optional<long> more_runs_needed;  // inconclusive ends: runs per end to add
+  std::optional<long> more_runs_needed;  // inconclusive ends: runs per end to add this round
+  std::optional<long> runs_needed_estimate;  // inconclusive ends: runs per end the estimate says would decide them
+  std::optional<bool> decidable;  // inconclusive ends: false where that is past what bisect measures (this noise)
   // The search ran: skipped, overturned and confirmation are written, and
   // skipped_between when some release between the two could not be measured.
   bool searched = false;

@@ -129,7 +129,10 @@ struct SamplingRecord {
   bool recorded = false;  // false in case files older than jitbench.case.v4
   // --target-ci: the rule; nullopt: the fixed counts of cold_runs / warm_runs.
   std::optional<stats::StoppingRule> rule;
-  int warm_min_calls = 0;  // --target-ci: calls per warm process at least (at most warm_iters)
+  int warm_min_calls = 0;  // --target-ci, calibrated calls: calls per warm process at least (at most warm_iters)
+  // Calls calibrated by time (no count fixed): a warm process stops once its
+  // calls add up to this, past warm_min_calls (config/suite.h, WarmCalibration).
+  std::optional<double> warm_min_time_s;
   // fixed_count, target_reached, max_runs, max_time, run_not_ok, interrupted, not_started
   std::string cold_stopped, warm_stopped;
 };

@@ -188,7 +188,11 @@ SamplingRecord read_sampling(const json& j) {
     rule.max_runs = sj.at("max_runs").get<int>();
     if (sj.contains("max_time_s") && sj["max_time_s"].is_number()) rule.max_time_s = sj["max_time_s"].get<double>();
     s.rule = rule;
-    if (sj.contains("warm_calls") && sj["warm_calls"].is_object()) s.warm_min_calls = sj["warm_calls"].value("min", 0);
+  }
+  if (sj.contains("warm_calls") && sj["warm_calls"].is_object()) {
+    s.warm_min_calls = sj["warm_calls"].value("min", 0);
+    if (sj["warm_calls"].contains("min_time_s") && sj["warm_calls"]["min_time_s"].is_number())
+      s.warm_min_time_s = sj["warm_calls"]["min_time_s"].get<double>();
   }
   s.cold_stopped = opt_str(sj.at("cold"), "stopped");
   s.warm_stopped = opt_str(sj.at("warm"), "stopped");

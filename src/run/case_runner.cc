@@ -85,6 +85,23 @@ std::optional<fs::path> profiler_output_in(const fs::path& dir) {
 }
 }  // namespace
 
+WarmCallsAsked warm_calls_asked(const WorkerSetup& s, WorkerKind kind) {
+  if (kind != WorkerKind::Python)  // a native floor knows neither rule: a fixed count
+    return {s.calibration ? kFixedWarmCalls : s.warm_iters, 0, std::nullopt, std::nullopt};
+  WarmCallsAsked warm{s.warm_iters, 0, std::nullopt, std::nullopt};
+  if (s.target) warm.target_pct = s.target->target_pct;
+  if (s.calibration) warm.min_time_s = s.calibration->min_time_s;
+  if (warm.target_pct || warm.min_time_s) warm.min = s.warm_calls_at_least();
+  return warm;
+}
+
+std::string warm_calls_text(const WorkerSetup& s) {
+  const auto w = warm_calls_asked(s, WorkerKind::Python);
+  if (!w.target_pct && !w.min_time_s) return fmt::format("{} calls", w.max);
+  return fmt::format("{} to {} calls{}", w.min, w.max,
+                     w.min_time_s ? fmt::format(" (at least {:g} s of them)", *w.min_time_s) : "");
+}
+
 std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMode mode, const CaseShared* shared) {
   const WorkerKind kind = c.worker();
   std::vector<std::string> argv;
@@ -94,16 +111,17 @@ std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMod
     argv = {c.env.empty() ? s.python : s.environments.at(c.env).python, "-m", "jitbench_worker", "run"};
   }
   if (const auto path = c.workload_path(); !path.empty()) argv.insert(argv.end(), {"--workload-path", path});
+  const WarmCallsAsked warm = warm_calls_asked(s, kind);
   argv.insert(argv.end(), {"--fd", std::to_string(kResultFd), "--mode", std::string(to_string(mode)), "--backend",
                            c.backend, "--workload", c.workload, "--n", std::to_string(c.n), "--dtype", c.dtype,
-                           "--warm-iters", std::to_string(s.warm_iters), "--seed", std::to_string(s.seed),
+                           "--warm-iters", std::to_string(warm.max), "--seed", std::to_string(s.seed),
                            "--cache-policy", std::string(to_string(c.cache_policy)), "--precision",
                            std::string(to_string(c.precision))});
-  // --target-ci: the Python worker ends its warm calls by the same rule (the
-  // native floors always make warm_iters calls, which the check accepts).
-  if (s.target && kind == WorkerKind::Python)
-    argv.insert(argv.end(), {"--warm-min-iters", std::to_string(s.warm_calls_at_least()), "--warm-target-ci",
-                             fmt::format("{:g}", s.target->target_pct)});
+  // --target-ci, and calls calibrated by time: the Python worker ends its warm
+  // calls by the same rules (the native floors make a fixed count).
+  if (warm.target_pct || warm.min_time_s) argv.insert(argv.end(), {"--warm-min-iters", std::to_string(warm.min)});
+  if (warm.target_pct) argv.insert(argv.end(), {"--warm-target-ci", fmt::format("{:g}", *warm.target_pct)});
+  if (warm.min_time_s) argv.insert(argv.end(), {"--warm-min-time", fmt::format("{:g}", *warm.min_time_s)});
   if (shared && kind == WorkerKind::Python) {
     // The file itself comes as a descriptor (kSharedFd); the path only names it in messages.
     argv.insert(argv.end(), {"--case-shared", shared->path.string(), "--case-shared-fd", std::to_string(kSharedFd)});
@@ -171,9 +189,7 @@ RunRecord CaseRunner::one_run(const Case& c, RunMode mode, int index, const fs::
   spec.argv = worker_argv(setup_, c, mode, shared == shared_.end() ? nullptr : &shared->second);
   SharedHandle handle = shared_for_process(c);
   spec.shared_fd = handle.fd;
-  WarmCallsAsked warm{setup_.warm_iters, 0, std::nullopt};
-  if (setup_.target && kind == WorkerKind::Python)
-    warm = {setup_.warm_iters, setup_.warm_calls_at_least(), setup_.target->target_pct};
+  const WarmCallsAsked warm = warm_calls_asked(setup_, kind);
   auto env = worker_env(setup_, c, cache_dir);
   spec.env_set = std::move(env.set);
   spec.env_unset = std::move(env.unset);
@@ -296,8 +312,8 @@ void CaseRunner::anatomy_runs(const Case& c, CaseResult& res, const fs::path& ca
 void CaseRunner::warm_runs(const Case& c, CaseResult& res, const fs::path& cache_dir, const Progress& progress) {
   if (res.warm_runs == 0) return;
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string calls = setup_.target ? fmt::format("{} to {} calls", res.sampling.warm_min_calls, setup_.warm_iters)
-                                          : fmt::format("{} calls", setup_.warm_iters);
+  const std::string calls = c.worker() == WorkerKind::Python ? warm_calls_text(setup_)
+                                                              : fmt::format("{} calls", res.warm_iters);
   for (int i = 0;; ++i) {
     const auto medians = warm_process_medians(res);
     if (auto why = stop_before(i, res.warm_runs, medians, seconds_since(t0)); !why.empty()) {
@@ -324,15 +340,18 @@ CaseResult CaseRunner::open_case(const Case& c, fs::path& cache_dir) const {
   CaseResult res;
   res.c = c;
   res.cold_runs = setup_.cold_runs;
-  res.warm_iters = setup_.warm_iters;
+  const WarmCallsAsked warm = warm_calls_asked(setup_, c.worker());
+  res.warm_iters = warm.max;
   res.warm_runs = setup_.warm_iters > 0 ? setup_.warm_runs : 0;
   res.timeout_s = setup_.timeout_s;
   res.deterministic = setup_.deterministic;
   res.seed = setup_.seed;
   res.sampling.recorded = true;
   res.sampling.rule = setup_.target;
+  res.sampling.warm_min_time_s = warm.min_time_s;
+  if (warm.min_time_s) res.sampling.warm_min_calls = warm.min;
   if (setup_.target) {  // the most each side may get: what the rule was allowed
-    res.sampling.warm_min_calls = setup_.warm_calls_at_least();
+    res.sampling.warm_min_calls = warm.min;
     res.cold_runs = setup_.target->max_runs;
     if (res.warm_runs > 0) res.warm_runs = setup_.target->max_runs;
   }

@@ -13,8 +13,10 @@
 #include <optional>
 #include <string>
 
+#include "config/suite.h"
 #include "plan/plan.h"
 #include "results/model.h"
+#include "run/protocol.h"
 #include "run/subprocess.h"
 
 namespace jitbench {
@@ -43,8 +45,14 @@ struct WorkerSetup {
   // and warm_runs unused), warm calls from warm_min_calls to warm_iters likewise.
   std::optional<stats::StoppingRule> target;
   int warm_min_calls = 10;
+  // No count fixed: warm calls until a minimum count and time (warm_iters is
+  // then the calibration's most); --target-ci's early stop still applies.
+  std::optional<WarmCalibration> calibration;
   // What the worker is asked for and the case records: never more than warm_iters.
-  int warm_calls_at_least() const { return warm_min_calls < warm_iters ? warm_min_calls : warm_iters; }
+  int warm_calls_at_least() const {
+    const int least = target ? warm_min_calls : calibration ? calibration->min_calls : warm_iters;
+    return least < warm_iters ? least : warm_iters;
+  }
   bool deterministic = false;
   std::uint64_t seed = 0;
   int anatomy_runs = 0;  // run --anatomy: processes per JIT case (mode anatomy), after the cross-check
@@ -78,6 +86,12 @@ struct SharedHandle {
 // the case's shared reference (Python workers only).
 std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMode mode,
                                      const CaseShared* shared = nullptr);
+// The warm calls a worker of this kind is asked for (and must report): fixed,
+// or from a minimum to warm_iters by --target-ci's rule and the calibration's
+// time (Python workers; a native floor makes a fixed count).
+WarmCallsAsked warm_calls_asked(const WorkerSetup& s, WorkerKind kind);
+// "30 calls", "5 to 1000 calls (at least 0.5 s of them)": the warm calls of a Python worker, in words.
+std::string warm_calls_text(const WorkerSetup& s);
 
 // Cases measured side by side (run_interleaved): their results, in the order
 // given, and the order their cold processes ran in.

@@ -31,14 +31,16 @@ struct Message {
 // One line -> a checked message, or a one-line description of what is wrong.
 std::variant<Message, std::string> parse_message(std::string_view line);
 
-// The warm calls asked of a worker: exactly `max`, or under --target-ci from
-// `min` to `max`, ending before `max` only once their 99% interval is within
-// +-target_pct % of their median (stats/sequential.h): jitbench checks that on
-// the calls reported, never on the worker's word.
+// The warm calls asked of a worker: exactly `max`, or from `min` to `max`,
+// ending before `max` only once their 99% interval is within +-target_pct %
+// of their median (--target-ci, stats/sequential.h) or once they add up to
+// min_time_s (calibrated by time where no count is fixed): jitbench checks
+// that on the calls reported, never on the worker's word.
 struct WarmCallsAsked {
   int max = 0;
   int min = 0;
   std::optional<double> target_pct;
+  std::optional<double> min_time_s;
 };
 
 // The fields of a result message that jitbench's checks need, for the run it

@@ -43,7 +43,7 @@ TEST(Protocol, AResultIsCheckedAgainstTheRunAskedFor) {
   auto warm = cold;
   warm["mode"] = "warm";
   warm["calls_s"] = {0.1, "x"};
-  EXPECT_EQ(result_violation(warm, RunMode::Warm, {2, 0, std::nullopt}), "calls_s holds something other than durations (0, or >= 1 ns)");
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, {2, 0, std::nullopt, std::nullopt}), "calls_s holds something other than durations (0, or >= 1 ns)");
   auto aot = cold;
   aot["mode"] = "aot";
   EXPECT_EQ(result_violation(aot, RunMode::Aot), "missing aot");
@@ -60,7 +60,7 @@ TEST(Protocol, WarmCallsEndEarlyOnlyWhenTheirIntervalIsTight) {
       R"({"mode":"warm","import_s":0.1,"setup_s":0.01,"first_call_s":0.2,"total_s":2,)"
       R"("verify":{"ok":true},"verify_first":{"ok":true},"first_call":{"phases":{},"phase_names":[]},)"
       R"("sync":{"pending_after_last_call":null},"precision":{"matmul":"ieee_fp32"}})");
-  const WarmCallsAsked asked{30, 10, 5.0};
+  const WarmCallsAsked asked{30, 10, 5.0, std::nullopt};
   warm["calls_s"] = std::vector<double>(10, 0.001);
   EXPECT_EQ(result_violation(warm, RunMode::Warm, asked), "");
   std::vector<double> spread;
@@ -73,7 +73,36 @@ TEST(Protocol, WarmCallsEndEarlyOnlyWhenTheirIntervalIsTight) {
   warm["calls_s"] = std::vector<double>(5, 0.001);
   EXPECT_EQ(result_violation(warm, RunMode::Warm, asked), "calls_s holds 5 calls, 10 to 30 were asked for");
   warm["calls_s"] = std::vector<double>(10, 0.001);  // fixed counts: exactly the number asked
-  EXPECT_EQ(result_violation(warm, RunMode::Warm, {30, 0, std::nullopt}), "calls_s holds 10 calls, 30 were asked for");
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, {30, 0, std::nullopt, std::nullopt}), "calls_s holds 10 calls, 30 were asked for");
+}
+
+// No count fixed: warm calls from `min` until they add up to min_time_s
+// (calibrated by time), judged on the calls reported; --target-ci's early stop
+// still applies beside it.
+TEST(Protocol, CalibratedWarmCallsEndOnlyOnceTheyTookTheMinimumTime) {
+  auto warm = nlohmann::json::parse(
+      R"({"mode":"warm","import_s":0.1,"setup_s":0.01,"first_call_s":0.2,"total_s":9,)"
+      R"("verify":{"ok":true},"verify_first":{"ok":true},"first_call":{"phases":{},"phase_names":[]},)"
+      R"("sync":{"pending_after_last_call":null},"precision":{"matmul":"ieee_fp32"}})");
+  const WarmCallsAsked asked{1000, 5, std::nullopt, 0.5};
+  warm["calls_s"] = std::vector<double>(5, 1.2);  // a slow function: its 5 calls at least, 6 s
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, asked), "");
+  warm["calls_s"] = std::vector<double>(4, 1.2);
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, asked), "calls_s holds 4 calls, 5 to 1000 were asked for");
+  warm["calls_s"] = std::vector<double>(100, 0.001);  // 0.1 s: stopped before the time
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, asked),
+            "the warm calls stopped at 100 of 1000 before they took 0.5 s (they took 0.1 s)");
+  warm["calls_s"] = std::vector<double>(500, 0.001);  // 0.5 s, summed as the worker sums them
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, asked), "");
+  warm["calls_s"] = std::vector<double>(1000, 0.0001);  // a fast function: the most asked, 0.1 s
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, asked), "");
+  const WarmCallsAsked both{1000, 10, 5.0, 0.5};  // --target-ci too: tight calls may end sooner
+  warm["calls_s"] = std::vector<double>(10, 0.001);
+  EXPECT_EQ(result_violation(warm, RunMode::Warm, both), "");
+  std::vector<double> spread;
+  for (int i = 0; i < 10; ++i) spread.push_back(0.001 * (1 + i % 5));
+  warm["calls_s"] = spread;  // neither tight nor long enough
+  EXPECT_NE(result_violation(warm, RunMode::Warm, both).find("or they took 0.5 s"), std::string::npos);
 }
 
 TEST(Protocol, SkipMustBeWarn) {

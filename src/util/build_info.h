@@ -17,4 +17,7 @@ const BuildInfo& build_info();
 // its worker, figures and .venv). Kept out of every other file's flags, so that
 // two checkouts of one commit compile alike (ccache shares their objects).
 const char* source_dir();
+// jitbench's version (python/jitbench/_version.py, the one place it is written):
+// here rather than a flag, so that a version bump recompiles one file.
+const char* jitbench_version();
 }  // namespace jitbench

@@ -17,8 +17,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--workload-path", default=None, help="Python file defining a user workload")
     run.add_argument("--n", type=int, required=True)
     run.add_argument("--dtype", choices=["f32", "f64"], required=True)
-    run.add_argument("--warm-iters", type=int, default=30, help="warm calls (at most, with --warm-target-ci)")
-    run.add_argument("--warm-min-iters", type=int, default=None, help="with --warm-target-ci: warm calls at least")
+    run.add_argument("--warm-iters", type=int, default=30,
+                     help="warm calls (at most, with --warm-target-ci or --warm-min-time)")
+    run.add_argument("--warm-min-iters", type=int, default=None,
+                     help="with --warm-target-ci or --warm-min-time: warm calls at least")
+    run.add_argument("--warm-min-time", type=float, default=None,
+                     help="end the warm calls once they add up to S seconds (calibrated by time: no count fixed)")
     run.add_argument("--warm-target-ci", type=float, default=None,
                      help="end the warm calls once their 99%% interval is within +-PCT %% of their median")
     run.add_argument("--seed", type=int, default=0)

@@ -133,12 +133,17 @@ def measure_step(adapter, fn, dev_inputs, args):
         t_end = _now()
         calls = None
     else:
-        calls, last = [], first
+        calls, last, total = [], first, 0.0
         target = getattr(args, "warm_target_ci", None)
+        min_time = getattr(args, "warm_min_time", None)
+        least = args.warm_min_iters or 0
         for _ in range(args.warm_iters):
             t0 = time.perf_counter_ns()
             last = adapter.sync(fn(*dev_inputs))
             calls.append((time.perf_counter_ns() - t0) / 1e9)
+            total += calls[-1]  # summed in order: jitbench sums the reported calls alike to check the stop
+            if min_time is not None and len(calls) >= least and total >= min_time:
+                break
             if target is not None and _worth_checking(len(calls), args.warm_min_iters) and \
                     interval_within(calls, target):
                 break

@@ -79,6 +79,29 @@ EAGER = {
     "torch": "the callable torch.compile wrapped, eager",
     "numpy": "the function itself",
 }
+# What each backend of a measured function runs, as tables name it ({fn}: the
+# user's function as they named it): the JIT as the user wrapped it, the eager
+# baseline as what it is -- numba's is the function without @njit, run on NumPy
+# arrays, neither the `numpy` backend's library code nor the `python` floor.
+JIT_WORDS = {"jax": "jax.jit", "numba": "@njit", "tensorflow": "tf.function", "torch": "torch.compile"}
+
+
+def backend_labels(framework, fn):
+    """{backend: what it runs} for TARGET's backends (the GPU pairs name their device)."""
+    out = {}
+    for backend in BACKENDS[framework]:
+        gpu = " on the GPU" if backend.endswith("_gpu") else ""
+        if framework == "numpy":
+            out[backend] = f"{fn} (no JIT)"
+        elif backend == BACKENDS[framework][0] or (gpu and backend == BACKENDS[framework][2]):
+            out[backend] = f"{fn} with {JIT_WORDS[framework]}{gpu}"
+        elif framework == "numba":
+            out[backend] = f"{fn} without @njit (Python on NumPy arrays)"
+        else:
+            out[backend] = f"{fn} without {JIT_WORDS[framework]}{gpu}"
+    return out
+
+
 # The precision model's IEEE tolerances for a computation of unknown shape: those
 # of the built-in JAX transform workloads (workloads/_nets.py), relative error.
 F32_REL_TOL = 2e-3
@@ -465,12 +488,17 @@ class Measured:
             d = self.detected()
             use_jit = jit if jit is not None else getattr(adapter, "use_jit", getattr(adapter, "compiled", True))
             fn = adapter.adopt(d.jitted) if use_jit else d.eager
-            # The adapter moves every input to the device; a Python scalar or other non-array argument (a
-            # static_argnums size, a flag) is passed to the function as the factory gave it.
-            kept = {i: x for i, x in enumerate(self.make_inputs(n, dtype, 0)) if not hasattr(x, "shape")}
+            # The adapter moves every input to the device, a dict or tuple of arrays (a pytree of parameters)
+            # included; an argument that holds no array at all (a Python scalar, a string, a flag: a
+            # static_argnums size) is passed to the function as the factory gave it.
+            kept = {i: x for i, x in enumerate(self.make_inputs(n, dtype, 0)) if not _holds_arrays(x)}
             if not kept:
                 return fn
-            return lambda *args: fn(*(kept.get(i, a) for i, a in enumerate(args)))
+            wrapper = lambda *args: fn(*(kept.get(i, a) for i, a in enumerate(args)))  # noqa: E731
+            # What the cross-check says it could not take apart (backends/jax_.py: aot_compile).
+            wrapper.jitbench_kept = {"wraps": getattr(fn, "__name__", type(fn).__name__),
+                                     "kept": {i: type(x).__name__ for i, x in kept.items()}}
+            return wrapper
 
         return build
 
@@ -539,6 +567,17 @@ class Measured:
             return v
         return {"ok": False, "metric": "user_check", "reference": what,
                 "message": f"{what} returned a {type(got).__name__}: it must return a bool or a dict with 'ok'"}
+
+
+def _holds_arrays(x) -> bool:
+    """Whether an argument is an array, or a dict/list/tuple with one somewhere inside."""
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        return True
+    if isinstance(x, dict):
+        return any(_holds_arrays(v) for v in x.values())
+    if isinstance(x, (list, tuple)):
+        return any(_holds_arrays(v) for v in x)
+    return False
 
 
 def _changed(inputs, pristine) -> bool:
@@ -626,9 +665,14 @@ def plan(target, inputs=None, check=None, name=None, keep=None):
     name = name or default_name(target)
     _check_name(name)
     backends = list(BACKENDS[detected.framework])
+    function = attr.rpartition(".")[2]
+    source = os.path.basename(where) if is_file(where) else where
     catalog = {"summary": f"jitbench measure {spec['target']} ({detected.framework}"
                           f"{'' if detected.jitted is not None else ', no JIT'})",
-               "backends": backends, "sizes": [1], "dtypes": [dtype]}
+               "backends": backends, "sizes": [1], "dtypes": [dtype],
+               # What the user reads: their function's own name, wherever the workload's id had to differ.
+               "measured": {"function": function, "source": source,
+                            "labels": backend_labels(detected.framework, function)}}
     found = provenance(module, where)
     spec["provenance"] = found  # kept in the workload file (under the run's inputs/): checked where it runs again
     if not is_file(where) and not found["version"] and not found["commit"] and getattr(module, "__file__", None):

@@ -14,6 +14,7 @@
 #include "commands/common/common.h"
 #include "compare/anatomy_delta.h"
 #include "compare/compare.h"
+#include "compare/runs_needed.h"
 #include "config/environments.h"
 #include "compare/significance.h"
 #include "export/anatomy_delta_text.h"
@@ -103,22 +104,46 @@ std::vector<std::string> run_args(const RunOptions& o) {
   return a;
 }
 
+// What every step runs: `jitbench run` of the selection, or with a TARGET
+// `jitbench measure` of the user's function (its file paths made absolute,
+// so that a step finds them wherever it runs).
+std::vector<std::string> step_command(const BisectOptions& o) {
+  if (o.target.empty()) return {"/proc/self/exe", "run"};
+  const auto absolute = [](const std::string& spec) {
+    const auto colon = spec.rfind(':');
+    if (colon == std::string::npos) return spec;
+    const auto where = spec.substr(0, colon);
+    const bool file = where.ends_with(".py") || where.find('/') != std::string::npos;
+    return file ? fs::absolute(where).string() + spec.substr(colon) : spec;
+  };
+  std::vector<std::string> argv = {"/proc/self/exe", "measure", absolute(o.target)};
+  for (const auto& [flag, value] : {std::pair{"--inputs", o.inputs}, {"--check", o.check}, {"--name", o.name}})
+    if (!value.empty()) argv.insert(argv.end(), {flag, flag == std::string("--name") ? value : absolute(value)});
+  return argv;
+}
+
 enum class Verdict { Regression, Clear, Inconclusive };
 struct Judgement {
   Verdict verdict;
-  long more_runs;  // inconclusive: runs per side to add to decide the least decided case (estimated)
+  long more_runs;  // inconclusive: runs per side to add to decide the least decided case (compare/runs_needed.h)
   long runs = 0;   // the fewest samples per side of a compared case
+  bool decidable = true;  // false: some undecided case would take more than kMaxRunsPerSide runs a side
+  long estimate = 0;      // the runs per side the least decided case would take, by the estimate
 };
 
-// Runs per side that would narrow the case's 95% interval of the log ratio
-// (width ~ 1/sqrt(n)) until it clears the limit on the side its ratio lies:
-// at least one more, at most 1000.
-long more_runs_needed(const compare::MetricRow& row, std::size_t n, double limit) {
-  if (!(row.lo > 0) || !(row.hi > 0) || !(row.ratio > 0) || n == 0 || !row.testable) return static_cast<long>(std::max<std::size_t>(n, 3));
-  const double half = (std::log(row.hi) - std::log(row.lo)) / 2, gap = std::abs(std::log(row.ratio) - std::log(limit));
-  if (gap <= 0) return 1000;
-  const double need = std::ceil(static_cast<double>(n) * (half / gap) * (half / gap));
-  return static_cast<long>(std::clamp(need - static_cast<double>(n), 1.0, 1000.0));
+// The least decided case's runs: the most asked for, and undecidable above all.
+void note_runs_needed(Judgement& j, const compare::RunsNeeded& r) {
+  if (!r.decidable) j.decidable = false;
+  j.more_runs = std::max(j.more_runs, r.more);
+  j.estimate = std::max(j.estimate, r.estimate);
+}
+
+// What would decide a step this noise cannot: said where bisect gives up on
+// one. (Instruction counts, a metric the load cannot move, belong here once
+// jitbench counts them.)
+std::string what_would_decide() {
+  return "a quieter machine (`jitbench doctor` says what disturbs this one), or a --threshold further from the "
+         "step's size";
 }
 
 class Bisection {
@@ -156,7 +181,7 @@ class Bisection {
   // interleaved (run's groups: a drift of the machine lands on both); one step
   // per release, all of them pointing at that run. Their samples, in order.
   std::vector<StepSamples> measure_side_by_side(const std::vector<std::pair<std::string, std::string>>& releases) {
-    std::vector<std::string> names, argv = {"/proc/self/exe", "run"};
+    std::vector<std::string> names, argv = step_command(o_);
     std::string dir_name;
     const auto sel = run_args(o_.selection);
     argv.insert(argv.end(), sel.begin(), sel.end());
@@ -188,10 +213,26 @@ class Bisection {
     const bool ran = p.kind == ExitKind::Exited && (p.exit_code == 0 || p.exit_code == 2);
     auto loaded = ran ? read_run(dir) : std::variant<LoadedRun, std::string>(std::string("not run"));
     const auto* run = std::get_if<LoadedRun>(&loaded);
+    if (run) check_same_target(*run);
     std::vector<StepSamples> out;
     for (std::size_t k = 0; k < releases.size(); ++k)
       out.push_back(record_step(releases[k], names[k], fs::relative(dir, out_.root()).string(), p.exit_code, run));
     return out;
+  }
+
+  // bisect TARGET: every step measures the code the first one did. Each step
+  // keeps its own copies of the user's files, as `measure` keeps them
+  // (inputs/targets/, with their sha256): a file changed halfway would make
+  // the steps measure two programs, so the bisection stops, saying so.
+  void check_same_target(const LoadedRun& run) {
+    for (const auto& in : run.index.inputs) {
+      if (in.kind != "target") continue;
+      const auto [it, first] = target_sha_.emplace(in.source, in.sha256);
+      if (!first && it->second != in.sha256)
+        throw UserError(fmt::format("bisect {}: {} changed while the bisection measured it (its sha256 differs from "
+                                    "the first step's, in {}): keep it as it is, and run bisect again",
+                                    o_.target, in.source, run.dir.string()));
+    }
   }
 
   // The case results of one release in a run (those of its environment): its
@@ -248,13 +289,13 @@ class Bisection {
       else if (!clear && j.verdict == Verdict::Clear) j.verdict = Verdict::Inconclusive;
       const auto n = std::min(g->second.size(), xs.size());
       j.runs = j.runs ? std::min<long>(j.runs, static_cast<long>(n)) : static_cast<long>(n);
-      if (!worse && !clear) j.more_runs = std::max(j.more_runs, more_runs_needed(*row, n, limit));
+      if (!worse && !clear) note_runs_needed(j, compare::runs_needed(g->second, xs, limit, o_.alpha));
       evidence.push_back({key, row->new_median, row->base_median, row->ratio, row->lo, row->hi, row->p,
                           row->testable, worse, decision});
     }
     // Nothing compared, or a case of the reference not measured here: nothing is clear.
     if (j.verdict == Verdict::Clear && (compared == 0 || compared < ref.size()))
-      j = {Verdict::Inconclusive, std::max<long>(j.more_runs, 1), j.runs};
+      j = {Verdict::Inconclusive, std::max<long>(j.more_runs, 1), j.runs, j.decidable, j.estimate};
     return j;
   }
 
@@ -322,6 +363,7 @@ class Bisection {
   const std::vector<GitCommit>& commits_;
   PosixLauncher launcher_;
   std::map<std::string, int> runs_;
+  std::map<std::string, std::string> target_sha_;  // bisect TARGET: the user's files' sha256, as the first step kept them
   std::map<std::string, std::string> subjects_;  // --git: each candidate's subject
   std::vector<BisectStep> steps_;
   // bisect --anatomy: each candidate's anatomy processes per case (id without its environment).
@@ -362,6 +404,24 @@ void write_result(const OutDir& out, const BisectOptions& o, const std::vector<s
 }  // namespace
 
 namespace {
+// How many runs would decide undecided ends (compare/runs_needed.h; one
+// sample per cold process, or per warm process for the warm metric), or that
+// none would at this noise.
+std::string runs_advice(const BisectOptions& o, const Judgement& j) {
+  if (!j.decidable)
+    return fmt::format("it cannot be decided at this noise: the estimate is {} runs per end, past the {} bisect "
+                       "measures; what would decide it: {}",
+                       j.estimate > 0 ? fmt::format("{}", j.estimate) : std::string("more"), compare::kMaxRunsPerSide,
+                       what_would_decide());
+  const long total = j.runs + j.more_runs;
+  const bool capped = j.estimate > total;
+  return fmt::format("about {} more runs per end needed, {} in all ({} {}; {})", j.more_runs, total,
+                     o.metric == "warm" ? "--warm-runs" : "--cold-runs", total,
+                     capped ? fmt::format("the estimate is {} per end, asked for in rounds of at most {}x the runs so "
+                                          "far since it is itself uncertain", j.estimate, compare::kMaxGrowth)
+                            : std::string("80% likely to decide it if the ratio is the one measured"));
+}
+
 // The ends when they do not show a regression: "no regression" only when every
 // case is within the threshold with confidence, else "inconclusive" with the
 // runs it would take. 0 with the result written, or -1 when the search goes on.
@@ -375,7 +435,9 @@ int decide_ends(Bisection& b, const BisectOptions& o, const OutDir& out, const s
   BisectResult result;
   result.status = clear ? "no_regression" : "inconclusive";
   result.evidence = evidence;
-  if (!clear) result.more_runs_needed = j.more_runs;
+  if (!clear && j.decidable) result.more_runs_needed = j.more_runs;
+  if (!clear && j.estimate > 0) result.runs_needed_estimate = j.estimate;
+  if (!clear) result.decidable = j.decidable;
   write_result(out, o, cands, b, result);
   const bool git = !o.git.empty();  // commits named by id and subject, releases by version
   if (clear)
@@ -384,12 +446,10 @@ int decide_ends(Bisection& b, const BisectOptions& o, const OutDir& out, const s
         git ? fmt::format("{} to {}", b.label(cands.front()), b.label(cands.back()))
             : fmt::format("{} {} to {}", o.package, o.good, o.bad),
         o.threshold_pct, (out.root() / "bisect.json").string());
-  else  // one sample per cold process, or per warm process for the warm metric
+  else
     say(stdout, "jitbench bisect: inconclusive: {} against {} neither shows nor rules out a regression of {} beyond "
-                "{:g}%; about {} more runs per end needed, {} in all ({} {}; {})\n", b.label(cands.back()),
-        git ? b.label(cands.front()) : o.good,
-        o.metric, o.threshold_pct, j.more_runs, j.runs + j.more_runs, o.metric == "warm" ? "--warm-runs" : "--cold-runs",
-        j.runs + j.more_runs, (out.root() / "bisect.json").string());
+                "{:g}%; {} ({})\n", b.label(cands.back()), git ? b.label(cands.front()) : o.good, o.metric,
+        o.threshold_pct, runs_advice(o, j), (out.root() / "bisect.json").string());
   return 0;
 }
 

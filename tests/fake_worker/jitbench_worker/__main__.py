@@ -19,8 +19,8 @@ when that variable reaches it), deep (a result line nested 70,000 deep),
 tiny_calls (warm calls of 5e-324 s), harness (stamps its life and reports
 the harness's buckets honestly, after 50 ms of "loading its modules"),
 lie_harness (the same, claiming its harness import took no time), swallow_harness (the same, reporting
-its harness import's time as verification: the buckets still add up, their marks do not), early_stop (under --warm-target-ci, ends
-its warm calls at the least asked whether their interval is tight or not), chatty (writes to its log for
+its harness import's time as verification: the buckets still add up, their marks do not), early_stop (under --warm-target-ci or
+--warm-min-time, ends its warm calls at the least asked whether their interval is tight, or their time long enough, or not), chatty (writes to its log for
 FAKE_WORKER_SLEEP seconds, its pid to FAKE_WORKER_PIDFILE), and the hazards
 of issue 13: slow (sleeps
 FAKE_WORKER_SLEEP seconds, default 3), fork_linger / fork_setsid (leaves a
@@ -137,11 +137,17 @@ def _warm_calls(args, mode, jitter):
     a known spread); under --warm-target-ci ended by the rule (early_stop: at the
     least asked, tight or not)."""
     unit = 1.0 if args.warm_iters <= 1000 else 1e-3  # millions of calls (a large case file) in a second
-    calls = []
+    calls, total = [], 0.0
     for i in range(args.warm_iters):
         calls.append(0.001 * random.lognormvariate(0, jitter) if jitter else [0.001, 0.0011, 0.0009][i % 3] * unit)
+        total += calls[-1]
+        ruled = args.warm_target_ci is not None or args.warm_min_time is not None
+        if ruled and len(calls) >= args.warm_min_iters and mode == "early_stop":
+            break
+        if args.warm_min_time is not None and len(calls) >= args.warm_min_iters and total >= args.warm_min_time:
+            break
         if args.warm_target_ci is not None and len(calls) >= args.warm_min_iters and \
-                (mode == "early_stop" or _tight(calls, args.warm_target_ci)):
+                _tight(calls, args.warm_target_ci):
             break
     return calls
 
@@ -227,6 +233,7 @@ def main():
     p.add_argument("--warm-iters", type=int, default=3)
     p.add_argument("--warm-min-iters", type=int, default=0)
     p.add_argument("--warm-target-ci", type=float, default=None)
+    p.add_argument("--warm-min-time", type=float, default=None)
     p.add_argument("--dtype", default="f32")
     p.add_argument("--workload-path", default=None)
     p.add_argument("--workload", default="")

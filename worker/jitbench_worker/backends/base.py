@@ -6,11 +6,12 @@ import time
 
 
 # The frameworks plain scripts/setup.sh leaves out (none is in the default
-# suite), and how to ask for them: said in the warn case's detail.
+# suite), and how to ask for them, pip installation or source tree: said in
+# the warn case's detail.
 INSTALL_HINTS = {
-    "tensorflow": "scripts/setup.sh --with-tensorflow installs it",
-    "torch": "scripts/setup.sh --with-torch installs it",
-    "triton": "scripts/setup.sh --with-torch installs it",
+    "tensorflow": "pip install tensorflow-cpu installs it (in a source tree: scripts/setup.sh --with-tensorflow)",
+    "torch": "pip install torch installs it (in a source tree: scripts/setup.sh --with-torch)",
+    "triton": "pip install torch installs it with Triton (in a source tree: scripts/setup.sh --with-torch)",
 }
 
 

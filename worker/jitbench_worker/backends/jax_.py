@@ -178,9 +178,15 @@ class JaxAdapter(Adapter):
 
     def aot_compile(self, fn, inputs, clock):
         """jax.jit's stages: .trace, .lower, .compile, each read on clock()."""
+        kept = getattr(fn, "jitbench_kept", None)
+        if kept:  # jitbench measure: a jitted function called with arguments passed as given
+            args = ", ".join(f"argument {i} ({what})" for i, what in sorted(kept["kept"].items()))
+            raise Unsupported(f"the call is the jitted function {kept['wraps']} with {args} passed as given on "
+                              "every call (no array in it), which its ahead-of-time path would need as static "
+                              "arguments: its phases come from JAX's own events only, not cross-checked")
         if not hasattr(fn, "trace"):
-            raise Unsupported("the call is not one jitted JAX function, so it has no ahead-of-time path to "
-                              "cross-check")
+            raise Unsupported(f"the call is a {type(fn).__name__}, not a jax.jit function (it has no .trace), so "
+                              "it has no ahead-of-time path to cross-check")
         t0 = clock()
         traced = fn.trace(*inputs)
         t1 = clock()

@@ -42,6 +42,11 @@ class Workload:
     sizes: Optional[Tuple[int, ...]] = None
     dtypes: Optional[Tuple[str, ...]] = None
     backends: Optional[Tuple[str, ...]] = None
+    # `jitbench measure`'s workload: the user's function as they named it, where
+    # it comes from, and what each backend runs ({"function": "sgd_step", "source":
+    # "mlp.py", "labels": {"jax_jit_cpu": "sgd_step with jax.jit", ...}}): what
+    # summary.md and the report show in place of the workload's id.
+    measured: Optional[dict] = None
 
 
 _REGISTRY = {
@@ -112,7 +117,18 @@ def record_json(name: str, w: Workload, path: str = ""):
     for key in ("sizes", "dtypes", "backends"):  # a user file's plan, when its CATALOG gives one
         if getattr(w, key) is not None:
             out[key] = list(getattr(w, key))
+    if w.measured is not None:
+        out["measured"] = _measured_record(w.measured)
     return out
+
+
+def _measured_record(m):
+    """CATALOG's measured, checked: what tables show must be text."""
+    if not isinstance(m, dict) or not isinstance(m.get("function"), str) or not isinstance(m.get("source"), str) \
+            or not isinstance(m.get("labels", {}), dict) \
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in m.get("labels", {}).items()):
+        raise ValueError("CATALOG measured must be {'function': str, 'source': str, 'labels': {backend: str}}")
+    return {"function": m["function"], "source": m["source"], "labels": dict(m.get("labels", {}))}
 
 
 def catalog():

@@ -2,6 +2,8 @@ import json
 import pathlib
 import sys
 
+from . import missing
+
 
 def main(argv):
     if len(argv) != 2:
@@ -18,7 +20,7 @@ def main(argv):
     try:
         from . import figures
     except ImportError as exc:  # jitbench reads this line from the log
-        raise SystemExit(f"missing_dependency: matplotlib ({exc}); run scripts/setup.sh") from exc
+        raise SystemExit(missing("matplotlib", exc)) from exc
     drawn = {key: draw(data) for key, draw in figures.FIGURES.items()}  # a run's report (jitbench report)
     for key, svg in drawn.items():
         if svg:

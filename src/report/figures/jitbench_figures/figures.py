@@ -41,7 +41,51 @@ def _warn_label(name, warn):
     return f"\u26a0 {name} (warn: {warn})" if warn else name
 
 
+def _label_every_axis(fig):
+    """A log axis spanning less than a decade shows no major tick, and its minor
+    ticks are unlabelled: such an axis gets its minor ticks labelled in the
+    major ticks' units, so that no axis is drawn without numbers."""
+    fig.draw_without_rendering()  # the ticks and their labels as the axes' limits place them
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        for axis, lim in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+            if axis.get_scale() != "log":
+                continue  # a linear axis always has labelled major ticks
+            lo, hi = sorted(lim)
+            shown = [t for t, loc in zip(axis.get_ticklabels(), axis.get_majorticklocs())
+                     if t.get_text() and lo <= loc <= hi]
+            if len(shown) < 2 and isinstance(axis.get_major_formatter(), EngFormatter):
+                axis.set_minor_formatter(EngFormatter(unit=axis.get_major_formatter().unit, places=None,
+                                                      sep=axis.get_major_formatter().sep))
+
+
+def _declutter(fig):
+    """No two tick labels of an axis overlap: where they would ("9 ms10 ms"),
+    the later one (minor after major, then left to right) is not drawn."""
+    fig.draw_without_rendering()
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        for axis in (ax.xaxis, ax.yaxis):
+            kept = []
+            ticks = [t for t in axis.get_major_ticks() + axis.get_minor_ticks()]
+            for tick in ticks:
+                for label in (tick.label1, tick.label2):
+                    if not label.get_visible() or not label.get_text():
+                        continue
+                    box = label.get_window_extent().expanded(1.05, 1.0)
+                    if not ax.get_window_extent().expanded(1.5, 1.5).overlaps(box):
+                        continue  # off the axes: matplotlib draws it nowhere
+                    if any(box.overlaps(k) for k in kept):
+                        label.set_visible(False)
+                    else:
+                        kept.append(box)
+
+
 def _svg(fig):
+    _label_every_axis(fig)
+    _declutter(fig)
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
@@ -136,39 +180,37 @@ def break_even(data):
     return _svg(fig)
 
 
+def _n_star_label(b):
+    """N* as summary.md says it: a whole number of calls, or never."""
+    if b["verdict"] == "calls" and b.get("calls"):
+        return f"N* = {b['calls']:.0f}"
+    ahead = b.get("ahead_until_call")
+    return "N* = never" + (f" (no slower through call {ahead:.0f}, then eager catches up)" if ahead else "")
+
+
 def _break_even_panel(ax, title, bs, color):
     finite = [b["calls"] for b in bs if b["verdict"] == "calls" and b["calls"]]
     x_max = min(max([10 * n for n in finite] + [100]), 1e7)
-    ns = [10 ** (i * math.log10(x_max) / 100) for i in range(101)]  # 1 ... x_max
+    ns = [10 ** (i * math.log10(x_max) / 100) for i in range(101)]  # 1 ... x_max calls
     eager_drawn = set()
     for b in bs:
         jb, eb = b["jit"], b["eager"]
         if eb not in eager_drawn:
             eager_drawn.add(eb)
-            ax.plot(ns, [b["ttfr_eager_s"] + n * b["warm_eager_s"] for n in ns], color=color[eb],
+            ax.plot(ns, [b["ttfr_eager_s"] + (n - 1) * b["warm_eager_s"] for n in ns], color=color[eb],
                     linestyle="--", label=f"{eb} (eager)")
-        label = jb
         n_star = b["calls"] if b["verdict"] == "calls" else None
-        if b["verdict"] == "never":
-            label += " (never)"
-        elif b["verdict"] == "immediately":
-            label += " (from the first call)"
-        elif b["verdict"] == "ahead_until":
-            label += f" (ahead until {b['calls']:.3g} calls, then slower)"
-        elif n_star is not None and n_star > x_max:
-            label += f" (N*={n_star:.3g}, off the axis)"
-        elif n_star is not None:
-            label += f" (N*={n_star:.3g})"
-        ax.plot(ns, [b["ttfr_jit_s"] + n * b["warm_jit_s"] for n in ns], color=color[jb], label=label)
+        label = f"{jb} ({_n_star_label(b)}{', off the axis' if n_star is not None and n_star > x_max else ''})"
+        ax.plot(ns, [b["ttfr_jit_s"] + (n - 1) * b["warm_jit_s"] for n in ns], color=color[jb], label=label)
         if n_star is not None and 1 <= n_star <= x_max:
-            ax.plot([n_star], [b["ttfr_jit_s"] + n_star * b["warm_jit_s"]], marker="o", color=color[jb],
+            ax.plot([n_star], [b["ttfr_jit_s"] + (n_star - 1) * b["warm_jit_s"]], marker="o", color=color[jb],
                     markeredgecolor="black")
     ax.set_xscale("log")
     ax.set_yscale("log")
     _units(ax.xaxis, "")
     _units(ax.yaxis)
     ax.set_title(title, fontsize=9, loc="left")
-    ax.set_xlabel("calls after the first", fontsize=8)
+    ax.set_xlabel("calls, the first included", fontsize=8)
     ax.set_ylabel("total time", fontsize=8)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
 
@@ -261,12 +303,19 @@ def _release_label(metric):
     return metric.removeprefix("phase_").removesuffix("_s") + " (phase)"
 
 
+def _has_data(row, key):
+    """A metric with a measured value in some environment (a phase no release reported, such as cache_load
+    in a run without a warm cache, has none): a panel without one is left out."""
+    return any(p and p.get("median") for p in row["metrics"].get(key) or [])
+
+
 def releases(data):
-    """A block per case, a panel per metric (every phase included), four to a row."""
+    """A block per case, a panel per metric with data (every phase included), four to a row."""
     rows = data.get("releases", [])
-    if not rows:
+    blocks = [(row, [m for m in row.get("metric_order") or list(row["metrics"]) if _has_data(row, m)]) for row in rows]
+    blocks = [(row, metrics) for row, metrics in blocks if metrics]
+    if not blocks:
         return None
-    blocks = [(row, row.get("metric_order") or list(row["metrics"])) for row in rows]
     heights = [math.ceil(len(m) / RELEASE_COLS) for _, m in blocks]
     fig, axes = plt.subplots(sum(heights), RELEASE_COLS, figsize=(11, 2.4 * sum(heights) + 0.4), squeeze=False)
     top = 0

@@ -11,11 +11,13 @@ import json
 import pathlib
 import re
 
+from . import missing
+
 try:
     import jinja2
     from markupsafe import Markup, escape
 except ImportError as exc:  # jitbench reads this line from the log
-    raise SystemExit(f"missing_dependency: jinja2 ({exc}); run scripts/setup.sh") from exc
+    raise SystemExit(missing("jinja2", exc)) from exc
 
 HERE = pathlib.Path(__file__).parent
 CHART_LIBRARY = "dygraph.min.js"  # assets/ name of dygraphs' bundled JavaScript
@@ -161,4 +163,4 @@ def chart_library():
     try:
         return (importlib.resources.files("dygraphs") / "assets" / "dygraph-combined.js").read_text(encoding="utf-8")
     except (ImportError, FileNotFoundError) as exc:
-        raise SystemExit(f"missing_dependency: dygraphs ({exc}); run scripts/setup.sh") from exc
+        raise SystemExit(missing("dygraphs", exc)) from exc
