@@ -527,7 +527,7 @@ def test_another_threads_items_and_what_lies_outside_the_phases_are_shown(jitben
     res = _anatomy_run(jitbench, "--anatomy-runs", "2", env=fake_env(numba="pool_anatomy"))
     assert res.rc == 0, res.stderr
     case = res.case("numba_matmul_8_f32")
-    validate(case, "jitbench.case.v6")
+    validate(case, "jitbench.case.v7")
     s = case["anatomy"]["summary"]
     kernels = next(n for n in s["nodes"] if n["path"] == ["compile", "pass_a", "kernels"])
     assert kernels["thread"] == "fake-pool" and kernels["median_s"] == pytest.approx(0.000025)
