@@ -2,6 +2,7 @@
 
 #include "config/catalog.h"
 #include "export/anatomy_json.h"
+#include "export/counts_json.h"
 #include "export/json_util.h"
 #include "results/crosscheck.h"
 #include "export/schema.h"
@@ -141,7 +142,8 @@ json run_json(const RunRecord& r) {
                          {"modified", seen.modified},         {"removed", seen.removed}};
   auto b = phase_breakdown(r);
   j["first_call_breakdown"] = b ? breakdown_json(*b) : json(nullptr);
-  if (r.mode == RunMode::Cold || r.mode == RunMode::Anatomy) j["second_call_s"] = number_or_null(r.second_call_s);
+  if (r.mode == RunMode::Cold || r.mode == RunMode::Anatomy || r.mode == RunMode::Count)
+    j["second_call_s"] = number_or_null(r.second_call_s);
   if (r.buckets) {
     const auto& h = *r.buckets;
     j["buckets"] = {{"interpreter_start_s", h.interpreter_start_s}, {"harness_import_s", h.harness_import_s},
@@ -151,6 +153,7 @@ json run_json(const RunRecord& r) {
   }
   if (r.mode == RunMode::Warm) j["calls_s"] = r.calls_s;
   j["worker"] = r.worker.raw;
+  if (r.counts) j["counts"] = run_counts_json(*r.counts);
   return j;
 }
 
@@ -167,7 +170,7 @@ json case_json(const CaseResult& r) {
   json cache = {{"policy", to_string(r.c.cache_policy)}, {"dir", text_or_null(r.cache_dir)}};
   if (report && report->raw.contains("cache")) cache["settings"] = report->raw["cache"];
 
-  return {{"schema_version", kCaseSchema},
+  json doc = {{"schema_version", kCaseSchema},
           {"case", r.c.id},
           {"status", to_string(r.status)},
           {"reason", text_or_null(to_string(r.reason))},
@@ -190,6 +193,9 @@ json case_json(const CaseResult& r) {
           {"cold", {{"runs", cold_runs}, {"summary", cold_summary}}},
           {"warm", warm_json(r)},
           {"sampling", sampling_json(r)}};
+  // run --count instructions: an optional addition (absent when not asked).
+  if (r.count) doc["counts"] = counts_json(r);
+  return doc;
 }
 
 std::vector<std::string> case_json_problems(const CaseResult& r) {
