@@ -414,6 +414,22 @@ void add_publishing(CLI::App& app, PublishingCommands& p) {
   add_signing(app, p);
 }
 
+// bisect --metric: a time bisect knows, or a counted phase's instructions ("" when it is one).
+std::string bisect_metric_problem(std::string& v) {
+  static const std::vector<std::string> kTimes = {"import", "first_call", "compile", "ttfr", "process_ttfr", "warm"};
+  static const std::vector<std::string> kPhases = {"import", "setup", "first_call", "ttfr", "second_call", "warm_call"};
+  if (std::find(kTimes.begin(), kTimes.end(), v) != kTimes.end()) return "";
+  const std::string prefix = "instructions_";
+  if (v.starts_with(prefix)) {
+    const auto phase = v.substr(prefix.size());
+    if (std::find(kPhases.begin(), kPhases.end(), phase) != kPhases.end() ||
+        (phase.starts_with("first_call.") && phase.size() > 11))
+      return "";
+  }
+  return fmt::format("'{}' is not a metric bisect knows (import, first_call, compile, ttfr, process_ttfr, warm, "
+                     "instructions_<phase>)", v);
+}
+
 CLI::App* add_bisect(CLI::App& app, BisectOptions& b, CliSelectionText& text) {
   auto* cmd = app.add_subcommand("bisect", "find the release of a package (or the commit of a repository) that made "
                                            "a metric worse");
@@ -433,24 +449,7 @@ CLI::App* add_bisect(CLI::App& app, BisectOptions& b, CliSelectionText& text) {
                   "import, first_call, compile, ttfr, process_ttfr, warm, or a phase's instruction count: "
                   "instructions_import, _setup, _first_call, _ttfr, _second_call, _warm_call or _first_call.<stage> "
                   "(counted with --count instructions; default ttfr)")
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            static const std::vector<std::string> kTimes = {"import", "first_call", "compile", "ttfr", "process_ttfr",
-                                                            "warm"};
-            static const std::vector<std::string> kPhases = {"import", "setup", "first_call", "ttfr", "second_call",
-                                                             "warm_call"};
-            if (std::find(kTimes.begin(), kTimes.end(), v) != kTimes.end()) return std::string();
-            const std::string prefix = "instructions_";
-            if (v.starts_with(prefix)) {
-              const auto phase = v.substr(prefix.size());
-              if (std::find(kPhases.begin(), kPhases.end(), phase) != kPhases.end() ||
-                  (phase.starts_with("first_call.") && phase.size() > 11))
-                return std::string();
-            }
-            return fmt::format("'{}' is not a metric bisect knows (import, first_call, compile, ttfr, process_ttfr, "
-                               "warm, instructions_<phase>)", v);
-          },
-          "METRIC"));
+      ->check(CLI::Validator(bisect_metric_problem, "METRIC"));
   cmd->add_option("--threshold", b.threshold_pct, "a regression is more than PCT percent, with confidence (default 10)")
       ->check(finite_number(0, 1e6, true));
   cmd->add_option("--alpha", b.alpha, "significance level of the Mann-Whitney U test (default 0.05)")

@@ -39,14 +39,19 @@ namespace {
 // Per case (id without its environment), one sample per process of the metric.
 using StepSamples = std::map<std::string, std::vector<double>>;
 
-// import, first_call, ttfr and warm are compare's samples (compare::metric_samples);
-// process_ttfr and compile (every measured phase of the first call) are bisect's own.
+// import, first_call, ttfr, warm and instructions_<phase> are compare's samples
+// (compare::metric_samples); process_ttfr and compile (every measured phase of
+// the first call) are bisect's own.
 std::vector<double> samples_of(const CaseResult& c, const std::string& metric) {
   static const std::map<std::string, std::string> kCompared = {
       {"import", "cold_import_s"}, {"first_call", "cold_first_call_s"}, {"ttfr", "cold_ttfr_s"}, {"warm", "warm_call_s"}};
   if (const auto it = kCompared.find(metric); it != kCompared.end()) {
     auto samples = compare::metric_samples(c);
     return std::move(samples[it->second]);
+  }
+  if (compare::metric_info(metric).kind == compare::MetricKind::Instructions) {
+    auto samples = compare::metric_samples(c);
+    return std::move(samples[metric]);
   }
   std::vector<double> out;
   for (const auto& r : c.cold) {
@@ -64,9 +69,10 @@ std::vector<double> samples_of(const CaseResult& c, const std::string& metric) {
 // table meeting an older release's events) fails the case without making its
 // measured runs untrue, so it must not change the bisection's answer.
 bool measured_runs_comparable(const CaseResult& c) {
-  if (c.anatomy.empty()) return timings_comparable(c);
+  if (c.anatomy.empty() && c.counted.empty()) return timings_comparable(c);
   CaseResult measured = c;
   measured.anatomy.clear();
+  measured.counted.clear();  // a counting process that failed leaves the others' counts, and the times, to judge
   settle_status(measured);
   return timings_comparable(measured);
 }
@@ -100,6 +106,9 @@ std::vector<std::string> run_args(const RunOptions& o) {
   for (const auto& f : o.find_links) a.insert(a.end(), {"--find-links", fs::absolute(f).string()});
   if (o.no_index) a.push_back("--no-index");
   if (!o.affinity.empty()) a.insert(a.end(), {"--affinity", cpu_list_text(o.affinity)});
+  if (o.count) a.insert(a.end(), {"--count", o.count_source.empty() ? "instructions" : "instructions:" + o.count_source});
+  if (o.count_runs) a.insert(a.end(), {"--count-runs", std::to_string(*o.count_runs)});
+  if (o.jobs) a.insert(a.end(), {"--jobs", std::to_string(*o.jobs)});
   return a;
 }
 
@@ -114,6 +123,10 @@ struct Judgement {
 // (width ~ 1/sqrt(n)) until it clears the limit on the side its ratio lies:
 // at least one more, at most 1000.
 long more_runs_needed(const compare::MetricRow& row, std::size_t n, double limit) {
+  // An instruction count: its spread, not its n, decides; from kSpreadMedianRuns a side the
+  // median's interval leaves out each side's most extreme process.
+  if (row.rule == compare::MetricRule::Spread)
+    return static_cast<long>(n < compare::kSpreadMedianRuns ? compare::kSpreadMedianRuns - n : 1);
   if (!(row.lo > 0) || !(row.hi > 0) || !(row.ratio > 0) || n == 0 || !row.testable) return static_cast<long>(std::max<std::size_t>(n, 3));
   const double half = (std::log(row.hi) - std::log(row.lo)) / 2, gap = std::abs(std::log(row.ratio) - std::log(limit));
   if (gap <= 0) return 1000;
@@ -241,16 +254,18 @@ class Bisection {
       const auto row = compare::metric_row(key, o_.metric, g->second, xs, o_.alpha);
       if (!row) continue;
       ++compared;
-      const bool worse = compare::exceeds_regression_limit(row->testable, row->p, o_.alpha, row->lo, limit);
-      const bool clear = !worse && row->testable && row->hi <= limit;
+      const auto decided = compare::gate(*row, limit, o_.alpha);
+      const bool worse = decided == compare::Gate::Regression, clear = decided == compare::Gate::Clear;
       const char* decision = worse ? "regression" : clear ? "clear" : "inconclusive";
       if (worse) j.verdict = Verdict::Regression;
       else if (!clear && j.verdict == Verdict::Clear) j.verdict = Verdict::Inconclusive;
       const auto n = std::min(g->second.size(), xs.size());
       j.runs = j.runs ? std::min<long>(j.runs, static_cast<long>(n)) : static_cast<long>(n);
       if (!worse && !clear) j.more_runs = std::max(j.more_runs, more_runs_needed(*row, n, limit));
-      evidence.push_back({key, row->new_median, row->base_median, row->ratio, row->lo, row->hi, row->p,
-                          row->testable, worse, decision});
+      const bool spread = row->rule == compare::MetricRule::Spread;
+      evidence.push_back({key, row->new_median, row->base_median, row->ratio, row->lo, row->hi,
+                          spread ? std::nullopt : std::optional<double>(row->p), row->testable, worse, decision,
+                          compare::metric_info(o_.metric).unit, std::string(compare::to_string(row->rule))});
     }
     // Nothing compared, or a case of the reference not measured here: nothing is clear.
     if (j.verdict == Verdict::Clear && (compared == 0 || compared < ref.size()))
@@ -362,6 +377,14 @@ void write_result(const OutDir& out, const BisectOptions& o, const std::vector<s
 }  // namespace
 
 namespace {
+bool counted(const std::string& metric) {
+  return compare::metric_info(metric).kind == compare::MetricKind::Instructions;
+}
+std::string value_text(const BisectEvidence& row, double v) {
+  return row.unit == "instructions" ? format_count(v) : format_seconds(v);
+}
+int digits(const BisectEvidence& row) { return row.rule == "spread" ? 4 : 2; }
+
 // The ends when they do not show a regression: "no regression" only when every
 // case is within the threshold with confidence, else "inconclusive" with the
 // runs it would take. 0 with the result written, or -1 when the search goes on.
@@ -379,16 +402,18 @@ int decide_ends(Bisection& b, const BisectOptions& o, const OutDir& out, const s
   write_result(out, o, cands, b, result);
   const bool git = !o.git.empty();  // commits named by id and subject, releases by version
   if (clear)
-    say(stdout, "jitbench bisect: no regression of {} from {}: every case is, with confidence, less than "
-                "{:g}% slower ({})\n", o.metric,
+    say(stdout, "jitbench bisect: no regression of {} from {}: every case is, {}, less than {:g}% {} ({})\n",
+        o.metric,
         git ? fmt::format("{} to {}", b.label(cands.front()), b.label(cands.back()))
             : fmt::format("{} {} to {}", o.package, o.good, o.bad),
-        o.threshold_pct, (out.root() / "bisect.json").string());
+        counted(o.metric) ? "over its counting processes' spread" : "with confidence", o.threshold_pct,
+        counted(o.metric) ? "more instructions" : "slower", (out.root() / "bisect.json").string());
   else  // one sample per cold process, or per warm process for the warm metric
     say(stdout, "jitbench bisect: inconclusive: {} against {} neither shows nor rules out a regression of {} beyond "
                 "{:g}%; about {} more runs per end needed, {} in all ({} {}; {})\n", b.label(cands.back()),
         git ? b.label(cands.front()) : o.good,
-        o.metric, o.threshold_pct, j.more_runs, j.runs + j.more_runs, o.metric == "warm" ? "--warm-runs" : "--cold-runs",
+        o.metric, o.threshold_pct, j.more_runs, j.runs + j.more_runs,
+        counted(o.metric) ? "--count-runs" : o.metric == "warm" ? "--warm-runs" : "--cold-runs",
         j.runs + j.more_runs, (out.root() / "bisect.json").string());
   return 0;
 }
@@ -476,8 +501,9 @@ void finish_search(Bisection& b, const BisectOptions& o, const OutDir& out, cons
       confirmed ? ", confirmed by measuring both again" : ", but measuring both again did not confirm it",
       (out.root() / "bisect.json").string());
   for (const auto& row : confirm.value_or(std::vector<BisectEvidence>{}))
-    say(stdout, "  {}: {} -> {} ({:.2f}x [{:.2f}-{:.2f}], p = {:.3g})\n", row.case_id, format_seconds(row.good_median_s),
-        format_seconds(row.median_s), row.ratio, row.ratio_lo, row.ratio_hi, row.p);
+    say(stdout, "  {}: {} -> {} ({:.{}f}x [{:.{}f}-{:.{}f}]{})\n", row.case_id, value_text(row, row.good_median),
+        value_text(row, row.median), row.ratio, digits(row), row.ratio_lo, digits(row), row.ratio_hi, digits(row),
+        row.p ? fmt::format(", p = {:.3g}", *row.p) : std::string(", the processes' spread"));
   print_boundary_anatomy(result.boundary_anatomy);
 }
 }  // namespace
