@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "export/compact_table.h"
+#include "export/counts_table.h"
 #include "export/figure_data.h"
 #include "export/glance_table.h"
 #include "export/interference_text.h"
@@ -415,11 +416,26 @@ namespace {
 // environment file each shard's cases point to, and what each one is.
 // A metric's short name in a releases table.
 std::string metric_label(const std::string& m) {
+  if (const auto phase = compare::instructions_phase(m); !phase.empty()) return "Instructions: " + phase;
   if (m == "cold_import_s") return "Import";
   if (m == "cold_first_call_s") return "First call";
   if (m == "cold_ttfr_s") return "TTFR";
   if (m == "warm_call_s") return "Warm call";
   return m.substr(6, m.size() - 8);  // phase_<name>_s
+}
+
+// An instruction count: its median, and the step's ratio with the processes'
+// spread as its interval (always: no CI rule), **bold** where the interval
+// excludes 1, † with fewer than two counting processes a side.
+std::string release_count_cell(const compare::ReleaseEntry& e, const std::string& m, double median, bool& untested) {
+  std::string cell = format_count(median);
+  if (const auto s = e.step.find(m); s != e.step.end()) {
+    const auto& r = s->second;
+    untested = untested || !r.testable;
+    cell += fmt::format(" ({}{:.4f}× [{:.4f}–{:.4f}]{}{})", r.significant ? "**" : "", r.ratio, r.lo, r.hi,
+                        r.significant ? ", " + r.verdict + "**" : "", r.testable ? "" : "†");
+  }
+  return cell;
 }
 
 // "73.86 ms (0.87× [0.56–1.59])": the step's ratio, its 95% CI only where both
@@ -428,6 +444,7 @@ std::string metric_label(const std::string& m) {
 std::string release_cell(const compare::ReleaseEntry& e, const std::string& m, bool& untested) {
   const auto v = e.values.find(m);
   if (v == e.values.end()) return "—";
+  if (compare::metric_info(m).rule == compare::MetricRule::Spread) return release_count_cell(e, m, v->second[0], untested);
   std::string cell = format_seconds(v->second[0]);
   if (const auto s = e.step.find(m); s != e.step.end()) {
     const auto& r = s->second;
@@ -457,8 +474,9 @@ std::string release_anatomy_lines(const compare::ReleaseRow& row) {
 std::string untested_footnote() {
   static_assert(compare::kReleaseAlpha == 0.05, "the counts in this footnote are those of alpha 0.05");
   return fmt::format("\n† too few processes for the test to reach p < {:g} with these two counts (sides of equal "
-                     "count need 4 each; 3 against 5 will do, 3 against 4 will not).\n",
-                     compare::kReleaseAlpha);
+                     "count need 4 each; 3 against 5 will do, 3 against 4 will not); for an instruction count, "
+                     "fewer than {} counting processes a side.\n",
+                     compare::kReleaseAlpha, compare::kSpreadMinRuns);
 }
 
 std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
@@ -468,7 +486,8 @@ std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
                    "have " + std::to_string(stats::min_values_for_interval(stats::kReportConfidence)) +
                    " or more processes (Sampling) — **bold** where the Mann–Whitney test finds the step "
                    "significant (p < " + fmt::format("{:g}", compare::kReleaseAlpha) +
-                   "), as `jitbench compare` computes it.\n";
+                   "), as `jitbench compare` computes it. Instruction counts (run --count) show the ratio with "
+                   "their counting processes' spread as its interval, **bold** where it excludes 1.\n";
   for (const auto& row : rows) {
     Table t{{"Environment", "Status"}, {}};
     for (const auto& m : row.metrics) t.columns.push_back(metric_label(m));
@@ -600,6 +619,7 @@ constexpr SummarySection kSummarySections[] = {
     [](const SummaryInput& in) { return throughput_section(in.analysis, in.info.environment); },
     [](const SummaryInput& in) { return memory_variance_section(in.analysis); },
     [](const SummaryInput& in) { return anatomy_section_md(in.cases); },
+    [](const SummaryInput& in) { return counts_section_md(in.cases); },
 };
 }  // namespace
 
