@@ -170,8 +170,10 @@ def test_the_releases_table_shows_the_step_where_it_is(across):
     assert row["key"] == "numpy_slow_import_8_f64"
     steps = {e["environment"]: e["metrics"]["cold_ttfr_s"]["step"] for e in row["environments"]}
     assert steps["v10"] is None
-    assert steps["v12"]["verdict"] == "slower" and steps["v12"]["ratio"] > 1.5, steps
-    assert steps["v11"]["ratio"] < 1.5 and steps["v13"]["ratio"] < 1.5, steps
+    # The step is v12's half-second import sleep: the one judged slower, and the largest of the three steps
+    # (not a ratio threshold: on a loaded machine the base's own start-up grows, and every ratio shrinks with it).
+    assert steps["v12"]["verdict"] == "slower", steps
+    assert steps["v12"]["ratio"] > max(steps["v11"]["ratio"], steps["v13"]["ratio"]), steps
     md = (across / "summary.md").read_text()
     assert "## Releases" in md and "slower**" in md
     # 5 cold runs and 1 warm process an environment: no interval by the Sampling section's rule (6 or more),
