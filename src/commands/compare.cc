@@ -104,7 +104,8 @@ void print_rows(const compare::Comparison& cmp, const std::optional<NoiseFloor>&
   if (counted)
     say(stdout, "* instructions_<phase>: counted per phase in processes of their own (run --count); the interval is "
                 "the processes' spread (each side's range, or its median's 95% interval from {} processes on), "
-                "the ratio judged against the threshold without a test (docs/noise.md)\n",
+                "the ratio judged against the threshold without a test; a change only where Lord's range test also "
+                "finds one (docs/noise.md)\n",
         compare::kSpreadMedianRuns);
   for (const auto& n : cmp.not_compared) say(stdout, "{}\n", n);
 }

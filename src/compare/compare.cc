@@ -123,6 +123,22 @@ stats::Interval spread_side(const std::vector<double>& xs) {
   return {*stats::min(xs), *stats::max(xs)};
 }
 
+// Lord's range test (1947): u = |mean A - mean B| / (range A + range B)
+// against its two-sided 5% critical value for normal samples of n a side,
+// simulated (400,000 draws per n; src/compare/metrics_test.cc checks the rate):
+// ranges that merely do not overlap are not a change (two processes a side
+// from one distribution fail to overlap one time in three). Unequal sides
+// take the smaller side's value (the larger n's is smaller: conservative);
+// from 10 on, 10's.
+bool range_test_differs(const std::vector<double>& xa, const std::vector<double>& xb) {
+  static constexpr double kCritical[] = {1.713, 0.637, 0.407, 0.306, 0.250, 0.212, 0.187, 0.168, 0.152};  // n = 2..10
+  const std::size_t n = std::min<std::size_t>(std::min(xa.size(), xb.size()), 10);
+  const double gap = std::abs(*stats::mean(xb) - *stats::mean(xa));
+  const double ranges = (*stats::max(xa) - *stats::min(xa)) + (*stats::max(xb) - *stats::min(xb));
+  if (ranges == 0) return gap > 0;  // counted exactly alike a side: any difference is one
+  return gap / ranges > kCritical[n - 2];
+}
+
 // An instruction count, BASE against NEW: the ratio of medians with the
 // processes' spread as its interval (compare/metrics.h); no test.
 std::optional<MetricRow> spread_row(const std::string& id, const std::string& metric, const std::vector<double>& xa,
@@ -143,7 +159,7 @@ std::optional<MetricRow> spread_row(const std::string& id, const std::string& me
   r.p = std::nan("");
   r.hl = r.new_median - r.base_median;
   r.testable = xa.size() >= kSpreadMinRuns && xb.size() >= kSpreadMinRuns;
-  r.significant = r.testable && (r.lo > 1 || r.hi < 1);
+  r.significant = r.testable && (r.lo > 1 || r.hi < 1) && range_test_differs(xa, xb);
   const auto info = metric_info(metric);
   r.verdict = !r.testable ? "too few runs" : !r.significant ? "within spread" : r.ratio > 1 ? info.more : info.less;
   return r;

@@ -11,8 +11,12 @@
 //     its interval: each side's range (min..max), or from kSpreadMedianRuns
 //     processes a side the distribution-free 95% interval of its median,
 //     which leaves out the side's most extreme processes; the interval of the
-//     ratio is NEW's low over BASE's high to NEW's high over BASE's low. No
-//     test: two processes a side suffice where the spread is small.
+//     ratio is NEW's low over BASE's high to NEW's high over BASE's low. The
+//     gate needs no test: two processes a side suffice where the spread is
+//     small. The verdict "more/fewer instructions" also asks Lord's range
+//     test (|difference of means| / sum of ranges beyond its 5% value), since
+//     two processes a side of unchanged code fail to overlap one time in
+//     three; else "within spread".
 #include <cstddef>
 #include <string>
 #include <string_view>

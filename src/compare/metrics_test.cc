@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include "compare/compare.h"
 
@@ -42,6 +44,25 @@ TEST(SpreadRule, TwoProcessesASideDecideWhereTheSpreadIsSmall) {
   EXPECT_FALSE(one->testable);
   EXPECT_EQ(one->verdict, "too few runs");
   EXPECT_EQ(gate(*one, 1.02, 0.05), Gate::Undecided);
+}
+
+// Two processes a side from one distribution: their ranges miss each other one
+// time in three, which alone would call a third of A/A comparisons "more" or
+// "fewer instructions"; the range test keeps it near its 5%.
+TEST(SpreadRule, ACountThatDidNotChangeIsRarelyCalledAChange) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> count(1e9, 3e5);  // a callgrind count's 0.03% spread
+  int apart = 0, changed = 0;
+  constexpr int kDraws = 20000;
+  for (int i = 0; i < kDraws; ++i) {
+    const std::vector<double> a = {count(rng), count(rng)}, b = {count(rng), count(rng)};
+    const auto r = metric_row("c", "instructions_import", a, b, 0.05);
+    apart += r->lo > 1 || r->hi < 1;
+    changed += r->significant;
+    EXPECT_EQ(gate(*r, 1.02, 0.05), Gate::Clear);
+  }
+  EXPECT_NEAR(double(apart) / kDraws, 1.0 / 3, 0.02);
+  EXPECT_NEAR(double(changed) / kDraws, 0.05, 0.01);
 }
 
 TEST(SpreadRule, FromNineProcessesTheMediansIntervalLeavesAnOutlierOut) {

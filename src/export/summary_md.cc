@@ -425,8 +425,8 @@ std::string metric_label(const std::string& m) {
 }
 
 // An instruction count: its median, and the step's ratio with the processes'
-// spread as its interval (always: no CI rule), **bold** where the interval
-// excludes 1, † with fewer than two counting processes a side.
+// spread as its interval (always: no CI rule), **bold** where compare calls
+// it a change (compare/metrics.h), † with fewer than two counting processes a side.
 std::string release_count_cell(const compare::ReleaseEntry& e, const std::string& m, double median, bool& untested) {
   std::string cell = format_count(median);
   if (const auto s = e.step.find(m); s != e.step.end()) {
@@ -487,7 +487,8 @@ std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
                    " or more processes (Sampling) — **bold** where the Mann–Whitney test finds the step "
                    "significant (p < " + fmt::format("{:g}", compare::kReleaseAlpha) +
                    "), as `jitbench compare` computes it. Instruction counts (run --count) show the ratio with "
-                   "their counting processes' spread as its interval, **bold** where it excludes 1.\n";
+                   "their counting processes' spread as its interval, **bold** where it excludes 1 and Lord's range test "
+                   "finds a change (docs/noise.md, Instructions).\n";
   for (const auto& row : rows) {
     Table t{{"Environment", "Status"}, {}};
     for (const auto& m : row.metrics) t.columns.push_back(metric_label(m));
