@@ -16,12 +16,15 @@ import sys
 
 import pytest
 
-from conftest import JITBENCH, ROOT, validate
+from conftest import ROOT, validate
+from test_python_api import _plugin_args
 
 pytestmark = pytest.mark.quick
 
 sys.path.insert(0, str(ROOT / "python"))  # this tree's package, whatever .venv has installed
 import jitbench as jb  # noqa: E402
+
+pytest_plugins = ["pytester"]
 
 CASE = ["--cases", "matmul_8_f32", "--backends", "numpy", "--cold-runs", "2", "--warm-iters", "2"]
 FAKE_PMU = {"JITBENCH_TEST_FAKE_PMU": "1"}
@@ -114,11 +117,15 @@ def test_a_counting_process_that_crashes_warns_and_the_times_stand(jitbench, fak
     assert "counted nothing" in (res.out / "summary.md").read_text().split("## Instructions")[1]
 
 
-def test_a_worker_whose_counts_are_not_its_marks_fails(jitbench, fake_env):
-    res = counted(jitbench, fake_env(numpy="lie_counts"))
+@pytest.mark.parametrize("lie,says", [
+    ("lie_counts", "segments are not the marks"),
+    ("disorder_marks", "the worker marked 'warm_calls' before 'second_call'"),
+])
+def test_a_worker_whose_counts_are_not_its_marks_fails(jitbench, fake_env, lie, says):
+    res = counted(jitbench, fake_env(numpy=lie))
     case = res.case("numpy_matmul_8_f32")
     assert (case["status"], case["reason"]) == ("failed", "protocol_violation: counts"), case["detail"]
-    assert "segments are not the marks" in case["detail"]
+    assert says in case["detail"], case["detail"]
 
 
 def test_a_worker_claiming_valgrinds_counts_without_callgrind_fails(jitbench, fake_env):
@@ -194,9 +201,10 @@ def test_compare_judges_counts_by_their_spread_beside_the_times(jitbench, fake_e
 
 
 def test_a_time_that_moves_without_its_count_is_said(jitbench, fake_env):
-    base = counted(jitbench, fake_env(), "--cold-runs", "5")
-    slow = counted(jitbench, {**fake_env(), "FAKE_WORKER_SCALE": "30", "FAKE_WORKER_COUNT_SCALE": str(1 / 30)},
-                   "--cold-runs", "5")
+    """30x the time, the same instructions: said (a compile that waits)."""
+    five = ["--cold-runs", "5", "--count", "instructions"]
+    base = jitbench("run", *CASE[:4], *CASE[6:], *five, env={**fake_env(), **FAKE_PMU})
+    slow = jitbench("run", *CASE[:4], *CASE[6:], *five, env={**fake_env(), **FAKE_PMU, "FAKE_WORKER_SCALE": "30"})
     assert base.rc == 0 and slow.rc == 0, base.stderr + slow.stderr
     res = jitbench("compare", str(base.out), str(slow.out))
     block = res.stdout.split("Time and instructions disagree")[1]
@@ -221,11 +229,11 @@ def test_the_plugin_passes_count_to_every_measurement(pytester, monkeypatch, tmp
             with pytest.raises(JitbenchError):
                 jitbench.run_workload("w.py", cases="w_8_f32")
     """)
-    res = pytester.runpytest("-p", "jitbench.pytest_plugin", "--jitbench-count", "instructions")
+    res = pytester.runpytest(*_plugin_args(), "--jitbench-count", "instructions")
     res.assert_outcomes(passed=1)
     (argv,) = [json.loads(line) for line in log.read_text().splitlines()]
     assert argv[argv.index("--count") + 1] == "instructions", argv
-    bad = pytester.runpytest("-p", "jitbench.pytest_plugin", "--jitbench-count", "cycles")
+    bad = pytester.runpytest(*_plugin_args(), "--jitbench-count", "cycles")
     assert bad.ret != 0
 
 
