@@ -12,6 +12,7 @@ numpy worker in the two heavy tests."""
 
 import json
 import os
+import re
 import sys
 
 import pytest
@@ -187,11 +188,15 @@ def test_compare_judges_counts_by_their_spread_beside_the_times(jitbench, fake_e
     ok = jitbench("compare", str(base.out), str(same.out), "--fail-on-regression", "2")
     assert ok.rc == 0, ok.stdout + ok.stderr
     rows = {line.split()[1]: line for line in ok.stdout.splitlines() if line.startswith("numpy_matmul_8_f32")}
-    assert rows["instructions_import"].rstrip().endswith("within spread"), rows
+    # Within 1% whatever the draw (the verdict on so small a jitter is Lord's test's, 5% of A/A pairs by design:
+    # src/compare/metrics_test.cc); the time rows beside them, 40% apart, decide nothing at 2%.
+    lo, hi = (float(x) for x in rows["instructions_import"].split("[")[1].split("]")[0].split("–"))
+    assert 0.99 < lo <= hi < 1.01, rows["instructions_import"]
     assert " — " in rows["instructions_import"]  # no p: no test
     bad = jitbench("compare", str(base.out), str(more.out), "--fail-on-regression", "10")
     assert bad.rc == 1, bad.stdout + bad.stderr
-    assert "regression: numpy_matmul_8_f32 instructions_import is 20.0" in bad.stderr, bad.stderr
+    assert re.search(r"regression: numpy_matmul_8_f32 instructions_import is (19\.9|20\.[01])\d% more", bad.stderr), \
+        bad.stderr  # 20%, give or take the fake counter's 0.05% jitter
     assert "its processes' spread" in bad.stderr
     # Through the Python API (what the pytest plugin reads): each row's rule, the regression.
     cmp = jb.compare(base.out, more.out, fail_on_regression=10)
@@ -203,8 +208,9 @@ def test_compare_judges_counts_by_their_spread_beside_the_times(jitbench, fake_e
 def test_a_time_that_moves_without_its_count_is_said(jitbench, fake_env):
     """30x the time, the same instructions: said (a compile that waits)."""
     five = ["--cold-runs", "5", "--count", "instructions"]
-    base = jitbench("run", *CASE[:4], *CASE[6:], *five, env={**fake_env(), **FAKE_PMU})
-    slow = jitbench("run", *CASE[:4], *CASE[6:], *five, env={**fake_env(), **FAKE_PMU, "FAKE_WORKER_SCALE": "30"})
+    exact = {**fake_env(), **FAKE_PMU, "FAKE_WORKER_COUNT_JITTER": "0"}  # equal counts: "within spread" every time
+    base = jitbench("run", *CASE[:4], *CASE[6:], *five, env=exact)
+    slow = jitbench("run", *CASE[:4], *CASE[6:], *five, env={**exact, "FAKE_WORKER_SCALE": "30"})
     assert base.rc == 0 and slow.rc == 0, base.stderr + slow.stderr
     res = jitbench("compare", str(base.out), str(slow.out))
     block = res.stdout.split("Time and instructions disagree")[1]
