@@ -77,7 +77,7 @@ def test_bisect_git_names_the_commit_that_made_the_import_slower(jitbench, toy, 
     assert f"commit {shas[2]} (load the tables at import) is the first commit with the regression of ttfr" \
         in res.stdout, res.stdout
     doc = json.loads((out / "bisect.json").read_text())
-    validate(doc, "jitbench.bisect.v4")
+    validate(doc, "jitbench.bisect.v5")
     assert doc["candidates"] == shas and (doc["good"], doc["bad"]) == (shas[0], shas[3])
     assert doc["git"] == {"repository": str(toy["repo"]), "good": shas[0], "bad": "HEAD", "first_parent": True}
     assert doc["package"] == "toypkg"
@@ -104,7 +104,7 @@ def test_bisect_git_over_a_range_without_the_step_says_no_regression(jitbench, t
     assert res.rc == 0, res.stderr
     assert "no regression of ttfr from commit" in res.stdout, res.stdout
     doc = json.loads((out / "bisect.json").read_text())
-    validate(doc, "jitbench.bisect.v4")
+    validate(doc, "jitbench.bisect.v5")
     assert doc["result"]["status"] == "no_regression", doc["result"]
     assert [s["subject"] for s in doc["steps"]] == ["load the tables at import", "tidy the readme"]
 

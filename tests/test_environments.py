@@ -234,7 +234,7 @@ def test_bisect_refuses_to_decide_on_an_end_it_cannot_measure(jitbench, wheelhou
     assert res.rc == 2, res.stderr
     assert "slowimp 9.9 gave no comparable measurement" in res.stderr, res.stderr
     doc = json.loads((out / "bisect.json").read_text())
-    validate(doc, "jitbench.bisect.v4")
+    validate(doc, "jitbench.bisect.v5")
     assert doc["result"]["status"] == "unmeasurable" and doc["result"]["unmeasurable"] == "9.9"
     assert [s["verdict"] for s in doc["steps"]] == ["measured", "unmeasurable"]
 
@@ -249,7 +249,7 @@ def test_bisect_names_the_release_that_made_it_slower(jitbench, wheelhouse, env_
                    timeout=1200)
     assert res.rc == 0, res.stderr
     doc = json.loads((out / "bisect.json").read_text())
-    validate(doc, "jitbench.bisect.v4")
+    validate(doc, "jitbench.bisect.v5")
     assert doc["result"]["status"] == expect, doc["result"]
     if expect == "found":
         assert doc["candidates"] == ["1.0", "1.1", "1.2", "1.3"]
@@ -369,7 +369,7 @@ def test_bisect_anatomy_names_the_sub_phase_that_moved_at_the_boundary(jitbench,
     res = bisect_anatomy(jitbench, fake_env, fake_releases, env_cache, out, "fakerel")
     assert res.rc == 0, res.stderr
     doc = json.loads((out / "bisect.json").read_text())
-    validate(doc, "jitbench.bisect.v4")
+    validate(doc, "jitbench.bisect.v5")
     assert (doc["result"]["first_bad"], doc["result"]["last_good"]) == ("1.2", "1.1"), doc["result"]
     for step in doc["steps"]:
         has = bool(anatomy_runs_of_step(out, step))
@@ -393,7 +393,7 @@ def test_a_failed_anatomy_process_does_not_change_what_bisect_finds(jitbench, fa
     res = bisect_anatomy(jitbench, fake_env, fake_releases, env_cache, out, "fakelie")
     assert res.rc == 0, res.stderr
     doc = json.loads((out / "bisect.json").read_text())
-    validate(doc, "jitbench.bisect.v4")
+    validate(doc, "jitbench.bisect.v5")
     assert doc["result"]["status"] == "found", doc["result"]
     assert (doc["result"]["first_bad"], doc["result"]["last_good"]) == ("1.2", "1.1"), doc["result"]
     confirm_hi = [s for s in doc["steps"] if s["role"] == "confirm" and s["version"] == "1.2"]

@@ -552,7 +552,7 @@ def bisect_releases(jitbench, releases, tmp_path, good, bad, cold_runs, counter=
     assert res.rc == 0, res.stderr
     doc = json.loads((out / "bisect.json").read_text())
     from conftest import validate
-    validate(doc, "jitbench.bisect.v4")
+    validate(doc, "jitbench.bisect.v5")
     return res, doc
 
 

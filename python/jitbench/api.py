@@ -7,7 +7,7 @@ import os
 import pathlib
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import List, Tuple
 
 from . import _door
@@ -17,13 +17,16 @@ from .result import load
 
 
 def measure(fn_or_target, inputs=None, check=None, cold_runs=None, warm_runs=None, envs=None, cache_policy=None,
-            out_dir=None, backends=None, quiet=True, extra_args=(), name=None):
+            out_dir=None, backends=None, quiet=True, extra_args=(), name=None, count=None):
     """Measures a function as `jitbench measure TARGET` does, in fresh
     processes; returns the run as a Result (the JIT case at the top level,
     its eager baseline in `cases`). fn_or_target: a module-level function
     (jitted or not) or a 'package.module:name' / 'file.py:name' string;
     inputs and check likewise. ValueError when a fresh process could not
-    import one of them; JitbenchError when jitbench refused the command."""
+    import one of them; JitbenchError when jitbench refused the command.
+    count="instructions" (or "instructions:valgrind" / ":hardware") also counts
+    each phase's instructions in processes of their own (`--count`), which
+    compare then judges beside the times."""
     if os.environ.get("JITBENCH_IMPORTING_TARGET"):
         raise JitbenchError("jitbench.measure was called while jitbench imported the code it measures (a call at "
                             "a script's top level?): put it under `if __name__ == \"__main__\":`")
@@ -35,19 +38,19 @@ def measure(fn_or_target, inputs=None, check=None, cold_runs=None, warm_runs=Non
             args += [option, refs[-1].text]
     if name:
         args += ["--name", name]
-    args += _run_options(cold_runs, warm_runs, envs, cache_policy, backends, quiet, extra_args)
+    args += _run_options(cold_runs, warm_runs, envs, cache_policy, backends, quiet, extra_args, count)
     label = name or refs[0].text.rpartition(":")[2]
     return _run_into(args, out_dir, label, quiet, refs)
 
 
 def run_workload(path, cases=None, backends=None, cold_runs=None, warm_runs=None, envs=None, cache_policy=None,
-                 out_dir=None, quiet=True, extra_args=()):
+                 out_dir=None, quiet=True, extra_args=(), count=None):
     """`jitbench run --workload-path PATH` (a workload file:
     docs/user-workloads.md), returned as a Result."""
     args = ["run", "--workload-path", os.fspath(path)]
     if cases:
         args += ["--cases", _joined(cases)]
-    args += _run_options(cold_runs, warm_runs, envs, cache_policy, backends, quiet, extra_args)
+    args += _run_options(cold_runs, warm_runs, envs, cache_policy, backends, quiet, extra_args, count)
     return _run_into(args, out_dir, pathlib.Path(path).stem, quiet, [])
 
 
@@ -55,8 +58,8 @@ def _joined(value):
     return value if isinstance(value, str) else ",".join(value)
 
 
-def _run_options(cold_runs, warm_runs, envs, cache_policy, backends, quiet, extra_args):
-    args = []
+def _run_options(cold_runs, warm_runs, envs, cache_policy, backends, quiet, extra_args, count=None):
+    args = ["--count", count] if count else []
     for option, value in (("--cold-runs", cold_runs), ("--warm-runs", warm_runs)):
         if value is not None:
             args += [option, str(value)]
@@ -110,7 +113,11 @@ class CompareRow:
     ratio_ci: Tuple[float, float]
     p_value: float
     hl_shift: float
-    verdict: str  # faster, slower, smaller, larger, no significant change, too few runs
+    verdict: str  # faster, slower, smaller, larger, more/fewer instructions, no significant change, within spread,
+    #               too few runs
+    # How it was judged: mann_whitney (p is the test's), or spread (an instruction count, run --count: the
+    # interval is its counting processes' spread, p is nan); "" from a jitbench that did not say.
+    rule: str = ""
 
 
 @dataclass
@@ -123,13 +130,16 @@ class Comparison:
     regressions: List[str]
     returncode: int
     output: str
+    # Where a time changed significantly and its instruction count did not follow (compare's "Time and
+    # instructions disagree"): one line each.
+    disagreements: List[str] = field(default_factory=list)
 
     @property
     def regressed(self):
         return self.returncode == 1
 
     def significant(self):
-        return [r for r in self.rows if r.verdict not in ("no significant change", "too few runs")]
+        return [r for r in self.rows if r.verdict not in ("no significant change", "within spread", "too few runs")]
 
     def untestable(self):
         """Rows with too few processes a side for the test to reach its alpha:
@@ -158,11 +168,19 @@ def compare(a, b, fail_on_regression=None, alpha=None):
             raise JitbenchError(f"jitbench compare exited {rc}: " + " / ".join(said))
         rows = [_compare_row(r) for r in csv.DictReader(io.StringIO(csv_path.read_text()))]
     regressions = [line[len("regression: "):] for line in stderr.splitlines() if line.startswith("regression: ")]
-    return Comparison(rows, regressions, rc, stdout + stderr)
+    disagreements, inside = [], False
+    for line in stdout.splitlines():
+        if line.startswith("Time and instructions disagree"):
+            inside = True
+        elif inside and line.startswith("  "):
+            disagreements.append(line.strip())
+        else:
+            inside = False
+    return Comparison(rows, regressions, rc, stdout + stderr, disagreements)
 
 
 def _compare_row(r):
     f = float
     return CompareRow(r["case"], r["metric"], int(r["n_base"]), int(r["n_new"]), f(r["base_median"]),
                       f(r["new_median"]), f(r["ratio"]), (f(r["ratio_ci_low"]), f(r["ratio_ci_high"])),
-                      f(r["p_value"]), f(r["hl_shift"]), r["verdict"])
+                      f(r["p_value"]), f(r["hl_shift"]), r["verdict"], r.get("rule", "") or "")

@@ -8,6 +8,7 @@ session dir, and options to keep a session and compare a later one with it:
 
     pytest --jitbench-save main                  # keeps the session in <rootdir>/.jitbench/main
     pytest --jitbench-compare main --jitbench-fail-on-regression 10
+    pytest --jitbench-count instructions ...     # every measurement also counts instructions per phase
 
 A measurement is matched with the saved one of the same test and name (the
 target's name, or name=...). The comparison is `jitbench compare SAVED NEW
@@ -15,7 +16,11 @@ target's name, or name=...). The comparison is `jitbench compare SAVED NEW
 its exit semantics: the session fails (exit 1) when a compared measurement
 regressed significantly by more than PCT %, got a worse status or lost a case,
 or could not be compared; a measurement the saved session lacks is reported
-and passes."""
+and passes. With --jitbench-count instructions each measurement also counts
+its phases' instructions (`--count instructions`), and the comparison judges
+those too: a count is judged by its counting processes' spread (no test), so
+two processes a side decide where four are the least a time needs, and a
+loaded CI runner moves it far less than a time (docs/noise.md)."""
 
 import json
 import os
@@ -45,6 +50,10 @@ def pytest_addoption(parser):
     group.addoption("--jitbench-compare", metavar="NAME|PATH",
                     help=f"compare each measurement with the saved one of the same test and name ({SAVE_DIR}/NAME, "
                          "or a saved session's directory) with `jitbench compare`")
+    group.addoption("--jitbench-count", metavar="WHAT", choices=["instructions", "instructions:valgrind",
+                                                                   "instructions:hardware"],
+                    help="every measurement also counts its phases' instructions in processes of their own "
+                         "(jitbench --count WHAT), which the comparison then judges beside the times")
     group.addoption("--jitbench-fail-on-regression", metavar="PCT", type=float,
                     help="with --jitbench-compare: fail the session when a measurement is significantly worse by "
                          "more than PCT %% (as `jitbench compare --fail-on-regression PCT`)")
@@ -80,18 +89,19 @@ class JitbenchFixture:
         self._state, self._nodeid, self._factory = state, nodeid, tmp_path_factory
 
     def measure(self, fn_or_target, inputs=None, check=None, cold_runs=None, warm_runs=None, envs=None,
-                cache_policy=None, out_dir=None, backends=None, quiet=True, extra_args=(), name=None):
+                cache_policy=None, out_dir=None, backends=None, quiet=True, extra_args=(), name=None, count=None):
         label = name or resolve(fn_or_target, "target").text.rpartition(":")[2]
         kwargs = dict(fn_or_target=fn_or_target, inputs=inputs, check=check, cold_runs=cold_runs,
                       warm_runs=warm_runs, envs=envs, cache_policy=cache_policy, backends=backends, quiet=quiet,
-                      extra_args=extra_args, name=name)
+                      extra_args=extra_args, name=name, count=count or self._state.count)
         return self._measured(label, out_dir, lambda out: _measure(out_dir=out, **kwargs))
 
     def run_workload(self, path, cases=None, backends=None, cold_runs=None, warm_runs=None, envs=None,
-                     cache_policy=None, out_dir=None, quiet=True, extra_args=(), name=None):
+                     cache_policy=None, out_dir=None, quiet=True, extra_args=(), name=None, count=None):
         label = name or pathlib.Path(path).stem
         kwargs = dict(path=path, cases=cases, backends=backends, cold_runs=cold_runs, warm_runs=warm_runs,
-                      envs=envs, cache_policy=cache_policy, quiet=quiet, extra_args=extra_args)
+                      envs=envs, cache_policy=cache_policy, quiet=quiet, extra_args=extra_args,
+                      count=count or self._state.count)
         return self._measured(label, out_dir, lambda out: api.run_workload(out_dir=out, **kwargs))
 
     def _measured(self, label, out_dir, run):
@@ -131,6 +141,7 @@ class _Session:
         self.rootdir = pathlib.Path(config.rootpath)
         self.save_name = opt("--jitbench-save")
         self.fail_pct = opt("--jitbench-fail-on-regression")
+        self.count = opt("--jitbench-count")
         compare = opt("--jitbench-compare")
         if self.save_name is not None and not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]*", self.save_name):
             raise pytest.UsageError(f"--jitbench-save {self.save_name!r}: a name of letters, digits, '.', '_', '-', "
@@ -202,13 +213,21 @@ class _Session:
                           + (": " + ", ".join(changed) if changed else ""))
         self.lines += [f"  REGRESSION {line}" for line in cmp.regressions]
         untestable = cmp.untestable()
-        if untestable:  # the gate cannot fail there: said, never silent
-            names = sorted({r.metric for r in untestable})
+        timed = [r for r in untestable if r.rule != "spread"]
+        counted = [r for r in untestable if r.rule == "spread"]
+        if timed:  # the gate cannot fail there: said, never silent
+            names = sorted({r.metric for r in timed})
             need = sorted({"warm_runs" if m.startswith("warm") else "cold_runs" for m in names})
-            self.lines.append(f"  NOT JUDGED {len(untestable)} of {len(cmp.rows)} metrics ({', '.join(names)}): too "
+            self.lines.append(f"  NOT JUDGED {len(timed)} of {len(cmp.rows)} metrics ({', '.join(names)}): too "
                               "few processes a side for the test to reach p < 0.05 (4+ each), so no regression "
                               f"there can fail the session: measure with {' and '.join(n + '=4' for n in need)} or "
                               "more on both sides")
+        if counted:
+            names = sorted({r.metric for r in counted})
+            self.lines.append(f"  NOT JUDGED {len(counted)} of {len(cmp.rows)} instruction counts "
+                              f"({', '.join(names)}): fewer than 2 counting processes a side, so their spread is "
+                              "unknown: count with --count-runs 2 or more")
+        self.lines += [f"  DISAGREE {line}" for line in cmp.disagreements]
         self.failed |= cmp.regressed
 
     def finish(self):

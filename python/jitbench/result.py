@@ -193,6 +193,15 @@ class Case:
         return {"ttfr": self.ttfr, "import": self.import_, "first_call": self.first_call, "compile": self.compile,
                 "warm_call": self.warm_call}
 
+    @property
+    def instructions(self):
+        """run --count instructions: per phase (import, setup, first_call, first_call.<stage>, ttfr,
+        second_call, warm_call) the counting processes' median, spread in % and n, from the case file's
+        counts.summary; {} where nothing was counted."""
+        counts = self.doc.get("counts") or {}
+        return {p["phase"]: {"median": p["median"], "spread_pct": p["spread_pct"], "n": p["n"]}
+                for p in (counts.get("summary") or {}).get("phases") or []}
+
 
 def _phases(analysis_case):
     fc = (analysis_case or {}).get("first_call") or {}

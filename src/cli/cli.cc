@@ -41,6 +41,7 @@ std::vector<Name> typed_names(const std::vector<std::string>& names, std::option
 struct CliSelectionText {
   std::vector<std::string> cache_policies, precisions;
   std::string shard, affinity;
+  std::string count;  // --count (run, measure, bisect)
 };
 struct CliRunText {
   CliSelectionText selection;
@@ -117,6 +118,31 @@ void add_measurement(CLI::App* cmd, RunOptions& run, CliSelectionText& text) {
   cmd->add_flag("--no-index", run.no_index, "build environments from --find-links alone, without a package index");
 }
 
+// --count instructions[:SOURCE], --count-runs, --jobs: shared by `run`, `measure` and `bisect`.
+void add_counting(CLI::App* cmd, RunOptions& run, std::string& count) {
+  cmd->add_option("--count", count,
+                  "count each case's instructions per phase in processes of their own, after the timed ones: "
+                  "instructions (a hardware counter where one opens, else valgrind), instructions:valgrind, "
+                  "instructions:hardware (docs/noise.md)")
+      ->check(CLI::IsMember({"instructions", "instructions:valgrind", "instructions:hardware"}));
+  cmd->add_option("--count-runs", run.count_runs, "--count: counting processes per case (default 2, at least 2)")
+      ->check(CLI::Range(2L, limits::kMaxColdRuns));
+  cmd->add_option("--jobs", run.jobs, "--count: counting processes at a time (default: the number of CPUs); timed "
+                                      "processes always run one at a time")
+      ->check(CLI::Range(1L, 4096L));
+}
+
+// --count's text typed; --count-runs and --jobs without it are refused.
+void type_counting(const std::string& count, RunOptions& run, bool suite_may_count) {
+  if (!count.empty()) {
+    run.count = true;
+    const auto colon = count.find(':');
+    run.count_source = colon == std::string::npos ? "" : count.substr(colon + 1);
+  }
+  if (!run.count && !suite_may_count && (run.count_runs || run.jobs))
+    throw UserError("--count-runs and --jobs are --count's: add --count instructions");
+}
+
 // `run`'s own: how the environments of one case are ordered.
 void add_interleaving(CLI::App* cmd, RunOptions& run) {
   cmd->add_flag("--no-interleave", run.no_interleave,
@@ -174,6 +200,7 @@ void add_anatomy_and_machine(CLI::App* cmd, RunOptions& run) {
                 "timers), in processes of their own after the measured ones (docs/anatomy.md)");
   cmd->add_option("--anatomy-runs", run.anatomy_runs, "--anatomy: processes per case (default 3)")
       ->check(CLI::Range(1L, limits::kMaxColdRuns));
+  add_counting(cmd, run, text.selection.count);
   cmd->add_option("--machine", run.machine,
                   "a label for this machine (e.g. ci-x86-2core): published snapshots are grouped by it instead of "
                   "the hardware jitbench reads")
@@ -227,6 +254,7 @@ CLI::App* add_measure(CLI::App& app, MeasureOptions& m, CliSelectionText& text) 
   add_repetitions(cmd, m.run, "fresh-process runs per case (default 5)",
                   "warm processes per case (default 1; compare needs 4+ to test warm calls)");
   add_affinity(cmd, text);
+  add_counting(cmd, m.run, text.count);
   cmd->add_flag("--quiet,-q", m.run.quiet, "print only the final summary line");
   add_anatomy_and_machine(cmd, m.run);
   return cmd;
@@ -397,6 +425,22 @@ void add_publishing(CLI::App& app, PublishingCommands& p) {
   add_signing(app, p);
 }
 
+// bisect --metric: a time bisect knows, or a counted phase's instructions ("" when it is one).
+std::string bisect_metric_problem(std::string& v) {
+  static const std::vector<std::string> kTimes = {"import", "first_call", "compile", "ttfr", "process_ttfr", "warm"};
+  static const std::vector<std::string> kPhases = {"import", "setup", "first_call", "ttfr", "second_call", "warm_call"};
+  if (std::find(kTimes.begin(), kTimes.end(), v) != kTimes.end()) return "";
+  const std::string prefix = "instructions_";
+  if (v.starts_with(prefix)) {
+    const auto phase = v.substr(prefix.size());
+    if (std::find(kPhases.begin(), kPhases.end(), phase) != kPhases.end() ||
+        (phase.starts_with("first_call.") && phase.size() > 11))
+      return "";
+  }
+  return fmt::format("'{}' is not a metric bisect knows (import, first_call, compile, ttfr, process_ttfr, warm, "
+                     "instructions_<phase>)", v);
+}
+
 CLI::App* add_bisect(CLI::App& app, BisectOptions& b, CliSelectionText& text) {
   auto* cmd = app.add_subcommand("bisect", "find the release of a package (or the commit of a repository) that made "
                                            "a metric worse");
@@ -421,8 +465,11 @@ CLI::App* add_bisect(CLI::App& app, BisectOptions& b, CliSelectionText& text) {
       ->delimiter(',');
   cmd->add_option("--with,--install-extra", b.with,
                   "a further requirement of every step, {} standing for the version or commit (jaxlib=={})");
-  cmd->add_option("--metric", b.metric, "import, first_call, compile, ttfr, process_ttfr or warm (default ttfr)")
-      ->check(CLI::IsMember({"import", "first_call", "compile", "ttfr", "process_ttfr", "warm"}));
+  cmd->add_option("--metric", b.metric,
+                  "import, first_call, compile, ttfr, process_ttfr, warm, or a phase's instruction count: "
+                  "instructions_import, _setup, _first_call, _ttfr, _second_call, _warm_call or _first_call.<stage> "
+                  "(counted with --count instructions; default ttfr)")
+      ->check(CLI::Validator(bisect_metric_problem, "METRIC"));
   cmd->add_option("--threshold", b.threshold_pct, "a regression is more than PCT percent, with confidence (default 10)")
       ->check(finite_number(0, 1e6, true));
   cmd->add_option("--alpha", b.alpha, "significance level of the Mann-Whitney U test (default 0.05)")
@@ -440,6 +487,7 @@ CLI::App* add_bisect(CLI::App& app, BisectOptions& b, CliSelectionText& text) {
                 "moved there (docs/anatomy.md)");
   cmd->add_option("--anatomy-runs", run.anatomy_runs, "--anatomy: processes per case and confirmation run (default 3)")
       ->check(CLI::Range(1L, limits::kMaxColdRuns));
+  add_counting(cmd, run, text.count);
   cmd->add_option("--noise-floor", b.noise_floor,
                   "a `jitbench noise` out dir: warn when --threshold is below its floor for the bisected metric")
       ->check(kNonEmpty);
@@ -510,6 +558,7 @@ void check_sampling(const RunOptions& run) {
 // `jitbench run`: a run, or with --resume DIR (alone) the resumption of one.
 Command typed_run(RunOptions run, const CliRunText& text) {
   type_selection(text.selection, run);
+  type_counting(text.selection.count, run, !run.suite_file.empty());
   check_sampling(run);
   const bool other = !run.suite_file.empty() || !run.cases.empty() || !run.backends.empty() ||
                      !run.cache_policies.empty() || !run.precisions.empty() || !run.workload_paths.empty() ||
@@ -518,7 +567,7 @@ Command typed_run(RunOptions run, const CliRunText& text) {
                      run.no_index || run.warm_iters || run.warm_runs || run.timeout_s || run.deterministic ||
                      !run.python.empty() || text.ceilings != "auto" || !run.machine.empty() || run.target_ci_pct ||
                      run.min_runs || run.max_runs || run.max_time_s || !run.affinity.empty() || run.no_interleave ||
-                     run.anatomy || run.anatomy_runs;
+                     run.anatomy || run.anatomy_runs || !text.selection.count.empty() || run.count_runs || run.jobs;
   if (!text.resume.empty()) {
     if (other) throw UserError("--resume takes the command from the run's own index: give it alone (--quiet excepted)");
     return ResumeOptions{text.resume, run.quiet};
@@ -531,6 +580,7 @@ Command typed_run(RunOptions run, const CliRunText& text) {
 
 Command typed_measure(MeasureOptions m, const CliSelectionText& text) {
   type_selection(text, m.run);
+  type_counting(text.count, m.run, false);
   check_sampling(m.run);
   return m;
 }
@@ -558,6 +608,9 @@ void check_bisect(const BisectOptions& b, RunOptions& selection, const CliSelect
   if (selection.anatomy_runs && !selection.anatomy)
     throw UserError("bisect: --anatomy-runs counts the anatomy processes of the boundary's confirmation: add --anatomy");
   type_selection(text, selection);
+  // A bisected instruction count is counted at every step.
+  type_counting(text.count, selection, !selection.suite_file.empty() || b.metric.starts_with("instructions_"));
+  if (b.metric.starts_with("instructions_")) selection.count = true;
   check_sampling(selection);
   if (!text.shard.empty() || !selection.envs.empty() || !selection.env_vars.empty())
     throw UserError("bisect makes one environment per release and runs whole plans: leave out --shard, --env and "

@@ -59,6 +59,13 @@ struct RunOptions {
   // of its own (results/anatomy.h); the suite's anatomy key turns it on too.
   bool anatomy = false;
   std::optional<int> anatomy_runs;
+  // --count instructions[:valgrind|:hardware] [--count-runs N] [--jobs N]: each
+  // case's instructions counted per phase in processes of their own (run/counting.h);
+  // the suite's count key turns it on too. count_source "": the hardware counter
+  // where one opens, else valgrind.
+  bool count = false;
+  std::string count_source;
+  std::optional<int> count_runs, jobs;
 };
 
 // `jitbench run --resume DIR`: finish this interrupted run; its index holds the command.
@@ -95,7 +102,7 @@ struct BisectOptions {
   std::vector<std::string> versions;  // the candidates, oldest first; empty: every release between good and bad
   std::vector<std::string> with;      // further pins every environment gets ("jaxlib==0.4.38" moves with jax;
                                       // --install-extra is its other name)
-  std::string metric = "ttfr";        // import, first_call, compile, ttfr, process_ttfr, warm
+  std::string metric = "ttfr";        // import, first_call, compile, ttfr, process_ttfr, warm, instructions_<phase>
   double threshold_pct = 10;          // a regression is larger than this, with confidence
   double alpha = 0.05;
   std::string out_dir;

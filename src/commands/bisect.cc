@@ -8,7 +8,7 @@
 // confirmed (significant, and larger than --threshold with confidence:
 // compare's gate), then the releases between them are halved, and the final
 // pair is measured again, side by side, to confirm the boundary.
-// OUT/bisect.json (schemas/jitbench.bisect.v4.schema.json) has every step;
+// OUT/bisect.json (schemas/jitbench.bisect.v5.schema.json) has every step;
 // the bisection itself is commands/bisection/.
 #include <fmt/format.h>
 
@@ -22,6 +22,7 @@
 #include "commands/commands.h"
 #include "compare/noise.h"
 #include "config/environments.h"
+#include "env/counting_tools.h"
 #include "results/noise_record.h"
 #include "util/interrupt.h"
 #include "util/say.h"
@@ -96,6 +97,14 @@ std::optional<int> check_noise_floor(const BisectOptions& o) {
               "measure with more --cold-runs/--warm-runs (and `jitbench noise` again)\n", o.threshold_pct, below);
   return kExitBelowNoiseFloor;
 }
+// --count (or an instruction metric): what every step's run needs to count,
+// found here before anything is made, rather than as steps that measured nothing.
+void check_counting(const RunOptions& o) {
+  if (!o.count) return;
+  CountingRequest req{o.count_source, o.count_runs.value_or(2), 1, resolve_count_library()};
+  if (auto found = resolve_counting(req); std::holds_alternative<std::string>(found))
+    throw UserError("bisect: " + std::get<std::string>(found));
+}
 }  // namespace
 
 int cmd_bisect(const BisectOptions& given) {
@@ -107,6 +116,7 @@ int cmd_bisect(const BisectOptions& given) {
   const auto commits = o.git.empty() ? std::vector<GitCommit>{} : git_candidates(o.git, o.good, o.bad);
   if (auto refused = check_noise_floor(o)) return *refused;
   require_outside_inputs(o.out_dir, "--out-dir", {{"--noise-floor", o.noise_floor}, {"--costs", o.selection.costs_dir}});
+  check_counting(o.selection);
   auto prepared = OutDir::prepare(o.out_dir);
   if (auto* e = std::get_if<std::string>(&prepared)) throw UserError(*e);
   const OutDir out = std::get<OutDir>(prepared);

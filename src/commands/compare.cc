@@ -35,7 +35,22 @@ LoadedRun load_run(const std::string& dir, const char* which) {
 }
 
 std::string fmt_value(const std::string& metric, double v) {
-  return metric == "peak_rss_kib" ? fmt::format("{:.1f} MiB", v / 1024.0) : format_seconds(v);
+  switch (compare::metric_info(metric).kind) {
+    case compare::MetricKind::Memory: return fmt::format("{:.1f} MiB", v / 1024.0);
+    case compare::MetricKind::Instructions: return format_count(v);
+    case compare::MetricKind::Time: break;
+  }
+  return format_seconds(v);
+}
+
+// The HL shift column: the Hodges-Lehmann shift, or for an instruction count the change of medians.
+std::string shift_text(const compare::MetricRow& r) {
+  switch (compare::metric_info(r.metric).kind) {
+    case compare::MetricKind::Memory: return fmt::format("{:+.1f} MiB", r.hl / 1024.0);
+    case compare::MetricKind::Instructions: return (r.hl < 0 ? "-" : "+") + format_count(std::abs(r.hl));
+    case compare::MetricKind::Time: break;
+  }
+  return (r.hl < 0 ? "-" : "+") + format_seconds(std::abs(r.hl));
 }
 
 // Beside each verdict: how many runs on each side the machine interfered with
@@ -72,16 +87,36 @@ std::string floor_text(const std::optional<NoiseFloor>& floor, const compare::Me
 }
 
 void print_rows(const compare::Comparison& cmp, const std::optional<NoiseFloor>& floor) {
-  say(stdout, "{:<48} {:<22} {:>12} {:>12} {:>24} {:>9} {:>12} {:>15}  {}\n", "case", "metric", "base", "new",
+  say(stdout, "{:<48} {:<26} {:>12} {:>12} {:>24} {:>9} {:>12} {:>15}  {}\n", "case", "metric", "base", "new",
       "ratio [95% CI]", "p (MWU)", "HL shift", "interfered B, N", "verdict");
+  bool counted = false;
   for (const auto& r : cmp.rows) {
-    const std::string hl = r.metric == "peak_rss_kib" ? fmt::format("{:+.1f} MiB", r.hl / 1024.0)
-                                                      : (r.hl < 0 ? "-" : "+") + format_seconds(std::abs(r.hl));
-    say(stdout, "{:<48} {:<22} {:>12} {:>12} {:>24} {:>9.3g} {:>12} {:>15}  {}{}\n", r.case_id, r.metric,
-        fmt_value(r.metric, r.base_median), fmt_value(r.metric, r.new_median),
-        fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi), r.p, hl, interference_column(r), r.verdict,
+    const bool spread = r.rule == compare::MetricRule::Spread;
+    counted = counted || spread;
+    // An instruction count's interval is its processes' spread (marked *), and it has no test.
+    const auto ratio = spread ? fmt::format("{:.4f} [{:.4f}–{:.4f}]*", r.ratio, r.lo, r.hi)
+                              : fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi);
+    say(stdout, "{:<48} {:<26} {:>12} {:>12} {:>24} {:>9} {:>12} {:>15}  {}{}\n", r.case_id, r.metric,
+        fmt_value(r.metric, r.base_median), fmt_value(r.metric, r.new_median), ratio,
+        spread ? std::string("—") : fmt::format("{:.3g}", r.p), shift_text(r), interference_column(r), r.verdict,
         floor_text(floor, r));
   }
+  if (counted)
+    say(stdout, "* instructions_<phase>: counted per phase in processes of their own (run --count); the interval is "
+                "the processes' spread (each side's range, or its median's 95% interval from {} processes on), "
+                "the ratio judged against the threshold without a test; a change only where Lord's range test also "
+                "finds one (docs/noise.md)\n",
+        compare::kSpreadMedianRuns);
+  for (const auto& n : cmp.not_compared) say(stdout, "{}\n", n);
+}
+
+// A significant change of time that its instruction count does not share:
+// said, so that counts never replace time silently.
+void print_disagreements(const compare::Comparison& cmp) {
+  const auto lines = compare::time_count_disagreements(cmp);
+  if (lines.empty()) return;
+  say(stdout, "\nTime and instructions disagree ({}):\n", lines.size());
+  for (const auto& l : lines) say(stdout, "  {}\n", l);
 }
 
 // Where both runs took a compile anatomy of a case (run --anatomy): the
@@ -171,7 +206,7 @@ void print_summary(const compare::Comparison& cmp, double alpha) {
   for (const auto& [metric, lr] : cmp.log_ratios) {
     double s = 0;
     for (double x : lr) s += x;
-    say(stdout, "  {:<22} {:.3f} over {} cases\n", metric, std::exp(s / double(lr.size())), lr.size());
+    say(stdout, "  {:<26} {:.3f} over {} cases\n", metric, std::exp(s / double(lr.size())), lr.size());
   }
   const auto list = [](const char* title, const std::vector<std::string>& v) {
     if (v.empty()) return;
@@ -181,6 +216,10 @@ void print_summary(const compare::Comparison& cmp, double alpha) {
   list("Added in NEW", cmp.added);
   list("Removed in NEW", cmp.removed);
   list("Status changed", cmp.changed);
+  if (cmp.few_counts)
+    say(stderr, "jitbench compare: warning: some instruction counts have fewer than {} counting processes a side "
+                "(marked 'too few runs'): their spread is unknown; count with --count-runs {} or more\n",
+        compare::kSpreadMinRuns, compare::kSpreadMinRuns);
   if (cmp.few_runs)
     say(stderr,
         "jitbench compare: warning: some metrics have too few runs for the Mann-Whitney test to reach "
@@ -211,9 +250,13 @@ int gate(const CompareOptions& o, const compare::Comparison& cmp) {
   const double limit = 1.0 + *o.fail_on_regression_pct / 100.0;
   const auto bad = compare::regressions(cmp, *o.fail_on_regression_pct, o.alpha);
   for (const auto* r : bad)
-    say(stderr, "regression: {} {} is {:.1f}% worse (ratio 95% CI [{:.3f}–{:.3f}], above {:.3f}; p = {:.3g}){}\n",
-        r->case_id, r->metric, (r->ratio - 1) * 100, r->lo, r->hi, limit, r->p,
-        r->interfered() ? fmt::format("; measured while the machine interfered ({})", interference_words(*r)) : "");
+    if (r->rule == compare::MetricRule::Spread)
+      say(stderr, "regression: {} {} is {:.2f}% more (ratio {:.4f}, its processes' spread [{:.4f}–{:.4f}] above "
+                  "{:.3f})\n", r->case_id, r->metric, (r->ratio - 1) * 100, r->ratio, r->lo, r->hi, limit);
+    else
+      say(stderr, "regression: {} {} is {:.1f}% worse (ratio 95% CI [{:.3f}–{:.3f}], above {:.3f}; p = {:.3g}){}\n",
+          r->case_id, r->metric, (r->ratio - 1) * 100, r->lo, r->hi, limit, r->p,
+          r->interfered() ? fmt::format("; measured while the machine interfered ({})", interference_words(*r)) : "");
   const auto interfered = std::count_if(bad.begin(), bad.end(), [](const auto* r) { return r->interfered(); });
   for (const auto& w : cmp.worsened) say(stderr, "regression: status got worse: {}\n", w);
   // A case NEW lost (a run stopped by a full disk, a shard that never ran) is
@@ -270,6 +313,7 @@ int cmd_compare(const CompareOptions& given) {
       next.cases.size());
   print_environments(base, next);
   print_rows(cmp, floor);
+  print_disagreements(cmp);
   print_anatomy(base, next);
   print_summary(cmp, o.alpha);
   write_exports(o, base, next, cmp);

@@ -10,11 +10,13 @@
 #include <cstdlib>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "artifacts/write_run.h"
 #include "commands/commands.h"
 #include "config/catalog.h"
 #include "env/ceilings.h"
+#include "env/counting_tools.h"
 #include "env/env_cache.h"
 #include "env/environments.h"
 #include "plan/shard.h"
@@ -215,6 +217,26 @@ std::optional<stats::StoppingRule> sampling_rule(const RunOptions& o, const Suit
   return rule;
 }
 
+// --count instructions (or the suite's count key): the source and tool found
+// on this machine, or one line saying what is missing (exit 2).
+CountingSetup counting_setup(const RunOptions& o, const Suite& suite) {
+  if (!o.count && !suite.count) {
+    if (o.count_runs || o.jobs)
+      throw UserError("--count-runs and --jobs are --count's: add --count instructions (or the suite's count key)");
+    return {};
+  }
+  const unsigned cores = std::thread::hardware_concurrency();
+  CountingRequest req{o.count ? o.count_source : suite.count_source, o.count_runs.value_or(suite.count_runs),
+                      o.jobs.value_or(cores > 0 ? static_cast<int>(cores) : 1), resolve_count_library()};
+  auto found = resolve_counting(req);
+  if (auto* e = std::get_if<std::string>(&found)) throw UserError(*e);
+  auto setup = std::get<CountingSetup>(std::move(found));
+  if (!setup.fake_pmu.empty())
+    say(stderr, "jitbench: JITBENCH_TEST_FAKE_PMU=1 is set: the 'hardware' counts are a test's fake (thread CPU time "
+                "in ns), not instructions\n");
+  return setup;
+}
+
 WorkerSetup worker_setup(const RunOptions& o, const Suite& suite) {
   WorkerSetup setup;
   setup.python = resolve_python(o.python);
@@ -237,6 +259,7 @@ WorkerSetup worker_setup(const RunOptions& o, const Suite& suite) {
   if (o.anatomy_runs && !o.anatomy && !suite.anatomy)
     throw UserError("--anatomy-runs counts the processes of --anatomy: add --anatomy (or the suite's anatomy = true)");
   if (o.anatomy || suite.anatomy) setup.anatomy_runs = o.anatomy_runs.value_or(suite.anatomy_runs);
+  setup.counting = counting_setup(o, suite);
   return setup;
 }
 

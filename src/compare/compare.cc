@@ -8,7 +8,9 @@
 
 #include "compare/significance.h"
 #include "plan/plan.h"
+#include "results/counts.h"
 #include "results/views.h"
+#include "stats/sequential.h"
 #include "stats/stats.h"
 
 namespace jitbench::compare {
@@ -48,6 +50,8 @@ Samples metric_samples(const CaseResult& c) {
   }
   for (const auto& calls : warm_processes(c))
     if (auto m = stats::median(calls)) out["warm_call_s"].push_back(*m);
+  if (!count_source(c).empty())  // one source for every process, or no count compares
+    for (auto& [phase, xs] : count_samples(c)) out[instructions_metric(phase)] = std::move(xs);
   return out;
 }
 
@@ -110,8 +114,61 @@ void case_membership(const std::vector<CaseResult>& base, const std::vector<Case
 }
 }  // namespace
 
+namespace {
+// One side's interval under the spread rule: the median's 95% interval from
+// kSpreadMedianRuns processes on, else the range.
+stats::Interval spread_side(const std::vector<double>& xs) {
+  if (xs.size() >= kSpreadMedianRuns)
+    if (auto ci = stats::order_statistic_median_ci(xs, stats::kReportConfidence)) return *ci;
+  return {*stats::min(xs), *stats::max(xs)};
+}
+
+// Lord's range test (1947): u = |mean A - mean B| / (range A + range B)
+// against its two-sided 5% critical value for normal samples of n a side,
+// simulated (400,000 draws per n; src/compare/metrics_test.cc checks the rate):
+// ranges that merely do not overlap are not a change (two processes a side
+// from one distribution fail to overlap one time in three). Unequal sides
+// take the smaller side's value (the larger n's is smaller: conservative);
+// from 10 on, 10's.
+bool range_test_differs(const std::vector<double>& xa, const std::vector<double>& xb) {
+  static constexpr double kCritical[] = {1.713, 0.637, 0.407, 0.306, 0.250, 0.212, 0.187, 0.168, 0.152};  // n = 2..10
+  const std::size_t n = std::min<std::size_t>(std::min(xa.size(), xb.size()), 10);
+  const double gap = std::abs(*stats::mean(xb) - *stats::mean(xa));
+  const double ranges = (*stats::max(xa) - *stats::min(xa)) + (*stats::max(xb) - *stats::min(xb));
+  if (ranges == 0) return gap > 0;  // counted exactly alike a side: any difference is one
+  return gap / ranges > kCritical[n - 2];
+}
+
+// An instruction count, BASE against NEW: the ratio of medians with the
+// processes' spread as its interval (compare/metrics.h); no test.
+std::optional<MetricRow> spread_row(const std::string& id, const std::string& metric, const std::vector<double>& xa,
+                                    const std::vector<double>& xb) {
+  const auto a = spread_side(xa), b = spread_side(xb);
+  if (!(a.low > 0)) return std::nullopt;  // a count of nothing has no ratio
+  MetricRow r;
+  r.case_id = id;
+  r.metric = metric;
+  r.rule = MetricRule::Spread;
+  r.n_base = xa.size();
+  r.n_new = xb.size();
+  r.base_median = *stats::median(xa);
+  r.new_median = *stats::median(xb);
+  r.ratio = r.new_median / r.base_median;
+  r.lo = b.low / a.high;
+  r.hi = b.high / a.low;
+  r.p = std::nan("");
+  r.hl = r.new_median - r.base_median;
+  r.testable = xa.size() >= kSpreadMinRuns && xb.size() >= kSpreadMinRuns;
+  r.significant = r.testable && (r.lo > 1 || r.hi < 1) && range_test_differs(xa, xb);
+  const auto info = metric_info(metric);
+  r.verdict = !r.testable ? "too few runs" : !r.significant ? "within spread" : r.ratio > 1 ? info.more : info.less;
+  return r;
+}
+}  // namespace
+
 std::optional<MetricRow> metric_row(const std::string& id, const std::string& metric, const std::vector<double>& xa,
                                     const std::vector<double>& xb, double alpha) {
+  if (metric_info(metric).rule == MetricRule::Spread) return spread_row(id, metric, xa, xb);
   const auto ratio = ratio_of_medians(xa, xb);
   const auto mw = mann_whitney(xa, xb);
   if (!ratio || !mw) return std::nullopt;
@@ -131,9 +188,7 @@ std::optional<MetricRow> metric_row(const std::string& id, const std::string& me
   r.significant = r.testable && r.p < alpha;
   if (!r.testable) r.verdict = "too few runs";
   else if (r.p >= alpha) r.verdict = "no significant change";
-  else r.verdict = r.ratio > 1 ? "slower" : "faster";
-  if (metric == "peak_rss_kib" && r.verdict == "slower") r.verdict = "larger";
-  if (metric == "peak_rss_kib" && r.verdict == "faster") r.verdict = "smaller";
+  else r.verdict = r.ratio > 1 ? metric_info(metric).more : metric_info(metric).less;
   return r;
 }
 
@@ -141,6 +196,19 @@ std::vector<std::pair<const CaseResult*, const CaseResult*>> paired_cases(const 
                                                                           const std::vector<CaseResult>& next) {
   return pairs(base, next, pairing(base, next));
 }
+
+namespace {
+// Instructions counted by different sources (callgrind counts every thread,
+// a hardware counter the main thread) are not the same quantity: said, and
+// left out of the comparison (metric_samples gives both, compare_runs drops them).
+void note_sources(const CaseResult& a, const CaseResult& b, const std::string& id, Comparison& out) {
+  const auto sa = count_source(a), sb = count_source(b);
+  if (sa.empty() || sb.empty() || sa == sb) return;
+  out.not_compared.push_back(fmt::format("{}: instructions not compared: BASE counted them with {}, NEW with {} "
+                                         "(not the same quantity: count both alike, --count instructions:{})",
+                                         id, sa, sb, sa));
+}
+}  // namespace
 
 Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<CaseResult>& next, double alpha) {
   Comparison out;
@@ -150,17 +218,24 @@ Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<C
     const CaseResult& a = *pa;
     if (!timings_comparable(a) || !timings_comparable(*b)) continue;
     const auto sa = metric_samples(a), sb = metric_samples(*b);
+    note_sources(a, *b, by(a.c.id), out);
     for (const auto& [metric, xa] : sa) {
       auto it = sb.find(metric);
       if (it == sb.end() || xa.empty() || it->second.empty()) continue;
+      const bool counted = metric_info(metric).rule == MetricRule::Spread;
+      if (counted && count_source(a) != count_source(*b)) continue;  // said by note_sources
       auto row = metric_row(by(a.c.id), metric, xa, it->second, alpha);
       if (!row) continue;
       const bool warm = metric == "warm_call_s";
-      row->base_interference = measured_share(warm ? a.warm : a.cold, warm);
-      row->new_interference = measured_share(warm ? b->warm : b->cold, warm);
-      out.few_runs = out.few_runs || !row->testable;
+      row->base_interference = measured_share(counted ? a.counted : warm ? a.warm : a.cold, warm);
+      row->new_interference = measured_share(counted ? b->counted : warm ? b->warm : b->cold, warm);
       out.log_ratios[metric].push_back(std::log(row->ratio));
-      if (row->testable) {
+      if (counted) {  // no test: neither "too few runs" for the test nor one of alpha x tested
+        out.few_counts = out.few_counts || !row->testable;
+      } else {
+        out.few_runs = out.few_runs || !row->testable;
+      }
+      if (row->testable && !counted) {
         ++out.tested;
         out.differ += row->significant;
       }
@@ -179,7 +254,37 @@ std::vector<const MetricRow*> regressions(const Comparison& c, double pct, doubl
   const double limit = 1.0 + pct / 100.0;
   std::vector<const MetricRow*> out;
   for (const auto& r : c.rows)
-    if (exceeds_regression_limit(r.testable, r.p, alpha, r.lo, limit)) out.push_back(&r);
+    if (gate(r, limit, alpha) == Gate::Regression) out.push_back(&r);
+  return out;
+}
+
+namespace {
+// The instruction count that stands beside a time metric ("" for none).
+std::string count_of(const std::string& time_metric) {
+  if (time_metric == "cold_import_s") return instructions_metric("import");
+  if (time_metric == "cold_first_call_s") return instructions_metric("first_call");
+  if (time_metric == "cold_ttfr_s") return instructions_metric("ttfr");
+  if (time_metric == "warm_call_s") return instructions_metric("warm_call");
+  return "";
+}
+}  // namespace
+
+std::vector<std::string> time_count_disagreements(const Comparison& c) {
+  std::vector<std::string> out;
+  for (const auto& t : c.rows) {
+    const auto counted = count_of(t.metric);
+    if (counted.empty() || !t.significant) continue;
+    const auto n = std::find_if(c.rows.begin(), c.rows.end(),
+                                [&](const MetricRow& r) { return r.case_id == t.case_id && r.metric == counted; });
+    if (n == c.rows.end() || !n->testable) continue;
+    const bool same_way = n->significant && (n->ratio > 1) == (t.ratio > 1);
+    if (same_way) continue;
+    out.push_back(fmt::format("{}: {} is {} (×{:.3f} [{:.3f}–{:.3f}]) but {} is {} (×{:.4f} [{:.4f}–{:.4f}]): "
+                              "the time moved without the work; a compile that waits on I/O, a lock or other "
+                              "threads (or a busy machine) slows in time with equal counts",
+                              t.case_id, t.metric, t.verdict, t.ratio, t.lo, t.hi, counted, n->verdict, n->ratio,
+                              n->lo, n->hi));
+  }
   return out;
 }
 

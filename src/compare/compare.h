@@ -8,13 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "compare/metrics.h"
 #include "results/model.h"
 
 namespace jitbench::compare {
 
 // Samples of one metric from a case's ok runs, one value per process: the
-// cold metrics from each cold process, and the median warm call of each warm
-// process. Warm calls of one process are not independent samples of the
+// cold metrics from each cold process, the median warm call of each warm
+// process, and (run --count) each phase's instructions from each counting
+// process, as instructions_<phase> (compare/metrics.h). Warm calls of one process are not independent samples of the
 // code's speed (two runs of the same code gave per-case warm ratios from
 // 0.45 to 1.76 here: memory layout, thread placement, clock), so they are
 // never pooled into the test.
@@ -25,6 +27,7 @@ std::vector<std::vector<double>> warm_processes(const CaseResult& c);
 
 struct MetricRow {
   std::string case_id, metric, verdict;
+  MetricRule rule = MetricRule::MannWhitney;  // how it was judged (compare/metrics.h); Spread: p is NaN
   std::size_t n_base = 0, n_new = 0;
   double base_median = 0, new_median = 0, ratio = 0, lo = 0, hi = 0, p = 1, hl = 0;
   bool testable = true;  // enough runs for the test to reach alpha
@@ -46,8 +49,17 @@ struct Comparison {
   std::vector<std::string> worsened;
   std::map<std::string, std::vector<double>> log_ratios;  // metric -> log NEW/BASE ratios
   bool few_runs = false;  // some metric cannot reach alpha with its sample sizes
+  bool few_counts = false;  // some instruction metric has fewer than two counting processes a side
   int tested = 0, differ = 0;
+  // Cases whose instructions were not compared, and why (counted by different sources).
+  std::vector<std::string> not_compared;
 };
+
+// Where a time and its instruction count disagree: the time changed
+// significantly while the count stayed within its spread or moved the other
+// way (a compile that waits on I/O, a lock or other threads slows in time
+// with equal counts). One line each, in the rows' order.
+std::vector<std::string> time_count_disagreements(const Comparison& c);
 
 // One metric of one case, BASE against NEW: nullopt when either has no sample.
 std::optional<MetricRow> metric_row(const std::string& id, const std::string& metric, const std::vector<double>& xa,

@@ -17,6 +17,7 @@ int metric_rank(const std::string& m) {
   if (m == "cold_first_call_s") return 2;
   if (m.rfind("phase_", 0) == 0) return 3;
   if (m == "warm_call_s") return 4;
+  if (metric_info(m).kind == MetricKind::Instructions) return 6;  // counts last, charted apart from the times
   return 5;
 }
 
@@ -78,7 +79,10 @@ History build_history(const std::vector<SnapshotRun>& snapshots, double pct, dou
       if (std::find(h.case_ids.begin(), h.case_ids.end(), c.c.id) == h.case_ids.end()) h.case_ids.push_back(c.c.id);
       for (const auto& [m, xs] : metric_samples(c)) {
         const auto med = stats::median(xs);
-        const auto ci = stats::bootstrap_median_ci(xs);
+        // An instruction count's band is its processes' range (the spread compare judges it by).
+        const auto ci = metric_info(m).rule == MetricRule::Spread && !xs.empty()
+                            ? std::optional<stats::Interval>(stats::Interval{*stats::min(xs), *stats::max(xs)})
+                            : stats::bootstrap_median_ci(xs);
         if (!med || !ci) continue;
         series_for(h.series, c.c.id, m, s).points.push_back(
             {i, *med, ci->low, ci->high, xs.size(), flagged.count({c.c.id, m}) > 0});

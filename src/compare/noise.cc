@@ -50,7 +50,8 @@ std::vector<NoiseMetric> noise_metrics(const std::vector<CaseResult>& a, const s
     const auto sa = metric_samples(*ca), sb = metric_samples(*cb);
     for (const auto& [metric, xa] : sa) {
       const auto it = sb.find(metric);
-      if (it == sb.end()) continue;
+      // The floor is the test's: instruction counts are judged by their spread, with no test.
+      if (it == sb.end() || metric_info(metric).rule != MetricRule::MannWhitney) continue;
       const auto row = metric_row(ca->c.id, metric, xa, it->second, alpha);
       if (!row) continue;
       NoiseMetric m{ca->c.id, metric, row->n_base, row->n_new, row->base_median, row->new_median, row->ratio,

@@ -8,14 +8,26 @@
 namespace jitbench::compare {
 
 std::vector<std::string> release_metrics(const std::vector<const CaseResult*>& cases) {
-  std::vector<std::string> phases;
+  std::vector<std::string> phases, counts;
   for (const auto* c : cases)
-    for (const auto& [metric, xs] : metric_samples(*c))
-      if (metric.rfind("phase_", 0) == 0 && std::find(phases.begin(), phases.end(), metric) == phases.end())
-        phases.push_back(metric);
+    for (const auto& [metric, xs] : metric_samples(*c)) {
+      const bool phase = metric.rfind("phase_", 0) == 0;
+      if (!phase && metric_info(metric).kind != MetricKind::Instructions) continue;
+      auto& list = phase ? phases : counts;
+      if (std::find(list.begin(), list.end(), metric) == list.end()) list.push_back(metric);
+    }
   std::vector<std::string> out{"cold_import_s"};
   out.insert(out.end(), phases.begin(), phases.end());
   out.insert(out.end(), {"cold_first_call_s", "cold_ttfr_s", "warm_call_s"});
+  // run --count: each counted phase's instructions after the times, in the count's own order.
+  const std::vector<std::string> order = {"import", "setup", "first_call", "ttfr", "second_call", "warm_call"};
+  const auto rank = [&](const std::string& m) {
+    const auto phase = instructions_phase(m);
+    const auto it = std::find(order.begin(), order.end(), phase.substr(0, phase.find('.')));
+    return static_cast<std::size_t>(it - order.begin()) * 2 + (phase.find('.') != std::string::npos);
+  };
+  std::stable_sort(counts.begin(), counts.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
+  out.insert(out.end(), counts.begin(), counts.end());
   return out;
 }
 

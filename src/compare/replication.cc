@@ -40,7 +40,7 @@ TimingReplication replicate_timings(const std::vector<CaseResult>& original, con
     const auto xa = metric_samples(*a), xb = metric_samples(*b);
     for (const auto& [metric, va] : xa) {
       const auto it = xb.find(metric);
-      if (it == xb.end()) continue;
+      if (it == xb.end() || metric_info(metric).kind == MetricKind::Instructions) continue;  // timings only
       const auto row = metric_row(a->c.id, metric, va, it->second, alpha);
       if (!row) continue;
       ReplicaRow r{a->c.id, metric, verdict_of(*row, tolerance_pct), row->n_base, row->n_new, row->base_median,

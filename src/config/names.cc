@@ -27,9 +27,10 @@ constexpr std::array<std::pair<CachePolicy, std::string_view>, 3> kPolicy{
      {CachePolicy::WarmProcess, "warm_process"}}};
 constexpr std::array<std::pair<Precision, std::string_view>, 2> kPrecision{
     {{Precision::Default, "default"}, {Precision::Highest, "highest"}}};
-constexpr std::array<std::pair<RunMode, std::string_view>, 4> kMode{
-    {{RunMode::Cold, "cold"}, {RunMode::Warm, "warm"}, {RunMode::Aot, "aot"}, {RunMode::Anatomy, "anatomy"}}};
-constexpr std::array<std::pair<ReasonCode, std::string_view>, 21> kReason{{
+constexpr std::array<std::pair<RunMode, std::string_view>, 5> kMode{
+    {{RunMode::Cold, "cold"}, {RunMode::Warm, "warm"}, {RunMode::Aot, "aot"}, {RunMode::Anatomy, "anatomy"},
+     {RunMode::Count, "count"}}};
+constexpr std::array<std::pair<ReasonCode, std::string_view>, 23> kReason{{
     {ReasonCode::MissingDependency, "missing_dependency"},
     {ReasonCode::GpuUnavailable, "gpu_unavailable"},
     {ReasonCode::Unsupported, "unsupported"},
@@ -42,6 +43,8 @@ constexpr std::array<std::pair<ReasonCode, std::string_view>, 21> kReason{{
     {ReasonCode::CrosscheckDisagrees, "crosscheck_disagrees"},
     {ReasonCode::CrosscheckFailed, "crosscheck_failed"},
     {ReasonCode::AnatomyFailed, "anatomy_failed"},
+    {ReasonCode::CountFailed, "count_failed"},
+    {ReasonCode::CountUnsupported, "count_unsupported"},
     {ReasonCode::EnvironmentUnavailable, "environment_unavailable"},
     {ReasonCode::WorkerFailed, "worker_failed"},
     {ReasonCode::Timeout, "timeout"},

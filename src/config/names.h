@@ -26,7 +26,7 @@ std::string_view to_string(Precision p);
 std::optional<Precision> parse_precision(std::string_view s);
 
 // What one worker process is asked to do.
-enum class RunMode { Cold, Warm, Aot, Anatomy };
+enum class RunMode { Cold, Warm, Aot, Anatomy, Count };
 std::string_view to_string(RunMode m);
 std::optional<RunMode> parse_run_mode(std::string_view s);
 
@@ -47,6 +47,8 @@ enum class ReasonCode {
   CrosscheckDisagrees,  // warn: the ahead-of-time compile contradicts the event-based phases
   CrosscheckFailed,     // warn: the ahead-of-time cross-check process did not produce a result
   AnatomyFailed,        // warn: a compile anatomy process (run --anatomy) crashed or timed out
+  CountFailed,          // warn: an instruction-counting process (run --count) crashed, timed out or counted nothing
+  CountUnsupported,     // warn: counting was asked for a case it cannot count (arg: why: a GPU, a native worker, ...)
   EnvironmentUnavailable,  // warn: the case's environment could not be built (arg: the installer's reason)
   WorkerFailed,       // failed: crash, signal, non-zero exit, bad or missing messages
   Timeout,            // failed: killed at its timeout

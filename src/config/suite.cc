@@ -113,6 +113,22 @@ void read_sampling_keys(std::string_view src, const toml::table& t, Suite& s) {
   if (auto* n = t.get("max_time_s")) s.max_time_s = number_in_range(src, *n, "max_time_s", 0, kMaxTimeoutS);
 }
 
+// count = ["instructions"] / ["instructions:valgrind"] / ["instructions:hardware"], count_runs = N (>= 2).
+void read_count_keys(std::string_view src, const toml::table& t, Suite& s) {
+  if (auto* n = t.get("count")) {
+    for (const auto& v : string_list(src, *n, "count")) {
+      if (v != "instructions" && v != "instructions:valgrind" && v != "instructions:hardware")
+        fail(src, *n, fmt::format("'count' holds '{}': what can be counted is instructions (or instructions:valgrind, "
+                                  "instructions:hardware)", v));
+      s.count = true;
+      const auto colon = v.find(':');
+      s.count_source = colon == std::string::npos ? "" : v.substr(colon + 1);
+    }
+  }
+  if (auto* n = t.get("count_runs"))
+    s.count_runs = static_cast<int>(int_in_range(src, *n, "count_runs", 2, limits::kMaxColdRuns));
+}
+
 // What the suite is read against: the catalog (which its workload files join)
 // and a resumed run's input copies.
 struct SuiteReading {
@@ -123,7 +139,7 @@ struct SuiteReading {
 void read_suite_table(std::string_view src, const toml::table& t, Suite& s, const SuiteReading& in) {
   reject_unknown_keys(src, t, {"name", "cold_runs", "warm_iters", "warm_runs", "cache_policy", "precision", "timeout_s",
                                 "workload_paths", "target_ci", "min_runs", "max_runs", "max_time_s", "anatomy",
-                                "anatomy_runs"},
+                                "anatomy_runs", "count", "count_runs"},
                       "[suite]");
   if (auto* n = t.get("workload_paths")) {
     // Relative to the suite file, so a suite and its workloads travel together.
@@ -159,6 +175,7 @@ void read_suite_table(std::string_view src, const toml::table& t, Suite& s, cons
     s.timeout_s = *v;
   }
   read_sampling_keys(src, t, s);
+  read_count_keys(src, t, s);
   if (auto* n = t.get("cache_policy"))
     s.cache_policies = enum_list<CachePolicy>(src, *n, "cache_policy", is_cache_policy, "cache policy",
                                               cache_policy_names(), parse_cache_policy);

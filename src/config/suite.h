@@ -58,6 +58,11 @@ struct Suite {
   // anatomy = true: run --anatomy for this suite, anatomy_runs processes per JIT case.
   bool anatomy = false;
   int anatomy_runs = 3;
+  // count = ["instructions"] (or "instructions:valgrind" / ":hardware"): run
+  // --count for this suite, count_runs counting processes per case.
+  bool count = false;
+  std::string count_source;
+  int count_runs = 2;
   std::vector<std::string> workload_paths;  // user workloads, added to the catalog while parsing
   std::vector<MatrixBlock> matrix;
   std::vector<EnvironmentSpec> environments;  // [[environments]]: every case in each (none: the current one)

@@ -173,7 +173,9 @@ json release_json(const compare::ReleaseRow& row) {
     json metrics = json::object();
     for (const auto& m : row.metrics) {
       const auto v = e.values.find(m);
-      if (v == e.values.end()) continue;
+      // Instruction counts are judged by their spread, with no test and no bootstrap CI: summary.md's
+      // Releases table shows them, each case file's counts holds them; this section keeps the times.
+      if (v == e.values.end() || compare::metric_info(m).kind == compare::MetricKind::Instructions) continue;
       json step = nullptr;
       if (const auto s = e.step.find(m); s != e.step.end())
         step = {{"ratio", s->second.ratio}, {"ci95", {s->second.lo, s->second.hi}}, {"p", s->second.p},
@@ -183,7 +185,10 @@ json release_json(const compare::ReleaseRow& row) {
     entries.push_back({{"environment", e.env}, {"case", e.c->c.id}, {"status", to_string(e.c->status)},
                        {"metrics", metrics}});
   }
-  return {{"key", row.key}, {"metrics", row.metrics}, {"environments", entries}};
+  std::vector<std::string> timed;
+  for (const auto& m : row.metrics)
+    if (compare::metric_info(m).kind != compare::MetricKind::Instructions) timed.push_back(m);
+  return {{"key", row.key}, {"metrics", timed}, {"environments", entries}};
 }
 
 json analysis_json(const Analysis& a, const std::vector<compare::ReleaseRow>& releases) {

@@ -12,9 +12,10 @@ namespace {
 nlohmann::json bisect_evidence_json(const std::vector<BisectEvidence>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& r : rows)
-    out.push_back({{"case", r.case_id}, {"median_s", r.median_s}, {"good_median_s", r.good_median_s},
-                   {"ratio", r.ratio}, {"ratio_ci95", {r.ratio_lo, r.ratio_hi}}, {"p", r.p},
-                   {"testable", r.testable}, {"regression", r.regression}, {"decision", r.decision}});
+    out.push_back({{"case", r.case_id}, {"median", r.median}, {"good_median", r.good_median}, {"unit", r.unit},
+                   {"rule", r.rule}, {"ratio", r.ratio}, {"ratio_ci95", {r.ratio_lo, r.ratio_hi}},
+                   {"p", r.p ? nlohmann::json(*r.p) : nlohmann::json()}, {"testable", r.testable},
+                   {"regression", r.regression}, {"decision", r.decision}});
   return out;
 }
 nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }

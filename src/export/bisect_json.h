@@ -1,5 +1,5 @@
 #pragma once
-// OUT/bisect.json of `jitbench bisect` (schemas/jitbench.bisect.v4.schema.json).
+// OUT/bisect.json of `jitbench bisect` (schemas/jitbench.bisect.v5.schema.json).
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -8,7 +8,7 @@
 #include "results/bisect_record.h"
 
 namespace jitbench {
-inline constexpr const char* kBisectSchema = "jitbench.bisect.v4";
+inline constexpr const char* kBisectSchema = "jitbench.bisect.v5";
 
 struct BisectDocument {
   std::string package, good, bad, metric;

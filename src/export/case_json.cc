@@ -3,6 +3,7 @@
 #include "config/catalog.h"
 #include "export/case_names.h"
 #include "export/anatomy_json.h"
+#include "export/counts_json.h"
 #include "export/json_util.h"
 #include "results/crosscheck.h"
 #include "export/schema.h"
@@ -157,7 +158,8 @@ json run_json(const RunRecord& r) {
                          {"modified", seen.modified},         {"removed", seen.removed}};
   auto b = phase_breakdown(r);
   j["first_call_breakdown"] = b ? breakdown_json(*b) : json(nullptr);
-  if (r.mode == RunMode::Cold || r.mode == RunMode::Anatomy) j["second_call_s"] = number_or_null(r.second_call_s);
+  if (r.mode == RunMode::Cold || r.mode == RunMode::Anatomy || r.mode == RunMode::Count)
+    j["second_call_s"] = number_or_null(r.second_call_s);
   if (r.buckets) {
     const auto& h = *r.buckets;
     j["buckets"] = {{"interpreter_start_s", h.interpreter_start_s}, {"harness_import_s", h.harness_import_s},
@@ -167,6 +169,7 @@ json run_json(const RunRecord& r) {
   }
   if (r.mode == RunMode::Warm) j["calls_s"] = r.calls_s;
   j["worker"] = r.worker.raw;
+  if (r.counts) j["counts"] = run_counts_json(*r.counts);
   return j;
 }
 
@@ -209,6 +212,8 @@ json case_json(const CaseResult& r) {
   // `jitbench measure`: the function as the user named it and what this case runs ("sgd_step with jax.jit").
   if (const auto& w = r.c.workload_info; w && w->measured)
     doc["measured"] = {{"function", w->measured->function}, {"source", w->measured->source}, {"label", backend_text(r.c)}};
+  // run --count instructions: an optional addition (absent when not asked).
+  if (r.count) doc["counts"] = counts_json(r);
   return doc;
 }
 

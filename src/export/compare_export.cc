@@ -19,16 +19,17 @@ std::string csv_escape(const std::string& s) {
 std::string compare_csv(const compare::Comparison& c) {
   std::string csv =
       "case,metric,n_base,n_new,base_median,new_median,ratio,ratio_ci_low,ratio_ci_high,p_value,hl_shift,verdict,"
-      "base_interfered,base_runs,new_interfered,new_runs\n";
+      "base_interfered,base_runs,new_interfered,new_runs,rule\n";
   // base_interfered / new_interfered: runs the machine interfered with (docs/noise.md), empty when not reported.
   const auto interfered = [](const InterferenceShare& s) {
     return s.reported == 0 ? std::string() : std::to_string(s.interfered);
   };
   for (const auto& r : c.rows)
-    csv += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.9g},{},{},{},{},{}\n",
+    csv += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.9g},{},{},{},{},{},{}\n",
                        csv_escape(r.case_id), r.metric, r.n_base, r.n_new, r.base_median, r.new_median, r.ratio, r.lo,
                        r.hi, r.p, r.hl, csv_escape(r.verdict), interfered(r.base_interference),
-                       r.base_interference.runs, interfered(r.new_interference), r.new_interference.runs);
+                       r.base_interference.runs, interfered(r.new_interference), r.new_interference.runs,
+                       compare::to_string(r.rule));
   return csv;
 }
 

@@ -207,7 +207,7 @@ BisectDocument a_bisection(BisectResult result) {
   return d;
 }
 
-// Each way a bisection ends, written as jitbench.bisect.v4 has it.
+// Each way a bisection ends, written as jitbench.bisect.v5 has it.
 TEST(BisectRecords, EveryEndIsWrittenAsTheSchemaHasIt) {
   BisectResult unmeasurable;
   unmeasurable.status = "unmeasurable";

@@ -19,6 +19,7 @@
 #include "report/table.h"
 #include "results/anatomy.h"
 #include "results/read.h"
+#include "export/counts_table.h"
 #include "stats/stats.h"
 
 namespace jitbench {
@@ -208,6 +209,14 @@ nlohmann::json report_sampling_json(const std::vector<CaseResult>& cases) {
   return {{"intro", kSamplingIntro}, {"table", table_json(sampling_table(cases))}};
 }
 
+// run --count instructions: the counts table and what was not counted; null when nothing was asked.
+nlohmann::json counts_page_json(const std::vector<CaseResult>& cases) {
+  if (std::none_of(cases.begin(), cases.end(), [](const CaseResult& c) { return c.count.has_value(); })) return nullptr;
+  const auto t = counts_table(cases);
+  return {{"intro", kCountsIntro}, {"table", t.empty() ? nlohmann::json() : table_json(t)},
+          {"not_counted", counts_not_taken(cases)}};
+}
+
 nlohmann::json titled(const std::string& intro, const Table& t) {
   if (t.empty()) return nullptr;
   return {{"intro", intro}, {"table", table_json(t)}};
@@ -237,7 +246,7 @@ nlohmann::json report_page_json(const LoadedRun& run, const Analysis& analysis) 
     const auto a = anatomy_summary(c);
     return a && !a->nodes.empty();
   });
-  return {{"intro", kIntro},
+  nlohmann::json page = {{"intro", kIntro},
           {"command", command},
           {"glance", glance.empty() ? nlohmann::json() : table_json(glance)},
           {"environment", table_json(env)},
@@ -249,6 +258,8 @@ nlohmann::json report_page_json(const LoadedRun& run, const Analysis& analysis) 
           {"cases", table_json(cases_table(run.cases))},
           {"sampling", report_sampling_json(run.cases)},
           {"verification", titled(kVerificationIntro, verification_table(run.cases))}};
+  if (auto counts = counts_page_json(run.cases); !counts.is_null()) page["counts"] = counts;  // run --count only
+  return page;
 }
 
 nlohmann::json report_input(const LoadedRun& run, const Analysis& analysis) {
@@ -275,6 +286,7 @@ std::string report_md(const LoadedRun& run, const Analysis& analysis, const std:
             : fmt::format("\n## Sampling\n\n{}\n\n", kSamplingIntro) + to_markdown(sampling_table(run.cases));
   if (const auto t = verification_table(run.cases); !t.empty())
     md += fmt::format("\n## Verification\n\n{}\n\n", kVerificationIntro) + to_markdown(t);
+  md += counts_section_md(run.cases);
   std::string titles;
   for (const auto& f : report_figures())
     if (svgs.count(f.key)) titles += (titles.empty() ? "" : ", ") + f.title;

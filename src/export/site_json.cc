@@ -1,5 +1,7 @@
 #include "export/site_json.h"
 
+#include <cmath>
+
 namespace jitbench {
 using nlohmann::json;
 
@@ -15,7 +17,7 @@ json steps_json(const std::vector<compare::FlaggedStep>& steps) {
   json out = json::array();
   for (const auto& f : steps)
     out.push_back({{"machine", f.machine}, {"from", f.from_id}, {"to", f.to_id}, {"case", f.case_id},
-                   {"metric", f.metric}, {"ratio", f.ratio}, {"lo", f.lo}, {"hi", f.hi}, {"p", f.p},
+                   {"metric", f.metric}, {"ratio", f.ratio}, {"lo", f.lo}, {"hi", f.hi}, {"p", std::isnan(f.p) ? json() : json(f.p)},
                    {"status_change", f.status_change}, {"software_changed", f.environment_changed}});
   return out;
 }

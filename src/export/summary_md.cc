@@ -10,6 +10,7 @@
 
 #include "export/case_names.h"
 #include "export/compact_table.h"
+#include "export/counts_table.h"
 #include "export/figure_data.h"
 #include "export/glance_table.h"
 #include "export/interference_text.h"
@@ -381,11 +382,26 @@ namespace {
 // environment file each shard's cases point to, and what each one is.
 // A metric's short name in a releases table.
 std::string metric_label(const std::string& m) {
+  if (const auto phase = compare::instructions_phase(m); !phase.empty()) return "Instructions: " + phase;
   if (m == "cold_import_s") return "Import";
   if (m == "cold_first_call_s") return "First call";
   if (m == "cold_ttfr_s") return "TTFR";
   if (m == "warm_call_s") return "Warm call";
   return m.substr(6, m.size() - 8);  // phase_<name>_s
+}
+
+// An instruction count: its median, and the step's ratio with the processes'
+// spread as its interval (always: no CI rule), **bold** where compare calls
+// it a change (compare/metrics.h), † with fewer than two counting processes a side.
+std::string release_count_cell(const compare::ReleaseEntry& e, const std::string& m, double median, bool& untested) {
+  std::string cell = format_count(median);
+  if (const auto s = e.step.find(m); s != e.step.end()) {
+    const auto& r = s->second;
+    untested = untested || !r.testable;
+    cell += fmt::format(" ({}{:.4f}× [{:.4f}–{:.4f}]{}{})", r.significant ? "**" : "", r.ratio, r.lo, r.hi,
+                        r.significant ? ", " + r.verdict + "**" : "", r.testable ? "" : "†");
+  }
+  return cell;
 }
 
 // "73.86 ms (0.87× [0.56–1.59])": the step's ratio, its 95% CI only where both
@@ -394,6 +410,7 @@ std::string metric_label(const std::string& m) {
 std::string release_cell(const compare::ReleaseEntry& e, const std::string& m, bool& untested) {
   const auto v = e.values.find(m);
   if (v == e.values.end()) return "—";
+  if (compare::metric_info(m).rule == compare::MetricRule::Spread) return release_count_cell(e, m, v->second[0], untested);
   std::string cell = format_seconds(v->second[0]);
   if (const auto s = e.step.find(m); s != e.step.end()) {
     const auto& r = s->second;
@@ -423,8 +440,9 @@ std::string release_anatomy_lines(const compare::ReleaseRow& row) {
 std::string untested_footnote() {
   static_assert(compare::kReleaseAlpha == 0.05, "the counts in this footnote are those of alpha 0.05");
   return fmt::format("\n† too few processes for the test to reach p < {:g} with these two counts (sides of equal "
-                     "count need 4 each; 3 against 5 will do, 3 against 4 will not).\n",
-                     compare::kReleaseAlpha);
+                     "count need 4 each; 3 against 5 will do, 3 against 4 will not); for an instruction count, "
+                     "fewer than {} counting processes a side.\n",
+                     compare::kReleaseAlpha, compare::kSpreadMinRuns);
 }
 
 std::string releases_section(const std::vector<compare::ReleaseRow>& rows) {
@@ -538,7 +556,9 @@ std::vector<Reading> readings() {
        "the same case in each environment, in the order given: medians over the processes, and in parentheses the "
        "ratio to the environment above, with its 95% CI where both have " + least + " or more processes — **bold** "
        "where the Mann–Whitney test finds the step significant (p < " + fmt::format("{:g}", compare::kReleaseAlpha) +
-       "), as `jitbench compare` computes it."},
+       "), as `jitbench compare` computes it. Instruction counts (run --count) show the ratio with their counting "
+       "processes' spread as its interval, **bold** where it excludes 1 and Lord's range test finds a change "
+       "(docs/noise.md, Instructions)."},
       {"Phases of the first call",
        "one table per backend, its phases as columns, each measured by the source listed below it; "
        "**unattributed** is the part of the first call no phase covers (executing the call, dispatch, and whatever "
@@ -645,6 +665,7 @@ constexpr SummarySection kSummarySections[] = {
     [](const SummaryInput& in) { return throughput_section(in.analysis, in.info.environment); },
     [](const SummaryInput& in) { return memory_variance_section(in.analysis); },
     [](const SummaryInput& in) { return anatomy_section_md(in.cases); },
+    [](const SummaryInput& in) { return counts_section_md(in.cases); },
 };
 }  // namespace
 

@@ -1,6 +1,7 @@
 #include "report/format.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -36,4 +37,15 @@ std::string md_cell(const std::string& s) {
   }
   return out;
 }
+std::string format_count(double n) {
+  if (!(n >= 0)) return "—";
+  static constexpr std::pair<double, const char*> kScales[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  for (const auto& [scale, prefix] : kScales)
+    if (n >= scale) {
+      const double v = n / scale;
+      return fmt::format("{:.{}f} {}", v, v >= 100 ? 1 : v >= 10 ? 2 : 3, prefix);
+    }
+  return fmt::format("{:.0f}", n);
+}
+
 }  // namespace jitbench

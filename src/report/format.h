@@ -7,6 +7,9 @@ namespace jitbench {
 // < 1 s -> ms (2 decimals), else s (3 decimals).
 std::string format_seconds(double s);
 std::string format_seconds(const std::optional<double>& s);
+// An instruction count with an SI prefix and 4 significant digits: "892.1 M",
+// "1.570 G", "65.02 k", "812" (< 0 -> "—").
+std::string format_count(double n);
 // `s`: code in Markdown.
 std::string md_code(const std::string& s);
 // Text from a user (a command line, a label) as one Markdown code span that

@@ -1,5 +1,5 @@
 #pragma once
-// What `jitbench bisect` records (OUT/bisect.json, jitbench.bisect.v4): every
+// What `jitbench bisect` records (OUT/bisect.json, jitbench.bisect.v5): every
 // step measured and the result, typed; export/bisect_json.cc writes them.
 #include <optional>
 #include <string>
@@ -13,9 +13,12 @@ namespace jitbench {
 // boundary's other side): compare's row for the metric and the decision.
 struct BisectEvidence {
   std::string case_id;
-  double median_s = 0, good_median_s = 0, ratio = 0, ratio_lo = 0, ratio_hi = 0, p = 0;
+  double median = 0, good_median = 0, ratio = 0, ratio_lo = 0, ratio_hi = 0;  // medians in `unit`
+  std::optional<double> p;  // the Mann-Whitney p; nullopt under the spread rule (an instruction count: no test)
   bool testable = false, regression = false;
   std::string decision;  // "regression", "clear" or "inconclusive"
+  std::string unit = "s";              // "s" or "instructions"
+  std::string rule = "mann_whitney";   // "mann_whitney" or "spread" (compare/metrics.h)
   bool operator==(const BisectEvidence&) const = default;
 };
 

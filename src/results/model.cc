@@ -67,6 +67,36 @@ InterferenceShare interference_share(const std::vector<RunRecord>& runs) {
   return s;
 }
 
+namespace {
+// run --count: a counting process whose counts cannot be true (marks and
+// dumps that disagree, a protocol lie) fails the case; one that crashed or
+// timed out makes an ok case warn count_failed; one the worker could not
+// count (its skip), or a case counting cannot count at all, warn
+// count_unsupported with why. Never silent: what was not counted says so.
+void settle_counting(CaseResult& r) {
+  const auto raise = [&](Status as, Reason why, const std::string& detail) {
+    if (severity(as) <= severity(r.status)) return;
+    r.status = as;
+    r.reason = std::move(why);
+    r.detail = detail;
+  };
+  if (r.count && !r.count->unsupported.empty())
+    raise(Status::Warn, {ReasonCode::CountUnsupported, r.count->unsupported},
+          "instructions were not counted for this case: " + r.count->unsupported);
+  for (const auto& run : r.counted) {
+    if (run.status == Status::Warn) {
+      raise(Status::Warn, {ReasonCode::CountUnsupported, to_string(run.reason)},
+            "instruction-counting process: " + run.detail);
+      continue;
+    }
+    if (run.status != Status::Failed) continue;
+    const bool lie = run.reason.code == ReasonCode::InconsistentTimings || run.reason.code == ReasonCode::ProtocolViolation;
+    raise(lie ? Status::Failed : Status::Warn, lie ? run.reason : Reason{ReasonCode::CountFailed, ""},
+          "instruction-counting process: " + run.detail);
+  }
+}
+}  // namespace
+
 void settle_status(CaseResult& r) {
   r.status = Status::Ok;
   r.reason = {};
@@ -95,6 +125,7 @@ void settle_status(CaseResult& r) {
     r.reason = lie ? run.reason : Reason{ReasonCode::AnatomyFailed, ""};
     r.detail = "compile anatomy process: " + run.detail;
   }
+  settle_counting(r);
   if (r.status == Status::Ok)
     if (auto w = crosscheck_warning(r)) {
       r.status = Status::Warn;
@@ -120,7 +151,9 @@ bool timings_comparable(const CaseResult& c) {
   return c.status == Status::Ok ||
          (c.status == Status::Warn && (c.reason.code == ReasonCode::CrosscheckDisagrees ||
                                        c.reason.code == ReasonCode::CrosscheckFailed ||
-                                       c.reason.code == ReasonCode::AnatomyFailed));
+                                       c.reason.code == ReasonCode::AnatomyFailed ||
+                                       c.reason.code == ReasonCode::CountFailed ||
+                                       c.reason.code == ReasonCode::CountUnsupported));
 }
 
 }  // namespace jitbench

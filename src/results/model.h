@@ -57,6 +57,41 @@ struct HarnessBuckets {
 // C program's); a wait4 peak within this of the reading may still be the copy's.
 inline constexpr long kPreExecSlackKib = 512;
 
+// What one counting process counted (run --count instructions;
+// results/counts.h): the instructions between consecutive marks of the
+// worker, in order — harness_start, import, setup, first_call (or its stages
+// first_call.<stage>), second_call, warm_calls — as its source counted them.
+struct CountSegment {
+  std::string name;
+  double instructions = 0;
+  bool operator==(const CountSegment&) const = default;
+};
+struct RunCounts {
+  std::string source;  // "valgrind" (callgrind's dumps, read by jitbench) or "hardware" (the worker's own reads)
+  std::vector<CountSegment> segments;
+  int warm_calls = 0;  // calls in the warm_calls segment
+  std::string first_call_split;  // how the first call was divided, or why it was not
+  std::string scope;   // which threads were counted
+  bool fake = false;   // a test's fake hardware counter (JITBENCH_TEST_FAKE_PMU): not instructions
+  bool operator==(const RunCounts&) const = default;
+};
+
+// How a case's instructions were counted, shared by its counting processes.
+struct CountSetup {
+  std::string source;   // valgrind | hardware
+  std::string chosen;   // why this source
+  std::string tool;     // "callgrind" | "perf_event_open"
+  std::string version;  // "valgrind-3.19.0", "Linux 6.1.0"
+  std::vector<std::string> options;  // the tool's command line before the worker's
+  std::map<std::string, std::string> controls;  // PYTHONHASHSEED, aslr, threads: what was fixed, and how
+  int calls = 0;         // warm calls counted per process
+  double timeout_s = 0;  // each counting process's
+  int jobs = 1;          // counting processes at a time
+  // Why this case was not counted ("" when it was): a GPU, a native worker, a cache policy.
+  std::string unsupported;
+  bool operator==(const CountSetup&) const = default;
+};
+
 // One worker process.
 struct RunRecord {
   RunMode mode = RunMode::Cold;
@@ -84,6 +119,7 @@ struct RunRecord {
   std::string log;  // path relative to the out dir
   WorkerReport worker;  // what the worker reported beyond timings
   std::optional<HarnessBuckets> buckets;  // from workers that stamp their life (the Python worker)
+  std::optional<RunCounts> counts;  // mode count, once its counts were taken
 
   std::optional<double> ttfr_s() const;          // import + setup + first call
   // What a user's own script pays before its import starts: the interpreter's
@@ -158,6 +194,13 @@ struct CaseResult {
   // call's phases down (results/anatomy.h); a failed one fails the case.
   int anatomy_runs = 0;  // requested
   std::vector<RunRecord> anatomy;
+  // run --count instructions: processes of their own (mode count) whose
+  // instructions were counted per phase (results/counts.h); how, in `count`
+  // (nullopt: not asked). A count process that crashed makes an ok case warn
+  // count_failed; one whose counts cannot be true fails it.
+  int count_runs = 0;  // requested
+  std::vector<RunRecord> counted;
+  std::optional<CountSetup> count;
   SamplingRecord sampling;
   std::string cache_dir;  // relative to the out dir; "" when none
   std::map<std::string, std::string> worker_env;  // what jitbench set for the worker

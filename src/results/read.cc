@@ -131,6 +131,43 @@ void check_peak_rss(const json& j, const RunRecord& r, const std::string& mode) 
                                mode));
 }
 
+// A counting process's "counts" (run --count; absent in older files and in other runs).
+std::optional<RunCounts> read_run_counts(const json& j) {
+  if (!j.contains("counts") || !j["counts"].is_object()) return std::nullopt;
+  const auto& x = j["counts"];
+  RunCounts c;
+  c.source = x.at("source").get<std::string>();
+  for (const auto& s : x.at("segments")) c.segments.push_back({s.at("name").get<std::string>(), s.at("instructions").get<double>()});
+  c.warm_calls = x.at("warm_calls").get<int>();
+  c.first_call_split = opt_str(x, "first_call_split");
+  c.scope = opt_str(x, "scope");
+  c.fake = x.value("fake", false);
+  return c;
+}
+
+RunRecord read_run_record(const json& j);
+
+// A case's "counts" (run --count): how they were counted and the counting processes.
+void read_counts(const json& j, CaseResult& r) {
+  if (!j.contains("counts") || !j["counts"].is_object()) return;
+  const auto& x = j["counts"];
+  r.count_runs = x.value("runs_requested", 0);
+  const auto& s = x.at("setup");
+  CountSetup c;
+  c.source = s.at("source").get<std::string>();
+  c.chosen = opt_str(s, "chosen");
+  c.tool = opt_str(s, "tool");
+  c.version = opt_str(s, "version");
+  c.options = s.value("options", std::vector<std::string>{});
+  c.controls = s.value("controls", std::map<std::string, std::string>{});
+  c.calls = s.value("calls", 0);
+  c.timeout_s = s.value("timeout_s", 0.0);
+  c.jobs = s.value("jobs", 1);
+  c.unsupported = opt_str(x, "unsupported");
+  r.count = c;
+  for (const auto& run : x.value("runs", json::array())) r.counted.push_back(read_run_record(run));
+}
+
 RunRecord read_run_record(const json& j) {
   RunRecord r;
   const auto mode = j.at("mode").get<std::string>();
@@ -167,6 +204,7 @@ RunRecord read_run_record(const json& j) {
                                  "edited", mode, *why));
   read_cache_observed(j, r);
   r.buckets = read_buckets(j);
+  r.counts = read_run_counts(j);
   return r;
 }
 
@@ -231,6 +269,7 @@ CaseResult read_case_document(const json& j) {
     r.anatomy_runs = j["anatomy"].value("runs_requested", 0);
     for (const auto& run : j["anatomy"].value("runs", json::array())) r.anatomy.push_back(read_run_record(run));
   }
+  read_counts(j, r);
   r.sampling = read_sampling(j);
   r.cache_dir = opt_str(j.at("cache"), "dir");
   r.worker_env = j.value("worker_env", std::map<std::string, std::string>{});

@@ -64,6 +64,7 @@ std::string log_name(RunMode mode, int index) {
   if (mode == RunMode::Warm) return fmt::format("warm-{}.log", index);
   if (mode == RunMode::Aot) return "crosscheck.log";
   if (mode == RunMode::Anatomy) return fmt::format("anatomy-{}.log", index);
+  if (mode == RunMode::Count) return fmt::format("count-{}.log", index);
   return index < 0 ? "priming.log" : fmt::format("cold-{}.log", index);
 }
 }  // namespace
@@ -100,6 +101,10 @@ std::string warm_calls_text(const WorkerSetup& s) {
   if (!w.target_pct && !w.min_time_s) return fmt::format("{} calls", w.max);
   return fmt::format("{} to {} calls{}", w.min, w.max,
                      w.min_time_s ? fmt::format(" (at least {:g} s of them)", *w.min_time_s) : "");
+}
+
+double count_timeout_s(const WorkerSetup& s) {
+  return s.timeout_s * (s.counting.source == kCountSourceValgrind ? kValgrindSlowdown : 1.0);
 }
 
 std::vector<std::string> worker_argv(const WorkerSetup& s, const Case& c, RunMode mode, const CaseShared* shared) {
@@ -309,6 +314,62 @@ void CaseRunner::anatomy_runs(const Case& c, CaseResult& res, const fs::path& ca
   }
 }
 
+SpawnSpec CaseRunner::count_spec(const Case& c, int index, const fs::path& cache_dir, const fs::path& dump_dir) const {
+  const auto& k = setup_.counting;
+  SpawnSpec spec;
+  const auto shared = shared_.find(c.id);
+  spec.argv = counting_argv(k, worker_argv(setup_, c, RunMode::Count, shared == shared_.end() ? nullptr : &shared->second),
+                            dump_dir);
+  auto env = worker_env(setup_, c, cache_dir);  // threads and caches as in the timed runs
+  spec.env_set = std::move(env.set);
+  spec.env_unset = std::move(env.unset);
+  for (const auto& [key, v] : counting_env(k)) spec.env_set[key] = v;
+  const auto log_rel = fs::path("logs") / c.id / log_name(RunMode::Count, index);
+  spec.log_path = setup_.out_dir / log_rel;
+  spec.log_root = setup_.out_dir;
+  spec.timeout = std::chrono::milliseconds(static_cast<long long>(count_timeout_s(setup_) * 1000));
+  return spec;
+}
+
+// run --count instructions: the case's counting processes, after its timed
+// ones and never beside them, `jobs` at a time (what they count does not
+// depend on the load); each with an empty cache directory of its own (a cold
+// cache) and a directory for callgrind's dumps, removed once read.
+void CaseRunner::count_runs(const Case& c, CaseResult& res, const Progress& progress) {
+  const auto& k = setup_.counting;
+  if (!k.enabled) return;
+  res.count_runs = k.runs;
+  res.count = count_setup_record(k, count_timeout_s(setup_));
+  if (res.count->unsupported = count_unsupported(c); !res.count->unsupported.empty() || interrupted()) return;
+  if (progress)
+    progress(fmt::format("counting instructions: {} processes ({}), {} at a time (not timed)", k.runs, k.source,
+                         std::min(k.jobs, k.runs)));
+  std::vector<SpawnSpec> specs;
+  std::vector<fs::path> dumps;
+  for (int i = 0; i < k.runs; ++i) {
+    fs::path cache;
+    auto err = create_owned_cache_dir(setup_.out_dir, fmt::format("{}.count-{}", c.id, i), &cache);
+    if (!err) err = empty_owned_cache_dir(cache, setup_.out_dir);
+    const auto dump = make_run_tmpdir();
+    if (err || !dump) {
+      res.counted.push_back(not_started(RunMode::Count, i, err.value_or("no temporary directory for the dumps")));
+      return;
+    }
+    specs.push_back(count_spec(c, i, cache, *dump));
+    dumps.push_back(*dump);
+  }
+  const auto done = launcher_.launch_all(specs, k.jobs);
+  for (int i = 0; i < k.runs; ++i) {
+    RunRequest req{RunMode::Count, i, count_timeout_s(setup_), {}, c.dtype, c.precision, c.gpu};
+    RunRecord r = classify_run(done[static_cast<std::size_t>(i)], req);
+    r.log = (fs::path("logs") / c.id / log_name(RunMode::Count, i)).string();
+    attach_counts(r, k, dumps[static_cast<std::size_t>(i)]);
+    std::error_code ec;
+    fs::remove_all(dumps[static_cast<std::size_t>(i)], ec);
+    res.counted.push_back(std::move(r));
+  }
+}
+
 void CaseRunner::warm_runs(const Case& c, CaseResult& res, const fs::path& cache_dir, const Progress& progress) {
   if (res.warm_runs == 0) return;
   const auto t0 = std::chrono::steady_clock::now();
@@ -440,6 +501,7 @@ Interleaved run_side_by_side(const std::vector<std::pair<CaseRunner*, Case>>& ca
       runner.crosscheck(s.res.c, s.res, s.cache_dir, progress);
       runner.anatomy_runs(s.res.c, s.res, s.cache_dir, progress);
       runner.warm_runs(s.res.c, s.res, s.cache_dir, progress);
+      runner.count_runs(s.res.c, s.res, progress);
     }
     settle_status(s.res);
     if (!runner.setup_.deterministic) s.res.finished_at = utc_now();

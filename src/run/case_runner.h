@@ -17,6 +17,7 @@
 #include "plan/plan.h"
 #include "results/model.h"
 #include "run/protocol.h"
+#include "run/counting.h"
 #include "run/subprocess.h"
 
 namespace jitbench {
@@ -56,6 +57,7 @@ struct WorkerSetup {
   bool deterministic = false;
   std::uint64_t seed = 0;
   int anatomy_runs = 0;  // run --anatomy: processes per JIT case (mode anatomy), after the cross-check
+  CountingSetup counting;  // run --count instructions: processes per case (mode count), after the warm ones
   std::map<std::string, EnvironmentRun> environments;  // by name, for cases with an environment
 };
 
@@ -80,6 +82,10 @@ struct SharedHandle {
   int fd = -1;
   bool staging = false;
 };
+
+// A counting process's timeout: the timed runs', times the tool's slowdown
+// (valgrind's; a hardware counter costs nothing).
+double count_timeout_s(const WorkerSetup& s);
 
 // The command line of one of the case's workers, from what the case carries
 // (its worker kind, its workload's file): no catalog is consulted. `shared`:
@@ -148,6 +154,10 @@ class CaseRunner {
   void crosscheck(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
   void warm_runs(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
   void anatomy_runs(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
+  void count_runs(const Case& c, CaseResult& res, const Progress& progress);
+  // One counting process's spawn: its own empty cache directory and dump directory.
+  SpawnSpec count_spec(const Case& c, int index, const std::filesystem::path& cache_dir,
+                       const std::filesystem::path& dump_dir) const;
   ProcessLauncher& launcher_;
   WorkerSetup setup_;
   std::map<std::string, CaseShared> shared_;  // by case id

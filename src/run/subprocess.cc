@@ -10,7 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -287,8 +289,10 @@ double cpu_seconds(const rusage& ru) {
 }
 
 // Kills and reaps every child left: with PR_SET_CHILD_SUBREAPER they are the
-// worker's descendants that escaped its process group. Workers run one at a
-// time, so no other child exists here. Returns the CPU time they used.
+// worker's descendants that escaped its process group. Timed workers run one
+// at a time, so no other child exists then; counting processes run several at
+// a time (launch_all), which calls this once all of them are reaped. Returns
+// the CPU time they used.
 double end_orphans() {
   double cpu_s = 0;
   for (int round = 0; round < 50; ++round) {
@@ -309,7 +313,7 @@ double end_orphans() {
 
 // Waits for the worker (killing its group when stop or past the deadline),
 // then fills the exit and rusage fields.
-void reap(pid_t pid, long long deadline, bool stop, ProcessResult& res) {
+void reap(pid_t pid, long long deadline, bool stop, ProcessResult& res, bool orphans) {
   int status = 0;
   rusage ru{};
   bool timed_out = stop;
@@ -327,7 +331,7 @@ void reap(pid_t pid, long long deadline, bool stop, ProcessResult& res) {
   // not outlive it: its group, then whatever left the group and was
   // reparented to this subreaper.
   ::kill(-pid, SIGKILL);
-  res.orphan_cpu_s = end_orphans();
+  if (orphans) res.orphan_cpu_s = end_orphans();
   res.wall_s = static_cast<double>(monotonic_ns() - res.spawn_ns) / 1e9;
   res.max_rss_kib = ru.ru_maxrss;
   res.user_s = static_cast<double>(ru.ru_utime.tv_sec) + static_cast<double>(ru.ru_utime.tv_usec) / 1e6;
@@ -351,7 +355,30 @@ PosixLauncher::PosixLauncher(std::vector<int> cpus, MachineSampler& sampler)
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
-ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
+std::vector<ProcessResult> ProcessLauncher::launch_all(const std::vector<SpawnSpec>& specs, int) {
+  std::vector<ProcessResult> out;
+  for (const auto& spec : specs) out.push_back(launch(spec));
+  return out;
+}
+
+ProcessResult PosixLauncher::launch(const SpawnSpec& spec) { return launch_one(spec, true); }
+
+std::vector<ProcessResult> PosixLauncher::launch_all(const std::vector<SpawnSpec>& specs, int jobs) {
+  std::vector<ProcessResult> out(specs.size());
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < specs.size();) out[i] = launch_one(specs[i], false);
+  };
+  std::vector<std::thread> threads;
+  const auto n = std::clamp<std::size_t>(static_cast<std::size_t>(std::max(jobs, 1)), 1, std::max<std::size_t>(specs.size(), 1));
+  for (std::size_t t = 1; t < n; ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  end_orphans();
+  return out;
+}
+
+ProcessResult PosixLauncher::launch_one(const SpawnSpec& spec, bool orphans) {
   ProcessResult res;
   if (spec.argv.empty()) {
     res.spawn_error = "empty command";
@@ -371,7 +398,7 @@ ProcessResult PosixLauncher::launch(const SpawnSpec& spec) {
   const long long deadline = res.spawn_ns + std::chrono::nanoseconds(spec.timeout).count();
   const bool stop = read_channel(pipefd[0], pid, deadline, res);
   ::close(pipefd[0]);
-  reap(pid, deadline, stop, res);
+  reap(pid, deadline, stop, res, orphans);
   if (spec.sample_machine) {
     res.machine_after = sampler_.sample(cpus_);
     res.ticks_per_s = sampler_.ticks_per_s();

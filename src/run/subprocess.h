@@ -78,6 +78,10 @@ class ProcessLauncher {
  public:
   virtual ~ProcessLauncher() = default;
   virtual ProcessResult launch(const SpawnSpec& spec) = 0;
+  // Several processes, up to `jobs` at a time (counting processes, whose
+  // counts do not depend on the load; never timed ones); the results in the
+  // order given. Here one after the other.
+  virtual std::vector<ProcessResult> launch_all(const std::vector<SpawnSpec>& specs, int jobs);
 };
 
 class PosixLauncher final : public ProcessLauncher {
@@ -88,8 +92,13 @@ class PosixLauncher final : public ProcessLauncher {
   // reads the machine around a run that asks for it (interference).
   explicit PosixLauncher(std::vector<int> cpus = {}, MachineSampler& sampler = default_machine_sampler());
   ProcessResult launch(const SpawnSpec& spec) override;
+  // `jobs` threads each starting and reaping one process at a time; the
+  // descendants that escaped a worker's group are ended once all are done
+  // (their CPU time is then no process's: orphan_cpu_s stays 0).
+  std::vector<ProcessResult> launch_all(const std::vector<SpawnSpec>& specs, int jobs) override;
 
  private:
+  ProcessResult launch_one(const SpawnSpec& spec, bool end_orphans);
   std::vector<int> cpus_;
   MachineSampler& sampler_;
 };

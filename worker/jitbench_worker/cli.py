@@ -11,7 +11,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="one cold or warm measurement")
     run.add_argument("--fd", type=int, required=True)
-    run.add_argument("--mode", choices=["cold", "warm", "aot", "anatomy"], required=True)
+    run.add_argument("--mode", choices=["cold", "warm", "aot", "anatomy", "count"], required=True)
     run.add_argument("--backend", required=True)
     run.add_argument("--workload", required=True)
     run.add_argument("--workload-path", default=None, help="Python file defining a user workload")
@@ -34,6 +34,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--case-shared-fd", type=int, default=None,
                      help="the descriptor jitbench opened --case-shared on: read-only with --case-shared-sha256, "
                           "else a fresh file to write it into (the worker never writes into the out dir by path)")
+    run.add_argument("--count-source", choices=["valgrind", "hardware"], default=None,
+                     help="--mode count: what counts the instructions between the marks")
+    run.add_argument("--count-calls", type=int, default=10,
+                     help="--mode count: warm calls counted after the second call (their count per call is reported)")
     probe = sub.add_parser("probe", help="report interpreter, packages and backends")
     probe.add_argument("--fd", type=int, required=True)
     probe.add_argument("--check-devices", action="store_true")

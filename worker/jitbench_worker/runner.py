@@ -156,6 +156,30 @@ def measure_step(adapter, fn, dev_inputs, args):
             "anatomy": session, "profiler": profiler}
 
 
+def count_step(adapter, fn, dev_inputs, args, counter):
+    """--mode count: the first call, split where the adapter can mark a
+    boundary inside it (count_first_call), then a second call and
+    args.count_calls warm calls, a mark after each: what lies between two
+    marks is that phase's instruction count (counting.py). The clocks are read
+    as in a cold run, but a counted process runs many times slower: its times
+    are not measurements (jitbench never takes them for any)."""
+    adapter.recorder.start()
+    t_setup = _now()
+    first, split = adapter.count_first_call(fn, dev_inputs, counter.mark)
+    t_first = _now()
+    last = adapter.sync(fn(*dev_inputs))
+    counter.mark("second_call")
+    t_second = _now()
+    for _ in range(args.count_calls):
+        last = adapter.sync(fn(*dev_inputs))
+    counter.mark("warm_calls")
+    t_end = _now()
+    adapter.recorder.stop()
+    return {"t_setup": t_setup, "t_first": t_first, "t_second": t_second, "t_end": t_end, "calls": None,
+            "first": first, "last": last, "profiler": adapter.profiler_active(),
+            "count": {**counter.report(), "warm_calls": args.count_calls, "first_call_split": split}}
+
+
 def aot_step(adapter, fn, dev_inputs):
     """The cross-check run (--mode aot): the same function compiled through the
     framework's ahead-of-time path (the adapter's aot_compile; one without it
@@ -297,6 +321,9 @@ def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
         _keep_stream(clocks["anatomy"])
     if args.mode in ("cold", "anatomy"):
         result["second_call_s"] = clocks["t_end"] - clocks["t_first"]
+    elif args.mode == "count":
+        result["second_call_s"] = clocks["t_second"] - clocks["t_first"]
+        result["count"] = clocks["count"]
     elif args.mode == "warm":
         result["calls_s"] = clocks["calls"]
     else:
@@ -320,6 +347,23 @@ def _keep_stream(session):
             json.dump(session.stream, f)
 
 
+class _NoCounter:
+    """Every mode but count: marks cost nothing and count nothing."""
+
+    def mark(self, name):
+        pass
+
+
+def _counter(args):
+    if args.mode != "count":
+        return _NoCounter()
+    from . import counting
+
+    counter = counting.open_counter(args.count_source)
+    counter.mark("harness_start")
+    return counter
+
+
 def run(channel, args) -> int:
     adapter = backends.create(args.backend)
     workload = workloads.get(args.workload, args.workload_path)
@@ -337,12 +381,20 @@ def run(channel, args) -> int:
                 value = f"{os.environ[key]} {value}"  # XLA reads the last of repeated flags
             adapter.set_env(key, value)
 
+        # --mode count: a mark at each boundary (counting.py); the first covers the interpreter's start.
+        counter = _counter(args)
         # The cache directory is watched by jitbench itself, from before the spawn.
         t_start, t_import, memory = import_step(adapter, args, cache_dir)
+        counter.mark("import")
         host_inputs, dev_inputs, fn = setup_step(adapter, workload, build, args)
+        counter.mark("setup")
         memory["rss_before_first_call_kib"] = _status_kib("VmRSS")
-        clocks = aot_step(adapter, fn, dev_inputs) if args.mode == "aot" else measure_step(adapter, fn, dev_inputs,
-                                                                                            args)
+        if args.mode == "aot":
+            clocks = aot_step(adapter, fn, dev_inputs)
+        elif args.mode == "count":
+            clocks = count_step(adapter, fn, dev_inputs, args, counter)
+        else:
+            clocks = measure_step(adapter, fn, dev_inputs, args)
         clocks.update(t_start=t_start, t_import=t_import, pending=adapter.pending(clocks["last"]))
         marks = {"end": clocks["t_end"]}
         adapter.collect_events()

@@ -40,14 +40,19 @@ namespace {
 // Per case (id without its environment), one sample per process of the metric.
 using StepSamples = std::map<std::string, std::vector<double>>;
 
-// import, first_call, ttfr and warm are compare's samples (compare::metric_samples);
-// process_ttfr and compile (every measured phase of the first call) are bisect's own.
+// import, first_call, ttfr, warm and instructions_<phase> are compare's samples
+// (compare::metric_samples); process_ttfr and compile (every measured phase of
+// the first call) are bisect's own.
 std::vector<double> samples_of(const CaseResult& c, const std::string& metric) {
   static const std::map<std::string, std::string> kCompared = {
       {"import", "cold_import_s"}, {"first_call", "cold_first_call_s"}, {"ttfr", "cold_ttfr_s"}, {"warm", "warm_call_s"}};
   if (const auto it = kCompared.find(metric); it != kCompared.end()) {
     auto samples = compare::metric_samples(c);
     return std::move(samples[it->second]);
+  }
+  if (compare::metric_info(metric).kind == compare::MetricKind::Instructions) {
+    auto samples = compare::metric_samples(c);
+    return std::move(samples[metric]);
   }
   std::vector<double> out;
   for (const auto& r : c.cold) {
@@ -65,9 +70,10 @@ std::vector<double> samples_of(const CaseResult& c, const std::string& metric) {
 // table meeting an older release's events) fails the case without making its
 // measured runs untrue, so it must not change the bisection's answer.
 bool measured_runs_comparable(const CaseResult& c) {
-  if (c.anatomy.empty()) return timings_comparable(c);
+  if (c.anatomy.empty() && c.counted.empty()) return timings_comparable(c);
   CaseResult measured = c;
   measured.anatomy.clear();
+  measured.counted.clear();  // a counting process that failed leaves the others' counts, and the times, to judge
   settle_status(measured);
   return timings_comparable(measured);
 }
@@ -101,6 +107,9 @@ std::vector<std::string> run_args(const RunOptions& o) {
   for (const auto& f : o.find_links) a.insert(a.end(), {"--find-links", fs::absolute(f).string()});
   if (o.no_index) a.push_back("--no-index");
   if (!o.affinity.empty()) a.insert(a.end(), {"--affinity", cpu_list_text(o.affinity)});
+  if (o.count) a.insert(a.end(), {"--count", o.count_source.empty() ? "instructions" : "instructions:" + o.count_source});
+  if (o.count_runs) a.insert(a.end(), {"--count-runs", std::to_string(*o.count_runs)});
+  if (o.jobs) a.insert(a.end(), {"--jobs", std::to_string(*o.jobs)});
   return a;
 }
 
@@ -138,12 +147,11 @@ void note_runs_needed(Judgement& j, const compare::RunsNeeded& r) {
   j.estimate = std::max(j.estimate, r.estimate);
 }
 
-// What would decide a step this noise cannot: said where bisect gives up on
-// one. (Instruction counts, a metric the load cannot move, belong here once
-// jitbench counts them.)
+// What would decide a step this noise cannot: said where bisect gives up on one.
 std::string what_would_decide() {
-  return "a quieter machine (`jitbench doctor` says what disturbs this one), or a --threshold further from the "
-         "step's size";
+  return "instruction counts, which the load cannot move (`--count instructions --metric instructions_<phase>`), a "
+         "quieter machine (`jitbench doctor` says what disturbs this one), or a --threshold further from the step's "
+         "size";
 }
 
 class Bisection {
@@ -282,16 +290,24 @@ class Bisection {
       const auto row = compare::metric_row(key, o_.metric, g->second, xs, o_.alpha);
       if (!row) continue;
       ++compared;
-      const bool worse = compare::exceeds_regression_limit(row->testable, row->p, o_.alpha, row->lo, limit);
-      const bool clear = !worse && row->testable && row->hi <= limit;
+      const auto decided = compare::gate(*row, limit, o_.alpha);
+      const bool worse = decided == compare::Gate::Regression, clear = decided == compare::Gate::Clear;
       const char* decision = worse ? "regression" : clear ? "clear" : "inconclusive";
       if (worse) j.verdict = Verdict::Regression;
       else if (!clear && j.verdict == Verdict::Clear) j.verdict = Verdict::Inconclusive;
       const auto n = std::min(g->second.size(), xs.size());
       j.runs = j.runs ? std::min<long>(j.runs, static_cast<long>(n)) : static_cast<long>(n);
-      if (!worse && !clear) note_runs_needed(j, compare::runs_needed(g->second, xs, limit, o_.alpha));
-      evidence.push_back({key, row->new_median, row->base_median, row->ratio, row->lo, row->hi, row->p,
-                          row->testable, worse, decision});
+      if (!worse && !clear) {
+        if (row->rule == compare::MetricRule::Spread)  // a count: its spread, not its n, decides
+          j.more_runs = std::max(j.more_runs, static_cast<long>(n < compare::kSpreadMedianRuns
+                                                                    ? compare::kSpreadMedianRuns - n : 1));
+        else
+          note_runs_needed(j, compare::runs_needed(g->second, xs, limit, o_.alpha));
+      }
+      const bool spread = row->rule == compare::MetricRule::Spread;
+      evidence.push_back({key, row->new_median, row->base_median, row->ratio, row->lo, row->hi,
+                          spread ? std::nullopt : std::optional<double>(row->p), row->testable, worse, decision,
+                          compare::metric_info(o_.metric).unit, std::string(compare::to_string(row->rule))});
     }
     // Nothing compared, or a case of the reference not measured here: nothing is clear.
     if (j.verdict == Verdict::Clear && (compared == 0 || compared < ref.size()))
@@ -404,6 +420,13 @@ void write_result(const OutDir& out, const BisectOptions& o, const std::vector<s
 }  // namespace
 
 namespace {
+bool counted(const std::string& metric) {
+  return compare::metric_info(metric).kind == compare::MetricKind::Instructions;
+}
+std::string value_text(const BisectEvidence& row, double v) {
+  return row.unit == "instructions" ? format_count(v) : format_seconds(v);
+}
+int digits(const BisectEvidence& row) { return row.rule == "spread" ? 4 : 2; }
 // How many runs would decide undecided ends (compare/runs_needed.h; one
 // sample per cold process, or per warm process for the warm metric), or that
 // none would at this noise.
@@ -416,7 +439,7 @@ std::string runs_advice(const BisectOptions& o, const Judgement& j) {
   const long total = j.runs + j.more_runs;
   const bool capped = j.estimate > total;
   return fmt::format("about {} more runs per end needed, {} in all ({} {}; {})", j.more_runs, total,
-                     o.metric == "warm" ? "--warm-runs" : "--cold-runs", total,
+                     counted(o.metric) ? "--count-runs" : o.metric == "warm" ? "--warm-runs" : "--cold-runs", total,
                      capped ? fmt::format("the estimate is {} per end, asked for in rounds of at most {}x the runs so "
                                           "far since it is itself uncertain", j.estimate, compare::kMaxGrowth)
                             : std::string("80% likely to decide it if the ratio is the one measured"));
@@ -441,11 +464,12 @@ int decide_ends(Bisection& b, const BisectOptions& o, const OutDir& out, const s
   write_result(out, o, cands, b, result);
   const bool git = !o.git.empty();  // commits named by id and subject, releases by version
   if (clear)
-    say(stdout, "jitbench bisect: no regression of {} from {}: every case is, with confidence, less than "
-                "{:g}% slower ({})\n", o.metric,
+    say(stdout, "jitbench bisect: no regression of {} from {}: every case is, {}, less than {:g}% {} ({})\n",
+        o.metric,
         git ? fmt::format("{} to {}", b.label(cands.front()), b.label(cands.back()))
             : fmt::format("{} {} to {}", o.package, o.good, o.bad),
-        o.threshold_pct, (out.root() / "bisect.json").string());
+        counted(o.metric) ? "over its counting processes' spread" : "with confidence", o.threshold_pct,
+        counted(o.metric) ? "more instructions" : "slower", (out.root() / "bisect.json").string());
   else
     say(stdout, "jitbench bisect: inconclusive: {} against {} neither shows nor rules out a regression of {} beyond "
                 "{:g}%; {} ({})\n", b.label(cands.back()), git ? b.label(cands.front()) : o.good, o.metric,
@@ -536,8 +560,9 @@ void finish_search(Bisection& b, const BisectOptions& o, const OutDir& out, cons
       confirmed ? ", confirmed by measuring both again" : ", but measuring both again did not confirm it",
       (out.root() / "bisect.json").string());
   for (const auto& row : confirm.value_or(std::vector<BisectEvidence>{}))
-    say(stdout, "  {}: {} -> {} ({:.2f}x [{:.2f}-{:.2f}], p = {:.3g})\n", row.case_id, format_seconds(row.good_median_s),
-        format_seconds(row.median_s), row.ratio, row.ratio_lo, row.ratio_hi, row.p);
+    say(stdout, "  {}: {} -> {} ({:.{}f}x [{:.{}f}-{:.{}f}]{})\n", row.case_id, value_text(row, row.good_median),
+        value_text(row, row.median), row.ratio, digits(row), row.ratio_lo, digits(row), row.ratio_hi, digits(row),
+        row.p ? fmt::format(", p = {:.3g}", *row.p) : std::string(", the processes' spread"));
   print_boundary_anatomy(result.boundary_anatomy);
 }
 }  // namespace

@@ -29,6 +29,9 @@ std::filesystem::path resolve_worker_dir();
 std::filesystem::path resolve_figures_dir();
 // build/jitbench-native-worker beside this executable ($JITBENCH_NATIVE_WORKER overrides).
 std::filesystem::path resolve_native_worker(WorkerKind kind = WorkerKind::Native);
+// libjitbench-count (native/count.cc), which counting workers load: $JITBENCH_COUNT_LIB, else the
+// installation's jitbench/_data/lib, else beside this executable (build/).
+std::filesystem::path resolve_count_library();
 // The CBLAS library NumPy uses (its wheel's bundled OpenBLAS) for the native
 // matmul; $JITBENCH_NATIVE_BLAS overrides; "" when not found.
 std::string resolve_native_blas(const std::string& python);

@@ -88,6 +88,13 @@ fs::path resolve_native_worker(WorkerKind kind) {
   return (bin.empty() ? fs::path(".") : bin) / (cuda ? "jitbench-native-cuda-worker" : "jitbench-native-worker");
 }
 
+fs::path resolve_count_library() {
+  if (const char* env = std::getenv("JITBENCH_COUNT_LIB"); env && *env) return fs::absolute(env);
+  if (const auto& data = installed().data; !data.empty()) return data / "lib" / "libjitbench-count.so";
+  const auto bin = this_binary_dir();
+  return (bin.empty() ? fs::path(".") : bin) / "libjitbench-count.so";
+}
+
 std::string resolve_native_blas(const std::string& python) {
   if (const char* env = std::getenv("JITBENCH_NATIVE_BLAS"); env && *env) return env;
   if (python.find('/') == std::string::npos) return "";

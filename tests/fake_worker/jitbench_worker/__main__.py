@@ -40,6 +40,10 @@ pool_anatomy: an anatomy whose pass_a waits for a thread pool (another thread's 
 outside the phases); lie_pool: that pool's item claims more wall time than its intervals cover.
 FAKE_WORKER_SLOW_PASS=f makes an anatomy process's pass_a take f times as long
 (and its compile with it): a release that moved one sub-phase.
+--mode count (run --count): reports its marks and, with --count-source
+hardware, the instructions it "read" per phase (_count: FAKE_WORKER_COUNT_*);
+lie_counts reports segments other than the marks it names; disorder_marks names its marks out of
+order; crash_count aborts its counting processes only.
 FAKE_WORKER_RELEASE=MODULE imports MODULE (installed in the pinned environment
 the worker runs in) and takes the release's behaviour from it: SCALE multiplies
 FAKE_WORKER_SCALE, SLOW_PASS FAKE_WORKER_SLOW_PASS, and LIE_ANATOMY = True makes
@@ -216,6 +220,39 @@ def _case_shared(args):
             "sha256": hashlib.sha256(data).hexdigest()}
 
 
+# --mode count: each phase's instructions (FAKE_WORKER_COUNT_<PHASE>=N overrides one), times
+# FAKE_WORKER_COUNT_SCALE and a release's COUNT_SCALE (SCALE when it has none), each count spread by
+# one lognormal factor of sigma FAKE_WORKER_COUNT_JITTER (default 0.0005: a counter's run-to-run spread).
+_COUNTS = {"harness_start": 80e6, "import": 300e6, "setup": 20e6, "first_call": 500e6, "second_call": 100e3,
+           "warm_calls": 1e6}
+
+
+def _count(args, mode, release):
+    """What a counting process reports: its marks, and (hardware) the segments it read. It can
+    only report counts as a hardware counter would: under valgrind the counts are callgrind's.
+    lie_counts: marks that are not the segments it reports."""
+    scale = float(os.environ.get("FAKE_WORKER_COUNT_SCALE", "1")) * \
+        getattr(release, "COUNT_SCALE", getattr(release, "SCALE", 1))
+    sigma = float(os.environ.get("FAKE_WORKER_COUNT_JITTER", "0.0005"))
+    segments = []
+    for name, n in _COUNTS.items():
+        n = float(os.environ.get(f"FAKE_WORKER_COUNT_{name.upper()}", n))
+        if name in ("import", "setup", "first_call"):
+            n *= scale
+        segments.append([name, round(n * random.lognormvariate(0, sigma))])
+    marks = [s[0] for s in segments]
+    if mode == "lie_counts":  # marks in order, but counts read at other boundaries
+        segments[3:5] = [segments[4], segments[3]]
+    if mode == "disorder_marks":
+        marks = ["harness_start", "import", "setup", "first_call", "warm_calls", "second_call"]
+    out = {"source": args.count_source, "marks": marks, "warm_calls": args.count_calls,
+           "first_call_split": "undivided: the fake worker compiles nothing"}
+    if args.count_source == "hardware":
+        out["segments"] = segments
+        out["scope"] = "the fake worker's own numbers"
+    return out
+
+
 def _release():
     """FAKE_WORKER_RELEASE's module, or None."""
     name = os.environ.get("FAKE_WORKER_RELEASE")
@@ -239,6 +276,8 @@ def main():
     p.add_argument("--workload", default="")
     p.add_argument("--case-shared-fd", type=int, default=None)
     p.add_argument("--case-shared-sha256", default=None)
+    p.add_argument("--count-source", default=None)
+    p.add_argument("--count-calls", type=int, default=10)
     args, _ = p.parse_known_args()
     ch = os.fdopen(args.fd, "w", buffering=1)
 
@@ -306,8 +345,10 @@ def main():
                                  "profiler_session": args.mode == "anatomy" or mode == "profiled_cold"}
     if mode == "no_instrumentation" and args.mode != "anatomy":
         del result["instrumentation"]
-    if args.mode in ("cold", "anatomy"):
+    if args.mode in ("cold", "anatomy", "count"):
         result["second_call_s"] = 0.0001
+    if args.mode == "count":
+        result["count"] = _count(args, mode, release)
     if args.mode == "anatomy" or (mode == "anatomy_in_cold" and args.mode == "cold"):
         # lie_anatomy: two passes that add up to more than the compile they are part of (beyond the 100 us slack).
         passes = (0.0008, 0.0006) if mode == "lie_anatomy" else (0.00006, 0.00003)
@@ -411,7 +452,8 @@ def main():
         _linger(mode == "fork_setsid")
     if mode == "fill_disk":
         _fill(os.environ["FAKE_WORKER_FILL"])
-    if mode == "crash" or (mode == "crash_warm" and args.mode == "warm"):
+    if mode == "crash" or (mode == "crash_warm" and args.mode == "warm") or (mode == "crash_count" and
+                                                                             args.mode == "count"):
         os.abort()
     if mode == "hang":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])

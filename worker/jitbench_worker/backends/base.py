@@ -282,6 +282,16 @@ class Adapter:
         framework has no such path (the cross-check is then a warn, not a run)."""
         raise Unsupported(f"{self.name} has no ahead-of-time compile path to cross-check")
 
+    def count_first_call(self, fn, inputs, mark):
+        """--mode count: the first call, with mark(name) called after it (or
+        after each stage of it, where a boundary inside it can be marked:
+        "first_call.<stage>"). Returns (output, how it was split, or why not).
+        Here: one call, undivided."""
+        out = self.sync(fn(*inputs))
+        mark("first_call")
+        return out, ("undivided: nothing is compiled" if not self.phase_names else
+                     f"undivided: {self.name} has no boundary inside its first call that jitbench can mark")
+
     def aot_prepare(self, fn, inputs):
         """Before the AOT process's clock: the framework's one-time dispatch
         set-up that the measured first call pays outside every compile event

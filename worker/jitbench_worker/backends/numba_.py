@@ -105,6 +105,35 @@ class NumbaAdapter(Adapter):
     def anatomy_session(self):
         return NumbaAnatomy()
 
+    def count_first_call(self, fn, inputs, mark):
+        """numba's own compile events (numba:compile, the outermost) mark the
+        boundaries: `compile` is what lies inside them, `other` the rest of the
+        first call (argument typing, dispatch, the execution)."""
+        from numba.core import event
+
+        depth = [0]
+
+        class Boundary(event.Listener):
+            def on_start(self, ev):
+                if depth[0] == 0:
+                    mark("first_call.other")
+                depth[0] += 1
+
+            def on_end(self, ev):
+                depth[0] -= 1
+                if depth[0] == 0:
+                    mark("first_call.compile")
+
+        listener = Boundary()
+        event.register("numba:compile", listener)
+        try:
+            out = self.sync(fn(*inputs))
+        finally:
+            event.unregister("numba:compile", listener)
+        mark("first_call.other")
+        return out, ("numba's compile events (numba:compile, outermost): compile inside them, other the rest of the "
+                     "first call (typing the arguments, dispatch, execution)")
+
     def info(self):
         import llvmlite
 

@@ -51,10 +51,13 @@ def inline(md):
 
 
 def value(v, metric):
-    """A metric's value in engineering units: µs, ms or s to 3 significant digits; MiB for peak RSS.
+    """A metric's value in engineering units: µs, ms or s to 3 significant digits; MiB for peak RSS; an
+    instruction count (instructions_<phase>) with k, M, G to 4 significant digits.
     assets/site.js's formatValue writes the same."""
     if metric == "peak_rss_kib":
         return f"{v / 1024:.0f} MiB"
+    if metric.startswith("instructions_"):
+        return count_text(v)
     a = abs(v)
     if a == 0:
         return "0"
@@ -106,6 +109,20 @@ def _slugs(case_ids):
     return out
 
 
+def count_text(v):
+    """An instruction count: 892.1 M, 1.570 G (as the binary's format_count)."""
+    for scale, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= scale:
+            x = v / scale
+            return f"{x:.{1 if abs(x) >= 100 else 2 if abs(x) >= 10 else 3}f} {prefix}"
+    return f"{v:.0f}"
+
+
+def unit_of(metric):
+    """What a metric's chart is in: instruction counts are charted apart from times, never on a time axis."""
+    return "MiB" if metric == "peak_rss_kib" else "instructions" if metric.startswith("instructions_") else "s"
+
+
 def _case_view(site, case, slug):
     """What one case page's script draws: one chart per metric, one column per
     machine · software series, one row per snapshot (None where the series has
@@ -127,7 +144,7 @@ def _case_view(site, case, slug):
             points = {p["snapshot"]: p for p in (line["points"] if line else [])}
             own = [k for k, sn in enumerate(snaps) if (sn["machine"], sn["software"]) == (machine, software)]
             cols.append({"points": [points.get(k) for k in range(len(snaps))], "own": own})
-        metrics.append({"metric": metric, "unit": "MiB" if metric == "peak_rss_kib" else "s", "columns": cols})
+        metrics.append({"metric": metric, "unit": unit_of(metric), "columns": cols})
     labels = [f"{m} · software {sw[:8]}" for m, sw in series]
     return {"case": case["id"], "slug": slug, "labels": labels,
             "snapshots": [{"n": k + 1, "id": s["id"], "at": s["published_at"]} for k, s in enumerate(snaps)],

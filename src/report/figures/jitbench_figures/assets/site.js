@@ -7,6 +7,15 @@
   function formatValue(metric, v) {  // as pages.py's value()
     if (v === null || v === undefined || isNaN(v)) return "";
     if (metric === "peak_rss_kib") return (v / 1024).toFixed(0) + " MiB";
+    if (metric.indexOf("instructions_") === 0) {  // an instruction count: k, M, G (pages.py's count_text)
+      var scales = [[1e12, " T"], [1e9, " G"], [1e6, " M"], [1e3, " k"]];
+      for (var i = 0; i < scales.length; i++)
+        if (Math.abs(v) >= scales[i][0]) {
+          var x = v / scales[i][0];
+          return x.toFixed(Math.abs(x) >= 100 ? 1 : Math.abs(x) >= 10 ? 2 : 3) + scales[i][1];
+        }
+      return v.toFixed(0);
+    }
     var a = Math.abs(v);
     if (a === 0) return "0";
     var s = a >= 1 ? [1, " s"] : a >= 1e-3 ? [1e3, " ms"] : [1e6, " µs"];
@@ -53,7 +62,7 @@
         drawPoints: true, pointSize: 3, xRangePad: 12, highlightCircleSize: 5, includeZero: true, visibility: visible,
         labelsDiv: document.getElementById("legend-" + i), labelsSeparateLines: true, legend: "always",
         xlabel: byDate ? "published (UTC)" : "snapshot (publication order)",
-        ylabel: metric.unit === "MiB" ? "MiB" : "time",
+        ylabel: metric.unit === "MiB" ? "MiB" : metric.unit === "instructions" ? "instructions" : "time",
         axes: {
           y: { valueFormatter: function (v, o, name, g, row, col) {
                  var p = point(row, col);
