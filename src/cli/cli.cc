@@ -200,7 +200,6 @@ void add_anatomy_and_machine(CLI::App* cmd, RunOptions& run) {
                 "timers), in processes of their own after the measured ones (docs/anatomy.md)");
   cmd->add_option("--anatomy-runs", run.anatomy_runs, "--anatomy: processes per case (default 3)")
       ->check(CLI::Range(1L, limits::kMaxColdRuns));
-  add_counting(cmd, run, text.selection.count);
   cmd->add_option("--machine", run.machine,
                   "a label for this machine (e.g. ci-x86-2core): published snapshots are grouped by it instead of "
                   "the hardware jitbench reads")
@@ -228,6 +227,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& run, CliRunText& text) {
   cmd->add_flag("--quiet,-q", run.quiet, "print only the final summary line");
   add_interleaving(cmd, run);
   add_anatomy_and_machine(cmd, run);
+  add_counting(cmd, run, text.selection.count);
   cmd->add_option("--ceilings", text.ceilings,
                   "measure the machine's peak GEMM GFLOP/s and copy bandwidth (~1-2 s): auto (when a native floor "
                   "case is planned), on, off")

@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <memory>
+#include <utility>
 
 #include "run/cache_dir.h"
 #include "run/cache_watch.h"
@@ -317,9 +319,12 @@ void CaseRunner::anatomy_runs(const Case& c, CaseResult& res, const fs::path& ca
 SpawnSpec CaseRunner::count_spec(const Case& c, int index, const fs::path& cache_dir, const fs::path& dump_dir) const {
   const auto& k = setup_.counting;
   SpawnSpec spec;
+  // The recorded reference, read-only by descriptor as the timed runs read it (the caller closes it); while
+  // none is recorded, the counting process computes its own and writes nothing.
   const auto shared = shared_.find(c.id);
-  spec.argv = counting_argv(k, worker_argv(setup_, c, RunMode::Count, shared == shared_.end() ? nullptr : &shared->second),
-                            dump_dir);
+  const bool recorded = shared != shared_.end() && !shared->second.sha256.empty();
+  spec.argv = counting_argv(k, worker_argv(setup_, c, RunMode::Count, recorded ? &shared->second : nullptr), dump_dir);
+  if (recorded) spec.shared_fd = open_read_in(setup_.out_dir, shared_reference_path(c.id));
   auto env = worker_env(setup_, c, cache_dir);  // threads and caches as in the timed runs
   spec.env_set = std::move(env.set);
   spec.env_unset = std::move(env.unset);
@@ -345,27 +350,40 @@ void CaseRunner::count_runs(const Case& c, CaseResult& res, const Progress& prog
     progress(fmt::format("counting instructions: {} processes ({}), {} at a time (not timed)", k.runs, k.source,
                          std::min(k.jobs, k.runs)));
   std::vector<SpawnSpec> specs;
-  std::vector<fs::path> dumps;
+  std::vector<std::unique_ptr<PrivateDir>> dumps;  // removed by the door when they go
+  const auto close_shared = [&specs] {
+    for (auto& sp : specs)
+      if (sp.shared_fd >= 0) ::close(std::exchange(sp.shared_fd, -1));
+  };
   for (int i = 0; i < k.runs; ++i) {
     fs::path cache;
     auto err = create_owned_cache_dir(setup_.out_dir, fmt::format("{}.count-{}", c.id, i), &cache);
     if (!err) err = empty_owned_cache_dir(cache, setup_.out_dir);
-    const auto dump = make_run_tmpdir();
-    if (err || !dump) {
-      res.counted.push_back(not_started(RunMode::Count, i, err.value_or("no temporary directory for the dumps")));
+    if (!err) try {
+        dumps.push_back(std::make_unique<PrivateDir>("jitbench-count"));
+      } catch (const WriteError& e) {
+        err = e.what();
+      }
+    if (err) {
+      close_shared();
+      res.counted.push_back(not_started(RunMode::Count, i, *err));
       return;
     }
-    specs.push_back(count_spec(c, i, cache, *dump));
-    dumps.push_back(*dump);
+    specs.push_back(count_spec(c, i, cache, dumps.back()->path()));
   }
-  const auto done = launcher_.launch_all(specs, k.jobs);
+  std::vector<ProcessResult> done;
+  try {
+    done = launcher_.launch_all(specs, k.jobs);
+  } catch (...) {
+    close_shared();
+    throw;
+  }
+  close_shared();
   for (int i = 0; i < k.runs; ++i) {
     RunRequest req{RunMode::Count, i, count_timeout_s(setup_), {}, c.dtype, c.precision, c.gpu};
     RunRecord r = classify_run(done[static_cast<std::size_t>(i)], req);
     r.log = (fs::path("logs") / c.id / log_name(RunMode::Count, i)).string();
-    attach_counts(r, k, dumps[static_cast<std::size_t>(i)]);
-    std::error_code ec;
-    fs::remove_all(dumps[static_cast<std::size_t>(i)], ec);
+    attach_counts(r, k, dumps[static_cast<std::size_t>(i)]->path());
     res.counted.push_back(std::move(r));
   }
 }
