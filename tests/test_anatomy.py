@@ -552,6 +552,21 @@ def test_a_pool_item_that_claims_more_than_its_events_ran_fails(jitbench, fake_e
     assert "has a wall time of 2.5e-05 s, more than its intervals cover (2e-06 s)" in case["detail"], case["detail"]
 
 
+def test_outside_phases_and_thread_fields_that_cannot_be_true_fail(jitbench, fake_env):
+    """What the events cover outside every phase is part of the first call, and another thread's item says both
+    its thread and its thread time: a worker that claims otherwise fails, it is not summarised."""
+    res = _anatomy_run(jitbench, "--anatomy-runs", "1", env=fake_env(numba="lie_outside"))
+    assert res.rc == 2, res.stderr
+    case = res.case("numba_matmul_8_f32")
+    assert (case["status"], case["reason"]) == ("failed", "inconsistent_timings"), case
+    assert "anatomy.outside_phases.first_call_s" in case["detail"] or "outside every phase cover 100 s" in \
+        case["detail"], case["detail"]
+    res = _anatomy_run(jitbench, "--anatomy-runs", "1", env=fake_env(numba="lie_thread"))
+    assert res.rc == 2, res.stderr
+    case = res.case("numba_matmul_8_f32")
+    assert case["status"] == "failed" and "thread and thread_s" in case["detail"], case
+
+
 def test_without_anatomy_nothing_runs_the_profiler(jitbench, fake_env):
     res = jitbench("run", "--cases", "matmul_8_f32", "--backends", "numba", "--cold-runs", "2", "--warm-iters", "3",
                    env=fake_env())
@@ -721,3 +736,16 @@ def test_the_profilers_output_is_removed_even_when_it_cannot_be_read(tmp_path, m
     with pytest.raises(Exception):
         session.report({}, 0.0, 1.0)
     assert not (tmp_path / "jitbench-anatomy-x").exists()
+
+
+@pytest.mark.parametrize("name", ["jax-0.7.2-mc_pi_100000_f64.json", "jax-0.8.0-mc_pi_100000_f64.json"])
+def test_a_recorded_stream_gives_what_lies_outside_every_phase(name):
+    """The recorded streams carry the first call's end: replayed, they give the outside-the-phases figure as a
+    live run does (JSON's spans are lists where the live ones are tuples), and it can be true."""
+    stream = json.loads((DATA / name).read_text())
+    outside = {}
+    jax_anatomy.items(stream["events"], stream["spans"], stream["t_first_call"], stream["version"], None,
+                      stream["t_first_call_end"], outside)
+    assert outside["events"] >= 1 and outside["events"] == int(outside["events"]), outside
+    assert 0 < outside["wall_s"] <= outside["thread_s"] + 1e-9, outside
+    assert outside["wall_s"] <= stream["t_first_call_end"] - stream["t_first_call"], outside

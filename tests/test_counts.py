@@ -45,7 +45,7 @@ def test_a_run_counts_each_phase_in_processes_of_its_own_with_the_source_it_chos
     assert res.rc == 0, res.stderr
     assert "JITBENCH_TEST_FAKE_PMU=1 is set" in res.stderr  # a fake counter is never silent
     case = res.case("numpy_matmul_8_f32")
-    validate(case, "jitbench.case.v6")
+    validate(case, "jitbench.case.v7")
     assert case["status"] == "ok", case["detail"]
     counts = case["counts"]
     setup = counts["setup"]
@@ -257,7 +257,7 @@ def test_valgrind_counts_a_numpy_worker_per_phase_within_a_fraction_of_a_percent
                    "--count", "instructions:valgrind", "--jobs", "2", "--deterministic", timeout=900)
     assert res.rc == 0, res.stderr
     case = res.case("numpy_matmul_16_f32")
-    validate(case, "jitbench.case.v6")
+    validate(case, "jitbench.case.v7")
     assert case["status"] == "ok", case["detail"]
     setup = case["counts"]["setup"]
     assert (setup["source"], setup["tool"]) == ("valgrind", "callgrind") and setup["version"].startswith("valgrind-")

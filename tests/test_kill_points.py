@@ -22,8 +22,10 @@ SUITE = ('[suite]\nname = "kills"\ncold_runs = 2\nwarm_iters = 2\n'
          '[[matrix]]\nbackends = ["numpy", "jax_jit_cpu"]\nworkloads = ["mc_pi"]\nsizes = [1000]\ndtypes = ["f64"]\n')
 CASES = ["numpy_mc_pi_1000_f64", "jax_jit_cpu_mc_pi_1000_f64"]
 
-# (name, environment of the killed run): each a point in the second case's life.
+# (name, environment of the killed run): each a point in the second case's life, or before any case.
 POINTS = [
+    # While jitbench starts: the starting index written, the worker probe's log beside it (no case yet).
+    ("while_probing_the_worker", {"FAKE_WORKER_KILL_JITBENCH": "probe"}),
     ("before_its_first_process", {"JITBENCH_TEST_KILL_AT": "case_opened:2"}),
     ("after_its_reference_is_written", {"FAKE_WORKER_KILL_JITBENCH": "cold_after_reference"}),
     ("during_the_crosscheck", {"FAKE_WORKER_KILL_JITBENCH": "aot"}),

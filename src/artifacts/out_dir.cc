@@ -28,7 +28,9 @@ bool excluded_from_index(const fs::path& rel) {
 
 Remade remade_on_resume(const fs::path& rel, std::string* case_id) {
   const std::string r = rel.generic_string(), dir = rel.parent_path().generic_string();
-  if (r == "analysis.json" || r == "summary.md" || r == "ml/ml_suite.json" || r == "ml/README_snippet_ml.md")
+  // logs/probe.log: the worker probe's log, written after the starting index and again by the resumed run.
+  if (r == "analysis.json" || r == "summary.md" || r == "ml/ml_suite.json" || r == "ml/README_snippet_ml.md" ||
+      r == "logs/probe.log")
     return Remade::Derived;
   std::string id;
   if (std::distance(rel.begin(), rel.end()) == 3 && *rel.begin() == "logs")

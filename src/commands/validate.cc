@@ -11,6 +11,8 @@ namespace jitbench {
 int cmd_validate(const ValidateOptions& opts) {
   if (!std::filesystem::is_directory(opts.dir))
     throw UserError(fmt::format("'{}' is not a directory: pass the out dir of a jitbench run", opts.dir));
+  // A run still being written is said to be one, not found wanting (its files are not all listed yet).
+  if (auto busy = OutDirLock::in_use_by_other(opts.dir)) throw UserError(*busy);
   const auto rep = check_out_dir(opts.dir);
   for (const auto& e : rep.errors) say(stderr, "invalid: {}\n", e);
   if (!rep.errors.empty()) {

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include "run/subprocess.h"
 #include "util/fs.h"
@@ -32,13 +33,16 @@ struct Captured {
 // A short tool's output (valgrind --version, setarch ... true), through a
 // temporary file: the launcher writes what a process prints to a log.
 Captured capture(const std::vector<std::string>& argv) {
-  std::string templ = (fs::temp_directory_path() / "jitbench-probe-XXXXXX").string();
-  const int fd = ::mkstemp(templ.data());
-  if (fd < 0) return {};
-  ::close(fd);
+  std::optional<PrivateDir> dir;  // the door's: made 0700, removed with what is in it
+  try {
+    dir.emplace("jitbench-probe");
+  } catch (const WriteError&) {
+    return {};
+  }
   SpawnSpec spec;
   spec.argv = argv;
-  spec.log_path = templ;
+  spec.log_root = dir->path();
+  spec.log_path = dir->path() / "output.log";
   spec.timeout = std::chrono::seconds(30);
   PosixLauncher launcher;
   const auto p = launcher.launch(spec);
@@ -46,10 +50,9 @@ Captured capture(const std::vector<std::string>& argv) {
   out.ran = p.kind == ExitKind::Exited;
   out.rc = p.exit_code;
   try {
-    out.text = read_file(templ);
+    out.text = read_file_in(dir->path(), "output.log");
   } catch (const std::exception&) {
   }
-  fs::remove(templ);
   while (!out.text.empty() && (out.text.back() == '\n' || out.text.back() == ' ')) out.text.pop_back();
   return out;
 }

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 #include <system_error>
 
 #include "util/fs.h"
@@ -40,10 +42,19 @@ std::optional<std::string> owned_cache_dir_problem(const fs::path& dir, const fs
   const auto rel = dir.lexically_relative(root);
   if (rel.empty() || rel == "." || *rel.begin() == ".." || *rel.begin() != "cache")
     return refuse("it is not inside the out dir's cache directory " + (root / "cache").string());
-  // Still the directory jitbench made (lstat: no link in its place), still
-  // this user's alone, still marked.
+  // No link anywhere on the way from the out dir (cache/ itself may have been
+  // replaced by one while the run ran): the frameworks write below it by path.
+  // A link is the README's exit 13 for the whole run, as the door's refusals are.
+  fs::path at = root;
+  for (const auto& part : rel) {
+    at /= part;
+    struct stat link {};
+    if (::lstat(at.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
+      throw WriteError(refuse(fmt::format("'{}' is a symbolic link", at.string())), ELOOP);
+  }
+  // Still the directory jitbench made, still this user's alone, still marked.
   struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return refuse("it is a symbolic link or missing");
+  if (::lstat(dir.c_str(), &st) != 0) return refuse("it is missing");
   if (!S_ISDIR(st.st_mode)) return refuse("it is not a directory");
   if (st.st_uid != ::geteuid() || (st.st_mode & 022) != 0) return refuse("another user may write to it");
   struct stat marker {};

@@ -1,5 +1,6 @@
 #include "run/cache_dir.h"
 #include "run/cache_watch.h"
+#include "util/fs.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -78,8 +79,35 @@ TEST_F(CacheDirTest, RefusesSymlinkIntoForeignDirectory) {
   const fs::path outside = marked_outside("victim");
   fs::create_directories(root_ / "cache");
   fs::create_directory_symlink(outside, root_ / "cache" / "link");
-  EXPECT_TRUE(empty_owned_cache_dir(root_ / "cache" / "link", root_));
+  try {
+    (void)empty_owned_cache_dir(root_ / "cache" / "link", root_);
+    ADD_FAILURE() << "a link in the cache directory's place was not refused";
+  } catch (const WriteError& e) {
+    EXPECT_TRUE(e.link_refused()) << e.what();  // the README's exit 13 for the run
+  }
   EXPECT_TRUE(fs::exists(outside / "precious.txt"));
+}
+
+// cache/ itself replaced by a link while the run runs (to a marked copy, so the
+// case's own directory and marker look right): refused before any process may
+// write there, for warm_cache's kept cache as for an emptied one.
+TEST_F(CacheDirTest, ALinkAboveTheCaseDirectoryIsRefusedToo) {
+  fs::path dir;
+  ASSERT_FALSE(create_owned_cache_dir(root_, "c", &dir));
+  const fs::path outside = base_ / "outside_cache";
+  fs::copy(root_ / "cache", outside, fs::copy_options::recursive);
+  fs::remove_all(root_ / "cache");
+  fs::create_directory_symlink(outside, root_ / "cache");
+  for (const bool kept : {true, false}) {
+    try {
+      (void)(kept ? owned_cache_dir_problem(dir, root_) : empty_owned_cache_dir(dir, root_));
+      ADD_FAILURE() << "cache/ as a link was not refused (kept: " << kept << ")";
+    } catch (const WriteError& e) {
+      EXPECT_TRUE(e.link_refused()) << e.what();
+      EXPECT_NE(std::string(e.what()).find("is a symbolic link"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(fs::exists(outside / "c" / kCacheMarker));
 }
 
 TEST_F(CacheDirTest, SymlinkInsideCacheIsRemovedNotFollowed) {

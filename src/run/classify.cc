@@ -299,6 +299,27 @@ std::optional<std::string> bucket_inconsistency(const RunRecord& r) {
   return std::nullopt;
 }
 
+namespace {
+// What the events cover outside every phase: no more than the first call's
+// time outside its phases, which is part of the first call; covered at once
+// by several threads, never more at once than summed over them.
+template <typename Slack>
+std::optional<std::string> outside_inconsistency(const RunRecord& r, Slack slack) {
+  const auto& o = r.worker.anatomy_outside;
+  if (!o || !r.first_call_s) return std::nullopt;
+  if (o->first_call_s > *r.first_call_s + slack(*r.first_call_s))
+    return fmt::format("anatomy.outside_phases.first_call_s {:.6g} s is more than the {:.6g} s first call",
+                       o->first_call_s, *r.first_call_s);
+  if (o->wall_s > o->first_call_s + slack(o->first_call_s))
+    return fmt::format("the events outside every phase cover {:.6g} s of the first call's {:.6g} s outside them",
+                       o->wall_s, o->first_call_s);
+  if (o->wall_s > o->thread_s + slack(o->thread_s))
+    return fmt::format("the events outside every phase cover {:.6g} s, more than their {:.6g} s of thread time",
+                       o->wall_s, o->thread_s);
+  return std::nullopt;
+}
+}  // namespace
+
 std::optional<std::string> timing_inconsistency(const RunRecord& r) {
   // Clock granularity and the two ends of a pipe: 100 us, or 0.5% of the whole.
   const auto slack = [](double whole) { return std::max(kTimingSlackS, kTimingSlackFraction * whole); };
@@ -312,6 +333,7 @@ std::optional<std::string> timing_inconsistency(const RunRecord& r) {
     // The anatomy's items: children inside their parents, phases inside the first call.
     if (auto why = anatomy_inconsistency(r.worker.anatomy, *r.first_call_s, slack)) return why;
     if (auto why = anatomy_interval_inconsistency(r.worker.anatomy)) return why;
+    if (auto why = outside_inconsistency(r, slack)) return why;
   }
   if (!r.import_s || !r.setup_s || !r.first_call_s || !r.total_s) return std::nullopt;
   double segments = *r.import_s + *r.setup_s + *r.first_call_s;

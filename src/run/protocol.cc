@@ -68,6 +68,8 @@ std::string warm_calls_violation(const std::vector<double>& calls, const WarmCal
 std::string anatomy_thread_violation(const json& it) {
   if (it.contains("thread") && (!it["thread"].is_string() || it["thread"].get<std::string>().empty()))
     return "an anatomy item's thread is not a name";
+  if (it.contains("thread") != it.contains("thread_s"))
+    return "an anatomy item gives one of thread and thread_s without the other: another thread's item has both";
   if (it.contains("thread_s")) return seconds_field(it, "thread_s", "anatomy item ");
   return "";
 }
@@ -76,8 +78,10 @@ std::string anatomy_thread_violation(const json& it) {
 std::string anatomy_outside_violation(const json& a) {
   if (!a.contains("outside_phases")) return "";
   if (!a["outside_phases"].is_object()) return "anatomy.outside_phases is not an object";
+  const auto& o = a["outside_phases"];
   for (const char* k : {"events", "wall_s", "thread_s", "first_call_s"})
-    if (auto e = seconds_field(a["outside_phases"], k, "anatomy.outside_phases."); !e.empty()) return e;
+    if (auto e = seconds_field(o, k, "anatomy.outside_phases."); !e.empty()) return e;
+  if (!o["events"].is_number_integer()) return "anatomy.outside_phases.events is not a whole number of events";
   return "";
 }
 

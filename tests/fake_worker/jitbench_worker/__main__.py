@@ -37,7 +37,9 @@ FAKE_WORKER_JITTER=sigma multiplies import, setup and first call by one lognorma
 draws the warm calls lognormal around 1 ms: a worker of known spread for
 --target-ci's tests.
 pool_anatomy: an anatomy whose pass_a waits for a thread pool (another thread's item, and what the events cover
-outside the phases); lie_pool: that pool's item claims more wall time than its intervals cover.
+outside the phases); lie_pool: that pool's item claims more wall time than its intervals cover;
+lie_outside: the events outside the phases cover more than the first call's time outside them;
+lie_thread: the pool's item names its thread without its thread time.
 FAKE_WORKER_SLOW_PASS=f makes an anatomy process's pass_a take f times as long
 (and its compile with it): a release that moved one sub-phase.
 --mode count (run --count): reports its marks and, with --count-source
@@ -187,7 +189,8 @@ def _memory(mode):
 def _kill_jitbench(args):
     """FAKE_WORKER_KILL_JITBENCH=POINT: jitbench killed outright (SIGKILL) while
     this process runs, at POINT: cold_after_reference (a cold process of a case
-    whose reference an earlier one made), warm, aot (the cross-check), anatomy.
+    whose reference an earlier one made), warm, aot (the cross-check), anatomy;
+    probe (the worker probe while jitbench starts, before any case) is sent by the probe.
     The worker itself then dies with jitbench (PR_SET_PDEATHSIG)."""
     point = os.environ.get("FAKE_WORKER_KILL_JITBENCH")
     if not point:
@@ -293,6 +296,13 @@ def main():
         if probe == "fail":
             print("the interpreter could not even be probed")
             return 3
+        if os.environ.get("FAKE_WORKER_KILL_JITBENCH") == "probe":  # jitbench killed while it starts
+            import signal
+
+            print("probing")  # something in logs/probe.log
+            sys.stdout.flush()
+            os.kill(os.getppid(), signal.SIGKILL)
+            time.sleep(30)
         names = ["python", "numpy", "numba", "jax_jit_cpu", "jax_jit_gpu"]
         send(type="probe", python="3.fake", platform="fake", executable=sys.executable,
              implementation="CPython", packages={"numpy": "0.fake"},
@@ -369,13 +379,17 @@ def main():
         # pool_anatomy: pass_a waits for a thread pool's stage (two threads: 40 us of thread time, 25 us waited
         # for), and the events cover 5 us of the first call outside the phases; lie_pool: the pool's stage claims
         # more wall time than its events' intervals cover.
-        if mode in ("pool_anatomy", "lie_pool"):
+        if mode in ("pool_anatomy", "lie_pool", "lie_outside", "lie_thread"):
             ivs = [[0.00001, 0.000012]] if mode == "lie_pool" else [[0.00001, 0.00006]]
-            result["anatomy"]["items"].append({"path": ["compile", "pass_a", "kernels"], "s": 0.000025,
-                                               "thread_s": 0.00004, "thread": "fake-pool",
-                                               "source": "fake pool event", "intervals": ivs})
+            pool = {"path": ["compile", "pass_a", "kernels"], "s": 0.000025, "thread_s": 0.00004,
+                    "thread": "fake-pool", "source": "fake pool event", "intervals": ivs}
+            if mode == "lie_thread":
+                del pool["thread_s"]
+            result["anatomy"]["items"].append(pool)
             result["anatomy"]["outside_phases"] = {"events": 3, "wall_s": 0.000005, "thread_s": 0.000007,
                                                    "first_call_s": 0.00001}
+            if mode == "lie_outside":
+                result["anatomy"]["outside_phases"]["wall_s"] = 100.0
     if mode == "hidden_profiler" and args.mode == "cold":
         # Profiles and says nothing: leaves the profiler's output where the profiler puts it.
         out = pathlib.Path(tempfile.gettempdir()) / "jitbench-anatomy-x" / "plugins" / "profile" / "run"

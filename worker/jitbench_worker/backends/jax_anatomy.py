@@ -88,7 +88,8 @@ def items(events, spans, t_first_call, version, dropped=None, t_first_call_end=N
     offset = t_first_call - first[0]
     main = first[3] if len(first) > 3 else None
     shifted = [(e[0] + offset, e[1] + offset, *e[2:]) for e in events if not e[2].startswith(_JIT)]
-    phase_spans = {phase: spans[key] for phase, key in _PHASE_SPANS.items() if spans.get(key)}
+    # Tuples, as the live spans are: a recorded stream's come from JSON as lists, and minus() returns tuples.
+    phase_spans = {phase: [tuple(iv) for iv in spans[key]] for phase, key in _PHASE_SPANS.items() if spans.get(key)}
     if "compile" in phase_spans and "cache_write" in phase_spans:
         phase_spans["compile"] = anatomy.minus(phase_spans["compile"], phase_spans["cache_write"])
     # A trace nested in a lowering or a compile is that step's time (jax_.py's summarize).
