@@ -212,7 +212,7 @@ MatrixBlock read_block(std::string_view src, const toml::table& t, const Catalog
   return b;
 }
 
-EnvironmentSpec read_environment(std::string_view src, const toml::table& t) {
+EnvironmentSpec environment_block(std::string_view src, const toml::table& t) {
   reject_unknown_keys(src, t, {"name", "requirements", "python", "variables"}, "[[environments]]");
   EnvironmentSpec e;
   if (!t.get("requirements")) fail(src, t, "[[environments]] block is missing 'requirements'");
@@ -325,7 +325,7 @@ std::variant<Suite, ConfigError> parse_suite(std::string_view text, std::string_
     for (const auto& blk : *m->as_array()) s.matrix.push_back(read_block(source_name, *blk.as_table(), catalog));
     if (auto* e = root.get("environments")) {
       if (!e->is_array_of_tables()) fail(source_name, *e, "'environments' must be written as [[environments]] blocks");
-      for (const auto& blk : *e->as_array()) s.environments.push_back(read_environment(source_name, *blk.as_table()));
+      for (const auto& blk : *e->as_array()) s.environments.push_back(environment_block(source_name, *blk.as_table()));
       if (auto dup = duplicate_environment(s.environments); !dup.empty())
         fail(source_name, *e, fmt::format("two [[environments]] are named '{}'", dup));
     }

@@ -18,7 +18,7 @@ const char* const kCountsIntro =
     "(JAX's ahead-of-time stages, numba's compile events); `warm_call` is per call (docs/noise.md, Instructions).";
 
 namespace {
-std::string spread_cell(const CountPhaseSummary& p) {
+std::string count_spread_cell(const CountPhaseSummary& p) {
   if (!p.spread_pct) return p.n < 2 ? "— (1 process)" : "—";
   return fmt::format("{:.3f}%", *p.spread_pct);
 }
@@ -33,7 +33,7 @@ Table counts_table(const std::vector<CaseResult>& cases) {
     bool first = true;
     for (const auto& p : count_summary(c)) {
       t.add({first ? md_code(c.c.id) : "", first ? source : "", md_code(p.phase), format_count(p.median),
-             spread_cell(p), std::to_string(p.n)});
+             count_spread_cell(p), std::to_string(p.n)});
       first = false;
     }
   }

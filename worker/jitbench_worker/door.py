@@ -79,8 +79,9 @@ def make_dir(root, rel, mode=0o755):
         os.close(fd)
 
 
-def write_file(root, rel, data, mode=0o644):
-    """root/rel written whole (a temporary beside it, renamed): a link at rel is replaced, never followed."""
+def write_file(root, rel, data, mode=0o644, durable=True):
+    """root/rel written whole (a temporary beside it, renamed): a link at rel is replaced, never followed.
+    durable=False: not flushed to disk before the rename (a scratch copy, remade if lost)."""
     if isinstance(data, str):
         data = data.encode("utf-8")
     dfd, name = _parent(root, rel, create=True)
@@ -95,7 +96,8 @@ def write_file(root, rel, data, mode=0o644):
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)

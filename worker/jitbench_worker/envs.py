@@ -311,8 +311,14 @@ def export_commit(repo, commit, into):
         for m in members:  # git archive writes relative paths; refuse any that would leave the directory
             if os.path.isabs(m.name) or ".." in m.name.split("/"):
                 raise Unbuildable(f"git archive {commit} in {repo}: the path {m.name!r} leaves the tree")
-        extra = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-        tar.extractall(into, members=members, **extra)
+        # Through the door, member by member (no link below `into` followed), each file's mode bits kept
+        # as git archive gives them (0644 or 0755): what tarfile's "data" filter would keep.
+        for m in members:
+            if m.isdir():
+                door.make_dir(into, m.name, mode=0o755)
+            elif m.isfile():
+                door.write_file(into, m.name, tar.extractfile(m).read(), mode=m.mode & 0o755 | 0o644,
+                                durable=False)
 
 
 def build_backend(tree, py):
