@@ -245,7 +245,7 @@ SamplingRecord read_sampling(const json& j) {
 // A case's summaries restate its runs (export/case_json.cc writes them from
 // cold_values and warm_values): readers that take the summary (jitbench.load(),
 // say) and readers that recompute from the runs (compare) must see one number.
-bool same_number(const json& v, double x) {
+bool stated_as(const json& v, double x) {
   if (!v.is_number()) return false;
   const double y = v.get<double>();
   return y == x || std::abs(y - x) <= 1e-9 * std::max(std::abs(x), std::abs(y));
@@ -254,12 +254,12 @@ bool summary_agrees(const json& stated, std::span<const double> values) {
   const auto s = stats::summarize(values);
   if (!s || stated.is_null()) return !s && stated.is_null();
   if (!stated.is_object() || !stated.contains("n") || !stated["n"].is_number_unsigned() ||
-      stated["n"].get<std::size_t>() != s->n || !same_number(stated.value("median", json()), s->median))
+      stated["n"].get<std::size_t>() != s->n || !stated_as(stated.value("median", json()), s->median))
     return false;
   if (!stated.contains("median_ci95")) return true;  // not in every version
   const auto& ci = stated["median_ci95"];
-  return ci.is_array() && ci.size() == 2 && same_number(ci[0], s->median_ci95.low) &&
-         same_number(ci[1], s->median_ci95.high);
+  return ci.is_array() && ci.size() == 2 && stated_as(ci[0], s->median_ci95.low) &&
+         stated_as(ci[1], s->median_ci95.high);
 }
 void check_summaries(const json& j, const CaseResult& r) {
   const auto edited = [](const std::string& what) {
@@ -277,7 +277,7 @@ void check_summaries(const json& j, const CaseResult& r) {
     const auto medians = warm_process_medians(r);
     const auto& stated = warm["process_medians_s"];
     bool same = stated.is_array() && stated.size() == medians.size();
-    for (std::size_t k = 0; same && k < medians.size(); ++k) same = same_number(stated[k], medians[k]);
+    for (std::size_t k = 0; same && k < medians.size(); ++k) same = stated_as(stated[k], medians[k]);
     if (!same) throw edited("warm.process_medians_s");
   }
 }
