@@ -767,8 +767,9 @@ void require_same_test_switch(const EnvironmentInfo& then, const std::string& di
 
 // The out dir's index read and the run checked as --resume may take it
 // (require_resumable_run): the ids of the failed cases whose files were
-// rewritten (the caller refuses any of them it would keep); a UserError otherwise.
-std::vector<std::string> resumable_cases_rewritten(const std::string& dir) {
+// rewritten (the caller refuses any of them it would keep) and the files of
+// unrecorded cases; a UserError otherwise.
+Resumable resumable_run(const std::string& dir) {
   auto index = read_index(std::filesystem::path(dir) / kIndexFile);
   if (auto* e = std::get_if<std::string>(&index)) throw UserError("--resume: " + *e);
   std::vector<std::string> ids, failed;
@@ -779,12 +780,29 @@ std::vector<std::string> resumable_cases_rewritten(const std::string& dir) {
   return require_resumable_run(dir, ids, failed);
 }
 
+// A file of a case the index does not record is what a run killed while
+// measuring that case left, or it was put there: only a case still to measure
+// (in `plan`, not kept) may have left it; the first other is refused.
+void refuse_unplanned(const std::string& dir, const std::vector<CaseLeftover>& leftovers,
+                      const std::vector<Case>& plan) {
+  for (const auto& l : leftovers)
+    if (std::none_of(plan.begin(), plan.end(), [&](const Case& c) { return c.id == l.id; }))
+      throw UserError(not_resumable(dir, fmt::format("{}; the plan has no case '{}'", l.error, l.id)));
+}
+
+// Removed before the cases are measured again: their files are then only what
+// this resumption writes, never a file it did not write listed in the index.
+void remove_leftovers(const OutDir& out, const std::vector<CaseLeftover>& leftovers) {
+  for (const auto& l : leftovers) remove_in(out.root(), l.path);
+}
+
 }  // namespace
 
 int cmd_resume(const ResumeOptions& r) {
   const std::string& dir = r.dir;
   if (auto busy = OutDirLock::in_use_by_other(dir)) throw UserError("--resume: " + *busy);
-  const std::vector<std::string> rewritten = resumable_cases_rewritten(dir);
+  const Resumable resumable = resumable_run(dir);
+  const std::vector<std::string>& rewritten = resumable.rewritten_cases;
   auto loaded = read_run(dir);
   if (auto* e = std::get_if<std::string>(&loaded)) throw UserError("--resume: " + *e);
   const LoadedRun old = std::get<LoadedRun>(std::move(loaded));
@@ -792,6 +810,7 @@ int cmd_resume(const ResumeOptions& r) {
   if (old.index.complete &&
       std::none_of(old.cases.begin(), old.cases.end(),
                    [](const CaseResult& c) { return c.reason.code == ReasonCode::Interrupted; })) {
+    refuse_unplanned(dir, resumable.leftovers, {});  // no case is measured again
     say(stdout, "{}: complete, nothing to resume\n", dir);
     return 0;
   }
@@ -803,6 +822,7 @@ int cmd_resume(const ResumeOptions& r) {
   require_affinity(o.affinity);  // the recorded --affinity, on the CPUs this machine has now
   const InputCopies inputs = use_recorded_inputs(old.index, o.out_dir, o);
   const PlannedRun p = make_planned_run(o, inputs);
+  refuse_unplanned(dir, resumable.leftovers, p.cases);
   const std::string digest_then = old.index.shard ? old.index.shard->plan_digest : "";
   const std::string digest_now = p.shard ? p.shard->plan_digest : "";
   std::map<std::string, CaseResult> keep;
@@ -813,8 +833,7 @@ int cmd_resume(const ResumeOptions& r) {
                                   "'{}'; was the suite file changed or moved?)", dir, c.c.id));
     if (c.reason.code == ReasonCode::Interrupted) continue;
     if (std::find(rewritten.begin(), rewritten.end(), c.c.id) != rewritten.end())
-      throw UserError(fmt::format("--resume: '{}' is not a valid jitbench out dir ({}: sha256 differs from the index; "
-                                  "see `jitbench validate {}`)", dir, "cases/" + c.c.id + ".json", dir));
+      throw UserError(not_resumable(dir, "cases/" + c.c.id + ".json: sha256 differs from the index"));
     // Kept with the records its case carries in this plan (a user workload's, as its file gave it).
     auto& kept = keep.emplace(c.c.id, c).first->second.c;
     kept.backend_info = planned->backend_info;
@@ -823,6 +842,7 @@ int cmd_resume(const ResumeOptions& r) {
   auto reopened = OutDir::reopen(dir);
   if (auto* e = std::get_if<std::string>(&reopened)) throw UserError(*e);
   const OutDir& out = std::get<OutDir>(reopened);
+  remove_leftovers(out, resumable.leftovers);
   WorkerSetup setup = worker_setup(o, p.suite);
   setup.out_dir = out.root();
   RunHeader h = resumed_header(old, o, p, keep);

@@ -3,9 +3,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <set>
 #include <type_traits>
 
 #include "results/anatomy.h"
+#include "results/views.h"
+#include "stats/stats.h"
 #include "util/fs.h"
 #include "util/json_get.h"
 #include "util/json_parse.h"
@@ -237,6 +242,66 @@ SamplingRecord read_sampling(const json& j) {
   return s;
 }
 
+// A case's summaries restate its runs (export/case_json.cc writes them from
+// cold_values and warm_values): readers that take the summary (jitbench.load(),
+// say) and readers that recompute from the runs (compare) must see one number.
+bool stated_as(const json& v, double x) {
+  if (!v.is_number()) return false;
+  const double y = v.get<double>();
+  return y == x || std::abs(y - x) <= 1e-9 * std::max(std::abs(x), std::abs(y));
+}
+bool summary_agrees(const json& stated, std::span<const double> values) {
+  const auto s = stats::summarize(values);
+  if (!s || stated.is_null()) return !s && stated.is_null();
+  if (!stated.is_object() || !stated.contains("n") || !stated["n"].is_number_unsigned() ||
+      stated["n"].get<std::size_t>() != s->n || !stated_as(stated.value("median", json()), s->median))
+    return false;
+  if (!stated.contains("median_ci95")) return true;  // not in every version
+  const auto& ci = stated["median_ci95"];
+  return ci.is_array() && ci.size() == 2 && stated_as(ci[0], s->median_ci95.low) &&
+         stated_as(ci[1], s->median_ci95.high);
+}
+void check_summaries(const json& j, const CaseResult& r) {
+  const auto edited = [](const std::string& what) {
+    return BadField(fmt::format("{} disagrees with the runs it summarises: the file was edited", what));
+  };
+  const auto& cold = j.at("cold");
+  if (cold.contains("summary"))
+    for (const auto& [metric, stated] : cold["summary"].items())
+      if (std::find(cold_metrics().begin(), cold_metrics().end(), metric) != cold_metrics().end() &&
+          !summary_agrees(stated, cold_values(r, metric)))
+        throw edited("cold.summary." + metric);
+  const auto& warm = j.at("warm");
+  if (warm.contains("summary") && !summary_agrees(warm["summary"], warm_values(r))) throw edited("warm.summary");
+  if (warm.contains("process_medians_s")) {
+    const auto medians = warm_process_medians(r);
+    const auto& stated = warm["process_medians_s"];
+    bool same = stated.is_array() && stated.size() == medians.size();
+    for (std::size_t k = 0; same && k < medians.size(); ++k) same = stated_as(stated[k], medians[k]);
+    if (!same) throw edited("warm.process_medians_s");
+  }
+}
+
+// What an ok case was recorded with: a cold run that measured, a warm one
+// where warm calls were asked for; and each run of any case once. (A warn
+// case may have measured nothing: a GPU backend without a GPU is
+// warn/gpu_unavailable with its one unmeasured cold run.)
+void check_measured(const CaseResult& r) {
+  const auto unique = [](const std::vector<RunRecord>& runs, const char* mode) {
+    std::set<int> seen;
+    for (const auto& run : runs)
+      if (!seen.insert(run.index).second)
+        throw BadField(fmt::format("{} run {} is recorded twice: the file was edited", mode, run.index));
+  };
+  unique(r.cold, "cold");
+  unique(r.warm, "warm");
+  if (r.status != Status::Ok) return;
+  const auto measured = [](const std::vector<RunRecord>& runs) { return std::any_of(runs.begin(), runs.end(), has_timings); };
+  if (!measured(r.cold)) throw BadField("an ok case with no cold run that measured: the file was edited");
+  if (r.warm_iters > 0 && r.warm_runs > 0 && !measured(r.warm))
+    throw BadField("an ok case that asked for warm calls has no warm run that measured: the file was edited");
+}
+
 CaseResult read_case_document(const json& j) {
   const auto& cfg = j.at("config");
   const auto dtype = cfg.at("dtype").get<std::string>() == "float32" ? "f32" : "f64";
@@ -278,6 +343,8 @@ CaseResult read_case_document(const json& j) {
         {f.at("variable").get<std::string>(), f.at("value").get<std::string>(), f.at("action").get<std::string>()});
   r.started_at = opt_str(j, "started_at");
   r.finished_at = opt_str(j, "finished_at");
+  check_measured(r);
+  check_summaries(j, r);
   return r;
 }
 

@@ -52,9 +52,21 @@ void require_valid_run(const std::string& dir, const std::string& label);
 // The same for --resume, which accepts what a run killed outright leaves
 // (artifacts/out_dir.h, remade_on_resume): the files of cases the index does
 // not record, the documents derived from every case, and the rewritten files
-// of failed cases (returned: the caller refuses any of them it would keep).
-std::vector<std::string> require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases,
-                                               const std::vector<std::string>& failed_cases);
+// of failed cases. Returned for the caller, which knows the plan: the failed
+// cases rewritten (it refuses any of them it would keep) and the files of
+// unrecorded cases (it refuses one whose case is not planned and removes the
+// rest before measuring: a file it did not write itself is never listed).
+struct CaseLeftover {
+  std::string id, path, error;  // error: validate's line for it
+};
+struct Resumable {
+  std::vector<std::string> rewritten_cases;
+  std::vector<CaseLeftover> leftovers;
+};
+Resumable require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases,
+                                const std::vector<std::string>& failed_cases);
+// The line --resume refuses an out dir with, naming the first thing wrong in it.
+std::string not_resumable(const std::string& dir, const std::string& error);
 
 // What a command writes (`out`, a directory or a file, named by `out_flag`)
 // must lie outside every directory it reads (each named, e.g. {"BASE", dir}):

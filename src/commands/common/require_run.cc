@@ -34,8 +34,12 @@ void require_valid_run(const std::string& dir, const std::string& label) {
            rep.findings.front().kind);
 }
 
-std::vector<std::string> require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases,
-                                               const std::vector<std::string>& failed_cases) {
+std::string not_resumable(const std::string& dir, const std::string& error) {
+  return fmt::format("--resume: '{}' is not a valid jitbench out dir ({}; see `jitbench validate {}`)", dir, error, dir);
+}
+
+Resumable require_resumable_run(const std::string& dir, const std::vector<std::string>& recorded_cases,
+                                const std::vector<std::string>& failed_cases) {
   if (!std::filesystem::is_directory(dir))
     throw UserError(fmt::format("--resume: '{}' is not a directory: pass the out dir of an interrupted run", dir));
   // A run killed outright (SIGKILL, a lost node) leaves what the case it was
@@ -46,28 +50,29 @@ std::vector<std::string> require_resumable_run(const std::string& dir, const std
   const auto in = [](const std::vector<std::string>& ids, const std::string& id) {
     return std::find(ids.begin(), ids.end(), id) != ids.end();
   };
-  std::vector<std::string> left, remade_cases;
+  std::vector<std::string> left;
+  Resumable out;
   Problem first = Problem::Other;
   for (std::size_t i = 0; i < rep.errors.size(); ++i) {
     const auto& f = rep.findings[i];
     std::string id;
     const Remade remade = remade_on_resume(f.path, &id);
-    if (remade == Remade::CaseFile && f.kind == Problem::Unlisted && !in(recorded_cases, id)) continue;
+    if (remade == Remade::CaseFile && f.kind == Problem::Unlisted && !in(recorded_cases, id)) {
+      out.leftovers.push_back({id, f.path, rep.errors[i]});
+      continue;
+    }
     if (remade == Remade::Derived && (f.kind == Problem::Unlisted || f.kind == Problem::HashDiffers)) continue;
     // A failed case's file rewritten by a resumption killed before its index: only an
     // interrupted one is measured again, which the caller checks (returned).
     if (remade == Remade::CaseFile && f.kind == Problem::HashDiffers && in(failed_cases, id)) {
-      remade_cases.push_back(id);
+      out.rewritten_cases.push_back(id);
       continue;
     }
     if (left.empty()) first = f.kind;
     left.push_back(rep.errors[i]);
   }
-  if (!left.empty())
-    refuse_run(fmt::format("--resume: '{}' is not a valid jitbench out dir ({}; see `jitbench validate {}`)", dir,
-                       left.front(), dir),
-           first);
-  return remade_cases;
+  if (!left.empty()) refuse_run(not_resumable(dir, left.front()), first);
+  return out;
 }
 
 void require_outside_inputs(const std::string& out, const std::string& out_flag, const std::vector<ReadDir>& inputs) {
