@@ -416,7 +416,8 @@ def test_the_releases_table_says_which_sub_phase_moved_from_the_environment_abov
     below = releases.split("Inside the compile, against the environment above")[1]
     lines = [line for line in below.splitlines() if line.startswith("- ")]
     assert lines == ["- `r12`: compile +120.0 µs (×2.20; n = 2, all 100.0 µs → n = 2, all 220.0 µs), of which "
-                     "pass_a +120.0 µs (×3.00; n = 2, all 60.0 µs → n = 2, all 180.0 µs)"], below
+                     "pass_a +120.0 µs (×3.00; n = 2, all 60.0 µs → n = 2, all 180.0 µs), 100% of the change "
+                     "(shares without an interval: fewer than 6 anatomy processes a side)"], below
 
 
 def test_the_environments_section_counts_the_cases_each_environment_ran(jitbench, fake_env, fake_releases, env_cache,

@@ -324,7 +324,6 @@ SpawnSpec CaseRunner::count_spec(const Case& c, int index, const fs::path& cache
   const auto shared = shared_.find(c.id);
   const bool recorded = shared != shared_.end() && !shared->second.sha256.empty();
   spec.argv = counting_argv(k, worker_argv(setup_, c, RunMode::Count, recorded ? &shared->second : nullptr), dump_dir);
-  if (recorded) spec.shared_fd = open_read_in(setup_.out_dir, shared_reference_path(c.id));
   auto env = worker_env(setup_, c, cache_dir);  // threads and caches as in the timed runs
   spec.env_set = std::move(env.set);
   spec.env_unset = std::move(env.unset);
@@ -333,6 +332,7 @@ SpawnSpec CaseRunner::count_spec(const Case& c, int index, const fs::path& cache
   spec.log_path = setup_.out_dir / log_rel;
   spec.log_root = setup_.out_dir;
   spec.timeout = std::chrono::milliseconds(static_cast<long long>(count_timeout_s(setup_) * 1000));
+  if (recorded) spec.shared_fd = open_read_in(setup_.out_dir, shared_reference_path(c.id));  // last: nothing throws after
   return spec;
 }
 
@@ -355,24 +355,24 @@ void CaseRunner::count_runs(const Case& c, CaseResult& res, const Progress& prog
     for (auto& sp : specs)
       if (sp.shared_fd >= 0) ::close(std::exchange(sp.shared_fd, -1));
   };
-  for (int i = 0; i < k.runs; ++i) {
-    fs::path cache;
-    auto err = create_owned_cache_dir(setup_.out_dir, fmt::format("{}.count-{}", c.id, i), &cache);
-    if (!err) err = empty_owned_cache_dir(cache, setup_.out_dir);
-    if (!err) try {
-        dumps.push_back(std::make_unique<PrivateDir>("jitbench-count"));
-      } catch (const WriteError& e) {
-        err = e.what();
-      }
-    if (err) {
-      close_shared();
-      res.counted.push_back(not_started(RunMode::Count, i, *err));
-      return;
-    }
-    specs.push_back(count_spec(c, i, cache, dumps.back()->path()));
-  }
   std::vector<ProcessResult> done;
-  try {
+  try {  // every descriptor opened so far is closed on every way out
+    for (int i = 0; i < k.runs; ++i) {
+      fs::path cache;
+      auto err = create_owned_cache_dir(setup_.out_dir, fmt::format("{}.count-{}", c.id, i), &cache);
+      if (!err) err = empty_owned_cache_dir(cache, setup_.out_dir);
+      if (!err) try {
+          dumps.push_back(std::make_unique<PrivateDir>("jitbench-count"));
+        } catch (const WriteError& e) {
+          err = e.what();
+        }
+      if (err) {
+        close_shared();
+        res.counted.push_back(not_started(RunMode::Count, i, *err));
+        return;
+      }
+      specs.push_back(count_spec(c, i, cache, dumps.back()->path()));
+    }
     done = launcher_.launch_all(specs, k.jobs);
   } catch (...) {
     close_shared();
