@@ -51,10 +51,12 @@ entry = next(f for f in index["files"] if f["path"] == "cases/numpy_matmul_8_f32
 entry.update(sha256=hashlib.sha256(path.read_bytes()).hexdigest(), bytes=path.stat().st_size)
 (out / "index.json").write_text(json.dumps(index, indent=2, sort_keys=True) + "\n")
 PY
-cpu() {  # CPU seconds of one command
-  local t
-  t=$( { /usr/bin/time -f "%U %S" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n1)
-  echo "$t" | awk '{print $1 + $2}'
+cpu() {  # CPU seconds of one command (time's own report to a file: the command's output is dropped)
+  local f
+  f=$(mktemp)
+  /usr/bin/time -f "%U %S" -o "$f" "$@" >/dev/null 2>&1 || true
+  awk '{print $1 + $2}' "$f"
+  rm -f "$f"
 }
 : > "$tmp/times"
 for i in $(seq "$repeat"); do
