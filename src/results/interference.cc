@@ -1,5 +1,7 @@
 #include "results/interference.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace jitbench {
@@ -12,6 +14,75 @@ bool interference_rule(double other_cpu_s, double steal_s, double worker_cpu_s, 
   const double idle_s = (n - busy) * wall_s;
   const double outside_bound = std::max(kInterferenceIdleShare * idle_s, kInterferenceFloorCpus * wall_s);
   return other_cpu_s > outside_bound + resolution_s || steal_s > kInterferenceStealCpus * wall_s + resolution_s;
+}
+
+const char* grade_name(InterferenceGrade g) {
+  switch (g) {
+    case InterferenceGrade::Quiet: return "quiet";
+    case InterferenceGrade::Busy: return "busy";
+    case InterferenceGrade::Contended: return "contended";
+  }
+  return "?";
+}
+
+double others_cpus(const Interference& x) { return x.wall_s > 0 ? x.other_cpu_s / x.wall_s : 0.0; }
+
+InterferenceGrade interference_grade(const Interference& x) {
+  if (!x.interfered || x.wall_s <= 0 || x.n_cpus <= 0) return InterferenceGrade::Quiet;
+  const double n = static_cast<double>(x.n_cpus);
+  const double busy = std::clamp(x.worker_cpu_s / x.wall_s, 0.0, n);
+  const double others = others_cpus(x), steal = x.steal_s / x.wall_s;
+  if (others >= kContendedMachineShare * n || others > (n - busy) + kContendedOverCpus || steal >= kContendedStealCpus)
+    return InterferenceGrade::Contended;
+  return InterferenceGrade::Busy;
+}
+
+void InterferenceShare::add(const Interference& x) {
+  ++reported;
+  if (x.interfered) ++interfered;
+  switch (interference_grade(x)) {
+    case InterferenceGrade::Quiet: ++quiet; break;
+    case InterferenceGrade::Busy: ++busy; break;
+    case InterferenceGrade::Contended: ++contended; break;
+  }
+  others_cpus.push_back(jitbench::others_cpus(x));
+  n_cpus = std::max(n_cpus, x.n_cpus);
+}
+
+InterferenceShare& InterferenceShare::operator+=(const InterferenceShare& o) {
+  runs += o.runs;
+  reported += o.reported;
+  interfered += o.interfered;
+  quiet += o.quiet;
+  busy += o.busy;
+  contended += o.contended;
+  others_cpus.insert(others_cpus.end(), o.others_cpus.begin(), o.others_cpus.end());
+  n_cpus = std::max(n_cpus, o.n_cpus);
+  return *this;
+}
+
+std::optional<InterferenceGrade> InterferenceShare::grade() const {
+  const int n = quiet + busy + contended;
+  if (n == 0) return std::nullopt;
+  const int upper = n / 2 + 1;  // the upper median's rank, 1-based
+  if (quiet >= upper) return InterferenceGrade::Quiet;
+  if (quiet + busy >= upper) return InterferenceGrade::Busy;
+  return InterferenceGrade::Contended;
+}
+
+std::optional<double> InterferenceShare::others_cpus_median() const {
+  if (others_cpus.empty()) return std::nullopt;
+  auto v = others_cpus;
+  std::sort(v.begin(), v.end());
+  const auto m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+std::string InterferenceShare::grade_text() const {
+  const auto g = grade();
+  if (!g) return "not reported";
+  if (*g == InterferenceGrade::Quiet) return "quiet";
+  return fmt::format("{} (others {:.1f} of {} CPUs)", grade_name(*g), *others_cpus_median(), n_cpus);
 }
 
 }  // namespace jitbench

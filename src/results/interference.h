@@ -6,6 +6,7 @@
 // rusage; this file holds only the arithmetic, so it can be tested on
 // synthetic snapshots.
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace jitbench {
@@ -41,17 +42,49 @@ struct Interference {
 bool interference_rule(double other_cpu_s, double steal_s, double worker_cpu_s, double wall_s, int n_cpus,
                        double resolution_s);
 
+// How much the machine was used by others while a process ran, in three
+// grades (docs/noise.md, "Grades"):
+//   quiet      not interfered with (the rule above);
+//   contended  others took kContendedMachineShare of the machine's CPUs or
+//              more, or kContendedOverCpus more than the worker left idle
+//              (they took CPU the worker wanted), or steal reached
+//              kContendedStealCpus;
+//   busy       interfered with, but not contended.
+enum class InterferenceGrade { Quiet = 0, Busy = 1, Contended = 2 };
+inline constexpr double kContendedMachineShare = 0.75;
+inline constexpr double kContendedOverCpus = 0.5;
+inline constexpr double kContendedStealCpus = 0.25;
+
+// "quiet", "busy", "contended".
+const char* grade_name(InterferenceGrade g);
+// A process's grade from its recorded figures (quiet wherever its
+// `interfered` flag is false, so the grade never contradicts the flag).
+InterferenceGrade interference_grade(const Interference& x);
+// The CPUs everything but the worker took on average over the process's wall
+// time (other_cpu_s / wall_s; 0 for a zero wall time).
+double others_cpus(const Interference& x);
+
 // How many of a list of runs were interfered with: total runs, the runs whose
-// interference was measured (the rest: "not reported"), and those flagged.
+// interference was measured (the rest: "not reported"), those flagged, and
+// the grades and others' CPUs of the reported ones.
 struct InterferenceShare {
   int runs = 0, reported = 0, interfered = 0;
+  int quiet = 0, busy = 0, contended = 0;  // reported runs per grade (interfered == busy + contended)
+  std::vector<double> others_cpus;         // per reported run
+  int n_cpus = 0;                          // the largest CPU count among the reported runs
   bool any() const { return interfered > 0; }
-  InterferenceShare& operator+=(const InterferenceShare& o) {
-    runs += o.runs;
-    reported += o.reported;
-    interfered += o.interfered;
-    return *this;
-  }
+  // The grade of the set: the upper median of its runs' grades (a lone
+  // disturbed process among quiet ones leaves the set quiet, as it leaves the
+  // median and the rank test nearly unmoved); nullopt when none was reported.
+  std::optional<InterferenceGrade> grade() const;
+  // Whether the set may be called quiet: reported, and its grade quiet.
+  bool quiet_grade() const { return grade() == InterferenceGrade::Quiet; }
+  std::optional<double> others_cpus_median() const;
+  // "quiet", "busy (others 1.1 of 2 CPUs)", "contended (others 1.7 of 2
+  // CPUs)", "not reported".
+  std::string grade_text() const;
+  InterferenceShare& operator+=(const InterferenceShare& o);
+  void add(const Interference& x);
 };
 
 }  // namespace jitbench

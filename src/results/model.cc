@@ -61,8 +61,7 @@ InterferenceShare interference_share(const std::vector<RunRecord>& runs) {
   for (const auto& r : runs) {
     ++s.runs;
     if (!r.interference) continue;
-    ++s.reported;
-    if (r.interference->interfered) ++s.interfered;
+    s.add(*r.interference);
   }
   return s;
 }

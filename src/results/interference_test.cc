@@ -1,0 +1,73 @@
+#include "results/interference.h"
+
+#include <gtest/gtest.h>
+
+namespace jitbench {
+namespace {
+
+// One process of 1 s on `cpus` CPUs whose worker used `worker` CPUs while
+// others used `others` (flagged by the rule, as the sampler flags it).
+Interference process(double others, double worker, int cpus = 2, double steal = 0) {
+  Interference x;
+  x.other_cpu_s = others;
+  x.steal_s = steal;
+  x.worker_cpu_s = worker;
+  x.wall_s = 1.0;
+  x.n_cpus = cpus;
+  x.interfered = interference_rule(others, steal, worker, 1.0, cpus, 0.02);
+  return x;
+}
+
+TEST(InterferenceGrade, TheThreeConditionsOfDocsNoise) {
+  // Beside an idle shell: a few ticks of others.
+  EXPECT_EQ(interference_grade(process(0.05, 1.0)), InterferenceGrade::Quiet);
+  // A shared machine (load ~3 on 2 cores): others took 0.92-1.42 CPUs.
+  EXPECT_EQ(interference_grade(process(0.92, 1.0)), InterferenceGrade::Busy);
+  EXPECT_EQ(interference_grade(process(1.42, 0.6)), InterferenceGrade::Busy);
+  // Two CPU hogs on 2 cores: others took 1.70-1.76 CPUs.
+  EXPECT_EQ(interference_grade(process(1.70, 0.3)), InterferenceGrade::Contended);
+}
+
+TEST(InterferenceGrade, OthersTakingWhatTheWorkerWantedIsContention) {
+  // The worker compiled on both cores (1.8 CPUs) and others still took 1.0: more than 0.5 over the 0.2 it left.
+  EXPECT_EQ(interference_grade(process(1.0, 1.8)), InterferenceGrade::Contended);
+  // 64 CPUs, a one-thread worker, others on 40: interfered with, not contended.
+  EXPECT_EQ(interference_grade(process(40, 1.0, 64)), InterferenceGrade::Busy);
+  EXPECT_EQ(interference_grade(process(48.5, 1.0, 64)), InterferenceGrade::Contended);
+  // Steal of a quarter CPU or more.
+  EXPECT_EQ(interference_grade(process(0.1, 1.0, 2, 0.1)), InterferenceGrade::Busy);
+  EXPECT_EQ(interference_grade(process(0.1, 1.0, 2, 0.3)), InterferenceGrade::Contended);
+}
+
+TEST(InterferenceGrade, NeverContradictsTheFlag) {
+  auto x = process(1.9, 0.1);
+  ASSERT_TRUE(x.interfered);
+  x.interfered = false;  // a case file whose flag says otherwise: the flag wins, never a louder grade
+  EXPECT_EQ(interference_grade(x), InterferenceGrade::Quiet);
+}
+
+TEST(InterferenceShare, TheSetsGradeIsTheUpperMedian) {
+  InterferenceShare s;
+  EXPECT_FALSE(s.grade());
+  EXPECT_EQ(s.grade_text(), "not reported");
+  for (int i = 0; i < 3; ++i) s.add(process(0.05, 1.0));
+  s.add(process(1.8, 0.2));  // one disturbed process of four: still quiet
+  s.runs = 4;
+  EXPECT_EQ(s.grade(), InterferenceGrade::Quiet);
+  s.add(process(1.0, 1.0));
+  s.add(process(1.8, 0.2));  // 3 quiet, 1 busy, 2 contended: the upper median (4th of 6) is busy
+  EXPECT_EQ(s.grade(), InterferenceGrade::Busy);
+  EXPECT_EQ(s.interfered, 3);
+  EXPECT_EQ(s.busy + s.contended, s.interfered);
+  EXPECT_FALSE(s.quiet_grade());
+  EXPECT_NEAR(*s.others_cpus_median(), (0.05 + 1.0) / 2, 1e-12);
+  EXPECT_EQ(s.grade_text(), "busy (others 0.5 of 2 CPUs)");
+  InterferenceShare t;
+  t.add(process(1.75, 0.3));
+  t += s;
+  EXPECT_EQ(t.reported, 7);
+  EXPECT_EQ(t.contended, 3);
+}
+
+}  // namespace
+}  // namespace jitbench
