@@ -4,13 +4,13 @@ run is recorded once. Edited with the index rehashed, such a file would
 otherwise validate, and jitbench.load() (which takes the summary) and compare
 (which recomputes from the runs) would show different numbers."""
 
-import hashlib
 import json
 import os
 import subprocess
 import sys
 
 import pytest
+from forge import rehash
 
 from conftest import JITBENCH, ROOT
 
@@ -45,11 +45,7 @@ def edited(recorded, tmp_path, edit):
     edit(doc)
     data = json.dumps(doc, indent=2).encode()
     (out / rel).write_bytes(data)
-    index = json.loads((out / "index.json").read_text())
-    for f in index["files"]:
-        if f["path"] == rel:
-            f["sha256"], f["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
-    (out / "index.json").write_text(json.dumps(index, indent=2))
+    rehash(out, rel)
     return out
 
 

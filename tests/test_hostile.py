@@ -2,7 +2,6 @@
 outside the out dir, no result lost or taken from the wrong file. Each test
 names the numbered defect it catches; docs/reliability.md lists them all."""
 
-import hashlib
 import json
 import os
 import pathlib
@@ -13,6 +12,7 @@ import sys
 import time
 
 import pytest
+from forge import rehash
 
 from conftest import JITBENCH, ROOT, validate
 
@@ -29,16 +29,6 @@ def sh(*args, env=None, cwd=None, timeout=60):
 
 def crashed(proc):
     return proc.returncode < 0 or proc.returncode == 3 or "internal error" in proc.stderr
-
-
-def rehash(out, rel):
-    """What a tamperer does: recompute the sha256 the index lists for rel."""
-    index = json.loads((out / "index.json").read_text())
-    data = (out / rel).read_bytes()
-    for f in index["files"]:
-        if f["path"] == rel:
-            f["sha256"], f["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
-    (out / "index.json").write_text(json.dumps(index, indent=2) + "\n")
 
 
 @pytest.fixture
@@ -162,12 +152,8 @@ def test_validating_a_large_case_file_takes_a_small_multiple_of_its_size(jitbenc
     calls = [round(0.001 + 1e-9 * (i % 997), 12) for i in range(1_000_000)]
     case["warm"]["calls_s"] = case["warm"]["run"]["calls_s"] = calls
     path.write_text(json.dumps(case, indent=2, sort_keys=True))
-    data = path.read_bytes()
-    index = res.index()
-    (entry,) = [f for f in index["files"] if f["path"] == "cases/numpy_matmul_8_f32.json"]
-    entry.update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
-    (res.out / "index.json").write_text(json.dumps(index, indent=2, sort_keys=True) + "\n")
-    size = len(data)
+    rehash(res.out, "cases/numpy_matmul_8_f32.json")
+    size = path.stat().st_size
     assert size > 20 << 20
     # wait4's ru_maxrss of a child of this pytest process would be at least this
     # process's own peak (the kernel folds the forked copy's peak into it at

@@ -15,15 +15,13 @@ refused (test_nothing_lost.py). Fake workers."""
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from conftest import FAKE_WORKER_DIR, JITBENCH
-from test_links import CASES, outside_dir, sh, snapshot
+from test_links import CASES, outside_dir, sh, snapshot, stop_while_starting
 
 pytestmark = pytest.mark.quick
 
@@ -116,15 +114,7 @@ def test_publish_never_writes_through_a_planted_link(tmp_path, template, fake_en
 
 def test_resume_never_writes_through_a_planted_link(tmp_path, fake_env_module):
     stopped = tmp_path / "stopped"
-    env = dict(os.environ, **fake_env_module(), FAKE_WORKER_PROBE="slow", FAKE_WORKER_SLEEP="20")
-    p = subprocess.Popen([str(JITBENCH), "run", *CASES, "--out-dir", str(stopped)], env=env, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 30
-    while not (stopped / "logs" / "probe.log").exists() and time.time() < deadline:
-        time.sleep(0.05)
-    p.send_signal(signal.SIGTERM)
-    p.communicate(timeout=30)
-    assert p.returncode == 128 + signal.SIGTERM
+    stop_while_starting(stopped, fake_env_module())
     targets = plant_everywhere(tmp_path, stopped,
                                lambda root: sh("run", "--resume", str(root), "--quiet", env=fake_env_module()))
     assert "references" in targets and "cases" in targets

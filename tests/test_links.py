@@ -39,6 +39,20 @@ def snapshot(tree):
     return out
 
 
+def stop_while_starting(out, env):
+    """`run` into out stopped by SIGTERM while its probe runs (the fake worker's
+    slow probe): an out dir a resumption starts from."""
+    env = dict(os.environ, **env, FAKE_WORKER_PROBE="slow", FAKE_WORKER_SLEEP="20")
+    p = subprocess.Popen([str(JITBENCH), "run", *CASES, "--out-dir", str(out)], env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while not (out / "logs" / "probe.log").exists() and time.time() < deadline:
+        time.sleep(0.05)
+    p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=30)
+    assert p.returncode == 128 + signal.SIGTERM
+
+
 def outside_dir(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -53,15 +67,7 @@ def test_resume_never_writes_through_a_planted_references_link(tmp_path, fake_en
     # link to a directory outside; the resumption set that directory's mode to
     # 0700, deleted a file there and wrote its pickle there.
     out = tmp_path / "out"
-    env = dict(os.environ, **fake_env(), FAKE_WORKER_PROBE="slow", FAKE_WORKER_SLEEP="20")
-    p = subprocess.Popen([str(JITBENCH), "run", *CASES, "--out-dir", str(out)], env=env, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 30
-    while not (out / "logs" / "probe.log").exists() and time.time() < deadline:
-        time.sleep(0.05)
-    p.send_signal(signal.SIGTERM)
-    p.communicate(timeout=30)
-    assert p.returncode == 128 + signal.SIGTERM
+    stop_while_starting(out, fake_env())
     outside = outside_dir(tmp_path)
     before = snapshot(outside)
     os.symlink(outside, out / "references")

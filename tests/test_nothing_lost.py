@@ -9,6 +9,7 @@ import subprocess
 import time
 
 import pytest
+from forge import rehash
 
 from conftest import JITBENCH
 
@@ -109,18 +110,6 @@ def test_a_run_still_being_written_is_named_with_its_pid(tmp_path, fake_env):
     finally:
         p.kill()
         p.communicate()
-
-
-def rehash(run, rel):
-    """index.json's sha256 of rel after a deliberate edit, as a careful forger would."""
-    import hashlib
-
-    index = json.loads((run / "index.json").read_text())
-    for f in index["files"]:
-        if f["path"] == rel:
-            data = (run / rel).read_bytes()
-            f["sha256"], f["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
-    (run / "index.json").write_text(json.dumps(index, indent=2) + "\n")
 
 
 @pytest.mark.parametrize("edit", ["child_longer_than_parent", "negative"])

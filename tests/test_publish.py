@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from forge import rehash
 
 from conftest import ROOT, validate
 
@@ -221,15 +222,6 @@ def keys(tmp_path):
     allowed.write_text("alice@example.org " + " ".join((tmp_path / "alice_key.pub").read_text().split()[:2]) + "\n")
     made["allowed"] = allowed
     return made
-
-
-def rehash(run, rel):
-    index = json.loads((run / "index.json").read_text())
-    for f in index["files"]:
-        if f["path"] == rel:
-            data = (run / rel).read_bytes()
-            f["sha256"], f["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
-    (run / "index.json").write_text(json.dumps(index, indent=2) + "\n")
 
 
 def test_a_signed_run_verifies_and_an_edited_rehashed_case_does_not(jitbench, fake_env, keys, tmp_path):

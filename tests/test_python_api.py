@@ -17,6 +17,7 @@ import textwrap
 import tomllib
 
 import pytest
+from forge import rehash
 
 from conftest import JITBENCH, ROOT
 
@@ -235,19 +236,13 @@ def test_load_refuses_a_dir_that_is_no_run(tmp_path):
 
 def _forged(tmp_path, name, edit):
     """The golden run with one case file edited and re-hashed in the index, as a careful forger would."""
-    import hashlib
 
     run = shutil.copytree(GOLDEN, tmp_path / name)
     rel = "cases/numpy_matmul_512_f32.json"
     doc = json.loads((run / rel).read_text())
     edit(doc)
     (run / rel).write_text(json.dumps(doc, indent=2) + "\n")
-    index = json.loads((run / "index.json").read_text())
-    for f in index["files"]:
-        if f["path"] == rel:
-            data = (run / rel).read_bytes()
-            f["sha256"], f["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
-    (run / "index.json").write_text(json.dumps(index, indent=2) + "\n")
+    rehash(run, rel)
     return run
 
 

@@ -4,7 +4,6 @@ and exit codes compare gives; the one slowed run differs by a 20 ms sleep per
 call against a ~0.1 ms call, far beyond any noise."""
 
 import csv
-import hashlib
 import json
 import os
 import re
@@ -12,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from forge import rehash
 
 from conftest import FAKE_WORKER_DIR, ROOT
 
@@ -141,10 +141,7 @@ def anatomy_report_run(tmp_path_factory):
     case["anatomy"] = recorded
     data = json.dumps(case, indent=2, sort_keys=True).encode()
     (out / rel).write_bytes(data)
-    index = json.loads((out / "index.json").read_text())
-    entry = next(f for f in index["files"] if f["path"] == rel)
-    entry.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
-    (out / "index.json").write_text(json.dumps(index, indent=2))
+    rehash(out, rel)
     rep = subprocess.run([str(ROOT / "build" / "jitbench"), "report", str(out)], capture_output=True, text=True)
     assert rep.returncode == 0, rep.stderr
     return out

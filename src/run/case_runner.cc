@@ -336,6 +336,21 @@ SpawnSpec CaseRunner::count_spec(const Case& c, int index, const fs::path& cache
   return spec;
 }
 
+namespace {
+// Spawn specs whose shared-reference descriptors (shared_fd) are closed when
+// they go out of scope, however that happens.
+struct SpecsClosingShared {
+  std::vector<SpawnSpec> specs;
+  SpecsClosingShared() = default;
+  SpecsClosingShared(const SpecsClosingShared&) = delete;
+  SpecsClosingShared& operator=(const SpecsClosingShared&) = delete;
+  ~SpecsClosingShared() {
+    for (auto& sp : specs)
+      if (sp.shared_fd >= 0) ::close(std::exchange(sp.shared_fd, -1));
+  }
+};
+}  // namespace
+
 // run --count instructions: the case's counting processes, after its timed
 // ones and never beside them, `jobs` at a time (what they count does not
 // depend on the load); each with an empty cache directory of its own (a cold
@@ -349,14 +364,10 @@ void CaseRunner::count_runs(const Case& c, CaseResult& res, const Progress& prog
   if (progress)
     progress(fmt::format("counting instructions: {} processes ({}), {} at a time (not timed)", k.runs, k.source,
                          std::min(k.jobs, k.runs)));
-  std::vector<SpawnSpec> specs;
   std::vector<std::unique_ptr<PrivateDir>> dumps;  // removed by the door when they go
-  const auto close_shared = [&specs] {
-    for (auto& sp : specs)
-      if (sp.shared_fd >= 0) ::close(std::exchange(sp.shared_fd, -1));
-  };
   std::vector<ProcessResult> done;
-  try {  // every descriptor opened so far is closed on every way out
+  {
+    SpecsClosingShared s;  // every descriptor opened so far is closed on every way out
     for (int i = 0; i < k.runs; ++i) {
       fs::path cache;
       auto err = create_owned_cache_dir(setup_.out_dir, fmt::format("{}.count-{}", c.id, i), &cache);
@@ -367,18 +378,13 @@ void CaseRunner::count_runs(const Case& c, CaseResult& res, const Progress& prog
           err = e.what();
         }
       if (err) {
-        close_shared();
         res.counted.push_back(not_started(RunMode::Count, i, *err));
         return;
       }
-      specs.push_back(count_spec(c, i, cache, dumps.back()->path()));
+      s.specs.push_back(count_spec(c, i, cache, dumps.back()->path()));
     }
-    done = launcher_.launch_all(specs, k.jobs);
-  } catch (...) {
-    close_shared();
-    throw;
+    done = launcher_.launch_all(s.specs, k.jobs);
   }
-  close_shared();
   for (int i = 0; i < k.runs; ++i) {
     RunRequest req{RunMode::Count, i, count_timeout_s(setup_), {}, c.dtype, c.precision, c.gpu};
     RunRecord r = classify_run(done[static_cast<std::size_t>(i)], req);
