@@ -11,12 +11,17 @@ a temporary and renamed over it); in no case does anything outside change.
 Commands that write into a new or empty directory (run, measure, noise,
 compare --remeasure, merge, replicate, bisect) cannot find a link planted
 inside it before they start; their outputs put inside their inputs are
-refused (test_nothing_lost.py). Fake workers."""
+refused (test_nothing_lost.py). A link can still be planted while they run:
+`run` is attacked mid-run (the second of two cases measuring) at its case
+file, reference, log directory, index, summary and `cases/`; the others
+write through the same door (util/fs.h, checked by test_architecture.py).
+Fake workers."""
 
 import os
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -118,3 +123,44 @@ def test_resume_never_writes_through_a_planted_link(tmp_path, fake_env_module):
     targets = plant_everywhere(tmp_path, stopped,
                                lambda root: sh("run", "--resume", str(root), "--quiet", env=fake_env_module()))
     assert "references" in targets and "cases" in targets
+
+
+SLOW = "numba_mc_pi_1000_f64"  # the second case, whose processes sleep while links are planted
+TWO_CASES = ["--cases", "mc_pi_1000_f64", "--backends", "numpy,numba", "--cold-runs", "1", "--warm-iters", "2",
+             "--quiet"]
+
+
+def run_planting_mid_run(out, env, rel, outside):
+    """`run` of two cases into out; once the slow second case has started, rel is made a link to outside."""
+    p = subprocess.Popen([str(JITBENCH), "run", *TWO_CASES, "--out-dir", str(out)], env=dict(os.environ, **env),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = out / "logs" / SLOW / "cold-0.log"
+    deadline = time.time() + 60
+    while not started.exists() and p.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    assert started.exists(), "the slow case never started"
+    victim = out / rel
+    if victim.is_dir() and not victim.is_symlink():
+        shutil.rmtree(victim)
+    elif victim.exists() or victim.is_symlink():
+        victim.unlink()
+    victim.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(outside, victim)
+    _, err = p.communicate(timeout=120)
+    return p.returncode, err, victim
+
+
+@pytest.mark.parametrize("rel", [f"cases/{SLOW}.json", f"references/{SLOW}.pickle", f"logs/{SLOW}", "logs",
+                                 "index.json", "summary.md", "cases"])
+def test_run_never_writes_through_a_link_planted_mid_run(tmp_path, fake_env_module, rel):
+    # A link planted while the run is measuring (after its directories were
+    # made and checked): what the run writes next must not follow it.
+    env = dict(fake_env_module(numba="slow"), FAKE_WORKER_SLEEP="1.5")
+    outside = outside_dir(tmp_path)
+    keep = snapshot(outside)
+    rc, err, victim = run_planting_mid_run(tmp_path / "out", env, rel, outside)
+    assert snapshot(outside) == keep, f"{rel}: written through the link (exit {rc}: {err})"
+    if rc == 0:
+        assert not victim.is_symlink(), f"{rel}: exit 0 with the link still there"
+    else:
+        assert rc == 13 and "symbolic link" in err, f"{rel}: exit {rc}: {err}"
