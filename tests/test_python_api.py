@@ -250,7 +250,9 @@ def _forged(tmp_path, name, edit):
     lambda d: d["cold"].__setitem__("runs", "x"),   # an AttributeError traceback before
     lambda d: d.__setitem__("status", 5),            # loaded before
     lambda d: d.pop("cold"),                          # loaded as ok with n = 0 before
-], ids=["runs_not_a_list", "status_a_number", "cold_block_gone"])
+    # load()'s samples took a run's ttfr_s, which no reader checked against the run's own phases
+    lambda d: d["cold"]["runs"][0].__setitem__("ttfr_s", d["cold"]["runs"][0]["ttfr_s"] / 2),
+], ids=["runs_not_a_list", "status_a_number", "cold_block_gone", "a_runs_ttfr_halved"])
 def test_load_refuses_what_validate_refuses_in_one_line(tmp_path, edit):
     # Issue 49, defect 7: jitbench.load() (and the notebook view) read a tampered run without the CLI's checks.
     run = _forged(tmp_path, "forged", edit)

@@ -268,11 +268,28 @@ bool summary_agrees(const json& stated, std::span<const double> values) {
                                                   (stated_as(v, *hi) || v.get<double>() <= *hi); };
   return ci.is_array() && ci.size() == 2 && within(ci[0]) && within(ci[1]) && ci[0].get<double>() <= ci[1].get<double>();
 }
+// A run's derived figures restate its parts (export/case_json.cc's run_json
+// writes them from RunRecord's accessors): a reader that takes a run's
+// ttfr_s (jitbench.load()'s samples, say) sees what one that adds the phases sees.
+void check_derived(const json& runs, const std::vector<RunRecord>& records, const char* side) {
+  if (!runs.is_array() || runs.size() != records.size()) return;
+  for (std::size_t i = 0; i < records.size(); ++i)
+    for (const char* name : {"ttfr_s", "process_ttfr_s", "harness_gap_s"}) {
+      if (!runs[i].is_object() || !runs[i].contains(name)) continue;
+      const auto& stated = runs[i][name];
+      const auto x = metric(records[i], name);
+      if (x ? !stated_as(stated, *x) : !stated.is_null())
+        throw BadField(fmt::format("{}.runs[{}].{} disagrees with the run's own phases: the file was edited", side, i,
+                                   name));
+    }
+}
 void check_summaries(const json& j, const CaseResult& r) {
   const auto edited = [](const std::string& what) {
     return BadField(fmt::format("{} disagrees with the runs it summarises: the file was edited", what));
   };
   const auto& cold = j.at("cold");
+  check_derived(cold.at("runs"), r.cold, "cold");
+  if (j.at("warm").contains("runs")) check_derived(j["warm"]["runs"], r.warm, "warm");
   if (cold.contains("summary"))
     for (const auto& [metric, stated] : cold["summary"].items())
       if (std::find(cold_metrics().begin(), cold_metrics().end(), metric) != cold_metrics().end() &&
