@@ -418,6 +418,11 @@ def test_the_releases_table_says_which_sub_phase_moved_from_the_environment_abov
     assert lines == ["- `r12`: compile +120.0 µs (×2.20; n = 2, all 100.0 µs → n = 2, all 220.0 µs), of which "
                      "pass_a +120.0 µs (×3.00; n = 2, all 60.0 µs → n = 2, all 180.0 µs), 100% of the change "
                      "(shares without an interval: fewer than 6 anatomy processes a side)"], below
+    # The two environments' anatomy processes took turns (r10 0, r12 0, r10 1, r12 1), as their cold ones do.
+    logs = sorted((res.out / "logs").glob("numba_matmul_8_f32__env-r1*/anatomy-*.log"),
+                  key=lambda p: p.stat().st_mtime_ns)
+    assert [f"{p.parent.name[-3:]}/{p.name}" for p in logs] == [
+        "r10/anatomy-0.log", "r12/anatomy-0.log", "r10/anatomy-1.log", "r12/anatomy-1.log"]
 
 
 def test_the_environments_section_counts_the_cases_each_environment_ran(jitbench, fake_env, fake_releases, env_cache,

@@ -302,18 +302,22 @@ void CaseRunner::crosscheck(const Case& c, CaseResult& res, const fs::path& cach
 // run --anatomy: the first call broken down by the framework's own
 // instrumentation, in processes of their own (mode anatomy), each with the
 // cache emptied like a cold run's; the measured runs never carry it.
-void CaseRunner::anatomy_runs(const Case& c, CaseResult& res, const fs::path& cache_dir, const Progress& progress) {
+bool CaseRunner::anatomy_applies(const Case& c, CaseResult& res) const {
   if (setup_.anatomy_runs <= 0 || !c.jit || c.cache_policy != CachePolicy::ColdCache ||
       c.worker() != WorkerKind::Python)
-    return;
+    return false;
   res.anatomy_runs = setup_.anatomy_runs;
-  for (int i = 0; i < setup_.anatomy_runs && !interrupted(); ++i) {
-    if (progress) progress(fmt::format("compile anatomy {}/{} (profiler on, not measured)", i + 1, setup_.anatomy_runs));
-    RunRecord r = measured_run(c, RunMode::Anatomy, i, cache_dir);
-    const bool go_on = r.status == Status::Ok;
-    res.anatomy.push_back(std::move(r));
-    if (!go_on) return;
-  }
+  return true;
+}
+
+bool CaseRunner::anatomy_run(const Case& c, CaseResult& res, const fs::path& cache_dir, const Progress& progress,
+                             int i) {
+  if (i >= setup_.anatomy_runs || interrupted()) return false;
+  if (progress) progress(fmt::format("compile anatomy {}/{} (profiler on, not measured)", i + 1, setup_.anatomy_runs));
+  RunRecord r = measured_run(c, RunMode::Anatomy, i, cache_dir);
+  const bool go_on = r.status == Status::Ok;
+  res.anatomy.push_back(std::move(r));
+  return go_on && i + 1 < setup_.anatomy_runs;
 }
 
 SpawnSpec CaseRunner::count_spec(const Case& c, int index, const fs::path& cache_dir, const fs::path& dump_dir) const {
@@ -496,6 +500,19 @@ Interleaved CaseRunner::run_interleaved(const std::vector<Case>& cases, const Pr
 // The cases' cold processes round-robin (A1 B1 A2 B2 ...), each case by its own
 // stopping rule, so that a drift of the machine lands on every side alike;
 // then each case's cross-check and warm processes, case after case.
+// The sides' anatomy processes round-robin too (A1 B1 A2 B2 ...), for the
+// reason their cold processes are: a sub-phase compared across the sides
+// must not take a drift of the machine for a change.
+void CaseRunner::interleave_anatomy(const std::vector<std::pair<CaseRunner*, Case>>& cases,
+                                    std::vector<Side>& sides, const Progress& progress) {
+  std::vector<bool> on(sides.size());
+  for (std::size_t k = 0; k < sides.size(); ++k)
+    on[k] = sides[k].finish && cases[k].first->anatomy_applies(sides[k].res.c, sides[k].res);
+  for (int i = 0; std::find(on.begin(), on.end(), true) != on.end(); ++i)
+    for (std::size_t k = 0; k < sides.size(); ++k)
+      if (on[k]) on[k] = cases[k].first->anatomy_run(sides[k].res.c, sides[k].res, sides[k].cache_dir, progress, i);
+}
+
 Interleaved run_side_by_side(const std::vector<std::pair<CaseRunner*, Case>>& cases,
                              const CaseRunner::Progress& progress) {
   std::vector<CaseRunner::Side> sides(cases.size());
@@ -518,12 +535,13 @@ Interleaved run_side_by_side(const std::vector<std::pair<CaseRunner*, Case>>& ca
       any = any || sides[k].going;
     }
   }
+  for (std::size_t k = 0; k < sides.size(); ++k)
+    if (sides[k].finish) cases[k].first->crosscheck(sides[k].res.c, sides[k].res, sides[k].cache_dir, progress);
+  CaseRunner::interleave_anatomy(cases, sides, progress);
   for (std::size_t k = 0; k < sides.size(); ++k) {
     auto& s = sides[k];
     CaseRunner& runner = *cases[k].first;
     if (s.finish) {
-      runner.crosscheck(s.res.c, s.res, s.cache_dir, progress);
-      runner.anatomy_runs(s.res.c, s.res, s.cache_dir, progress);
       runner.warm_runs(s.res.c, s.res, s.cache_dir, progress);
       runner.count_runs(s.res.c, s.res, progress);
     }

@@ -153,7 +153,14 @@ class CaseRunner {
   std::string stop_before(int i, int fixed, const std::vector<double>& values, double spent_s) const;
   void crosscheck(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
   void warm_runs(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
-  void anatomy_runs(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress);
+  // run --anatomy: whether the case takes anatomy processes (then res.anatomy_runs is set), and its
+  // i-th one, false when the case should take no more (a process not ok, or interrupted).
+  bool anatomy_applies(const Case& c, CaseResult& res) const;
+  bool anatomy_run(const Case& c, CaseResult& res, const std::filesystem::path& cache_dir, const Progress& progress,
+                   int i);
+  // The sides' anatomy processes, round-robin (run_side_by_side).
+  static void interleave_anatomy(const std::vector<std::pair<CaseRunner*, Case>>& cases, std::vector<Side>& sides,
+                                 const Progress& progress);
   void count_runs(const Case& c, CaseResult& res, const Progress& progress);
   // One counting process's spawn: its own empty cache directory and dump directory.
   SpawnSpec count_spec(const Case& c, int index, const std::filesystem::path& cache_dir,
