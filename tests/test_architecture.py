@@ -400,6 +400,8 @@ def test_every_write_goes_through_the_door():
     assert py_writes_outside_the_door(ROOT, PY_HARNESS) == []
     door = (ROOT / "worker/jitbench_worker/door.py").read_bytes()
     assert (ROOT / "python/jitbench/_door.py").read_bytes() == door, "the two Python doors differ"
+    ranks = (ROOT / "worker/jitbench_worker/order_stats.py").read_bytes()
+    assert (ROOT / "python/jitbench/_order_stats.py").read_bytes() == ranks, "the two order-statistic ranks differ"
 
 
 def test_the_door_check_sees_what_it_looks_for(tmp_path):

@@ -9,6 +9,8 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple, Union
 
+from ._order_stats import order_statistic_rank
+
 # Result attribute -> the per-run field of the cold runs (cases/*.json:
 # cold.runs[].<field>, summarised in cold.summary.<field>).
 _COLD_METRICS = {"ttfr": "ttfr_s", "import_": "import_s", "first_call": "first_call_s"}
@@ -22,21 +24,9 @@ _COLD_METRICS = {"ttfr": "ttfr_s", "import_": "import_s", "first_call": "first_c
 CONFIDENCE = 0.95
 
 
-def _order_statistic_rank(n, confidence=CONFIDENCE):
-    """The largest k whose pair (x_(k), x_(n+1-k)) covers the median with this
-    confidence (0: none), as jitbench computes it (src/stats/sequential.cc)."""
-    tail, k, cdf = (1.0 - confidence) / 2.0, 0, 0.0
-    while k + 1 <= n // 2:
-        cdf += math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) - n * math.log(2.0))
-        if cdf > tail:
-            break
-        k += 1
-    return k
-
-
 def median_interval(samples):
     """The 95% interval of the median of independent samples, or None with fewer than 6."""
-    k = _order_statistic_rank(len(samples))
+    k = order_statistic_rank(len(samples), CONFIDENCE)
     if k == 0:
         return None
     v = sorted(samples)
@@ -221,7 +211,8 @@ def _n_star_ci(row, doc, eager_doc):
     """N*'s bootstrap interval where both cases have 6 cold runs or more (summary.md's rule), else None."""
     if row is None or eager_doc is None:
         return None
-    if any(_order_statistic_rank(len(_ok_runs((d.get("cold") or {}).get("runs")))) == 0 for d in (doc, eager_doc)):
+    if any(order_statistic_rank(len(_ok_runs((d.get("cold") or {}).get("runs"))), CONFIDENCE) == 0
+           for d in (doc, eager_doc)):
         return None
     lo, hi = row.get("calls_ci95") or [None, None]
     return (lo, hi)

@@ -26,6 +26,7 @@ import time
 
 from . import backends, verify, workloads
 from .backends.base import DeviceUnavailable, MissingDependency, Unsupported
+from .order_stats import order_statistic_rank
 
 
 def _now() -> float:
@@ -86,23 +87,11 @@ def setup_step(adapter, workload, build, args):
     return host_inputs, dev_inputs, fn
 
 
-def _order_statistic_rank(n, confidence):
-    """The largest k whose pair (x_(k), x_(n+1-k)) covers the median with this
-    confidence (0: none), as jitbench computes it (src/stats/sequential.cc)."""
-    tail, k, cdf = (1.0 - confidence) / 2.0, 0, 0.0
-    while k + 1 <= n // 2:
-        cdf += math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) - n * math.log(2.0))
-        if cdf > tail:
-            break
-        k += 1
-    return k
-
-
 def interval_within(xs, target_pct, confidence=0.99):
     """--target-ci's stopping rule for warm calls: the 99% order-statistic
     interval of the median within +-target_pct % of it. jitbench checks every
     early stop on the calls reported (src/run/protocol.cc)."""
-    k = _order_statistic_rank(len(xs), confidence)
+    k = order_statistic_rank(len(xs), confidence)
     if k == 0:
         return False
     v = sorted(xs)
