@@ -458,12 +458,15 @@ def test_plugin_saves_compares_and_fails_on_a_regression(pytester, monkeypatch):
     same = pytester.runpytest(*_plugin_args(), "--jitbench-compare", "base", "--jitbench-fail-on-regression", "300")
     assert same.ret == 0, same.outlines
     same.stdout.fnmatch_lines(["*compared with*base*", "test_perf.py::test_softmax::softmax_rows: * metrics differ*"])
-    # 20 ms of sleep in every call: the tests pass, the session fails as compare's gate does.
+    # 20 ms of sleep in every call: the test that measured it fails as compare's gate does, with its rows.
     monkeypatch.setenv("JITBENCH_EXAMPLE_SLEEP_S", "0.02")
     slow = pytester.runpytest(*_plugin_args(), "--jitbench-compare", str(base), "--jitbench-fail-on-regression", "10")
-    slow.assert_outcomes(passed=1)
+    slow.assert_outcomes(failed=1)
     assert slow.ret == pytest.ExitCode.TESTS_FAILED
-    slow.stdout.fnmatch_lines([f"*REGRESSION {CASE} *worse*", "jitbench: the session fails: *"])
+    slow.stdout.fnmatch_lines(["*jitbench: test_perf.py::test_softmax::softmax_rows REGRESSED beyond 10%, decided by "
+                               f"*{CASE} warm_call_s (time) slower*"])
+    slow.stdout.fnmatch_lines(["*FAILED test_perf.py::test_softmax*"])
+    slow.stdout.fnmatch_lines([f"*REGRESSION {CASE} *worse*", "*the gate failed the test(s) test_perf.py::test_softmax*"])
     # Without the gate: reported, not failed.
     report_only = pytester.runpytest(*_plugin_args(), "--jitbench-compare", "base")
     assert report_only.ret == 0
@@ -594,13 +597,13 @@ def test_the_gate_says_which_metrics_it_could_not_judge(tmp_path):
     assert untestable and all(r.verdict == "too few runs" for r in untestable)
     assert {r.metric for r in untestable} >= {"cold_ttfr_s"}, {r.metric for r in untestable}
     session = _Session.__new__(_Session)
-    session.saved, session.saved_dir, session.fail_pct, session.lines, session.failed = \
-        {"k": GOLDEN}, tmp_path, 10.0, [], False
-    session._compare("k", GOLDEN)
+    session.saved, session.saved_dir, session.fail_pct, session.remeasure = {"k": GOLDEN}, tmp_path, 10.0, None
+    session.lines, session.failed, session.compared, session.pending = [], [], [], {}
+    session._compare("k", "t.py::t", GOLDEN)
     said = [l for l in session.lines if "NOT JUDGED" in l]
     assert len(said) == 1 and f"NOT JUDGED {len(untestable)} of {len(cmp.rows)} metrics" in said[0], session.lines
     assert "cold_ttfr_s" in said[0] and "cold_runs=4" in said[0], said[0]  # which metrics, and what they need
-    assert session.failed is False
+    assert session.failed == [] and session.pending == {}
 
 
 def test_the_api_follows_summary_md_interval_rule():
