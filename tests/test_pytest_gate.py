@@ -181,6 +181,19 @@ def test_remeasure_options_reach_compare(gate, pytester):
     res.stderr.fnmatch_lines(["*--jitbench-remeasure / --no-jitbench-remeasure*give --jitbench-fail-on-regression*"])
 
 
+def test_where_a_side_was_not_quiet_the_options_that_help_are_named(gate):
+    busy = row("cold_ttfr_s", "regression", "slower", 1.5, grades=("quiet", "busy"))
+    res, _ = gate(document([busy], rc=1), "--jitbench-fail-on-regression", "10", "--no-jitbench-remeasure", rc=1)
+    res.stdout.fnmatch_lines(["*not quiet: 1 of 1 rows had a side measured on a busy or contended machine*: without "
+                              "--no-jitbench-remeasure the gate measures such rows again*; --jitbench-count "
+                              "instructions adds counts*"])
+    res, _ = gate(document([busy, COUNTED], rc=1), "--jitbench-fail-on-regression", "10", rc=1)
+    assert "not quiet:" not in res.stdout.str()  # re-measuring, and counting: nothing more to offer
+    res, _ = gate(document([row("cold_ttfr_s", "ok")]), "--jitbench-fail-on-regression", "10",
+                  "--no-jitbench-remeasure")
+    assert "not quiet:" not in res.stdout.str()  # quiet on both sides: said nowhere
+
+
 def test_a_comparison_that_could_not_be_made_fails_the_test_naming_it(gate):
     res, _ = gate(document([]), "--jitbench-fail-on-regression", "10", rc=2)
     res.assert_outcomes(failed=1, deselected=1)

@@ -93,7 +93,21 @@ def decided(cmp, pct):
     return text
 
 
-def describe(key, cmp, pct):
+def hint(cmp, pct, remeasure):
+    """Where a side was not quiet: the options that help, as far as they are not in use already."""
+    loud = [r for r in cmp.rows if not r.quiet]
+    helps = []
+    if pct is not None and remeasure is False:
+        helps.append("without --no-jitbench-remeasure the gate measures such rows again, interleaved, before failing")
+    if not any(r.rule == "spread" for r in cmp.rows):
+        helps.append("--jitbench-count instructions adds counts, which a loaded machine barely moves")
+    if not loud or not helps:
+        return []
+    return [f"  not quiet: {len(loud)} of {len(cmp.rows)} rows had a side measured on a busy or contended machine "
+            "(or one not reported): " + "; ".join(helps)]
+
+
+def describe(key, cmp, pct, remeasure=None):
     """The terminal summary's lines for one comparison."""
     changed = [f"{r.metric} {r.verdict} ({r.ratio:.3f}x)" for r in cmp.significant()]
     lines = [f"{key}: {len(changed)} of {len(cmp.rows)} metrics differ significantly"
@@ -107,7 +121,7 @@ def describe(key, cmp, pct):
     lines += [f"  REGRESSION {line}" for line in cmp.regressions]
     lines += _not_judged(cmp)
     lines += [f"  DISAGREE {line}" for line in cmp.disagreements]
-    return lines
+    return lines + hint(cmp, pct, remeasure)
 
 
 def _not_judged(cmp):

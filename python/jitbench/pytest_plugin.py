@@ -259,7 +259,7 @@ class _Session:
             self._fail(nodeid, f"jitbench: {key} {why}")
             return
         self.compared.append((key, cmp))
-        self.lines += _gate.describe(key, cmp, self.fail_pct)
+        self.lines += _gate.describe(key, cmp, self.fail_pct, self.remeasure)
         if cmp.regressed:
             self._fail(nodeid, "\n".join(_gate.failure(key, cmp, self.fail_pct)))
 
