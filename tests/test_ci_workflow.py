@@ -119,7 +119,8 @@ class Runner:
         return not self.failed and m.group(1) == self.context["event_name"]
 
     def env(self):
-        env = dict(os.environ, GITHUB_STEP_SUMMARY=str(self.summary), GITHUB_EVENT_NAME=self.context["event_name"],
+        outer = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "GITHUB_"))}  # this run's own
+        env = dict(outer, GITHUB_STEP_SUMMARY=str(self.summary), GITHUB_EVENT_NAME=self.context["event_name"],
                    GITHUB_SHA=self.context["sha"], CI="true", JITBENCH_BIN=str(JITBENCH), JITBENCH_TEST_FAKE_PMU="1",
                    PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
         installed = any(ep.value == "jitbench.pytest_plugin"
