@@ -188,6 +188,8 @@ def test_the_workflow_of_docs_ci_md_gates_a_pull_request_that_regressed(tmp_path
     assert ran["Compare the pull request with main"] == "skipped"
     assert (cache / f"jitbench-main-{sha['main']}" / ".jitbench" / "main" / "jitbench-session.json").is_file()
     assert not main.failed
+    assert "### jitbench: measurements saved as `main`" in main.summary.read_text()  # the times, for the record
+    assert "| tests/perf/test_jit_costs.py::test_smooth::smooth |" in main.summary.read_text()
 
     pr = Runner(tmp_path, cache, {"event_name": "pull_request", "sha": sha["pr"], "base_sha": sha["main"],
                                   "origin": repo})

@@ -225,6 +225,22 @@ def test_the_job_summary_receives_the_table_appended(gate, tmp_path, monkeypatch
     assert summary.read_text().startswith(text) and summary.read_text().count("The gate passes") == 1
 
 
+def test_a_saved_session_leaves_its_times_in_the_job_summary(pytester, gate, tmp_path, monkeypatch):
+    summary = tmp_path / "saved.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert pytester.runpytest(*_plugin_args(), "--jitbench-save", "again").ret == 0
+    golden = jb.load(GOLDEN)
+    lines = summary.read_text().splitlines()
+    assert lines[0] == "### jitbench: measurements saved as `again`"
+    rows = [line for line in lines if line.startswith("| test_perf.py::test_slow::slow |")]
+    assert len(rows) == len(golden.cases) and all(f"| {c.name} | {c.status} |" in "".join(rows)
+                                                 for c in golden.cases), rows
+    assert f"| {_gate.value('cold_ttfr_s', golden.cases[0].ttfr.median)} |" in rows[0]
+    # Neither saved nor compared: the summary is left alone.
+    summary.unlink()
+    assert pytester.runpytest(*_plugin_args()).ret == 0 and not summary.exists()
+
+
 def test_an_unwritable_job_summary_is_a_warning_not_a_failed_gate(gate, tmp_path, monkeypatch):
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path))  # a directory: cannot be appended to
     res, _ = gate(document([row("cold_ttfr_s", "ok")]), "--jitbench-fail-on-regression", "10")

@@ -195,6 +195,20 @@ def markdown(saved_dir, pct, compared):
     return "\n".join(out) + "\n\n"
 
 
+def markdown_saved(name, results):
+    """The job summary of a session that was saved and not compared: each case's times (and counts), for the
+    record."""
+    out = [f"### jitbench: measurements saved as `{name}`", "",
+           "| test | case | status | time to first result | warm call | instructions to first result |",
+           "|---|---|---|---|---|---|"]
+    for key, result in results:
+        for case in getattr(result, "cases", None) or []:
+            counted = case.instructions.get("ttfr")
+            out.append(f"| {_md(key)} | {_md(case.name)} | {case.status} | {fmt_seconds(case.ttfr.median)} | "
+                       f"{fmt_seconds(case.warm_call.median)} | {_count(counted['median']) if counted else '—'} |")
+    return "\n".join(out) + "\n\n"
+
+
 def append_step_summary(text, environ=os.environ):
     """Appends text to the file GITHUB_STEP_SUMMARY names (GitHub Actions'
     job summary), never truncating it; a warning line where it cannot, else None."""

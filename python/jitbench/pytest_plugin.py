@@ -148,7 +148,7 @@ class JitbenchFixture:
     def _measured(self, label, out_dir, run):
         key, out = self._state.allocate(self._nodeid, label, out_dir, self._factory)
         result = run(out)
-        self._state.record(key, self._nodeid, label, out)
+        self._state.record(key, self._nodeid, label, out, result)
         return result
 
 
@@ -202,6 +202,7 @@ class _Session:
         self.failed = []  # the tests whose measurements failed the gate
         self.compared = []  # (key, Comparison, or why it could not be compared) in the order measured
         self.pending = {}  # nodeid -> the gate's failures not yet put on that test's report
+        self.results = []  # (key, Result) in the order measured
 
     def _saved_session(self, value):
         path = pathlib.Path(value)
@@ -236,7 +237,8 @@ class _Session:
         slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{nodeid}-{label}")[-100:]
         return key, session_dir / f"{len(self.entries):03d}-{slug}"
 
-    def record(self, key, nodeid, label, out):
+    def record(self, key, nodeid, label, out, result=None):
+        self.results.append((key, result))
         inside = out.parent == self.dir
         self.entries.append({"key": key, "nodeid": nodeid, "name": label, "dir": out.name if inside else str(out)})
         _door.write_file(self.dir_root, f"{self.dir_rel}/{MANIFEST}",
@@ -287,10 +289,14 @@ class _Session:
         elif self.failed:
             self.lines.append("jitbench: the gate failed the test(s) "
                               + ", ".join(dict.fromkeys(self.failed)) + " (their reports show the rows)")
+        summary = None
         if self.saved_dir is not None:
-            warning = _gate.append_step_summary(_gate.markdown(self.saved_dir, self.fail_pct, self.compared))
-            if warning:
-                self.lines.append(warning)
+            summary = _gate.markdown(self.saved_dir, self.fail_pct, self.compared)
+        elif self.save_name and self.results:  # what was saved, for the record
+            summary = _gate.markdown_saved(self.save_name, self.results)
+        warning = _gate.append_step_summary(summary) if summary else None
+        if warning:
+            self.lines.append(warning)
         return bool(unreported)
 
     def _keep(self):
