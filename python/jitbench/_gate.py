@@ -95,7 +95,7 @@ def decided(cmp, pct):
 
 def hint(cmp, pct, remeasure):
     """Where a side was not quiet: the options that help, as far as they are not in use already."""
-    loud = [r for r in cmp.rows if not r.quiet]
+    loud = [r for r in cmp.rows if r.rule != "spread" and not r.quiet]  # a count is judged as measured
     helps = []
     if pct is not None and remeasure is False:
         helps.append("without --no-jitbench-remeasure the gate measures such rows again, interleaved, before failing")
