@@ -163,7 +163,7 @@ def test_a_time_left_to_its_counts_or_cleared_passes_and_says_so(gate):
     counted = row("instructions_ttfr", "ok", "within spread", 1.001, rule="spread")
     res, _ = gate(document([cleared, left, counted]), "--jitbench-fail-on-regression", "10")
     res.assert_outcomes(passed=1, deselected=1)
-    res.stdout.fnmatch_lines(["*gate: ok: no metric regressed beyond 10% (3 judged: instruction counts and times); "
+    res.stdout.fnmatch_lines(["*gate: ok: no metric regressed beyond 10% (2 judged: instruction counts and times); "
                               "warm_call_s cleared by re-measurement; cold_ttfr_s left to the instruction counts "
                               "(not confirmed, not failing)*"])
 
@@ -254,7 +254,9 @@ def test_the_gate_lines_are_made_from_the_rows_alone():
         return jb.Comparison([jb.api._compare_row(r, {}) for r in rows], [], rc, "")
     assert _gate.decided(cmp(row("cold_ttfr_s", None)), None) == "not gated (no --jitbench-fail-on-regression)"
     assert _gate.decided(cmp(row("cold_ttfr_s", "not judged", "too few runs")), 5).startswith(
-        "ok: no metric regressed beyond 5% (0 judged: none)")
+        "ok: no metric regressed beyond 5% (0 judged: none; 1 not judged)")
+    assert _gate.decided(cmp(row("peak_rss_kib", "ok"), row("cold_ttfr_s", "not judged")), 10) == \
+        "ok: no metric regressed beyond 10% (1 judged: memory; 1 not judged)"
     failing = cmp(COUNTED, rc=1)
     assert [r.metric for r in failing.failing()] == ["instructions_ttfr"] and failing.rows[0].rule == "spread"
     assert failing.rows[0].quiet  # both sides quiet in COUNTED

@@ -67,7 +67,13 @@ def table(rows, indent="  "):
 
 
 def _kind(row):
-    return "instruction count" if row.rule == "spread" else "time"
+    if row.rule == "spread":
+        return "instruction count"
+    return "memory" if row.metric == "peak_rss_kib" else "time"
+
+
+_KINDS = {"instruction count": "instruction counts", "memory": "memory", "time": "times"}
+JUDGED = ("ok", "regression", "confirmed by re-measurement", "cleared by re-measurement")
 
 
 def decided(cmp, pct):
@@ -81,11 +87,14 @@ def decided(cmp, pct):
                 for r in failing]
         said += [f"{c}: status worse" for c in cmp.worsened] + [f"{c}: missing" for c in cmp.removed]
         return f"REGRESSED beyond {pct:g}%, decided by " + "; ".join(said)
-    judged = [r for r in cmp.rows if r.gate not in (None, "not judged")]
-    kinds = sorted({_kind(r) + "s" for r in judged})
+    judged = [r for r in cmp.rows if r.gate in JUDGED]
+    kinds = sorted({_KINDS[_kind(r)] for r in judged})
+    undecided = [r for r in cmp.rows if r.gate == "not judged"]
     cleared = [r for r in cmp.rows if r.gate == "cleared by re-measurement"]
     left = [r for r in cmp.rows if r.gate == "left to instruction counts"]
-    text = f"ok: no metric regressed beyond {pct:g}% ({len(judged)} judged: {' and '.join(kinds) or 'none'})"
+    text = f"ok: no metric regressed beyond {pct:g}% ({len(judged)} judged: {' and '.join(kinds) or 'none'}"
+    # not judged: too few processes, or an interval that reaches across the limit
+    text += f"; {len(undecided)} not judged)" if undecided else ")"
     if cleared:
         text += f"; {', '.join(r.metric for r in cleared)} cleared by re-measurement"
     if left:
