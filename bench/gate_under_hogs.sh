@@ -18,7 +18,7 @@ J=${JITBENCH:-$root/build/jitbench}
 export JITBENCH_PYTHON=${JITBENCH_PYTHON:-$root/.venv/bin/python}
 work=${1:-$(mktemp -d /tmp/gate-under-hogs.XXXXXX)}
 mkdir -p "$work"
-counts=(--cold-runs 6 --warm-runs 4 --warm-iters 5)
+counts=(--cold-runs 8 --warm-runs 8 --warm-iters 10)
 
 target() {  # target.py with REPEAT sines per call
   cat > "$work/target.py" <<PY

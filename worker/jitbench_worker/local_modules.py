@@ -43,13 +43,16 @@ def _sha256(path):
 
 def kept_files(workload_path, workload):
     """The files the run keeps copies of: the workload file, and a measured
-    function's pinned files (its shim's _SPEC["sha256"], relative to the shim)."""
+    function's pinned files (its shim's _SPEC["sha256"], relative to the
+    shim) with the originals they were copied from (_SPEC["origins"])."""
     if not workload_path:
         return set()
     here = os.path.dirname(os.path.abspath(workload_path))
-    pins = (getattr(workload, "_SPEC", None) or {}).get("sha256", {}) if workload is not None else {}
+    spec = (getattr(workload, "_SPEC", None) or {}) if workload is not None else {}
     files = {os.path.realpath(workload_path)}
-    files.update(os.path.realpath(os.path.join(here, p)) for p in pins)
+    files.update(os.path.realpath(os.path.join(here, p)) for p in spec.get("sha256", {}))
+    # A kept copy is loaded under its original's name (tracebacks show the user's file): the copy is measured.
+    files.update(os.path.realpath(p) for p in spec.get("origins", {}).values())
     return files
 
 
