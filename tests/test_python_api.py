@@ -19,7 +19,7 @@ import tomllib
 import pytest
 from forge import rehash
 
-from conftest import JITBENCH, ROOT
+from conftest import JITBENCH, ROOT, machine_samples
 
 sys.path.insert(0, str(ROOT / "python"))  # this tree's package, whatever .venv has installed
 import jitbench as jb  # noqa: E402
@@ -455,16 +455,46 @@ def test_plugin_saves_compares_and_fails_on_a_regression(pytester, monkeypatch):
     same = pytester.runpytest(*_plugin_args(), "--jitbench-compare", "base", "--jitbench-fail-on-regression", "300")
     assert same.ret == 0, same.outlines
     same.stdout.fnmatch_lines(["*compared with*base*", "test_perf.py::test_softmax::softmax_rows: * metrics differ*"])
-    # 20 ms of sleep in every call: the tests pass, the session fails as compare's gate does.
-    monkeypatch.setenv("JITBENCH_EXAMPLE_SLEEP_S", "0.02")
+    # 20 ms of sleep in every call of the code (a copy of the workload, the same name): the test that measured it
+    # fails as compare's gate does, with its rows, whether or not the gate measured both again first.
+    slower = pytester.path / "slower" / EXAMPLE.name
+    slower.parent.mkdir()
+    slower.write_text(EXAMPLE.read_text().replace('float(os.environ.get("JITBENCH_EXAMPLE_SLEEP_S", "0"))', "0.02"))
+    assert "_SLEEP_S = 0.02" in slower.read_text()
+    pytester.makepyfile(test_perf=PLUGIN_TEST.replace(str(EXAMPLE), str(slower)))
     slow = pytester.runpytest(*_plugin_args(), "--jitbench-compare", str(base), "--jitbench-fail-on-regression", "10")
-    slow.assert_outcomes(passed=1)
+    slow.assert_outcomes(failed=1)
     assert slow.ret == pytest.ExitCode.TESTS_FAILED
-    slow.stdout.fnmatch_lines([f"*REGRESSION {CASE} *worse*", "jitbench: the session fails: *"])
+    slow.stdout.fnmatch_lines(["*jitbench: test_perf.py::test_softmax::softmax_rows REGRESSED beyond 10%, decided by "
+                               f"*{CASE} warm_call_s (time) slower*"])
+    slow.stdout.fnmatch_lines(["*FAILED test_perf.py::test_softmax*"])
+    slow.stdout.fnmatch_lines([f"*REGRESSION {CASE} *worse*", "*the gate failed the test(s) test_perf.py::test_softmax*"])
     # Without the gate: reported, not failed.
     report_only = pytester.runpytest(*_plugin_args(), "--jitbench-compare", "base")
     assert report_only.ret == 0
     report_only.stdout.fnmatch_lines(["*softmax_rows: * metrics differ significantly: *slower*"])
+
+
+def test_plugin_re_measures_before_failing_and_passes_what_that_clears(pytester, monkeypatch, tmp_path):
+    """A slowdown of the machine, not of the code (every call sleeps 20 ms through the environment, which the
+    gate's re-measurement meets on both sides), measured while the machine was contended (its snapshots say a hog
+    ran): the plugin's gate measures BASE and NEW again, interleaved, and the test passes; with
+    --no-jitbench-remeasure the same measurement fails it, and the options that help are named."""
+    monkeypatch.setenv("JITBENCH_BIN", str(JITBENCH))
+    pytester.makepyfile(test_perf=PLUGIN_TEST)
+    assert pytester.runpytest(*_plugin_args(), "--jitbench-save", "base").ret == 0
+    monkeypatch.setenv("JITBENCH_EXAMPLE_SLEEP_S", "0.02")
+    for name, value in machine_samples(tmp_path / "hog", ["hog"] * 400).items():
+        monkeypatch.setenv(name, value)
+    gate = ["--jitbench-compare", "base", "--jitbench-fail-on-regression", "50"]
+    res = pytester.runpytest(*_plugin_args(), *gate)
+    res.assert_outcomes(passed=1)
+    res.stdout.fnmatch_lines(["*gate: ok: no metric regressed beyond 50%*cleared by re-measurement*",
+                              "*contended (others*",
+                              "*re-measured 1 case(s), BASE and NEW interleaved, in *.remeasure*"])
+    off = pytester.runpytest(*_plugin_args(), *gate, "--no-jitbench-remeasure")
+    off.assert_outcomes(failed=1)
+    off.stdout.fnmatch_lines(["*not quiet: *without --no-jitbench-remeasure the gate measures such rows again*"])
 
 
 MEASURE_TEST = """
@@ -591,13 +621,13 @@ def test_the_gate_says_which_metrics_it_could_not_judge(tmp_path):
     assert untestable and all(r.verdict == "too few runs" for r in untestable)
     assert {r.metric for r in untestable} >= {"cold_ttfr_s"}, {r.metric for r in untestable}
     session = _Session.__new__(_Session)
-    session.saved, session.saved_dir, session.fail_pct, session.lines, session.failed = \
-        {"k": GOLDEN}, tmp_path, 10.0, [], False
-    session._compare("k", GOLDEN)
+    session.saved, session.saved_dir, session.fail_pct, session.remeasure = {"k": GOLDEN}, tmp_path, 10.0, None
+    session.lines, session.failed, session.compared, session.pending = [], [], [], {}
+    session._compare("k", "t.py::t", GOLDEN)
     said = [l for l in session.lines if "NOT JUDGED" in l]
     assert len(said) == 1 and f"NOT JUDGED {len(untestable)} of {len(cmp.rows)} metrics" in said[0], session.lines
     assert "cold_ttfr_s" in said[0] and "cold_runs=4" in said[0], said[0]  # which metrics, and what they need
-    assert session.failed is False
+    assert session.failed == [] and session.pending == {}
 
 
 def test_the_api_follows_summary_md_interval_rule():

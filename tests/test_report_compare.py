@@ -246,7 +246,8 @@ def test_compare_finds_a_slowed_run_and_exports(jitbench, tmp_path):
     base = small_run(jitbench)
     slow = small_run(jitbench, env={"JITBENCH_EXAMPLE_SLEEP_S": "0.02"})
     prefix = tmp_path / "pp"
-    cmp = jitbench("compare", str(base.out), str(slow.out), "--fail-on-regression", "10",
+    # --no-remeasure: the slowdown is an environment variable of NEW's run, which a re-measurement would not repeat.
+    cmp = jitbench("compare", str(base.out), str(slow.out), "--fail-on-regression", "10", "--no-remeasure",
                    "--csv", str(tmp_path / "c.csv"), "--pyperf", str(prefix), out=False)
     assert cmp.rc == 1, cmp.stdout + cmp.stderr
     assert f"regression: {CASE} warm_call_s" in cmp.stderr
@@ -276,7 +277,7 @@ def test_warm_calls_of_one_process_are_not_tested_as_independent(jitbench):
     # five cold processes a side still find it in the first call.
     base = small_run(jitbench, warm_runs="1")
     slow = small_run(jitbench, warm_runs="1", env={"JITBENCH_EXAMPLE_SLEEP_S": "0.02"})
-    cmp = jitbench("compare", str(base.out), str(slow.out), "--fail-on-regression", "10", out=False)
+    cmp = jitbench("compare", str(base.out), str(slow.out), "--fail-on-regression", "10", "--no-remeasure", out=False)
     assert cmp.rc == 1, cmp.stdout + cmp.stderr
     rows = {l.split()[1]: l for l in cmp.stdout.splitlines() if l.startswith(CASE)}
     assert rows["warm_call_s"].endswith("too few runs"), rows["warm_call_s"]

@@ -37,13 +37,13 @@ def find_binary():
                         f"{SOURCE_BUILD} (scripts/setup.sh)")
 
 
-def run_binary(args, quiet=True, env=None):
+def run_binary(args, quiet=True, env=None, unset=()):
     """Runs `jitbench ARGS`; returns (exit code, stdout, stderr). Quiet: both
     are captured; otherwise stderr joins stdout and each line is also written
     to sys.stdout as it comes (a notebook shows it, which a child's own stdout
-    would bypass)."""
+    would bypass). env: variables set for it; unset: variables it must not see."""
     argv = [find_binary(), *map(str, args)]
-    full_env = dict(os.environ, **(env or {}))
+    full_env = {k: v for k, v in dict(os.environ, **(env or {})).items() if k not in unset}
     if quiet:
         proc = subprocess.run(argv, capture_output=True, text=True, env=full_env, stdin=subprocess.DEVNULL)
         return proc.returncode, proc.stdout, proc.stderr

@@ -1,6 +1,6 @@
 """pytest plugin (entry point pytest11): a `jitbench` fixture whose
 measure() is jitbench.measure(), every measurement's out dir under one
-session dir, and options to keep a session and compare a later one with it:
+session dir, and options to keep a session and gate a later one on it:
 
     def test_step(jitbench):
         r = jitbench.measure(train_step, inputs=make_batch)
@@ -11,16 +11,31 @@ session dir, and options to keep a session and compare a later one with it:
     pytest --jitbench-count instructions ...     # every measurement also counts instructions per phase
 
 A measurement is matched with the saved one of the same test and name (the
-target's name, or name=...). The comparison is `jitbench compare SAVED NEW
-[--fail-on-regression PCT]`: its Mann-Whitney tests and ratio intervals, and
-its exit semantics: the session fails (exit 1) when a compared measurement
-regressed significantly by more than PCT %, got a worse status or lost a case,
-or could not be compared; a measurement the saved session lacks is reported
-and passes. With --jitbench-count instructions each measurement also counts
-its phases' instructions (`--count instructions`), and the comparison judges
-those too: a count is judged by its counting processes' spread (no test), so
-two processes a side decide where four are the least a time needs, and a
-loaded CI runner moves it far less than a time (docs/noise.md)."""
+target's name, or name=...) and compared right after it is made, inside the
+test: `jitbench compare SAVED NEW [--fail-on-regression PCT]`, its
+Mann-Whitney tests and ratio intervals, each side's interference grade
+(quiet / busy / contended, with the CPUs others took) and its gate. A
+measurement that regressed significantly by more than PCT %, got a worse
+status or lost a case fails the test that measured it (the test's report
+holds the rows that failed it), and so does one that could not be compared;
+a measurement the saved session lacks is reported and passes. The terminal
+summary shows per measurement the table of the numbers judged (metric, base,
+new, ratio [95% CI], grade B, N, verdict, gate) and which metric decided.
+
+With --jitbench-fail-on-regression the gate re-measures before failing
+(--jitbench-remeasure, the default): a row that would fail while either
+side's machine was not quiet is measured again, the saved code and the new
+interleaved, into a directory beside the new measurement, and fails only if
+that confirms it; where the saved code cannot be measured again, compare says
+why and judges the rows as measured. --no-jitbench-remeasure judges them as
+measured (compare --no-remeasure). With --jitbench-count instructions each
+measurement also counts its phases' instructions (`--count instructions`),
+and the comparison judges those too: a count is judged by its counting
+processes' spread (no test), so two processes a side decide where four are
+the least a time needs, and a loaded CI runner moves it far less than a time
+(docs/noise.md). Where GITHUB_STEP_SUMMARY names a file (GitHub Actions' job
+summary), the table and the verdict are appended to it in Markdown; an
+unwritable file is a warning. docs/ci.md has a complete workflow."""
 
 import json
 import os
@@ -29,7 +44,7 @@ import re
 
 import pytest
 
-from . import _door, api
+from . import _door, _gate, api
 from ._binary import JitbenchError
 from ._refs import resolve
 
@@ -55,12 +70,38 @@ def pytest_addoption(parser):
                     help="every measurement also counts its phases' instructions in processes of their own "
                          "(jitbench --count WHAT), which the comparison then judges beside the times")
     group.addoption("--jitbench-fail-on-regression", metavar="PCT", type=float,
-                    help="with --jitbench-compare: fail the session when a measurement is significantly worse by "
+                    help="with --jitbench-compare: fail the test whose measurement is significantly worse by "
                          "more than PCT %% (as `jitbench compare --fail-on-regression PCT`)")
+    group.addoption("--jitbench-remeasure", dest="jitbench_remeasure", action="store_true", default=None,
+                    help="with --jitbench-fail-on-regression (the default there): a measurement that would fail "
+                         "while either side's machine was not quiet is measured again, BASE and NEW interleaved, "
+                         "and fails only if that confirms it")
+    group.addoption("--no-jitbench-remeasure", dest="jitbench_remeasure", action="store_false",
+                    help="judge the measurements as they are (compare --no-remeasure)")
 
 
 def pytest_configure(config):
     config.stash[_STATE] = _Session(config)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A measurement the gate failed fails the test that measured it: its
+    report carries the regressed rows (and a test that failed anyway gets
+    them as a section of its report)."""
+    outcome = yield
+    state = item.config.stash.get(_STATE, None)
+    report = outcome.get_result()
+    if state is None or report.when == "setup":
+        return
+    failures = state.take_failures(item.nodeid)
+    if not failures:
+        return
+    text = "\n\n".join(failures)
+    if report.failed:
+        report.sections.append(("jitbench gate", text))
+    else:
+        report.outcome, report.longrepr = "failed", text
 
 
 def pytest_sessionfinish(session):
@@ -107,7 +148,7 @@ class JitbenchFixture:
     def _measured(self, label, out_dir, run):
         key, out = self._state.allocate(self._nodeid, label, out_dir, self._factory)
         result = run(out)
-        self._state.record(key, self._nodeid, label, out)
+        self._state.record(key, self._nodeid, label, out, result)
         return result
 
 
@@ -142,19 +183,26 @@ class _Session:
         self.save_name = opt("--jitbench-save")
         self.fail_pct = opt("--jitbench-fail-on-regression")
         self.count = opt("--jitbench-count")
+        self.remeasure = opt("jitbench_remeasure")  # None: compare's default (on with a threshold)
         compare = opt("--jitbench-compare")
         if self.save_name is not None and not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]*", self.save_name):
             raise pytest.UsageError(f"--jitbench-save {self.save_name!r}: a name of letters, digits, '.', '_', '-', "
                                     "starting with a letter, a digit, '_' or '-'")
         if self.fail_pct is not None and (compare is None or self.fail_pct < 0):
             raise pytest.UsageError("--jitbench-fail-on-regression PCT needs --jitbench-compare and PCT >= 0")
+        if self.remeasure is not None and self.fail_pct is None:
+            raise pytest.UsageError("--jitbench-remeasure / --no-jitbench-remeasure choose what the gate does: give "
+                                    "--jitbench-fail-on-regression PCT too")
         self.saved_dir, self.saved = (self._saved_session(compare) if compare else (None, {}))
         self.dir = None
         self.dir_rel = "."  # self.dir below self.dir_root, where the door walks without following a link
         self.dir_root = None
         self.entries = []
         self.lines = []
-        self.failed = False
+        self.failed = []  # the tests whose measurements failed the gate
+        self.compared = []  # (key, Comparison, or why it could not be compared) in the order measured
+        self.pending = {}  # nodeid -> the gate's failures not yet put on that test's report
+        self.results = []  # (key, Result) in the order measured
 
     def _saved_session(self, value):
         path = pathlib.Path(value)
@@ -189,59 +237,67 @@ class _Session:
         slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{nodeid}-{label}")[-100:]
         return key, session_dir / f"{len(self.entries):03d}-{slug}"
 
-    def record(self, key, nodeid, label, out):
+    def record(self, key, nodeid, label, out, result=None):
+        self.results.append((key, result))
         inside = out.parent == self.dir
         self.entries.append({"key": key, "nodeid": nodeid, "name": label, "dir": out.name if inside else str(out)})
         _door.write_file(self.dir_root, f"{self.dir_rel}/{MANIFEST}",
                          json.dumps({"measurements": self.entries}, indent=1) + "\n")
         if self.saved_dir is not None:
-            self._compare(key, out)
+            self._compare(key, nodeid, out)
 
-    def _compare(self, key, out):
+    def _compare(self, key, nodeid, out):
         saved = self.saved.get(key)
         if saved is None:
             self.lines.append(f"{key}: no saved measurement in {self.saved_dir} (not compared)")
             return
         try:
-            cmp = api.compare(saved, out, fail_on_regression=self.fail_pct)
+            cmp = api.compare(saved, out, fail_on_regression=self.fail_pct,
+                              remeasure=False if self.remeasure is False else None)
         except JitbenchError as exc:
-            self.failed = True
-            self.lines.append(f"{key}: not compared: {exc}")
+            why = f"not compared with {saved}: {exc}"
+            self.compared.append((key, why))
+            self.lines.append(f"{key}: {why}")
+            self._fail(nodeid, f"jitbench: {key} {why}")
             return
-        changed = [f"{r.metric} {r.verdict} ({r.ratio:.3f}x)" for r in cmp.significant()]
-        self.lines.append(f"{key}: {len(changed)} of {len(cmp.rows)} metrics differ significantly"
-                          + (": " + ", ".join(changed) if changed else ""))
-        self.lines += [f"  REGRESSION {line}" for line in cmp.regressions]
-        untestable = cmp.untestable()
-        timed = [r for r in untestable if r.rule != "spread"]
-        counted = [r for r in untestable if r.rule == "spread"]
-        if timed:  # the gate cannot fail there: said, never silent
-            names = sorted({r.metric for r in timed})
-            need = sorted({"warm_runs" if m.startswith("warm") else "cold_runs" for m in names})
-            self.lines.append(f"  NOT JUDGED {len(timed)} of {len(cmp.rows)} metrics ({', '.join(names)}): too "
-                              "few processes a side for the test to reach p < 0.05 (4+ each), so no regression "
-                              f"there can fail the session: measure with {' and '.join(n + '=4' for n in need)} or "
-                              "more on both sides")
-        if counted:
-            names = sorted({r.metric for r in counted})
-            self.lines.append(f"  NOT JUDGED {len(counted)} of {len(cmp.rows)} instruction counts "
-                              f"({', '.join(names)}): fewer than 2 counting processes a side, so their spread is "
-                              "unknown: count with --count-runs 2 or more")
-        self.lines += [f"  DISAGREE {line}" for line in cmp.disagreements]
-        self.failed |= cmp.regressed
+        self.compared.append((key, cmp))
+        self.lines += _gate.describe(key, cmp, self.fail_pct, self.remeasure)
+        if cmp.regressed:
+            self._fail(nodeid, "\n".join(_gate.failure(key, cmp, self.fail_pct)))
+
+    def _fail(self, nodeid, text):
+        """The gate failed on a measurement of this test: the test's report says so (pytest_runtest_makereport)."""
+        self.failed.append(nodeid)
+        self.pending.setdefault(nodeid, []).append(text)
+
+    def take_failures(self, nodeid):
+        return self.pending.pop(nodeid, [])
 
     def finish(self):
-        """Keeps the session (--jitbench-save); True when the session must fail."""
+        """Keeps the session (--jitbench-save), appends the verdict to the job
+        summary; True when the session must fail."""
+        head = []
         if self.dir is not None:
-            self.lines.insert(0, f"{len(self.entries)} measurement(s) in {self._keep()}")
+            head.append(f"{len(self.entries)} measurement(s) in {self._keep()}")
         if self.saved_dir is not None:
-            self.lines.insert(1 if self.dir is not None else 0, f"compared with {self.saved_dir}"
-                              + (f", failing above {self.fail_pct:g}% regression" if self.fail_pct is not None
-                                 else ""))
-        if self.failed:
-            self.lines.append("jitbench: the session fails: a measurement regressed or could not be compared "
-                              "(as `jitbench compare --fail-on-regression` exits 1)")
-        return self.failed
+            head.append(_gate.heading(self.saved_dir, self.fail_pct, self.remeasure))
+        self.lines[:0] = head
+        unreported = sorted(self.pending)  # measured where no test report could carry it
+        if unreported:
+            self.lines.append("jitbench: the session fails: the gate failed on measurements of "
+                              + ", ".join(unreported))
+        elif self.failed:
+            self.lines.append("jitbench: the gate failed the test(s) "
+                              + ", ".join(dict.fromkeys(self.failed)) + " (their reports show the rows)")
+        summary = None
+        if self.saved_dir is not None:
+            summary = _gate.markdown(self.saved_dir, self.fail_pct, self.compared)
+        elif self.save_name and self.results:  # what was saved, for the record
+            summary = _gate.markdown_saved(self.save_name, self.results)
+        warning = _gate.append_step_summary(summary) if summary else None
+        if warning:
+            self.lines.append(warning)
+        return bool(unreported)
 
     def _keep(self):
         if not self.save_name:

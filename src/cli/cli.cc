@@ -1,6 +1,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <map>
+
 #include <algorithm>
 
 #include <cmath>
@@ -281,6 +283,16 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
                   "new or empty directory: measure the cases of BASE's and NEW's recorded commands again, side by "
                   "side (cold processes interleaved), into DIR/base and DIR/new, and compare those")
       ->check(kNonEmpty);
+  cmd->add_flag("--no-remeasure", compare.no_remeasure,
+                "with --fail-on-regression: judge the rows as measured; by default a row that would fail while "
+                "either side was not quiet is measured again, interleaved, beside NEW (NEW.remeasure) first");
+  cmd->add_option("--format", compare.format,
+                  "what to print on stdout: text (the table), markdown (a job summary's table) or json "
+                  "(jitbench.compare.v1)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, CompareFormat>{
+              {"text", CompareFormat::Text}, {"markdown", CompareFormat::Markdown}, {"json", CompareFormat::Json}},
+          CLI::ignore_case));
   return cmd;
 }
 

@@ -131,6 +131,10 @@ struct ReportOptions {
   std::string python;
 };
 
+// What `compare` prints on stdout: the table (text), the Markdown of a job
+// summary, or jitbench.compare.v1's JSON.
+enum class CompareFormat { Text, Markdown, Json };
+
 struct CompareOptions {
   std::string base, next;
   std::optional<double> fail_on_regression_pct;
@@ -139,6 +143,9 @@ struct CompareOptions {
   std::string noise_floor;  // --noise-floor D: a `jitbench noise` dir, its floor beside each verdict
   bool strict = false;      // --strict: refuse a --fail-on-regression below the floor (exit 11)
   std::string remeasure;    // --remeasure DIR: BASE's and NEW's cases measured again, interleaved, and compared
+  // --no-remeasure: --fail-on-regression judges the rows as measured, even on a machine that was not quiet.
+  bool no_remeasure = false;
+  CompareFormat format = CompareFormat::Text;  // --format text|markdown|json
 };
 
 // `jitbench noise --out-dir D`: every selected case measured twice, the two

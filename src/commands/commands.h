@@ -70,9 +70,11 @@ int cmd_noise(const NoiseOptions& opts, const std::vector<std::string>& command)
 // here from their recorded commands, side by side (cold processes
 // interleaved), into DIR/base and DIR/new; returns those two out dirs, or
 // none when a signal stopped it (said on stderr: it cannot be resumed; the
-// caller exits 128 + the signal, as an interrupted run does).
+// caller exits 128 + the signal, as an interrupted run does). `only`: BASE's
+// case ids to measure (empty: every case both planned).
 std::optional<std::pair<std::string, std::string>> remeasure_side_by_side(const std::string& base, const std::string& next,
-                                                           const std::string& out_dir, bool quiet);
+                                                           const std::string& out_dir, bool quiet,
+                                                           const std::vector<std::string>& only = {});
 
 // The cases a run's options select, in order, and the shard it measures.
 struct PlannedRun {

@@ -5,13 +5,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "commands/commands.h"
+#include "commands/common/pinned.h"
 #include "compare/anatomy_delta.h"
 #include "compare/compare.h"
+#include "compare/gate_verdict.h"
 #include "compare/noise.h"
 #include "plan/plan.h"
 #include "export/anatomy_delta_text.h"
@@ -175,7 +178,7 @@ const nlohmann::json& manifest_of(const LoadedRun& run, const CaseResult& c,
 // Two runs on different machines or packages compare those as much as the
 // code: said before the table, never hidden. Cases measured in pinned
 // environments are compared with the environment each ran in.
-void print_environments(const LoadedRun& base, const LoadedRun& next) {
+void print_environments(const LoadedRun& base, const LoadedRun& next, bool text) {
   std::map<std::string, EnvironmentInfo> loaded;
   std::vector<std::string> diff;
   std::set<std::pair<std::string, std::string>> seen;
@@ -186,18 +189,21 @@ void print_environments(const LoadedRun& base, const LoadedRun& next) {
   }
   if (seen.empty()) diff = environment_differences(base.environment.manifest, next.environment.manifest);
   if (!diff.empty()) {
-    say(stdout, "BASE and NEW ran in different environments; every ratio below compares those as well:\n");
-    for (const auto& d : diff) say(stdout, "  {}\n", d);
-    say(stdout, "\n");
+    if (text) {
+      say(stdout, "BASE and NEW ran in different environments; every ratio below compares those as well:\n");
+      for (const auto& d : diff) say(stdout, "  {}\n", d);
+      say(stdout, "\n");
+    }
     say(stderr, "jitbench compare: warning: BASE and NEW ran in different environments ({})\n", diff.front());
   }
   for (const auto* run : {&base, &next})
-    if (run->index.merged && run->index.merged->environments.size() > 1)
+    if (text && run->index.merged && run->index.merged->environments.size() > 1)
       say(stdout, "{} is a merged run whose shards ran in {} environments (its summary.md lists them).\n\n",
           run == &base ? "BASE" : "NEW", run->index.merged->environments.size());
 }
 
-void print_summary(const compare::Comparison& cmp, double alpha) {
+// The closing figures of the text table: tested metrics, geometric means, the lists.
+void print_geomeans(const compare::Comparison& cmp, double alpha) {
   // Many metrics are tested at once: say how many verdicts chance alone gives.
   if (cmp.tested > 0)
     say(stdout, "\n{} of {} tested metrics differ at p < {:g}; if nothing had changed, about {:.1f} would by chance.\n",
@@ -216,6 +222,11 @@ void print_summary(const compare::Comparison& cmp, double alpha) {
   list("Added in NEW", cmp.added);
   list("Removed in NEW", cmp.removed);
   list("Status changed", cmp.changed);
+}
+
+// text: the table's closing figures on stdout; the warnings go to stderr in every format.
+void print_summary(const compare::Comparison& cmp, double alpha, bool text) {
+  if (text) print_geomeans(cmp, alpha);
   if (cmp.few_counts)
     say(stderr, "jitbench compare: warning: some instruction counts have fewer than {} counting processes a side "
                 "(marked 'too few runs'): their spread is unknown; count with --count-runs {} or more\n",
@@ -245,32 +256,71 @@ void write_exports(const CompareOptions& o, const LoadedRun& base, const LoadedR
                   pyperf_suite(run->cases, "jitbench run " + dir).dump(1) + "\n");
 }
 
-int gate(const CompareOptions& o, const compare::Comparison& cmp) {
-  if (!o.fail_on_regression_pct) return 0;
+// Why each failing row fails, on stderr (every format): the gate's own words.
+void say_regressions(const CompareOptions& o, const compare::GateVerdict& v) {
   const double limit = 1.0 + *o.fail_on_regression_pct / 100.0;
-  const auto bad = compare::regressions(cmp, *o.fail_on_regression_pct, o.alpha);
-  for (const auto* r : bad)
-    if (r->rule == compare::MetricRule::Spread)
+  for (const auto& g : v.rows) {
+    if (!compare::fails(g.gate)) continue;
+    const auto& r = g.remeasured && g.gate == compare::RowGate::Confirmed ? *g.remeasured : g.row;
+    const std::string again = g.gate == compare::RowGate::Confirmed ? " (confirmed by re-measurement)" : "";
+    if (r.rule == compare::MetricRule::Spread)
       say(stderr, "regression: {} {} is {:.2f}% more (ratio {:.4f}, its processes' spread [{:.4f}–{:.4f}] above "
-                  "{:.3f})\n", r->case_id, r->metric, (r->ratio - 1) * 100, r->ratio, r->lo, r->hi, limit);
+                  "{:.3f})\n", r.case_id, r.metric, (r.ratio - 1) * 100, r.ratio, r.lo, r.hi, limit);
     else
-      say(stderr, "regression: {} {} is {:.1f}% worse (ratio 95% CI [{:.3f}–{:.3f}], above {:.3f}; p = {:.3g}){}\n",
-          r->case_id, r->metric, (r->ratio - 1) * 100, r->lo, r->hi, limit, r->p,
-          r->interfered() ? fmt::format("; measured while the machine interfered ({})", interference_words(*r)) : "");
-  const auto interfered = std::count_if(bad.begin(), bad.end(), [](const auto* r) { return r->interfered(); });
-  for (const auto& w : cmp.worsened) say(stderr, "regression: status got worse: {}\n", w);
+      say(stderr, "regression: {} {} is {:.1f}% worse (ratio 95% CI [{:.3f}–{:.3f}], above {:.3f}; p = {:.3g}){}{}\n",
+          r.case_id, r.metric, (r.ratio - 1) * 100, r.lo, r.hi, limit, r.p, again,
+          g.gate == compare::RowGate::Regression && r.interfered()
+              ? fmt::format("; measured while the machine interfered ({})", interference_words(r))
+              : "");
+  }
+  for (const auto& g : v.rows)
+    if (g.gate == compare::RowGate::Cleared)
+      say(stderr, "jitbench compare: {} {}: {:.3f} as measured (grades BASE {}, NEW {}), {:.3f} re-measured side by "
+                  "side: cleared\n", g.row.case_id, g.row.metric, g.row.ratio, g.row.base_interference.grade_text(),
+          g.row.new_interference.grade_text(), g.remeasured->ratio);
+    else if (g.gate == compare::RowGate::LeftToCounts)
+      say(stderr, "jitbench compare: {} {}: {:.3f} measured on a machine that was not quiet (grades BASE {}, NEW {}) "
+                  "and not re-measured: not failed, left to its instruction counts\n", g.row.case_id, g.row.metric,
+          g.row.ratio, g.row.base_interference.grade_text(), g.row.new_interference.grade_text());
+  for (const auto& w : v.worsened) say(stderr, "regression: status got worse: {}\n", w);
   // A case NEW lost (a run stopped by a full disk, a shard that never ran) is
   // a result that got worse, not one that went away quietly.
-  for (const auto& id : cmp.removed) say(stderr, "regression: case missing in NEW: {}\n", id);
-  if (bad.empty() && cmp.worsened.empty() && cmp.removed.empty()) return 0;
+  for (const auto& id : v.removed) say(stderr, "regression: case missing in NEW: {}\n", id);
+}
+
+// Where a failing row's side was not quiet: what would tell a real change
+// from the machine's load, by name. Said only then.
+void say_rerun_hint(const CompareOptions& o, const compare::GateVerdict& v) {
+  int loud = 0;
+  bool counted = false;
+  for (const auto& g : v.rows) {
+    counted = counted || g.row.rule == compare::MetricRule::Spread;
+    if (g.gate == compare::RowGate::Regression &&
+        (!g.row.base_interference.quiet_grade() || !g.row.new_interference.quiet_grade()))
+      ++loud;
+  }
+  if (loud == 0) return;
+  // What would help: the re-measurement the gate makes by default, where it was turned off; the counts,
+  // where the runs have none (they do not depend on the machine's load).
+  std::string helps;
+  if (o.no_remeasure) helps = "leave out --no-remeasure (the gate then re-measures them side by side first); ";
+  if (!counted) helps += "measure with `--count instructions` and gate on the counts; ";
+  say(stderr, "jitbench compare: {} regression(s) were measured while a side was not quiet (docs/noise.md, "
+              "\"Grades\"): {}or re-run on a quiet machine before believing them\n", loud, helps);
+}
+
+int gate(const CompareOptions& o, const compare::GateVerdict& v) {
+  if (!o.fail_on_regression_pct) return 0;
+  say_regressions(o, v);
+  if (v.exit_code == 0) return 0;
+  int failing = 0;
+  for (const auto& g : v.rows) failing += compare::fails(g.gate);
   say(stderr,
       "jitbench compare: {} significant regression(s) above {:g}%, {} case(s) with a worse status, {} case(s) "
       "missing in NEW\n",
-      bad.size(), *o.fail_on_regression_pct, cmp.worsened.size(), cmp.removed.size());
-  if (interfered > 0)
-    say(stderr, "jitbench compare: {} of the {} regression(s) were measured while the machine interfered with BASE "
-                "or NEW (docs/noise.md): re-run on a quiet machine before believing them\n", interfered, bad.size());
-  return 1;
+      failing, *o.fail_on_regression_pct, v.worsened.size(), v.removed.size());
+  say_rerun_hint(o, v);
+  return v.exit_code;
 }
 }  // namespace
 
@@ -285,6 +335,84 @@ void require_common_case(const CompareOptions& o, const LoadedRun& base, const L
   throw UserError(fmt::format("BASE {} ({} cases, {}) and NEW {} ({} cases, {}) have no case in common: compare two "
                               "runs of the same cases (the same --cases and --backends)",
                               o.base, base.cases.size(), first(base), o.next, next.cases.size(), first(next)));
+}
+}  // namespace
+
+namespace {
+namespace fs = std::filesystem;
+
+// The re-measurement's directory: beside NEW, named after it
+// (NEW.remeasure, or NEW.remeasure-2, -3, ... where that is taken).
+std::string dir_beside(const std::string& next) {
+  const auto trimmed = [](fs::path p) { return p.filename().empty() && p.has_parent_path() ? p.parent_path() : p; };
+  fs::path n = trimmed(fs::path(next).lexically_normal());
+  if (n.empty() || n.filename() == "." || n.filename() == "..") n = trimmed(fs::absolute(next).lexically_normal());
+  for (int k = 1;; ++k) {
+    const fs::path d = n.parent_path() / (n.filename().string() + ".remeasure" + (k == 1 ? "" : fmt::format("-{}", k)));
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(d, ec))) return d.string();
+  }
+}
+
+// What the gate re-measured before failing rows measured on a side that was not quiet.
+struct GateRemeasure {
+  bool asked = false;  // --fail-on-regression without --no-remeasure or --remeasure
+  std::vector<std::string> cases;
+  std::optional<compare::Comparison> again;
+  std::optional<std::string> dir, cannot;
+  std::optional<int> interrupted;
+};
+
+GateRemeasure remeasure_for_gate(const CompareOptions& o, const LoadedRun& base, const compare::Comparison& cmp) {
+  GateRemeasure out;
+  out.asked = o.fail_on_regression_pct && !o.no_remeasure && o.remeasure.empty();
+  if (out.asked) out.cases = compare::cases_to_remeasure(cmp, *o.fail_on_regression_pct, o.alpha);
+  if (out.cases.empty()) return out;
+  const auto cannot = [&](const std::string& why) {
+    say(stderr, "jitbench compare: cannot re-measure BASE: {}\n", why);
+    out.cannot = why;
+    return out;
+  };
+  if (auto why = why_base_code_not_pinned(base, out.cases)) return cannot(*why);
+  const std::string dir = dir_beside(o.next);
+  std::optional<std::pair<std::string, std::string>> dirs;
+  try {
+    require_outside_inputs(dir, "the re-measurement", {{"BASE", o.base}, {"NEW", o.next}});
+    say(stderr, "jitbench compare: re-measuring {} case(s) of BASE and NEW side by side, interleaved (a row would "
+                "fail while a side was not quiet) -> {}\n", out.cases.size(), dir);
+    out.dir = dir;
+    dirs = remeasure_side_by_side(o.base, o.next, dir, true, out.cases);
+  } catch (const UserError& e) {
+    return cannot(e.what());
+  }
+  if (!dirs) {
+    out.interrupted = 128 + interrupt_signal();  // said why on stderr; as an interrupted run exits
+    return out;
+  }
+  const LoadedRun a = load_run(dirs->first, "the re-measured BASE"), b = load_run(dirs->second, "the re-measured NEW");
+  if (auto why = why_environment_changed(base, a)) return cannot(*why + "; the re-measurement in " + dir + " is not used");
+  out.again = compare::compare_runs(a.cases, b.cases, o.alpha);
+  return out;
+}
+
+// Text: each re-measured row beside its first measurement.
+void print_remeasured(const compare::GateVerdict& v) {
+  if (!v.remeasure_dir) return;
+  say(stdout, "\nRe-measured side by side, interleaved ({}):\n", *v.remeasure_dir);
+  for (const auto& g : v.rows)
+    if (g.remeasured && (g.gate == compare::RowGate::Cleared || g.gate == compare::RowGate::Confirmed))
+      say(stdout, "  {:<48} {:<22} {:.3f} [{:.3f}–{:.3f}] as measured -> {:.3f} [{:.3f}–{:.3f}]: {}\n", g.row.case_id,
+          g.row.metric, g.row.ratio, g.row.lo, g.row.hi, g.remeasured->ratio, g.remeasured->lo, g.remeasured->hi,
+          compare::to_string(g.gate));
+}
+
+int emit_verdict(const CompareOptions& o, compare::GateVerdict& v, std::optional<int> refused) {
+  if (refused) v.exit_code = *refused;
+  if (o.format == CompareFormat::Markdown) say(stdout, "{}", compare_markdown(v));
+  if (o.format == CompareFormat::Json) say(stdout, "{}", compare_json(v));
+  if (o.format == CompareFormat::Text) print_remeasured(v);
+  append_step_summary(compare_markdown(v), "jitbench compare");
+  return refused ? *refused : gate(o, v);
 }
 }  // namespace
 
@@ -309,16 +437,30 @@ int cmd_compare(const CompareOptions& given) {
   require_common_case(o, base, next, cmp);
   std::optional<NoiseFloor> floor;
   if (!o.noise_floor.empty()) floor = load_noise_floor(o.noise_floor, "--noise-floor");
-  say(stdout, "jitbench compare: BASE {} ({} cases) vs NEW {} ({} cases)\n\n", o.base, base.cases.size(), o.next,
-      next.cases.size());
-  print_environments(base, next);
-  print_rows(cmp, floor);
-  print_disagreements(cmp);
-  print_anatomy(base, next);
-  print_summary(cmp, o.alpha);
+  const bool text = o.format == CompareFormat::Text;
+  if (text) {
+    say(stdout, "jitbench compare: BASE {} ({} cases) vs NEW {} ({} cases)\n\n", o.base, base.cases.size(), o.next,
+        next.cases.size());
+  }
+  print_environments(base, next, text);
+  if (text) {
+    print_rows(cmp, floor);
+    print_disagreements(cmp);
+    print_anatomy(base, next);
+  }
+  print_summary(cmp, o.alpha, text);
   write_exports(o, base, next, cmp);
-  if (auto refused = check_threshold(o, cmp, floor)) return *refused;
-  return gate(o, cmp);
+  const auto refused = check_threshold(o, cmp, floor);
+  GateRemeasure again;
+  if (!refused) again = remeasure_for_gate(o, base, cmp);
+  if (again.interrupted) return *again.interrupted;
+  auto verdict = compare::gate_rows(cmp, o.fail_on_regression_pct, o.alpha, again.again, again.asked);
+  verdict.base = o.base;
+  verdict.next = o.next;
+  verdict.remeasure_dir = again.dir;
+  if (again.dir) verdict.remeasured_cases = again.cases;
+  verdict.cannot_remeasure = again.cannot;
+  return emit_verdict(o, verdict, refused);
 }
 
 }  // namespace jitbench

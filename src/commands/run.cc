@@ -1089,7 +1089,8 @@ RecordedRun recorded_run(const std::string& dir, const std::filesystem::path& ou
 
 std::optional<std::pair<std::string, std::string>> remeasure_side_by_side(const std::string& base,
                                                                           const std::string& next,
-                                                                          const std::string& out_dir, bool quiet) {
+                                                                          const std::string& out_dir, bool quiet,
+                                                                          const std::vector<std::string>& only) {
   namespace fs = std::filesystem;
   require_utf8_cwd();
   const fs::path dir = out_dir;
@@ -1110,7 +1111,9 @@ std::optional<std::pair<std::string, std::string>> remeasure_side_by_side(const 
   const bool strip = !shared && one_to_one(a.p.cases) && one_to_one(b.p.cases);
   for (const auto& ca : a.p.cases)
     for (const auto& cb : b.p.cases)
-      if (key(ca.id, strip) == key(cb.id, strip)) pairs.emplace_back(ca, cb);
+      if (key(ca.id, strip) == key(cb.id, strip) &&
+          (only.empty() || std::find(only.begin(), only.end(), ca.id) != only.end()))
+        pairs.emplace_back(ca, cb);
   if (pairs.empty()) throw UserError("--remeasure: BASE and NEW planned no case in common: nothing to measure side by side");
   install_interrupt_handlers();
   Launchers launchers(a.o.affinity == b.o.affinity ? a.o.affinity : std::vector<int>{});  // both runs' pinning, or none

@@ -1,10 +1,15 @@
 #include "export/bisect_json.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <stdexcept>
 
 #include "compare/anatomy_delta.h"
 #include "export/json_util.h"
 #include "export/schema.h"
+#include "report/format.h"
+#include "report/table.h"
 #include "util/clock.h"
 
 namespace jitbench {
@@ -91,4 +96,53 @@ std::string bisect_json(const BisectDocument& d) {
     throw std::runtime_error("bisect.json does not match its schema: " + e);
   return json_text(doc);
 }
+
+namespace {
+// "found: 1.3 is the first release with the regression of ttfr (last good 1.2)".
+std::string bisect_outcome(const BisectDocument& d) {
+  const auto& r = d.result;
+  const std::string what = d.git ? "commit" : "release";
+  if (r.status == "found" || r.status == "unconfirmed")
+    return fmt::format("{}: `{}` {} the first {} with the regression of {} (last good `{}`){}", r.status, r.first_bad,
+                       r.status == "found" ? "is" : "looks like", what, d.metric, r.last_good,
+                       r.status == "found" ? ", confirmed by measuring both again"
+                                           : ", but measuring both again did not confirm it");
+  if (r.status == "no_regression")
+    return fmt::format("no regression of {} from `{}` to `{}` above {:g}%", d.metric, d.good, d.bad, d.threshold_pct);
+  if (r.status == "inconclusive")
+    return fmt::format("inconclusive: `{}` against `{}` neither shows nor rules out a regression of {} beyond {:g}%",
+                       d.bad, d.good, d.metric, d.threshold_pct);
+  return fmt::format("{}{}", r.status, r.unmeasurable ? fmt::format(": `{}` gave no comparable measurement",
+                                                                     *r.unmeasurable) : "");
+}
+
+std::string evidence_value(const BisectEvidence& e, double v) {
+  return e.unit == "instructions" ? format_count(v) : format_seconds(v);
+}
+}  // namespace
+
+std::string bisect_markdown(const BisectDocument& d) {
+  const auto& r = d.result;
+  const auto* rows = r.confirmation ? &*r.confirmation : r.evidence ? &*r.evidence : nullptr;
+  Table t;
+  t.columns = {"case", "good", "bad", "ratio [95% CI]", "p", "decision"};
+  const int digits = 3;
+  for (const auto& e : rows ? *rows : std::vector<BisectEvidence>{})
+    t.add({"`" + e.case_id + "`", evidence_value(e, e.good_median), evidence_value(e, e.median),
+           fmt::format("{:.{}f} [{:.{}f}–{:.{}f}]{}", e.ratio, digits, e.ratio_lo, digits, e.ratio_hi, digits,
+                       e.rule == "spread" ? "*" : ""),
+           e.p ? fmt::format("{:.3g}", *e.p) : std::string("—"), e.decision});
+  std::string out = fmt::format("### jitbench bisect: `{}` {} (threshold {:g}%)\n\n",
+                                d.git ? d.git->repository : d.package, d.metric, d.threshold_pct);
+  out += "**" + bisect_outcome(d) + "**\n";
+  if (!t.empty())
+    out += fmt::format("\n{} ({}):\n\n", r.confirmation ? "The boundary, measured again side by side" : "The ends",
+                       r.confirmation ? fmt::format("`{}` against `{}`", r.first_bad, r.last_good)
+                                      : fmt::format("`{}` against `{}`", d.bad, d.good)) +
+           to_markdown(t);
+  if (rows && std::any_of(rows->begin(), rows->end(), [](const BisectEvidence& e) { return e.rule == "spread"; }))
+    out += "\n\\* an instruction count: the interval is its processes' spread, judged without a test\n";
+  return out;
+}
+
 }  // namespace jitbench

@@ -23,4 +23,8 @@ struct BisectDocument {
 nlohmann::json bisect_document_json(const BisectDocument& d, const std::string& finished_at);
 // The document's text, stamped with the time it was written.
 std::string bisect_json(const BisectDocument& d);
+// The verdict as Markdown (what GITHUB_STEP_SUMMARY receives): a heading,
+// the outcome in one line, and the table of the evidence that decided it
+// (the confirmation of the boundary, or the ends).
+std::string bisect_markdown(const BisectDocument& d);
 }  // namespace jitbench

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
+#include "export/json_util.h"
+#include "report/table.h"
+#include "results/interference.h"
 #include "util/build_info.h"
 
 namespace jitbench {
@@ -51,6 +56,109 @@ json pyperf_suite(const std::vector<CaseResult>& cases, const std::string& descr
   return {{"version", "1.0"},
           {"metadata", {{"description", description}, {"jitbench_version", jitbench_version()}}},
           {"benchmarks", benches}};
+}
+
+}  // namespace jitbench
+
+namespace jitbench {
+namespace {
+json finite_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
+
+const char* rule_name(compare::MetricRule r) { return r == compare::MetricRule::Spread ? "spread" : "test"; }
+
+std::string grade_word(const InterferenceShare& s) {
+  const auto g = s.grade();
+  return g ? grade_name(*g) : "not reported";
+}
+
+json gated_measured_json(const compare::MetricRow& r) {
+  return {{"n_base", r.n_base}, {"n_new", r.n_new}, {"base_median", finite_or_null(r.base_median)},
+          {"new_median", finite_or_null(r.new_median)}, {"ratio", finite_or_null(r.ratio)},
+          {"ratio_ci_low", finite_or_null(r.lo)}, {"ratio_ci_high", finite_or_null(r.hi)},
+          {"p_value", r.rule == compare::MetricRule::Spread ? json(nullptr) : finite_or_null(r.p)},
+          {"verdict", r.verdict}, {"base_grade", grade_word(r.base_interference)},
+          {"new_grade", grade_word(r.new_interference)}};
+}
+
+json gated_row_json(const compare::GatedRow& g) {
+  json row = {{"case", g.row.case_id}, {"metric", g.row.metric}, {"rule", rule_name(g.row.rule)}};
+  row.update(gated_measured_json(g.row));
+  row["base_others_cpus"] = number_or_null(g.row.base_interference.others_cpus_median());
+  row["new_others_cpus"] = number_or_null(g.row.new_interference.others_cpus_median());
+  row["gate"] = g.gate == compare::RowGate::None ? json(nullptr) : json(compare::to_string(g.gate));
+  row["remeasured"] = g.remeasured ? gated_measured_json(*g.remeasured) : json(nullptr);
+  return row;
+}
+
+std::string gated_ratio_cell(const compare::MetricRow& r) {
+  return r.rule == compare::MetricRule::Spread ? fmt::format("{:.4f} [{:.4f}–{:.4f}]*", r.ratio, r.lo, r.hi)
+                                               : fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi);
+}
+
+std::string gated_md_escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+  return out;
+}
+}  // namespace
+
+std::string compare_json(const compare::GateVerdict& v) {
+  json rows = json::array();
+  for (const auto& g : v.rows) rows.push_back(gated_row_json(g));
+  json remeasure = nullptr;
+  if (v.remeasure_dir) remeasure = {{"dir", *v.remeasure_dir}, {"cases", v.remeasured_cases}};
+  const json doc = {{"schema", "jitbench.compare.v1"}, {"base", v.base}, {"new", v.next},
+                    {"threshold_pct", number_or_null(v.threshold_pct)}, {"alpha", v.alpha},
+                    {"exit_code", v.exit_code}, {"remeasure", remeasure},
+                    {"cannot_remeasure", v.cannot_remeasure ? json(*v.cannot_remeasure) : json(nullptr)},
+                    {"rows", rows}, {"worsened", v.worsened}, {"removed", v.removed}, {"added", v.added}};
+  return json_text(doc);
+}
+
+std::string verdict_line(const compare::GateVerdict& v) {
+  if (!v.threshold_pct) return fmt::format("jitbench compare: {} row(s) compared; no gate (--fail-on-regression not given)", v.rows.size());
+  int failing = 0, cleared = 0, counts = 0;
+  for (const auto& g : v.rows) {
+    failing += compare::fails(g.gate);
+    cleared += g.gate == compare::RowGate::Cleared;
+    counts += g.gate == compare::RowGate::LeftToCounts;
+  }
+  std::string extra;
+  if (cleared) extra += fmt::format("; {} cleared by re-measurement", cleared);
+  if (counts) extra += fmt::format("; {} left to instruction counts", counts);
+  if (v.exit_code == 0)
+    return fmt::format("jitbench compare: passed: no regression above {:g}%{}", *v.threshold_pct, extra);
+  return fmt::format("jitbench compare: failed: {} regression(s) above {:g}%, {} case(s) with a worse status, {} "
+                     "case(s) missing in NEW{}", failing, *v.threshold_pct, v.worsened.size(), v.removed.size(), extra);
+}
+
+std::string compare_markdown(const compare::GateVerdict& v) {
+  Table t;
+  t.columns = {"case", "metric", "base", "new", "ratio [95% CI]", "grade B, N", "verdict", "gate"};
+  for (const auto& g : v.rows) {
+    const auto& r = g.row;
+    std::string gate = compare::to_string(g.gate);
+    if (g.remeasured) gate += fmt::format(" (re-measured: {})", gated_ratio_cell(*g.remeasured));
+    t.add({"`" + gated_md_escape(r.case_id) + "`", "`" + r.metric + "`", fmt::format("{:.6g}", r.base_median),
+           fmt::format("{:.6g}", r.new_median), gated_ratio_cell(r),
+           gated_md_escape(r.base_interference.grade_text() + ", " + r.new_interference.grade_text()),
+           gated_md_escape(r.verdict), gate.empty() ? "—" : gated_md_escape(gate)});
+  }
+  std::string out = fmt::format("### jitbench compare: `{}` vs `{}`\n\n", gated_md_escape(v.base), gated_md_escape(v.next));
+  out += t.empty() ? std::string("No metric in common.\n") : to_markdown(t);
+  const auto list = [&](const char* title, const std::vector<std::string>& xs) {
+    if (xs.empty()) return;
+    out += fmt::format("\n{} ({}):\n", title, xs.size());
+    for (const auto& x : xs) out += fmt::format("- `{}`\n", gated_md_escape(x));
+  };
+  list("Status got worse", v.worsened);
+  list("Missing in NEW", v.removed);
+  list("Added in NEW", v.added);
+  if (v.remeasure_dir)
+    out += fmt::format("\nRe-measured {} case(s) side by side, interleaved, into `{}`.\n", v.remeasured_cases.size(),
+                       gated_md_escape(*v.remeasure_dir));
+  if (v.cannot_remeasure) out += fmt::format("\nCannot re-measure BASE: {}\n", gated_md_escape(*v.cannot_remeasure));
+  return out + "\n**" + gated_md_escape(verdict_line(v)) + "**\n";
 }
 
 }  // namespace jitbench

@@ -113,6 +113,22 @@ std::optional<AnatomyOutside> anatomy_outside(const json& raw) {
 }
 }  // namespace
 
+namespace {
+// Only a list of well-formed entries counts as recorded: a malformed one
+// cannot say the code is pinned.
+std::optional<std::vector<LocalModule>> local_modules(const json& raw) {
+  if (!raw.contains("local_modules") || !raw["local_modules"].is_array()) return std::nullopt;
+  std::vector<LocalModule> out;
+  for (const auto& m : raw["local_modules"]) {
+    if (!m.is_object() || !m.contains("path") || !m["path"].is_string() || !m.contains("sha256") ||
+        !m["sha256"].is_string())
+      return std::nullopt;
+    out.push_back({m["path"].get<std::string>(), m["sha256"].get<std::string>()});
+  }
+  return out;
+}
+}  // namespace
+
 WorkerReport parse_worker_report(json raw) {
   WorkerReport w;
   if (!raw.is_object()) return w;
@@ -167,6 +183,7 @@ WorkerReport parse_worker_report(json raw) {
   w.device_kind = string_at(raw, "/device/kind").value_or("");
   w.device_platform = string_at(raw, "/device/platform").value_or("");
   w.device_test_only = string_at(raw, "/device/test_only").value_or("");
+  w.local_modules = local_modules(raw);
   w.raw = std::move(raw);
   return w;
 }

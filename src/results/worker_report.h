@@ -58,6 +58,12 @@ struct AnatomyOutside {
   bool operator==(const AnatomyOutside&) const = default;
 };
 
+// A module the worker loaded from the user's own files (its result's
+// local_modules, docs/protocol.md): the file and its sha256 then.
+struct LocalModule {
+  std::string path, sha256;
+};
+
 struct WorkerReport {
   nlohmann::json raw = nlohmann::json::object();
 
@@ -88,6 +94,9 @@ struct WorkerReport {
   std::string device_kind;                    // device.kind, "" when not reported
   std::string device_platform;                // device.platform ("cpu", "gpu", ...), "" when not reported
   std::string device_test_only;               // device.test_only: a GPU backend run on the CPU by a test switch
+  // The user's own modules the process loaded; nullopt where the worker did
+  // not record them (a worker from before local_modules, or another worker).
+  std::optional<std::vector<LocalModule>> local_modules;
 
   bool empty() const { return raw.empty(); }
   std::optional<double> phase(const std::string& name) const;

@@ -56,7 +56,7 @@ Conversation read_conversation(const ProcessResult& p) {
 constexpr const char* kReportKeys[] = {"backend", "device", "verify", "verify_first", "cache", "workload", "env",
                                        "cache_policy", "first_call", "compiles", "cache_events", "cache_events_later",
                                        "cache_files", "sync", "precision", "memory", "aot",
-                                       "anatomy", "instrumentation", "case_shared", "count"};
+                                       "anatomy", "instrumentation", "case_shared", "count", "local_modules"};
 
 // The buckets must tile the worker's life between its own marks: each one the
 // span from its mark to the next. A worker that leaves one bucket's time out

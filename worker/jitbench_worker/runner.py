@@ -24,7 +24,7 @@ import os
 import math
 import time
 
-from . import backends, verify, workloads
+from . import backends, local_modules, verify, workloads
 from .backends.base import DeviceUnavailable, MissingDependency, Unsupported
 from .order_stats import order_statistic_rank
 
@@ -295,6 +295,9 @@ def report_step(adapter, args, clocks, memory, ctx, verdicts, info):
         # What the core reads off the workload (throughput, ceiling, accuracy): a
         # user workload's record is known only to the worker that loaded it.
         "workload_record": args.workload_record,
+        # The user's own modules this process loaded, by path and sha256 (local_modules.py).
+        "local_modules": local_modules.local_modules(local_modules.kept_files(args.workload_path,
+                                                                              getattr(args, "workload_module", None))),
         "backend": adapter.info(),
         "device": adapter.device(),
         "cache": adapter.cache_report(os.environ.get("JITBENCH_CACHE_DIR") or None),
@@ -355,7 +358,7 @@ def _counter(args):
 
 def run(channel, args) -> int:
     adapter = backends.create(args.backend)
-    workload = workloads.get(args.workload, args.workload_path)
+    args.workload_module = workload = workloads.get(args.workload, args.workload_path)  # local_modules' exclusions
     # A user file's CATALOG is read from the module already loaded; a bad one fails the case here.
     args.workload_record = workloads.record(args.workload, args.workload_path, workload)
     build = workload.IMPLEMENTATIONS.get(adapter.framework)

@@ -405,17 +405,19 @@ void write_result(const OutDir& out, const BisectOptions& o, const std::vector<s
                   const Bisection& b, BisectResult result) {
   std::optional<BisectGit> git;
   if (!o.git.empty()) git = BisectGit{o.git, o.good, o.bad};
-  out.write_text("bisect.json", bisect_json({.package = o.package,
-                                             .good = git ? candidates.front() : o.good,
-                                             .bad = git ? candidates.back() : o.bad,
-                                             .metric = o.metric,
-                                             .with = o.with,
-                                             .candidates = candidates,
-                                             .threshold_pct = o.threshold_pct,
-                                             .alpha = o.alpha,
-                                             .steps = b.steps(),
-                                             .result = std::move(result),
-                                             .git = git}));
+  const BisectDocument doc{.package = o.package,
+                           .good = git ? candidates.front() : o.good,
+                           .bad = git ? candidates.back() : o.bad,
+                           .metric = o.metric,
+                           .with = o.with,
+                           .candidates = candidates,
+                           .threshold_pct = o.threshold_pct,
+                           .alpha = o.alpha,
+                           .steps = b.steps(),
+                           .result = std::move(result),
+                           .git = git};
+  out.write_text("bisect.json", bisect_json(doc));
+  append_step_summary(bisect_markdown(doc), "jitbench bisect");  // where CI shows a job's summary
 }
 }  // namespace
 

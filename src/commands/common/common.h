@@ -88,4 +88,11 @@ struct NoiseFloor;
 // UserError, one line naming the fix, when DIR or its noise.json is missing or
 // not a noise floor jitbench wrote.
 NoiseFloor load_noise_floor(const std::string& dir, const char* flag);
+
+// GitHub Actions' job summary: where the environment variable
+// GITHUB_STEP_SUMMARY names a file (set and not empty), `markdown` is appended
+// to it, never truncating what earlier steps wrote. A file that cannot be
+// written is a warning on stderr from `who` ("jitbench compare"), never a
+// failure: the verdict's exit code stands.
+void append_step_summary(const std::string& markdown, const char* who);
 }  // namespace jitbench

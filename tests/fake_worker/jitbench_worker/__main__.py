@@ -33,6 +33,9 @@ run on (os.sched_getaffinity) to PATH, one line each (`run --affinity`'s test).
 FAKE_WORKER_DRIFT=FILE:N makes the machine drift on cue: every cold process
 appends a line to FILE, and from the (N+1)-th on its import, setup and first
 call take twice as long (a machine that got busy halfway through a run).
+FAKE_WORKER_SCALE_IN=TEXT:FACTOR multiplies import, setup and first call by
+FACTOR in the processes whose log path (their stdout, in the run's out dir)
+holds TEXT: one run's code slower than another's, also when measured again.
 FAKE_WORKER_JITTER=sigma multiplies import, setup and first call by one lognormal factor and
 draws the warm calls lognormal around 1 ms: a worker of known spread for
 --target-ci's tests.
@@ -414,6 +417,17 @@ def main():
         result["first_call"]["phases"] = {k: v * f for k, v in result["first_call"]["phases"].items()}
     # a slower (or faster) release of the same code
     scale = float(os.environ.get("FAKE_WORKER_SCALE", "1")) * getattr(release, "SCALE", 1)
+    # FAKE_WORKER_SCALE_IN=TEXT:FACTOR: FACTOR where the process's log (its stdout, under the run's out dir)
+    # has TEXT in its path: one run's code slower than another's, whenever either is measured again.
+    scale_in = os.environ.get("FAKE_WORKER_SCALE_IN")
+    if scale_in:
+        text, factor = scale_in.rsplit(":", 1)
+        try:
+            log = os.readlink("/proc/self/fd/1")
+        except OSError:
+            log = ""
+        if text in log:
+            scale *= float(factor)
     drift = os.environ.get("FAKE_WORKER_DRIFT")
     if drift and args.mode == "cold":
         counter, after = drift.rsplit(":", 1)

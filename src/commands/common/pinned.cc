@@ -1,0 +1,85 @@
+#include "commands/common/pinned.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "results/run_info.h"
+#include "util/sha256.h"
+
+namespace jitbench {
+namespace {
+namespace fs = std::filesystem;
+
+// sha256 of a file, "" where it cannot be read (missing, a directory).
+std::string sha256_or_empty(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) return "";
+  try {
+    return sha256_file(p);
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+bool has_user_code(const RunIndex& x) {
+  if (x.command.size() > 1 && x.command[1] == "measure") return true;
+  return std::any_of(x.inputs.begin(), x.inputs.end(), [](const InputCopy& in) { return in.kind != "suite"; });
+}
+
+std::optional<std::string> kept_copies_changed(const LoadedRun& base) {
+  for (const auto& in : base.index.inputs)
+    if (sha256_or_empty(base.dir / in.path) != in.sha256)
+      return fmt::format("its kept copy of {} ({}) is missing or no longer has its recorded sha256", in.source,
+                         (base.dir / in.path).string());
+  return std::nullopt;
+}
+
+// The first of a case's processes whose recorded modules changed, or none
+// recorded where the run holds user code.
+std::optional<std::string> local_modules_changed(const CaseResult& c, bool user_code) {
+  for (const auto* runs : {&c.cold, &c.warm})
+    for (const auto& r : *runs) {
+      if (r.worker.empty()) continue;  // a process that reported nothing measured nothing
+      if (!r.worker.local_modules) {
+        if (!user_code) continue;  // jitbench's own workload: pinned by its version
+        return std::string("cannot tell whether BASE's code is pinned (measured before jitbench recorded local "
+                           "imports)");
+      }
+      for (const auto& m : *r.worker.local_modules)
+        if (sha256_or_empty(m.path) != m.sha256)
+          return fmt::format("its target imports {}, which changed since BASE was measured", m.path);
+    }
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<std::string> why_base_code_not_pinned(const LoadedRun& base, const std::vector<std::string>& case_ids) {
+  if (base.index.merged) return std::string("BASE is a merged run (compare its shards' runs instead)");
+  if (auto why = kept_copies_changed(base)) return why;
+  const bool user_code = has_user_code(base.index);
+  for (const auto& id : case_ids) {
+    const auto c = std::find_if(base.cases.begin(), base.cases.end(), [&](const CaseResult& x) { return x.c.id == id; });
+    if (c == base.cases.end()) return fmt::format("BASE has no case {}", id);
+    if (auto why = local_modules_changed(*c, user_code)) return why;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> why_environment_changed(const LoadedRun& base, const LoadedRun& again) {
+  if (base.index.jitbench_version != again.index.jitbench_version)
+    return fmt::format("BASE was measured with jitbench {}, this is jitbench {}: its workloads may differ",
+                       base.index.jitbench_version, again.index.jitbench_version);
+  // Cases in a pinned environment ran in one rebuilt from its recorded spec;
+  // the others in this interpreter, which must hold what BASE's held.
+  const bool any_here = std::any_of(again.cases.begin(), again.cases.end(),
+                                    [](const CaseResult& c) { return c.c.env.empty(); });
+  if (!any_here) return std::nullopt;
+  const auto diff = environment_differences(base.environment.manifest, again.environment.manifest);
+  if (diff.empty()) return std::nullopt;
+  return fmt::format("BASE ran in another environment than this one ({}{})", diff.front(),
+                     diff.size() > 1 ? fmt::format(", and {} more", diff.size() - 1) : "");
+}
+
+}  // namespace jitbench
