@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "export/json_util.h"
+#include "report/format.h"
 #include "report/table.h"
 #include "results/interference.h"
 #include "util/build_info.h"
@@ -95,6 +96,16 @@ std::string gated_ratio_cell(const compare::MetricRow& r) {
                                                : fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi);
 }
 
+// A median with its unit, as the text table shows it.
+std::string gated_value(const std::string& metric, double v) {
+  switch (compare::metric_info(metric).kind) {
+    case compare::MetricKind::Memory: return fmt::format("{:.1f} MiB", v / 1024.0);
+    case compare::MetricKind::Instructions: return format_count(v);
+    case compare::MetricKind::Time: break;
+  }
+  return format_seconds(v);
+}
+
 std::string gated_md_escape(const std::string& s) {
   std::string out;
   for (char ch : s) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
@@ -139,8 +150,8 @@ std::string compare_markdown(const compare::GateVerdict& v) {
     const auto& r = g.row;
     std::string gate = compare::to_string(g.gate);
     if (g.remeasured) gate += fmt::format(" (re-measured: {})", gated_ratio_cell(*g.remeasured));
-    t.add({"`" + gated_md_escape(r.case_id) + "`", "`" + r.metric + "`", fmt::format("{:.6g}", r.base_median),
-           fmt::format("{:.6g}", r.new_median), gated_ratio_cell(r),
+    t.add({"`" + gated_md_escape(r.case_id) + "`", "`" + r.metric + "`", gated_value(r.metric, r.base_median),
+           gated_value(r.metric, r.new_median), gated_ratio_cell(r),
            gated_md_escape(r.base_interference.grade_text() + ", " + r.new_interference.grade_text()),
            gated_md_escape(r.verdict), gate.empty() ? "—" : gated_md_escape(gate)});
   }
