@@ -82,8 +82,8 @@ std::string run_interference_line(const std::vector<CaseResult>& cases) {
 const char* const kInterferenceIntro =
     "what else the machine did while each worker ran: the CPU time of everything else against the capacity the "
     "worker left idle, and steal time (docs/noise.md). Each process is graded quiet, busy (interfered with) or "
-    "contended (others took three quarters of the CPUs or more, or CPU the worker wanted); a set of processes takes "
-    "its median grade, shown with the CPUs others took. A flag beside the status, never part of it.";
+    "contended (others took three quarters of the CPUs or more, or steal took a quarter of one); a set of processes "
+    "takes its median grade, shown with the CPUs others took. A flag beside the status, never part of it.";
 
 std::string interference_section_md(const std::vector<CaseResult>& cases) {
   std::string md = "\n## Interference\n\n" + run_interference_line(cases) + "\n";
