@@ -79,8 +79,11 @@ def machine_samples(directory, kinds):
     """The /proc/stat snapshots jitbench reads instead of the machine's own
     (JITBENCH_TEST_MACHINE_SAMPLES, docs/noise.md): two per measured worker
     process, in the order they run. Each kind is "quiet" (nothing else ran),
-    "hog" (1000 s of other CPU time: far above any idle capacity), "steal"
-    (500 s of steal time) or None (no snapshot: not reported). Returns the env."""
+    "hog" (1000 s of other CPU time: far above any idle capacity; graded
+    contended), "steal" (500 s of steal time), "busy" (0.2 s of steal and
+    0.6 s of busy time: graded busy for a process of 0.8-3.6 s, so run a
+    worker that sleeps about 1 s, FAKE_WORKER_SLEEP) or None (no snapshot:
+    not reported). Returns the env."""
     directory.mkdir(parents=True, exist_ok=True)
     for i, kind in enumerate(kinds):
         if kind is None:
@@ -88,8 +91,9 @@ def machine_samples(directory, kinds):
         before, after = 2 * i, 2 * i + 1
         (directory / f"stat.{before}").write_text(_proc_stat(1000, 1000))
         (directory / f"loadavg.{before}").write_text("0.50 0.40 0.30 1/100 1\n")
-        busy = 1000 + (100_000 if kind == "hog" else 0)
-        (directory / f"stat.{after}").write_text(_proc_stat(busy, 1100, 50_000 if kind == "steal" else 0))
+        busy = 1000 + {"hog": 100_000, "busy": 60}.get(kind, 0)
+        steal = {"steal": 50_000, "busy": 20}.get(kind, 0)
+        (directory / f"stat.{after}").write_text(_proc_stat(busy, 1100, steal))
         (directory / f"loadavg.{after}").write_text("2.75 0.40 0.30 3/100 1\n")
     return {"JITBENCH_TEST_MACHINE_SAMPLES": str(directory)}
 

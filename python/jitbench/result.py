@@ -176,7 +176,21 @@ class Case:
     label: str = ""  # what the case runs, as summary.md names it ("sgd_step with jax.jit"; else its id)
     warm_calls: List[int] = field(default_factory=list)  # calls per warm process
     ahead_until_call: Optional[int] = None  # n_star "never" after a lead: the last call the JIT is no slower in all
+    # analysis.json's interference per side ("cold", "warm"): runs, reported, interfered and, from jitbench's
+    # grades on, grade, others_cpus_median and the processes per grade (docs/noise.md, "Grades"); {} where absent.
+    interference: Dict[str, dict] = field(repr=False, default_factory=dict)
     doc: dict = field(repr=False, default_factory=dict)  # cases/<name>.json as read
+
+    @property
+    def grade(self):
+        """The cold runs' interference grade: "quiet", "busy", "contended", or "not reported" (none measured, or a
+        run written before grades)."""
+        return (self.interference.get("cold") or {}).get("grade", "not reported")
+
+    @property
+    def others_cpus(self):
+        """The CPUs everything but the worker took while the cold runs ran (median); None where not reported."""
+        return (self.interference.get("cold") or {}).get("others_cpus_median")
 
     @property
     def metrics(self):
@@ -231,7 +245,8 @@ def _case(doc, analysis_case, be_row, eager_doc=None):
         n_star_reason=_break_even_reason(be_row, doc) if jit else "an eager case: JIT cases break even against it",
         eager_case=be_row["eager_case"] if be_row else None,
         label=(doc.get("measured") or {}).get("label") or doc["case"], warm_calls=_warm_calls(doc),
-        ahead_until_call=be_row.get("ahead_until_call") if be_row else None, doc=doc)
+        ahead_until_call=be_row.get("ahead_until_call") if be_row else None,
+        interference=(analysis_case or {}).get("interference") or {}, doc=doc)
 
 
 class Result:

@@ -19,6 +19,7 @@
 #include "plan/plan.h"
 #include "export/anatomy_delta_text.h"
 #include "export/compare_export.h"
+#include "export/interference_text.h"
 #include "export/json_util.h"
 #include "report/format.h"
 #include "results/read.h"
@@ -56,13 +57,11 @@ std::string shift_text(const compare::MetricRow& r) {
   return (r.hl < 0 ? "-" : "+") + format_seconds(std::abs(r.hl));
 }
 
-// Beside each verdict: how many runs on each side the machine interfered with
-// ("2/5", "—" where none was measured).
+// Beside each verdict: each side's interference grade and, where not quiet,
+// the CPUs others took ("busy 1.1, quiet"; "—" where none was measured;
+// docs/noise.md, "Grades").
 std::string interference_column(const compare::MetricRow& r) {
-  const auto side = [](const InterferenceShare& s) {
-    return s.reported == 0 ? std::string("—") : fmt::format("{}/{}", s.interfered, s.runs);
-  };
-  return side(r.base_interference) + ", " + side(r.new_interference);
+  return grade_cell(r.base_interference) + ", " + grade_cell(r.new_interference);
 }
 
 std::string interference_words(const compare::MetricRow& r) {
@@ -90,8 +89,8 @@ std::string floor_text(const std::optional<NoiseFloor>& floor, const compare::Me
 }
 
 void print_rows(const compare::Comparison& cmp, const std::optional<NoiseFloor>& floor) {
-  say(stdout, "{:<48} {:<26} {:>12} {:>12} {:>24} {:>9} {:>12} {:>15}  {}\n", "case", "metric", "base", "new",
-      "ratio [95% CI]", "p (MWU)", "HL shift", "interfered B, N", "verdict");
+  say(stdout, "{:<48} {:<26} {:>12} {:>12} {:>24} {:>9} {:>12} {:>29}  {}\n", "case", "metric", "base", "new",
+      "ratio [95% CI]", "p (MWU)", "HL shift", "grade B, N", "verdict");
   bool counted = false;
   for (const auto& r : cmp.rows) {
     const bool spread = r.rule == compare::MetricRule::Spread;
@@ -99,7 +98,7 @@ void print_rows(const compare::Comparison& cmp, const std::optional<NoiseFloor>&
     // An instruction count's interval is its processes' spread (marked *), and it has no test.
     const auto ratio = spread ? fmt::format("{:.4f} [{:.4f}–{:.4f}]*", r.ratio, r.lo, r.hi)
                               : fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi);
-    say(stdout, "{:<48} {:<26} {:>12} {:>12} {:>24} {:>9} {:>12} {:>15}  {}{}\n", r.case_id, r.metric,
+    say(stdout, "{:<48} {:<26} {:>12} {:>12} {:>24} {:>9} {:>12} {:>29}  {}{}\n", r.case_id, r.metric,
         fmt_value(r.metric, r.base_median), fmt_value(r.metric, r.new_median), ratio,
         spread ? std::string("—") : fmt::format("{:.3g}", r.p), shift_text(r), interference_column(r), r.verdict,
         floor_text(floor, r));

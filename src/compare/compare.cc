@@ -210,6 +210,11 @@ void note_sources(const CaseResult& a, const CaseResult& b, const std::string& i
 }
 }  // namespace
 
+InterferenceShare metric_interference(const CaseResult& c, const std::string& metric) {
+  const bool counted = metric_info(metric).rule == MetricRule::Spread, warm = metric == "warm_call_s";
+  return measured_share(counted ? c.counted : warm ? c.warm : c.cold, warm);
+}
+
 Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<CaseResult>& next, double alpha) {
   Comparison out;
   const Key by = pairing(base, next);
@@ -226,9 +231,8 @@ Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<C
       if (counted && count_source(a) != count_source(*b)) continue;  // said by note_sources
       auto row = metric_row(by(a.c.id), metric, xa, it->second, alpha);
       if (!row) continue;
-      const bool warm = metric == "warm_call_s";
-      row->base_interference = measured_share(counted ? a.counted : warm ? a.warm : a.cold, warm);
-      row->new_interference = measured_share(counted ? b->counted : warm ? b->warm : b->cold, warm);
+      row->base_interference = metric_interference(a, metric);
+      row->new_interference = metric_interference(*b, metric);
       out.log_ratios[metric].push_back(std::log(row->ratio));
       if (counted) {  // no test: neither "too few runs" for the test nor one of alpha x tested
         out.few_counts = out.few_counts || !row->testable;

@@ -22,6 +22,9 @@ namespace jitbench::compare {
 // never pooled into the test.
 using Samples = std::map<std::string, std::vector<double>>;
 Samples metric_samples(const CaseResult& c);
+// The interference of the processes behind one metric's samples (its ok cold,
+// warm or counting processes; docs/noise.md): what a row's grade is read from.
+InterferenceShare metric_interference(const CaseResult& c, const std::string& metric);
 // The warm calls of each ok warm process (pyperf's "runs").
 std::vector<std::vector<double>> warm_processes(const CaseResult& c);
 

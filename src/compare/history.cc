@@ -42,9 +42,10 @@ std::vector<FlaggedStep> flagged_steps(const SnapshotRun& a, const SnapshotRun& 
   std::vector<FlaggedStep> out;
   const bool env_changed = a.environment_digest != b.environment_digest;
   for (const auto* r : regressions(c, pct, alpha))
-    out.push_back({b.machine, a.id, b.id, r->case_id, r->metric, r->ratio, r->lo, r->hi, r->p, env_changed, ""});
+    out.push_back({b.machine, a.id, b.id, r->case_id, r->metric, r->base_interference, r->new_interference,
+                   r->ratio, r->lo, r->hi, r->p, env_changed, ""});
   for (const auto& w : c.worsened) {
-    FlaggedStep s{b.machine, a.id, b.id, w.substr(0, w.find(": ")), "status", 0, 0, 0, 1, env_changed, ""};
+    FlaggedStep s{b.machine, a.id, b.id, w.substr(0, w.find(": ")), "status", {}, {}, 0, 0, 0, 1, env_changed, ""};
     s.status_change = w.substr(w.find(": ") + 2);
     out.push_back(std::move(s));
   }
@@ -85,7 +86,7 @@ History build_history(const std::vector<SnapshotRun>& snapshots, double pct, dou
                             : stats::bootstrap_median_ci(xs);
         if (!med || !ci) continue;
         series_for(h.series, c.c.id, m, s).points.push_back(
-            {i, *med, ci->low, ci->high, xs.size(), flagged.count({c.c.id, m}) > 0});
+            {i, *med, ci->low, ci->high, xs.size(), flagged.count({c.c.id, m}) > 0, metric_interference(c, m)});
       }
     }
   }

@@ -21,6 +21,7 @@ struct HistoryPoint {
   double median = 0, lo = 0, hi = 0;
   std::size_t n = 0;
   bool flagged = false;  // the gate flags the step from this group's previous point
+  InterferenceShare interference;  // of the processes behind the samples (docs/noise.md, "Grades")
 };
 
 // One line: a case's metric on one machine in one environment.
@@ -33,6 +34,7 @@ struct HistorySeries {
 // or a case whose status got worse.
 struct FlaggedStep {
   std::string machine, from_id, to_id, case_id, metric;
+  InterferenceShare from_interference, to_interference;  // the metric's processes on each side; none for a status
   double ratio = 0, lo = 0, hi = 0, p = 1;
   bool environment_changed = false;  // the software changed between the two snapshots
   std::string status_change;         // "ok -> failed (...)" for a case that stopped working

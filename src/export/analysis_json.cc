@@ -41,7 +41,15 @@ json crosscheck_json(const std::optional<Crosscheck>& x) {
 }
 
 json share_json(const InterferenceShare& s) {
-  return {{"runs", s.runs}, {"reported", s.reported}, {"interfered", s.interfered}};
+  const auto grade = s.grade();
+  return {{"runs", s.runs},
+          {"reported", s.reported},
+          {"interfered", s.interfered},
+          {"grade", grade ? grade_name(*grade) : "not reported"},
+          {"others_cpus_median", number_or_null(s.others_cpus_median())},
+          {"quiet", s.quiet},
+          {"busy", s.busy},
+          {"contended", s.contended}};
 }
 
 json case_analysis_json(const CaseAnalysis& a) {

@@ -42,8 +42,11 @@ nlohmann::json bisect_anatomy_json(const std::vector<BisectAnatomy>& cases) {
 }
 nlohmann::json bisect_step_json(const BisectStep& s) {
   nlohmann::json cases = nlohmann::json::array();
-  for (const auto& c : s.cases)
+  for (const auto& c : s.cases) {
     cases.push_back({{"case", c.case_id}, {"status", c.status}, {"reason", text_or_null(c.reason)}});
+    if (!c.grade.empty())  // optional in jitbench.bisect.v5
+      cases.back()["grade"] = c.grade, cases.back()["others_cpus_median"] = optional_number(c.others_cpus);
+  }
   nlohmann::json out = {{"version", s.version}, {"role", s.role}, {"dir", s.dir},
                         {"exit_code", s.exit_code}, {"verdict", s.verdict}, {"cases", cases}};
   if (s.against_good) out["against_good"] = bisect_evidence_json(*s.against_good);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "export/interference_text.h"
 #include "export/json_util.h"
 #include "report/format.h"
 #include "report/table.h"
@@ -25,17 +26,24 @@ std::string csv_escape(const std::string& s) {
 std::string compare_csv(const compare::Comparison& c) {
   std::string csv =
       "case,metric,n_base,n_new,base_median,new_median,ratio,ratio_ci_low,ratio_ci_high,p_value,hl_shift,verdict,"
-      "base_interfered,base_runs,new_interfered,new_runs,rule\n";
-  // base_interfered / new_interfered: runs the machine interfered with (docs/noise.md), empty when not reported.
+      "base_interfered,base_runs,new_interfered,new_runs,rule,base_grade,new_grade,base_others_cpus,new_others_cpus\n";
+  // base_interfered / new_interfered: runs the machine interfered with (docs/noise.md), empty when not reported;
+  // base_grade / new_grade: quiet, busy, contended or not reported, and *_others_cpus the CPUs others took
+  // (median over the side's runs; empty when not reported), docs/noise.md "Grades".
   const auto interfered = [](const InterferenceShare& s) {
     return s.reported == 0 ? std::string() : std::to_string(s.interfered);
   };
+  const auto others = [](const InterferenceShare& s) {
+    const auto m = s.others_cpus_median();
+    return m ? fmt::format("{:.3g}", *m) : std::string();
+  };
   for (const auto& r : c.rows)
-    csv += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.9g},{},{},{},{},{},{}\n",
+    csv += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.6g},{:.6g},{:.6g},{:.6g},{:.9g},{},{},{},{},{},{},{},{},{},{}\n",
                        csv_escape(r.case_id), r.metric, r.n_base, r.n_new, r.base_median, r.new_median, r.ratio, r.lo,
                        r.hi, r.p, r.hl, csv_escape(r.verdict), interfered(r.base_interference),
                        r.base_interference.runs, interfered(r.new_interference), r.new_interference.runs,
-                       compare::to_string(r.rule));
+                       compare::to_string(r.rule), grade_word(r.base_interference), grade_word(r.new_interference),
+                       others(r.base_interference), others(r.new_interference));
   return csv;
 }
 
@@ -66,11 +74,6 @@ namespace {
 json finite_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 
 const char* rule_name(compare::MetricRule r) { return r == compare::MetricRule::Spread ? "spread" : "test"; }
-
-std::string grade_word(const InterferenceShare& s) {
-  const auto g = s.grade();
-  return g ? grade_name(*g) : "not reported";
-}
 
 json gated_measured_json(const compare::MetricRow& r) {
   return {{"n_base", r.n_base}, {"n_new", r.n_new}, {"base_median", finite_or_null(r.base_median)},

@@ -201,8 +201,9 @@ BisectEvidence a_row(const std::string& id, bool worse) {
 
 BisectDocument a_bisection(BisectResult result) {
   BisectDocument d{"numpy", "1.0", "2.0", "ttfr", {}, {"1.0", "1.5", "2.0"}, 10, 0.05, {}, std::move(result), std::nullopt};
-  d.steps.push_back({"1.0", "good", "steps/numpy-1.0-1", 0, "measured", {{"numpy-sum-f64", "ok", ""}}, std::nullopt, "", ""});
-  d.steps.push_back({"2.0", "bad", "steps/numpy-2.0-1", 2, "bad", {{"numpy-sum-f64", "warn", "noisy"}},
+  d.steps.push_back({"1.0", "good", "steps/numpy-1.0-1", 0, "measured", {{"numpy-sum-f64", "ok", "", "quiet", 0.1}},
+                     std::nullopt, "", ""});
+  d.steps.push_back({"2.0", "bad", "steps/numpy-2.0-1", 2, "bad", {{"numpy-sum-f64", "warn", "noisy", "", std::nullopt}},
                      std::vector<BisectEvidence>{a_row("numpy-sum-f64", true)}, "", ""});
   return d;
 }
@@ -227,6 +228,11 @@ TEST(BisectRecords, EveryEndIsWrittenAsTheSchemaHasIt) {
     const auto j = bisect_document_json(a_bisection(r), "2026-01-01T00:00:00Z");
     EXPECT_TRUE(validate_against(j, kBisectSchema).empty()) << r.status << ": " << j.dump();
   }
+  // A step's case carries its interference grade where one was recorded; older steps' cases have none.
+  const auto steps = bisect_document_json(a_bisection(found), "t")["steps"];
+  EXPECT_EQ(steps[0]["cases"][0]["grade"], "quiet");
+  EXPECT_EQ(steps[0]["cases"][0]["others_cpus_median"], 0.1);
+  EXPECT_FALSE(steps[1]["cases"][0].contains("grade"));
   const auto u = bisect_document_json(a_bisection(unmeasurable), "t")["result"];
   EXPECT_EQ(u, json::parse(R"({"status": "unmeasurable", "first_bad": null, "last_good": null, "unmeasurable": "2.0"})"));
   const auto i = bisect_document_json(a_bisection(inconclusive), "t")["result"];

@@ -13,12 +13,17 @@ std::string signer_text(const RegistryEntry& e) {  // Markdown-inline: the templ
                            : "**" + principal + "** (`" + e.signature->key + "`)";
 }
 
+// A side's grade for the pages: "quiet", "busy (others 1.1 of 2 CPUs)", ...,
+// "not reported" (docs/noise.md, "Grades").
+json grade_json(const InterferenceShare& s) { return s.grade_text(); }
+
 json steps_json(const std::vector<compare::FlaggedStep>& steps) {
   json out = json::array();
   for (const auto& f : steps)
     out.push_back({{"machine", f.machine}, {"from", f.from_id}, {"to", f.to_id}, {"case", f.case_id},
                    {"metric", f.metric}, {"ratio", f.ratio}, {"lo", f.lo}, {"hi", f.hi}, {"p", std::isnan(f.p) ? json() : json(f.p)},
-                   {"status_change", f.status_change}, {"software_changed", f.environment_changed}});
+                   {"status_change", f.status_change}, {"software_changed", f.environment_changed},
+                   {"from_grade", grade_json(f.from_interference)}, {"to_grade", grade_json(f.to_interference)}});
   return out;
 }
 
@@ -38,7 +43,7 @@ json series_json(const compare::HistorySeries& s) {
   json points = json::array();
   for (const auto& pt : s.points)
     points.push_back({{"snapshot", pt.snapshot}, {"median", pt.median}, {"lo", pt.lo}, {"hi", pt.hi},
-                      {"n", pt.n}, {"flagged", pt.flagged}});
+                      {"n", pt.n}, {"flagged", pt.flagged}, {"grade", grade_json(pt.interference)}});
   return {{"metric", s.metric}, {"machine", s.machine}, {"software", s.environment_digest}, {"points", points}};
 }
 }  // namespace

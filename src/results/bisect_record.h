@@ -26,6 +26,11 @@ struct BisectEvidence {
 struct BisectStepCase {
   std::string case_id, status;
   std::string reason;  // "" written null
+  // The case's interference over its measured processes (docs/noise.md,
+  // "Grades"): quiet, busy, contended or not reported; "" omitted (steps
+  // recorded before grades). others_cpus: the CPUs others took, median.
+  std::string grade;
+  std::optional<double> others_cpus;
   bool operator==(const BisectStepCase&) const = default;
 };
 

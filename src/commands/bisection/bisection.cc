@@ -19,6 +19,7 @@
 #include "compare/significance.h"
 #include "export/anatomy_delta_text.h"
 #include "export/bisect_json.h"
+#include "export/interference_text.h"
 #include "env/probe.h"
 #include "export/json_util.h"
 #include "plan/plan.h"
@@ -262,13 +263,27 @@ class Bisection {
           auto& mine = anatomy_[v][key];
           mine.insert(mine.end(), c.anatomy.begin(), c.anatomy.end());
         }
-        cases.push_back({key, std::string(to_string(c.status)), to_string(c.reason)});
+        const auto share = case_interference(c);
+        cases.push_back({key, std::string(to_string(c.status)), to_string(c.reason), grade_word(share),
+                         share.others_cpus_median()});
       }
       if (!any) verdict = "unmeasurable";  // every case warn or failed: the release cannot be built here, say
+      if (!o_.selection.quiet) say_grades(v, role, *run, env);
     }
     steps_.push_back({v, role, dir, exit_code, verdict, std::move(cases), {}, o_.git.empty() ? "" : v,
                       o_.git.empty() ? "" : subject(v)});
     return samples;
+  }
+
+  // What the machine did while the step measured, per case (docs/noise.md,
+  // "Grades"): a step judged on a busy machine may be judged again.
+  void say_grades(const std::string& v, const std::string& role, const LoadedRun& run, const std::string& env) const {
+    std::string line;
+    for (const auto& c : run.cases)
+      if (c.c.env == env)
+        line += fmt::format("{}{} {}", line.empty() ? "" : ", ", without_environment(c.c.id),
+                            case_interference(c).grade_text());
+    if (!line.empty()) say(stderr, "jitbench bisect: {} ({}) measured; interference: {}\n", label(v), role, line);
   }
 
   // A new boundary is being confirmed: the anatomy of an earlier one is not its.
