@@ -1,8 +1,9 @@
 """Interference grades under three loads (docs/noise.md, "Grades").
 
-Measures one cheap built-in case (numpy matmul_64_f32 by default) three times:
+Measures one cheap built-in case (numpy matmul_64_f32 by default) four times:
 beside an idle shell, beside one CPU hog (`yes > /dev/null`: a shared machine,
-load about 2-3 with the worker on 2 cores) and beside two. Per condition it
+load about 2-3 with the worker on 2 cores), beside two, and beside two per CPU
+(each hog a session of its own, as independent jobs are). Per condition it
 prints the grades of the measured processes (cold and warm; analysis.json's
 counts), the CPUs everything but the worker took (median and range over the
 processes, from each case file's interference figures) and `uptime` before
@@ -24,7 +25,11 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 J = os.environ.get("JITBENCH", str(ROOT / "build" / "jitbench"))
-CONDITIONS = (("idle shell", 0), ("one hog", 1), ("two hogs", 2))
+# Each hog runs in a session of its own, as an independent job on a shared
+# machine does: with the kernel's autogroup scheduling on (Debian's default),
+# CPU time is shared between sessions first, so hogs in one session with the
+# worker would take less than independent ones.
+CONDITIONS = (("idle shell", 0), ("one hog", 1), ("two hogs", 2), ("two hogs per CPU", 2 * (os.cpu_count() or 1)))
 SETTLE_S = 2  # the hogs run this long before the first process, so every process runs beside them
 
 
@@ -63,7 +68,7 @@ def grades(out):
 def measure(work, name, hogs, args):
     out = work / name.replace(" ", "-")
     before = uptime()
-    procs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(hogs)]
+    procs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL, start_new_session=True) for _ in range(hogs)]
     try:
         time.sleep(SETTLE_S if hogs else 0)
         argv = [J, "run", "--quiet", "--out-dir", str(out), "--backends", "numpy", "--cases", args.case,

@@ -30,9 +30,8 @@ double others_cpus(const Interference& x) { return x.wall_s > 0 ? x.other_cpu_s 
 InterferenceGrade interference_grade(const Interference& x) {
   if (!x.interfered || x.wall_s <= 0 || x.n_cpus <= 0) return InterferenceGrade::Quiet;
   const double n = static_cast<double>(x.n_cpus);
-  const double busy = std::clamp(x.worker_cpu_s / x.wall_s, 0.0, n);
   const double others = others_cpus(x), steal = x.steal_s / x.wall_s;
-  if (others >= kContendedMachineShare * n || others > (n - busy) + kContendedOverCpus || steal >= kContendedStealCpus)
+  if (others >= kContendedMachineShare * n || steal >= kContendedStealCpus)
     return InterferenceGrade::Contended;
   return InterferenceGrade::Busy;
 }

@@ -46,13 +46,10 @@ bool interference_rule(double other_cpu_s, double steal_s, double worker_cpu_s, 
 // grades (docs/noise.md, "Grades"):
 //   quiet      not interfered with (the rule above);
 //   contended  others took kContendedMachineShare of the machine's CPUs or
-//              more, or kContendedOverCpus more than the worker left idle
-//              (they took CPU the worker wanted), or steal reached
-//              kContendedStealCpus;
+//              more, or steal reached kContendedStealCpus;
 //   busy       interfered with, but not contended.
 enum class InterferenceGrade { Quiet = 0, Busy = 1, Contended = 2 };
 inline constexpr double kContendedMachineShare = 0.75;
-inline constexpr double kContendedOverCpus = 0.5;
 inline constexpr double kContendedStealCpus = 0.25;
 
 // "quiet", "busy", "contended".

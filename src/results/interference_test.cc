@@ -28,9 +28,10 @@ TEST(InterferenceGrade, TheThreeConditionsOfDocsNoise) {
   EXPECT_EQ(interference_grade(process(1.70, 0.3)), InterferenceGrade::Contended);
 }
 
-TEST(InterferenceGrade, OthersTakingWhatTheWorkerWantedIsContention) {
-  // The worker compiled on both cores (1.8 CPUs) and others still took 1.0: more than 0.5 over the 0.2 it left.
-  EXPECT_EQ(interference_grade(process(1.0, 1.8)), InterferenceGrade::Contended);
+TEST(InterferenceGrade, ContentionIsMostOfTheMachineOrSteal) {
+  // Others took all the worker left idle (a compile on both cores, 1.2 CPUs, others 0.8): busy, not contended.
+  EXPECT_EQ(interference_grade(process(0.8, 1.2)), InterferenceGrade::Busy);
+  EXPECT_EQ(interference_grade(process(1.5, 0.5)), InterferenceGrade::Contended);
   // 64 CPUs, a one-thread worker, others on 40: interfered with, not contended.
   EXPECT_EQ(interference_grade(process(40, 1.0, 64)), InterferenceGrade::Busy);
   EXPECT_EQ(interference_grade(process(48.5, 1.0, 64)), InterferenceGrade::Contended);
