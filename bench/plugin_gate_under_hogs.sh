@@ -9,7 +9,9 @@
 #
 # A numpy function (its warm call sums a sine over an array; the slow version,
 # in a file of its own, does it three times) measured by a test with the
-# `jitbench` fixture, every session with two `yes` processes running. Prints
+# `jitbench` fixture: main's session saved with the machine as it is, then two
+# `yes` processes started and the pull request's sessions run beside them
+# (unchanged code without and with re-measuring, and the slowdown). Prints
 # each session's exit code, its outcome line and the plugin's summary. Needs
 # the built binary (build/jitbench, or $JITBENCH_BIN) and the project's .venv.
 set -euo pipefail
@@ -51,8 +53,11 @@ PY
 hogs=()
 stop_hogs() { for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap stop_hogs EXIT
-for _ in 1 2; do yes > /dev/null & hogs+=($!); done
-echo "two hogs running (pids ${hogs[*]}); load: $(uptime)"
+start_hogs() {
+  for _ in 1 2; do setsid yes > /dev/null & hogs+=($!); done
+  sleep 2
+  echo "two hogs running (pids ${hogs[*]}), each a session of its own; load: $(uptime)"
+}
 
 session() {  # session NAME TARGET ARGS...: the exit code, the outcome and the plugin's summary
   local name=$1 target=$2 rc=0
@@ -63,7 +68,10 @@ session() {  # session NAME TARGET ARGS...: the exit code, the outcome and the p
   grep -E "^(=+ )?[0-9]+ (passed|failed)" "$work/$name.out" || true
   sed -n '/=== jitbench ===/,/short test summary\|^=* [0-9]* \(passed\|failed\)/p' "$work/$name.out"
 }
+echo "saving main's session with the machine as it is (run it at a quiet moment); load: $(uptime)"
 session save target_1 --jitbench-save base
+start_hogs
+session unchanged-no-remeasure target_1 --jitbench-compare base --jitbench-fail-on-regression 10 --no-jitbench-remeasure
 session unchanged target_1 --jitbench-compare base --jitbench-fail-on-regression 10
 session slowdown target_3 --jitbench-compare base --jitbench-fail-on-regression 10
 echo "load at the end: $(uptime)"

@@ -165,7 +165,8 @@ def test_compare_shows_each_sides_interference_and_the_gate_says_so(jitbench, fa
     assert res.rc == 1, res.stdout + res.stderr  # judged as measured: a regression, with the same exit code
     row = next(line for line in res.stdout.splitlines() if "cold_ttfr_s" in line)
     assert re.search(r"quiet, contended [0-9.]+  slower$", row), row  # the verdict stays the line's last word
-    assert "measured while the machine interfered (interfered with: BASE 0/5, NEW 2/5)" in res.stderr, res.stderr
+    assert "measured while the machine interfered (grades BASE quiet, NEW " in res.stderr, res.stderr
+    assert "; interfered with: BASE 0/5, NEW 2/5)" in res.stderr, res.stderr
     # NEW's grade is contended (2 of its 4 reported processes): the line says so and names what helps.
     assert "measured while a side was not quiet" in res.stderr and "leave out --no-remeasure" in res.stderr
     import csv

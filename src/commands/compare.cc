@@ -65,7 +65,8 @@ std::string interference_column(const compare::MetricRow& r) {
 }
 
 std::string interference_words(const compare::MetricRow& r) {
-  return fmt::format("interfered with: BASE {}, NEW {}", compare::share_text(r.base_interference),
+  return fmt::format("grades BASE {}, NEW {}; interfered with: BASE {}, NEW {}", r.base_interference.grade_text(),
+                     r.new_interference.grade_text(), compare::share_text(r.base_interference),
                      compare::share_text(r.new_interference));
 }
 
