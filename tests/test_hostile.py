@@ -328,7 +328,9 @@ def test_impossible_costs_are_refused(small_run):
     rel = "cases/numpy_matmul_8_f32.json"
     case = json.loads((small_run / rel).read_text())
     # The warm process's wall time: no summary restates it (a cold run's would be refused as an edit on read).
-    case["warm"]["runs"][0]["wall_s"] = 1e308
+    run = case["warm"]["runs"][0]
+    run["wall_s"] = 1e308
+    run["harness_gap_s"] = 1e308  # restated from the wall time, as a careful forger would (1e308 less a few s)
     (small_run / rel).write_text(json.dumps(case))
     rehash(small_run, rel)
     p = sh("plan", "--cases", "matmul_8_f32", "--backends", "numpy,numba", "--shard", "1/2", "--costs", str(small_run),

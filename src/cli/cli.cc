@@ -195,13 +195,19 @@ void add_affinity(CLI::App* cmd, CliSelectionText& text) {
       ->check(kNonEmpty);
 }
 
+// --anatomy and --anatomy-runs, with the words of the command that takes them.
+void add_anatomy(CLI::App* cmd, RunOptions& run, const std::string& what, const std::string& per) {
+  cmd->add_flag("--anatomy", run.anatomy, what);
+  cmd->add_option("--anatomy-runs", run.anatomy_runs, "--anatomy: processes per " + per + " (default 3)")
+      ->check(CLI::Range(1L, limits::kMaxColdRuns));
+}
+
 // What a run records beside its measurements: shared by `run` and `measure`.
 void add_anatomy_and_machine(CLI::App* cmd, RunOptions& run) {
-  cmd->add_flag("--anatomy", run.anatomy,
-                "break each JIT case's first call down by the framework's own instrumentation (profiler, pass "
-                "timers), in processes of their own after the measured ones (docs/anatomy.md)");
-  cmd->add_option("--anatomy-runs", run.anatomy_runs, "--anatomy: processes per case (default 3)")
-      ->check(CLI::Range(1L, limits::kMaxColdRuns));
+  add_anatomy(cmd, run,
+              "break each JIT case's first call down by the framework's own instrumentation (profiler, pass "
+              "timers), in processes of their own after the measured ones (docs/anatomy.md)",
+              "case");
   cmd->add_option("--machine", run.machine,
                   "a label for this machine (e.g. ci-x86-2core): published snapshots are grouped by it instead of "
                   "the hardware jitbench reads")
@@ -494,11 +500,10 @@ CLI::App* add_bisect(CLI::App& app, BisectOptions& b, CliSelectionText& text) {
                   "warm processes per case (default 1; --metric warm wants 4+)");
   add_affinity(cmd, text);
   cmd->add_flag("--quiet,-q", run.quiet, "print only the conclusion");
-  cmd->add_flag("--anatomy", run.anatomy,
-                "take the compile anatomy at the boundary's confirmation only, and report the sub-phases that "
-                "moved there (docs/anatomy.md)");
-  cmd->add_option("--anatomy-runs", run.anatomy_runs, "--anatomy: processes per case and confirmation run (default 3)")
-      ->check(CLI::Range(1L, limits::kMaxColdRuns));
+  add_anatomy(cmd, run,
+              "take the compile anatomy at the boundary's confirmation only, and report the sub-phases that moved "
+              "there (docs/anatomy.md)",
+              "case and confirmation run");
   add_counting(cmd, run, text.count);
   cmd->add_option("--noise-floor", b.noise_floor,
                   "a `jitbench noise` out dir: warn when --threshold is below its floor for the bisected metric")
