@@ -225,3 +225,27 @@ def test_a_base_whose_target_imports_a_changed_module_is_not_re_measured(jitbenc
             "changed since BASE was measured") in res.stderr, res.stderr
     assert "re-measuring" not in res.stderr
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("new.remeasure")) == ["new.remeasure"]
+
+
+def test_a_new_whose_module_changed_back_is_not_re_measured(jitbench, tmp_path):
+    """NEW is measured again too: its slowdown lived in a module of the user's own that has been changed back
+    since (a PR branch checked out again, a revert). Measuring NEW again would measure BASE's code on both sides
+    and clear a real regression, so the gate says NEW is not pinned and judges the rows as measured."""
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "mine.py").write_text("SLEEP = 0\n" + TARGET)
+    runs = {}
+    for name, helper in (("base", HELPER), ("new", "import time\n\n\ndef work(x):\n    time.sleep(0.4)\n"
+                                                   "    return x * 2\n")):
+        (app / "helper.py").write_text(helper)
+        env = dict(machine_samples(tmp_path / f"samples-{name}", ["hog"] * 20))
+        res = jitbench("measure", f"{app / 'mine.py'}:f", "--cold-runs", "4", "--warm-runs", "1", "--warm-iters",
+                       "2", "--out-dir", str(tmp_path / name), env=env, out=False)
+        assert res.rc == 0, res.stderr
+        runs[name] = tmp_path / name
+    (app / "helper.py").write_text(HELPER)  # BASE's module again: BASE is pinned, NEW is not
+    env = dict(machine_samples(tmp_path / "samples-gate", ["quiet"] * 40), GITHUB_STEP_SUMMARY="")
+    res = jitbench("compare", str(runs["base"]), str(runs["new"]), "--fail-on-regression", "10", env=env)
+    assert res.rc == 1, res.stderr
+    assert "cannot re-measure BASE: NEW is not pinned either: its target imports" in res.stderr, res.stderr
+    assert "re-measuring" not in res.stderr and not (tmp_path / "new.remeasure").exists()

@@ -12,6 +12,7 @@ measurements are the golden run's, copied. tests/test_ci_workflow.py runs the
 real thing."""
 
 import json
+import os
 import sys
 
 import pytest
@@ -246,6 +247,25 @@ def test_an_unwritable_job_summary_is_a_warning_not_a_failed_gate(gate, tmp_path
     res, _ = gate(document([row("cold_ttfr_s", "ok")]), "--jitbench-fail-on-regression", "10")
     assert res.ret == 0
     res.stdout.fnmatch_lines(["*jitbench: warning: GITHUB_STEP_SUMMARY=*: the job summary was not written*"])
+
+
+def test_a_fifo_job_summary_is_a_warning_never_a_wait(gate, tmp_path, monkeypatch):
+    # Opening a FIFO to write waits for a reader: the plugin (and compare) take only a regular file.
+    fifo = tmp_path / "summary.fifo"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(fifo))
+    res, _ = gate(document([row("cold_ttfr_s", "ok")]), "--jitbench-fail-on-regression", "10")
+    assert res.ret == 0
+    res.stdout.fnmatch_lines(["*GITHUB_STEP_SUMMARY=*: the job summary was not written (not a regular file)*"])
+
+
+def test_a_threshold_of_zero_and_xdist_are_usage_errors(gate, pytester):
+    res = pytester.runpytest(*_plugin_args(), "--jitbench-compare", "base", "--jitbench-fail-on-regression", "0")
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    res.stderr.fnmatch_lines(["*a finite PCT > 0*"])
+    res = pytester.runpytest(*_plugin_args(), "-p", "xdist", "-n", "2", "--jitbench-compare", "base")
+    assert res.ret == pytest.ExitCode.USAGE_ERROR
+    res.stderr.fnmatch_lines(["*cannot run under pytest-xdist (-n)*"])
 
 
 def test_the_gate_lines_are_made_from_the_rows_alone():

@@ -4,6 +4,7 @@ GITHUB_STEP_SUMMARY names), and which metric decided."""
 
 import math
 import os
+import stat
 
 from . import _door
 from .result import fmt_seconds
@@ -226,6 +227,9 @@ def append_step_summary(text, environ=os.environ):
         return None
     parent, name = os.path.split(os.path.abspath(path))
     try:
+        # Only a regular file (or none yet): opening a FIFO to write would wait for a reader forever.
+        if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+            raise ValueError("not a regular file")
         _door.append_line(parent, name, text)
     except (OSError, ValueError) as exc:
         return f"jitbench: warning: GITHUB_STEP_SUMMARY={path}: the job summary was not written ({exc})"

@@ -38,6 +38,7 @@ summary), the table and the verdict are appended to it in Markdown; an
 unwritable file is a warning. docs/ci.md has a complete workflow."""
 
 import json
+import math
 import os
 import pathlib
 import re
@@ -78,6 +79,14 @@ def pytest_addoption(parser):
                          "and fails only if that confirms it")
     group.addoption("--no-jitbench-remeasure", dest="jitbench_remeasure", action="store_false",
                     help="judge the measurements as they are (compare --no-remeasure)")
+
+
+def _under_xdist(config):
+    """Whether this session is split across pytest-xdist workers (the controller with -n N, or a worker)."""
+    if hasattr(config, "workerinput"):
+        return True
+    n = config.getoption("numprocesses", None) if config.pluginmanager.hasplugin("xdist") else None
+    return bool(n) and n != 0
 
 
 def pytest_configure(config):
@@ -188,8 +197,13 @@ class _Session:
         if self.save_name is not None and not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]*", self.save_name):
             raise pytest.UsageError(f"--jitbench-save {self.save_name!r}: a name of letters, digits, '.', '_', '-', "
                                     "starting with a letter, a digit, '_' or '-'")
-        if self.fail_pct is not None and (compare is None or self.fail_pct < 0):
-            raise pytest.UsageError("--jitbench-fail-on-regression PCT needs --jitbench-compare and PCT >= 0")
+        if self.fail_pct is not None and (compare is None or not self.fail_pct > 0 or math.isinf(self.fail_pct)):
+            raise pytest.UsageError("--jitbench-fail-on-regression PCT needs --jitbench-compare and a finite PCT > 0 "
+                                    "(as `jitbench compare --fail-on-regression`)")
+        if (self.save_name is not None or compare is not None) and _under_xdist(config):
+            raise pytest.UsageError("--jitbench-save / --jitbench-compare cannot run under pytest-xdist (-n): each "
+                                    "worker would keep and judge only its own measurements; run the jitbench tests "
+                                    "without -n (e.g. `pytest -p no:xdist` or `-n 0`)")
         if self.remeasure is not None and self.fail_pct is None:
             raise pytest.UsageError("--jitbench-remeasure / --no-jitbench-remeasure choose what the gate does: give "
                                     "--jitbench-fail-on-regression PCT too")

@@ -296,7 +296,7 @@ void say_rerun_hint(const CompareOptions& o, const compare::GateVerdict& v) {
   for (const auto& g : v.rows) {
     counted = counted || g.row.rule == compare::MetricRule::Spread;
     if (g.gate == compare::RowGate::Regression &&
-        (!g.row.base_interference.quiet_grade() || !g.row.new_interference.quiet_grade()))
+        (!g.row.base_interference.all_quiet() || !g.row.new_interference.all_quiet()))
       ++loud;
   }
   if (loud == 0) return;
@@ -305,8 +305,9 @@ void say_rerun_hint(const CompareOptions& o, const compare::GateVerdict& v) {
   std::string helps;
   if (o.no_remeasure) helps = "leave out --no-remeasure (the gate then re-measures them side by side first); ";
   if (!counted) helps += "measure with `--count instructions` and gate on the counts; ";
-  say(stderr, "jitbench compare: {} regression(s) were measured while a side was not quiet (docs/noise.md, "
-              "\"Grades\"): {}or re-run on a quiet machine before believing them\n", loud, helps);
+  say(stderr, "jitbench compare: {} regression(s) were measured while a side was not quiet (one of its processes "
+              "interfered with or not reported; docs/noise.md, \"Grades\"): {}or re-run on a quiet machine before "
+              "believing them\n", loud, helps);
 }
 
 int gate(const CompareOptions& o, const compare::GateVerdict& v) {
@@ -363,7 +364,8 @@ struct GateRemeasure {
   std::optional<int> interrupted;
 };
 
-GateRemeasure remeasure_for_gate(const CompareOptions& o, const LoadedRun& base, const compare::Comparison& cmp) {
+GateRemeasure remeasure_for_gate(const CompareOptions& o, const LoadedRun& base, const LoadedRun& next,
+                                 const compare::Comparison& cmp) {
   GateRemeasure out;
   out.asked = o.fail_on_regression_pct && !o.no_remeasure && o.remeasure.empty();
   if (out.asked) out.cases = compare::cases_to_remeasure(cmp, *o.fail_on_regression_pct, o.alpha);
@@ -374,23 +376,30 @@ GateRemeasure remeasure_for_gate(const CompareOptions& o, const LoadedRun& base,
     return out;
   };
   if (auto why = why_base_code_not_pinned(base, out.cases)) return cannot(*why);
+  std::vector<std::string> new_ids;  // NEW's own ids of those cases: NEW is measured again too
+  for (const auto& [a, b] : compare::paired_cases(base.cases, next.cases))
+    if (std::find(out.cases.begin(), out.cases.end(), a->c.id) != out.cases.end()) new_ids.push_back(b->c.id);
+  if (auto why = why_code_not_pinned(next, new_ids, "NEW")) return cannot("NEW is not pinned either: " + *why);
   const std::string dir = dir_beside(o.next);
   std::optional<std::pair<std::string, std::string>> dirs;
   try {
     require_outside_inputs(dir, "the re-measurement", {{"BASE", o.base}, {"NEW", o.next}});
     say(stderr, "jitbench compare: re-measuring {} case(s) of BASE and NEW side by side, interleaved (a row would "
                 "fail while a side was not quiet) -> {}\n", out.cases.size(), dir);
-    out.dir = dir;
     dirs = remeasure_side_by_side(o.base, o.next, dir, true, out.cases);
   } catch (const UserError& e) {
-    return cannot(e.what());
+    say(stderr, "jitbench compare: the re-measurement failed: {}\n", e.what());
+    out.cannot = std::string("the re-measurement failed: ") + e.what();
+    return out;
   }
   if (!dirs) {
     out.interrupted = 128 + interrupt_signal();  // said why on stderr; as an interrupted run exits
     return out;
   }
   const LoadedRun a = load_run(dirs->first, "the re-measured BASE"), b = load_run(dirs->second, "the re-measured NEW");
-  if (auto why = why_environment_changed(base, a)) return cannot(*why + "; the re-measurement in " + dir + " is not used");
+  if (auto why = why_environment_changed(base, a, next, b))
+    return cannot(*why + "; the re-measurement in " + dir + " is not used");
+  out.dir = dir;
   out.again = compare::compare_runs(a.cases, b.cases, o.alpha);
   return out;
 }
@@ -452,7 +461,7 @@ int cmd_compare(const CompareOptions& given) {
   write_exports(o, base, next, cmp);
   const auto refused = check_threshold(o, cmp, floor);
   GateRemeasure again;
-  if (!refused) again = remeasure_for_gate(o, base, cmp);
+  if (!refused) again = remeasure_for_gate(o, base, next, cmp);
   if (again.interrupted) return *again.interrupted;
   auto verdict = compare::gate_rows(cmp, o.fail_on_regression_pct, o.alpha, again.again, again.asked);
   verdict.base = o.base;

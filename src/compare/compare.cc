@@ -231,6 +231,7 @@ Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<C
       if (counted && count_source(a) != count_source(*b)) continue;  // said by note_sources
       auto row = metric_row(by(a.c.id), metric, xa, it->second, alpha);
       if (!row) continue;
+      row->base_case_id = a.c.id;
       row->base_interference = metric_interference(a, metric);
       row->new_interference = metric_interference(*b, metric);
       out.log_ratios[metric].push_back(std::log(row->ratio));
@@ -262,8 +263,6 @@ std::vector<const MetricRow*> regressions(const Comparison& c, double pct, doubl
   return out;
 }
 
-namespace {
-// The instruction count that stands beside a time metric ("" for none).
 std::string count_of(const std::string& time_metric) {
   if (time_metric == "cold_import_s") return instructions_metric("import");
   if (time_metric == "cold_first_call_s") return instructions_metric("first_call");
@@ -271,7 +270,6 @@ std::string count_of(const std::string& time_metric) {
   if (time_metric == "warm_call_s") return instructions_metric("warm_call");
   return "";
 }
-}  // namespace
 
 std::vector<std::string> time_count_disagreements(const Comparison& c) {
   std::vector<std::string> out;

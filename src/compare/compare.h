@@ -30,6 +30,7 @@ std::vector<std::vector<double>> warm_processes(const CaseResult& c);
 
 struct MetricRow {
   std::string case_id, metric, verdict;
+  std::string base_case_id;  // BASE's own id of the case (case_id drops the environment where pairs are made without it)
   MetricRule rule = MetricRule::MannWhitney;  // how it was judged (compare/metrics.h); Spread: p is NaN
   std::size_t n_base = 0, n_new = 0;
   double base_median = 0, new_median = 0, ratio = 0, lo = 0, hi = 0, p = 1, hl = 0;
@@ -40,6 +41,9 @@ struct MetricRow {
   InterferenceShare base_interference, new_interference;
   bool interfered() const { return base_interference.any() || new_interference.any(); }
 };
+
+// The instruction-count metric that stands beside a time metric ("" for none).
+std::string count_of(const std::string& time_metric);
 
 // "2/5", or "not reported" when none of the side's runs was measured for interference.
 std::string share_text(const InterferenceShare& s);

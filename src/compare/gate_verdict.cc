@@ -22,21 +22,27 @@ bool fails(RowGate g) { return g == RowGate::Regression || g == RowGate::Confirm
 bool needs_remeasure(const MetricRow& r, double pct, double alpha) {
   if (r.rule == MetricRule::Spread) return false;
   if (gate(r, 1.0 + pct / 100.0, alpha) != Gate::Regression) return false;
-  return !r.base_interference.quiet_grade() || !r.new_interference.quiet_grade();
+  return !r.base_interference.all_quiet() || !r.new_interference.all_quiet();
 }
 
 std::vector<std::string> cases_to_remeasure(const Comparison& c, double pct, double alpha) {
   std::vector<std::string> out;
-  for (const auto& r : c.rows)
-    if (needs_remeasure(r, pct, alpha) && std::find(out.begin(), out.end(), r.case_id) == out.end())
-      out.push_back(r.case_id);
+  for (const auto& r : c.rows) {
+    const auto& id = r.base_case_id.empty() ? r.case_id : r.base_case_id;
+    if (needs_remeasure(r, pct, alpha) && std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+  }
   return out;
 }
 
 namespace {
-bool case_has_counts(const Comparison& c, const std::string& case_id) {
-  return std::any_of(c.rows.begin(), c.rows.end(),
-                     [&](const MetricRow& r) { return r.case_id == case_id && r.rule == MetricRule::Spread; });
+// Whether a row's own instruction count (compare::count_of: the same phase)
+// was compared and decided against the limit: only then may it stand for the row.
+bool decided_by_its_count(const Comparison& c, const MetricRow& row, double limit, double alpha) {
+  const auto counted = count_of(row.metric);
+  if (counted.empty()) return false;
+  return std::any_of(c.rows.begin(), c.rows.end(), [&](const MetricRow& r) {
+    return r.case_id == row.case_id && r.metric == counted && gate(r, limit, alpha) != Gate::Undecided;
+  });
 }
 
 const MetricRow* find_gated_row(const Comparison& c, const MetricRow& like) {
@@ -58,8 +64,12 @@ RowGate as_measured(const MetricRow& r, double limit, double alpha) {
 // re-measured, or a re-measurement that gave this row no samples: nothing
 // clears it) by its case's counts, or as measured.
 RowGate judged_again(const Comparison& c, const GatedRow& g, double limit, double alpha) {
-  if (g.remeasured) return gate(*g.remeasured, limit, alpha) == Gate::Regression ? RowGate::Confirmed : RowGate::Cleared;
-  return case_has_counts(c, g.row.case_id) ? RowGate::LeftToCounts : RowGate::Regression;
+  if (g.remeasured) switch (gate(*g.remeasured, limit, alpha)) {
+      case Gate::Regression: return RowGate::Confirmed;
+      case Gate::Clear: return RowGate::Cleared;
+      case Gate::Undecided: return RowGate::NotJudged;  // re-measured, and neither confirmed nor cleared
+    }
+  return decided_by_its_count(c, g.row, limit, alpha) ? RowGate::LeftToCounts : RowGate::Regression;
 }
 }  // namespace
 

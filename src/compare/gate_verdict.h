@@ -3,14 +3,15 @@
 // re-measurement is in: one record that the text, Markdown and JSON outputs
 // all read (export/compare_export.h), so they never disagree. Pure.
 //
-// A row that would fail while either side's interference grade is not quiet
-// (results/interference.h; "not reported" included) is re-measured,
+// A row that would fail while either side had a process interfered with or
+// not reported (InterferenceShare::all_quiet) is re-measured,
 // interleaved, before it may fail: the gate then fails only on what the
 // re-measurement confirms. Instruction counts (the spread rule) do not depend
 // on what else the machine ran (docs/noise.md, "Instructions"), so they are
-// judged as measured. Where BASE cannot be re-measured, a time row whose case
-// also has instruction-count rows is left to the counts; any other row is
-// judged as measured.
+// judged as measured. Where BASE cannot be re-measured, a time row whose own
+// instruction count (the same phase, compare::count_of) was compared and
+// decided is left to that count; any other row is judged as measured. A
+// re-measurement that neither confirms nor clears a row leaves it not judged.
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,7 +53,8 @@ struct GateVerdict {
 };
 
 // Whether a row's failure needs a re-measurement before it counts: it would
-// fail, it is a time or memory row, and either side's grade is not quiet.
+// fail, it is a time or memory row, and either side had a process interfered
+// with or not reported.
 bool needs_remeasure(const MetricRow& r, double pct, double alpha);
 
 // The cases (BASE's ids, first appearance order) with a row needing a re-measurement.

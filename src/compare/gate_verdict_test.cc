@@ -56,6 +56,16 @@ TEST(GateVerdict, OnlyNotQuietTimeRowsThatWouldFailAreReMeasured) {
   EXPECT_FALSE(needs_remeasure(c.rows[2], 10, 0.05));  // counts: not re-measured
   EXPECT_FALSE(needs_remeasure(c.rows[0], 500, 0.05));  // would not fail
   EXPECT_EQ(cases_to_remeasure(c, 10, 0.05), std::vector<std::string>{"a"});
+  // One contended process of six leaves NEW's grade quiet, not NEW untouched: re-measured before it fails.
+  MetricRow one_of_six = slower_row("d", false);
+  Interference hog;
+  hog.n_cpus = 2;
+  hog.interfered = true;
+  hog.other_cpu_s = 1.8;
+  hog.wall_s = 1;
+  one_of_six.new_interference.add(hog);
+  ASSERT_TRUE(one_of_six.new_interference.quiet_grade());
+  EXPECT_TRUE(needs_remeasure(one_of_six, 10, 0.05));
   // A side whose interference was not reported is not quiet either.
   MetricRow unreported = slower_row("c", false);
   unreported.base_interference = {};
@@ -88,6 +98,47 @@ TEST(GateVerdict, WithoutAReMeasurementTheCountsOrTheRowsAsMeasuredDecide) {
   // A re-measurement that gave a row no samples clears nothing.
   Comparison again;
   EXPECT_EQ(gate_rows(c, 10.0, 0.05, again, true).rows[2].gate, RowGate::Regression);
+}
+
+TEST(GateVerdict, CasesToReMeasureAreNamedByBasesOwnIds) {
+  // Two runs of one case in different pinned environments pair without the environment part: the row
+  // says "x", BASE's case is "x__env-a", and that is the case to measure again.
+  Comparison c;
+  MetricRow r = slower_row("x", true);
+  r.base_case_id = "x__env-a";
+  c.rows = {r};
+  EXPECT_EQ(cases_to_remeasure(c, 10, 0.05), std::vector<std::string>{"x__env-a"});
+}
+
+TEST(GateVerdict, ARowIsLeftOnlyToItsOwnDecidedCount) {
+  Comparison c;
+  MetricRow memory = slower_row("a", true), compile = slower_row("a", true);
+  memory.metric = "peak_rss_kib";  // no count measures memory
+  compile.metric = "phase_compile_s";  // nor a phase the counts do not split out
+  MetricRow undecided = counts_row("b");
+  undecided.lo = 0.9;
+  undecided.hi = 1.2;  // across the 1.10 limit
+  c.rows = {memory, compile, counts_row("a"), slower_row("b", true), undecided};
+  const auto v = gate_rows(c, 10.0, 0.05, std::nullopt, true);
+  EXPECT_EQ(v.rows[0].gate, RowGate::Regression);
+  EXPECT_EQ(v.rows[1].gate, RowGate::Regression);
+  EXPECT_EQ(v.rows[3].gate, RowGate::Regression);  // its count did not decide
+  EXPECT_EQ(v.rows[4].gate, RowGate::NotJudged);
+}
+
+TEST(GateVerdict, AReMeasurementThatNeitherConfirmsNorClearsLeavesTheRowNotJudged) {
+  Comparison c, again;
+  c.rows = {slower_row("a", true)};
+  MetricRow across = slower_row("a", true);
+  across.ratio = 1.1;
+  across.lo = 0.9;
+  across.hi = 1.4;
+  across.p = 0.3;
+  across.significant = false;
+  again.rows = {across};
+  const auto v = gate_rows(c, 10.0, 0.05, again, true);
+  EXPECT_EQ(v.rows[0].gate, RowGate::NotJudged);
+  EXPECT_EQ(v.exit_code, 0);
 }
 
 TEST(GateVerdict, NoReMeasureJudgesEveryRowAsMeasured) {

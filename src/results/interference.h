@@ -76,6 +76,10 @@ struct InterferenceShare {
   std::optional<InterferenceGrade> grade() const;
   // Whether the set may be called quiet: reported, and its grade quiet.
   bool quiet_grade() const { return grade() == InterferenceGrade::Quiet; }
+  // Whether every run of the set was reported and none interfered with: what
+  // a gate may trust without measuring again (a minority of disturbed
+  // processes leaves the grade quiet, not the set untouched).
+  bool all_quiet() const { return reported > 0 && reported >= runs && interfered == 0; }
   std::optional<double> others_cpus_median() const;
   // "quiet", "busy (others 1.1 of 2 CPUs)", "contended (others 1.7 of 2
   // CPUs)", "not reported".

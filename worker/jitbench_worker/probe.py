@@ -1,5 +1,6 @@
 """What this interpreter can run, without importing any framework unless asked."""
 
+import hashlib
 import importlib.metadata
 import importlib.util
 import platform
@@ -14,7 +15,26 @@ def _version(dist: str):
         return None
 
 
+def distributions() -> tuple:
+    """Every distribution this interpreter would import from (the first found
+    on sys.path, as import finds it): name -> version, and name -> the sha256
+    of its RECORD (the installed files' hashes: a package reinstalled at the
+    same version with other code has another). What a measured function may
+    use beyond the backends' packages."""
+    versions, records = {}, {}
+    for d in importlib.metadata.distributions():
+        name = (d.metadata["Name"] or "").lower().replace("_", "-")
+        if not name or name in versions:
+            continue
+        versions[name] = d.version
+        text = d.read_text("RECORD")
+        if text is not None:
+            records[name] = hashlib.sha256(text.encode()).hexdigest()
+    return dict(sorted(versions.items())), dict(sorted(records.items()))
+
+
 def probe(check_devices: bool = False) -> dict:
+    versions, records = distributions()
     out_backends = {}
     for name in backends.names():
         adapter = backends.create(name)
@@ -35,6 +55,8 @@ def probe(check_devices: bool = False) -> dict:
         "executable": sys.executable,
         "platform": platform.platform(),
         "packages": {p: _version(p) for p in backends.packages()},  # what the backends' records name
+        "distributions": versions,
+        "distribution_records": records,
         "backends": out_backends,
         "workloads": workloads.names(),
     }

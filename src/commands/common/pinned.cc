@@ -55,31 +55,77 @@ std::optional<std::string> local_modules_changed(const CaseResult& c, bool user_
 }
 }  // namespace
 
-std::optional<std::string> why_base_code_not_pinned(const LoadedRun& base, const std::vector<std::string>& case_ids) {
-  if (base.index.merged) return std::string("BASE is a merged run (compare its shards' runs instead)");
-  if (auto why = kept_copies_changed(base)) return why;
-  const bool user_code = has_user_code(base.index);
+std::optional<std::string> why_code_not_pinned(const LoadedRun& run, const std::vector<std::string>& case_ids,
+                                               const char* side) {
+  if (run.index.merged) return fmt::format("{} is a merged run (compare its shards' runs instead)", side);
+  if (auto why = kept_copies_changed(run)) return why;
+  const bool user_code = has_user_code(run.index);
   for (const auto& id : case_ids) {
-    const auto c = std::find_if(base.cases.begin(), base.cases.end(), [&](const CaseResult& x) { return x.c.id == id; });
-    if (c == base.cases.end()) return fmt::format("BASE has no case {}", id);
+    const auto c = std::find_if(run.cases.begin(), run.cases.end(), [&](const CaseResult& x) { return x.c.id == id; });
+    if (c == run.cases.end()) return fmt::format("{} has no case {}", side, id);
     if (auto why = local_modules_changed(*c, user_code)) return why;
   }
   return std::nullopt;
 }
 
-std::optional<std::string> why_environment_changed(const LoadedRun& base, const LoadedRun& again) {
-  if (base.index.jitbench_version != again.index.jitbench_version)
-    return fmt::format("BASE was measured with jitbench {}, this is jitbench {}: its workloads may differ",
-                       base.index.jitbench_version, again.index.jitbench_version);
+std::optional<std::string> why_base_code_not_pinned(const LoadedRun& base, const std::vector<std::string>& case_ids) {
+  return why_code_not_pinned(base, case_ids, "BASE");
+}
+
+namespace {
+// What a re-measured side must share with the run it stands for: the
+// interpreter and the packages, every installed distribution where both
+// manifests list them (not the hardware: both sides are re-measured here).
+std::vector<std::string> pin_differences(const nlohmann::json& a, const nlohmann::json& b) {
+  using ptr = nlohmann::json::json_pointer;
+  std::vector<std::string> out;
+  for (const char* at : {"/python/version", "/python/implementation"}) {
+    const auto x = a.value(ptr(at), std::string("?")), y = b.value(ptr(at), std::string("?"));
+    if (x != y) out.push_back(fmt::format("{}: '{}' vs '{}'", at + 1, x, y));
+  }
+  // The packages, every distribution and its RECORD's sha256 (a package reinstalled at one version), and the
+  // settings the run recorded (thread counts, XLA_FLAGS, ...): the last three where both manifests hold them.
+  for (const char* at : {"/python/packages", "/python/distributions", "/python/distribution_records", "/env"}) {
+    const auto pa = a.value(ptr(at), nlohmann::json::object()), pb = b.value(ptr(at), nlohmann::json::object());
+    if (std::string(at) != "/python/packages" && !(a.contains(ptr(at)) && b.contains(ptr(at)))) continue;
+    for (const auto* side : {&pa, &pb})
+      for (const auto& [name, v] : side->items()) {
+        if (name.rfind("JITBENCH_", 0) == 0) continue;  // jitbench's own settings (its interpreter, test switches)
+        const auto version = [&](const nlohmann::json& p) {
+          return p.contains(name) && p[name].is_string() ? p[name].get<std::string>() : std::string("absent");
+        };
+        const auto d = fmt::format("{}: {} vs {}", name, version(pa), version(pb));
+        if (version(pa) != version(pb) && std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+      }
+  }
+  return out;
+}
+
+std::optional<std::string> side_changed(const LoadedRun& recorded, const LoadedRun& again, const char* side) {
+  if (recorded.index.jitbench_version != again.index.jitbench_version)
+    return fmt::format("{} was measured with jitbench {}, this is jitbench {}: its workloads may differ", side,
+                       recorded.index.jitbench_version, again.index.jitbench_version);
   // Cases in a pinned environment ran in one rebuilt from its recorded spec;
-  // the others in this interpreter, which must hold what BASE's held.
+  // the others in this interpreter, which must hold what the side's held.
   const bool any_here = std::any_of(again.cases.begin(), again.cases.end(),
                                     [](const CaseResult& c) { return c.c.env.empty(); });
   if (!any_here) return std::nullopt;
-  const auto diff = environment_differences(base.environment.manifest, again.environment.manifest);
+  const auto& m = recorded.environment.manifest;
+  if (has_user_code(recorded.index) && !m.contains(nlohmann::json::json_pointer("/python/distributions")))
+    return fmt::format("cannot tell whether the packages {}'s code imports are installed here as they were (it "
+                       "recorded only the backends' packages, before jitbench listed every installed distribution)",
+                       side);
+  const auto diff = pin_differences(m, again.environment.manifest);
   if (diff.empty()) return std::nullopt;
-  return fmt::format("BASE ran in another environment than this one ({}{})", diff.front(),
+  return fmt::format("{} ran with other packages than this interpreter has ({}{})", side, diff.front(),
                      diff.size() > 1 ? fmt::format(", and {} more", diff.size() - 1) : "");
+}
+}  // namespace
+
+std::optional<std::string> why_environment_changed(const LoadedRun& base, const LoadedRun& base_again,
+                                                   const LoadedRun& next, const LoadedRun& next_again) {
+  if (auto why = side_changed(base, base_again, "BASE")) return why;
+  return side_changed(next, next_again, "NEW");
 }
 
 }  // namespace jitbench

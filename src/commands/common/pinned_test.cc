@@ -67,21 +67,38 @@ TEST(Pinned, AKeptCopyThatChangedOrAMergedRunIsNotPinned) {
   EXPECT_NE(why_base_code_not_pinned(base, {"numpy_f_1_f32"}), std::nullopt);
 }
 
-TEST(Pinned, TheReMeasuredSideMustHaveRunWithBasesPackagesAndJitbench) {
+TEST(Pinned, TheReMeasuredSidesMustHaveRunWithTheirPackagesSettingsAndJitbench) {
   TestDir dir("pinned-env");
   auto base = base_run(dir.path(), std::nullopt, false), again = base;
-  base.environment.manifest = {{"python", {{"version", "3.12.1"}, {"packages", {{"numpy", "2.0.0"}}}}}};
+  base.environment.manifest = {{"python", {{"version", "3.12.1"}, {"packages", {{"numpy", "2.0.0"}}}}},
+                               {"env", {{"OMP_NUM_THREADS", "1"}}}};
   again.environment.manifest = base.environment.manifest;
-  EXPECT_EQ(why_environment_changed(base, again), std::nullopt);
+  const auto same = base;  // NEW and its re-measurement, alike
+  EXPECT_EQ(why_environment_changed(base, again, same, same), std::nullopt);
   again.environment.manifest["python"]["packages"]["numpy"] = "2.1.0";
-  const auto why = why_environment_changed(base, again);
+  auto why = why_environment_changed(base, again, same, same);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("numpy: 2.0.0 vs 2.1.0"), std::string::npos) << *why;
+  // NEW's side is held to its own run: a re-measured NEW without the thread setting NEW ran with.
+  auto next_again = same;
+  next_again.environment.manifest["env"].erase("OMP_NUM_THREADS");
+  why = why_environment_changed(base, base, same, next_again);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("NEW"), std::string::npos) << *why;
+  EXPECT_NE(why->find("OMP_NUM_THREADS"), std::string::npos) << *why;
+  // Every installed distribution, where both list them: a user package reinstalled at the same version.
+  auto with = base;
+  with.environment.manifest["python"]["distributions"] = {{"mypkg", "0.1.0"}};
+  with.environment.manifest["python"]["distribution_records"] = {{"mypkg", "aaa"}};
+  auto changed = with;
+  changed.environment.manifest["python"]["distribution_records"]["mypkg"] = "bbb";
+  EXPECT_EQ(why_environment_changed(with, with, same, same), std::nullopt);
+  EXPECT_NE(why_environment_changed(with, changed, same, same), std::nullopt);
   // Every case in a pinned environment: rebuilt from its recorded spec, this interpreter does not matter.
   for (auto& c : again.cases) c.c.env = "old";
-  EXPECT_EQ(why_environment_changed(base, again), std::nullopt);
+  EXPECT_EQ(why_environment_changed(base, again, same, same), std::nullopt);
   again.index.jitbench_version = "2.0";
-  EXPECT_NE(why_environment_changed(base, again), std::nullopt);
+  EXPECT_NE(why_environment_changed(base, again, same, same), std::nullopt);
 }
 
 }  // namespace

@@ -19,11 +19,16 @@ void append_step_summary(const std::string& markdown, const char* who) {
   // O_APPEND: each write lands at the end, whatever other steps wrote before.
   const std::filesystem::path file = std::filesystem::absolute(path);
   int fd = -1, error = 0;
-  try {
-    fd = open_shared_in(file.parent_path(), file.filename(), SharedOpen::Append);
-  } catch (const WriteError& e) {
-    error = e.error ? e.error : EIO;
-  }
+  // Only a regular file (or none yet): opening a FIFO to write would wait for a reader forever.
+  std::error_code ec;
+  const auto st = std::filesystem::symlink_status(file, ec);
+  if (!ec && st.type() != std::filesystem::file_type::regular && st.type() != std::filesystem::file_type::not_found)
+    error = st.type() == std::filesystem::file_type::directory ? EISDIR : EINVAL;
+  if (!error) try {
+      fd = open_shared_in(file.parent_path(), file.filename(), SharedOpen::Append);
+    } catch (const WriteError& e) {
+      error = e.error ? e.error : EIO;
+    }
   const std::string text = "\n" + markdown;
   std::size_t done = 0;
   while (fd >= 0 && done < text.size()) {
@@ -38,7 +43,7 @@ void append_step_summary(const std::string& markdown, const char* who) {
   if (fd >= 0 && ::close(fd) != 0 && !error) error = errno;
   if (error)
     say(stderr, "{}: warning: cannot append the verdict to GITHUB_STEP_SUMMARY '{}': {} (the verdict and exit code "
-                "stand)\n", who, path, std::strerror(error));
+                "stand)\n", who, path, error == EINVAL ? "not a regular file" : std::strerror(error));
 }
 
 }  // namespace jitbench

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -30,6 +31,18 @@ TEST(StepSummary, AppendsNeverTruncatesAndIsSilentWithoutTheVariable) {
   ::unsetenv("GITHUB_STEP_SUMMARY");
   append_step_summary("| c |\n", "test");
   EXPECT_EQ(read(file), "# before\n\n| a |\n\n| b |\n");
+}
+
+TEST(StepSummary, AFifoIsWarnedAboutNeverWaitedOn) {
+  TestDir dir("step-summary-fifo");
+  const auto fifo = dir.path() / "summary.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ::setenv("GITHUB_STEP_SUMMARY", fifo.c_str(), 1);
+  testing::internal::CaptureStderr();
+  append_step_summary("| a |\n", "test");  // opening it to write would wait for a reader forever
+  const auto said = testing::internal::GetCapturedStderr();
+  ::unsetenv("GITHUB_STEP_SUMMARY");
+  EXPECT_NE(said.find("not a regular file"), std::string::npos) << said;
 }
 
 }  // namespace

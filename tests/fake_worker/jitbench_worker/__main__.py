@@ -307,7 +307,11 @@ def main():
             os.kill(os.getppid(), signal.SIGKILL)
             time.sleep(30)
         names = ["python", "numpy", "numba", "jax_jit_cpu", "jax_jit_gpu"]
-        send(type="probe", python="3.fake", platform="fake", executable=sys.executable,
+        dists = {"numpy": "fake"} if os.environ.get("FAKE_WORKER_DISTRIBUTIONS") != "none" else None
+        if os.environ.get("FAKE_WORKER_DISTRIBUTIONS", "").startswith("numpy="):
+            dists = {"numpy": os.environ["FAKE_WORKER_DISTRIBUTIONS"][len("numpy="):]}
+        extra = {} if dists is None else {"distributions": dists}
+        send(type="probe", python="3.fake", platform="fake", executable=sys.executable, **extra,
              implementation="CPython", packages={"numpy": "0.fake"},
              backends={n: {"available": True, "reason": ""} for n in names}, workloads=["matmul", "mc_pi"])
         send(type="bye")
