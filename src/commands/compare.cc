@@ -38,15 +38,6 @@ LoadedRun load_run(const std::string& dir, const char* which) {
   return std::get<LoadedRun>(std::move(run));
 }
 
-std::string fmt_value(const std::string& metric, double v) {
-  switch (compare::metric_info(metric).kind) {
-    case compare::MetricKind::Memory: return fmt::format("{:.1f} MiB", v / 1024.0);
-    case compare::MetricKind::Instructions: return format_count(v);
-    case compare::MetricKind::Time: break;
-  }
-  return format_seconds(v);
-}
-
 // The HL shift column: the Hodges-Lehmann shift, or for an instruction count the change of medians.
 std::string shift_text(const compare::MetricRow& r) {
   switch (compare::metric_info(r.metric).kind) {
@@ -100,7 +91,7 @@ void print_rows(const compare::Comparison& cmp, const std::optional<NoiseFloor>&
     const auto ratio = spread ? fmt::format("{:.4f} [{:.4f}–{:.4f}]*", r.ratio, r.lo, r.hi)
                               : fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi);
     say(stdout, "{:<48} {:<26} {:>12} {:>12} {:>24} {:>9} {:>12} {:>29}  {}{}\n", r.case_id, r.metric,
-        fmt_value(r.metric, r.base_median), fmt_value(r.metric, r.new_median), ratio,
+        metric_value_text(r.metric, r.base_median), metric_value_text(r.metric, r.new_median), ratio,
         spread ? std::string("—") : fmt::format("{:.3g}", r.p), shift_text(r), interference_column(r), r.verdict,
         floor_text(floor, r));
   }

@@ -1,5 +1,6 @@
 #include "export/analysis_json.h"
 
+#include "export/interference_text.h"
 #include "export/json_util.h"
 
 namespace jitbench {
@@ -41,11 +42,10 @@ json crosscheck_json(const std::optional<Crosscheck>& x) {
 }
 
 json share_json(const InterferenceShare& s) {
-  const auto grade = s.grade();
   return {{"runs", s.runs},
           {"reported", s.reported},
           {"interfered", s.interfered},
-          {"grade", grade ? grade_name(*grade) : "not reported"},
+          {"grade", grade_word(s)},
           {"others_cpus_median", number_or_null(s.others_cpus_median())},
           {"quiet", s.quiet},
           {"busy", s.busy},

@@ -99,8 +99,9 @@ std::string gated_ratio_cell(const compare::MetricRow& r) {
                                                : fmt::format("{:.3f} [{:.3f}–{:.3f}]", r.ratio, r.lo, r.hi);
 }
 
-// A median with its unit, as the text table shows it.
-std::string gated_value(const std::string& metric, double v) {
+}  // namespace
+
+std::string metric_value_text(const std::string& metric, double v) {
   switch (compare::metric_info(metric).kind) {
     case compare::MetricKind::Memory: return fmt::format("{:.1f} MiB", v / 1024.0);
     case compare::MetricKind::Instructions: return format_count(v);
@@ -108,13 +109,6 @@ std::string gated_value(const std::string& metric, double v) {
   }
   return format_seconds(v);
 }
-
-std::string gated_md_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
-  return out;
-}
-}  // namespace
 
 std::string compare_json(const compare::GateVerdict& v) {
   json rows = json::array();
@@ -153,26 +147,26 @@ std::string compare_markdown(const compare::GateVerdict& v) {
     const auto& r = g.row;
     std::string gate = compare::to_string(g.gate);
     if (g.remeasured) gate += fmt::format(" (re-measured: {})", gated_ratio_cell(*g.remeasured));
-    t.add({"`" + gated_md_escape(r.case_id) + "`", "`" + r.metric + "`", gated_value(r.metric, r.base_median),
-           gated_value(r.metric, r.new_median), gated_ratio_cell(r),
-           gated_md_escape(r.base_interference.grade_text() + ", " + r.new_interference.grade_text()),
-           gated_md_escape(r.verdict), gate.empty() ? "—" : gated_md_escape(gate)});
+    t.add({"`" + md_cell(r.case_id) + "`", "`" + r.metric + "`", metric_value_text(r.metric, r.base_median),
+           metric_value_text(r.metric, r.new_median), gated_ratio_cell(r),
+           md_cell(r.base_interference.grade_text() + ", " + r.new_interference.grade_text()),
+           md_cell(r.verdict), gate.empty() ? "—" : md_cell(gate)});
   }
-  std::string out = fmt::format("### jitbench compare: `{}` vs `{}`\n\n", gated_md_escape(v.base), gated_md_escape(v.next));
+  std::string out = fmt::format("### jitbench compare: `{}` vs `{}`\n\n", md_cell(v.base), md_cell(v.next));
   out += t.empty() ? std::string("No metric in common.\n") : to_markdown(t);
   const auto list = [&](const char* title, const std::vector<std::string>& xs) {
     if (xs.empty()) return;
     out += fmt::format("\n{} ({}):\n", title, xs.size());
-    for (const auto& x : xs) out += fmt::format("- `{}`\n", gated_md_escape(x));
+    for (const auto& x : xs) out += fmt::format("- `{}`\n", md_cell(x));
   };
   list("Status got worse", v.worsened);
   list("Missing in NEW", v.removed);
   list("Added in NEW", v.added);
   if (v.remeasure_dir)
     out += fmt::format("\nRe-measured {} case(s) side by side, interleaved, into `{}`.\n", v.remeasured_cases.size(),
-                       gated_md_escape(*v.remeasure_dir));
-  if (v.cannot_remeasure) out += fmt::format("\nCannot re-measure BASE: {}\n", gated_md_escape(*v.cannot_remeasure));
-  return out + "\n**" + gated_md_escape(verdict_line(v)) + "**\n";
+                       md_cell(*v.remeasure_dir));
+  if (v.cannot_remeasure) out += fmt::format("\nCannot re-measure BASE: {}\n", md_cell(*v.cannot_remeasure));
+  return out + "\n**" + md_cell(verdict_line(v)) + "**\n";
 }
 
 }  // namespace jitbench

@@ -12,6 +12,9 @@
 #include "results/model.h"
 
 namespace jitbench {
+
+// A metric's value with its unit, as compare's tables show it (MiB, instructions, seconds).
+std::string metric_value_text(const std::string& metric, double v);
 std::string compare_csv(const compare::Comparison& c);
 // A suite of benchmarks, each with runs: a cold run is one process with one
 // value, a warm run one process with its warm calls. description names the run.
