@@ -165,6 +165,11 @@ def test_an_unwritable_job_summary_is_a_warning_not_a_failed_gate(jitbench, fake
 def test_a_bad_format_is_refused_in_one_line(jitbench, fake_env, tmp_path):
     res = jitbench("compare", "a", "b", "--format", "html")
     assert res.rc == 2 and "--format" in res.stderr, res.stderr
+    # --no-remeasure says what the gate does: without a gate, or beside an explicit --remeasure, it means nothing.
+    for args in (("--no-remeasure",), ("--no-remeasure", "--fail-on-regression", "10", "--remeasure", "d")):
+        res = jitbench("compare", "a", "b", *args)
+        assert res.rc == 2 and "--no-remeasure" in res.stderr and len(res.stderr.strip().splitlines()) == 1, \
+            res.stderr
 
 
 HELPER = '''def work(x):

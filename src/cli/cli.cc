@@ -272,9 +272,9 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
   auto* cmd = app.add_subcommand("compare", "compare two runs case by case, with statistical tests");
   cmd->add_option("base", compare.base, "out dir of the baseline run")->required();
   cmd->add_option("new", compare.next, "out dir of the new run")->required();
-  cmd->add_option("--fail-on-regression", compare.fail_on_regression_pct,
-                  "exit 1 when a metric is significantly worse and its ratio CI lies above 1+PCT/100")
-      ->check(finite_number(0, 1e9));
+  auto* gate = cmd->add_option("--fail-on-regression", compare.fail_on_regression_pct,
+                               "exit 1 when a metric is significantly worse and its ratio CI lies above 1+PCT/100")
+                   ->check(finite_number(0, 1e9));
   cmd->add_option("--alpha", compare.alpha, "significance level of the Mann-Whitney U test (default 0.05)")
       ->check(finite_number(1e-6, 0.5, true));
   cmd->add_option("--csv", compare.csv, "also write every comparison row to this CSV file");
@@ -285,13 +285,16 @@ CLI::App* add_compare(CLI::App& app, CompareOptions& compare) {
                   "when --fail-on-regression is below it")->check(kNonEmpty);
   cmd->add_flag("--strict", compare.strict,
                 "with --noise-floor: refuse (exit 11) a --fail-on-regression below a compared case's noise floor");
-  cmd->add_option("--remeasure", compare.remeasure,
-                  "new or empty directory: measure the cases of BASE's and NEW's recorded commands again, side by "
-                  "side (cold processes interleaved), into DIR/base and DIR/new, and compare those")
-      ->check(kNonEmpty);
+  auto* again = cmd->add_option("--remeasure", compare.remeasure,
+                                "new or empty directory: measure the cases of BASE's and NEW's recorded commands "
+                                "again, side by side (cold processes interleaved), into DIR/base and DIR/new, and "
+                                "compare those")
+                    ->check(kNonEmpty);
   cmd->add_flag("--no-remeasure", compare.no_remeasure,
                 "with --fail-on-regression: judge the rows as measured; by default a row that would fail while "
-                "either side was not quiet is measured again, interleaved, beside NEW (NEW.remeasure) first");
+                "either side was not quiet is measured again, interleaved, beside NEW (NEW.remeasure) first")
+      ->needs(gate)
+      ->excludes(again);
   cmd->add_option("--format", compare.format,
                   "what to print on stdout: text (the table), markdown (a job summary's table) or json "
                   "(jitbench.compare.v1)")

@@ -47,22 +47,21 @@ json host_json(const HostFacts& h) {
 
 json environment_json(const HostFacts& host, const json& probe, const std::map<std::string, std::string>& env,
                       const std::string& captured_at) {
-  json out = {{"schema_version", kEnvironmentSchema},
-              {"jitbench_version", jitbench_version()},
-              {"captured_at", text_or_null(captured_at)},
-              {"host", host_json(host)},
-              {"python",
-               {{"executable", string_or(probe, "executable", "")},
-                {"version", string_or(probe, "python", "")},
-                {"implementation", string_or(probe, "implementation", "")},
-                {"platform", string_or(probe, "platform", "")},
-                {"packages", object_or_empty(probe, "packages")}}},
-              {"backends", object_or_empty(probe, "backends")},
-              {"env", env}};
+  json interpreter = {{"executable", string_or(probe, "executable", "")},
+                      {"version", string_or(probe, "python", "")},
+                      {"implementation", string_or(probe, "implementation", "")},
+                      {"platform", string_or(probe, "platform", "")},
+                      {"packages", object_or_empty(probe, "packages")}};
   // Every installed distribution (probes from this version on): what a re-measurement's environment is held to.
   for (const char* key : {"distributions", "distribution_records"})
-    if (probe.contains(key) && probe[key].is_object()) out["python"][key] = probe[key];
-  return out;
+    if (probe.contains(key) && probe[key].is_object()) interpreter[key] = probe[key];
+  return {{"schema_version", kEnvironmentSchema},
+          {"jitbench_version", jitbench_version()},
+          {"captured_at", text_or_null(captured_at)},
+          {"host", host_json(host)},
+          {"python", interpreter},
+          {"backends", object_or_empty(probe, "backends")},
+          {"env", env}};
 }
 
 json unprobed_environment_json(const HostFacts& host, const std::string& python_executable,

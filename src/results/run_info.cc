@@ -59,6 +59,30 @@ std::vector<std::string> environment_differences(const json& a, const json& b) {
   return out;
 }
 
+std::vector<std::string> environment_pin_differences(const json& a, const json& b) {
+  using ptr = json::json_pointer;
+  std::vector<std::string> out;
+  for (const char* at : {"/python/version", "/python/implementation"}) {
+    const auto x = a.value(ptr(at), std::string("?")), y = b.value(ptr(at), std::string("?"));
+    if (x != y) out.push_back(std::string(at + 1) + ": '" + x + "' vs '" + y + "'");
+  }
+  for (const char* at : {"/python/packages", "/python/distributions", "/python/distribution_records", "/env"}) {
+    if (std::string(at) != "/python/packages" && !(a.contains(ptr(at)) && b.contains(ptr(at)))) continue;
+    const auto pa = a.value(ptr(at), json::object()), pb = b.value(ptr(at), json::object());
+    const auto version = [](const json& p, const std::string& name) {
+      return p.contains(name) && p[name].is_string() ? p[name].get<std::string>() : std::string("absent");
+    };
+    for (const auto* side : {&pa, &pb})
+      for (const auto& [name, v] : side->items()) {
+        if (name.rfind("JITBENCH_", 0) == 0) continue;  // jitbench's own settings (its interpreter, test switches)
+        const auto d = name + ": " + version(pa, name) + " vs " + version(pb, name);
+        if (version(pa, name) != version(pb, name) && std::find(out.begin(), out.end(), d) == out.end())
+          out.push_back(d);
+      }
+  }
+  return out;
+}
+
 std::string machine_key(const EnvironmentInfo& e, const std::string& label) {
   if (!label.empty()) return label;
   std::string gpus = "no GPU";

@@ -45,6 +45,11 @@ EnvironmentInfo parse_environment(const nlohmann::json& manifest);
 // difference ("CPU: 'A' vs 'B'", "numba: 0.60.0 vs 0.61.0"); empty when the
 // two would measure alike.
 std::vector<std::string> environment_differences(const nlohmann::json& a, const nlohmann::json& b);
+// What a side measured again must share with the run it stands for (commands/common/pinned.h): the Python
+// version and implementation, the backends' packages, and where both manifests hold them every installed
+// distribution, its RECORD's sha256 and the recorded settings (thread counts, XLA_FLAGS; jitbench's own
+// JITBENCH_* left out). Not the hardware. One "what: a vs b" line per difference.
+std::vector<std::string> environment_pin_differences(const nlohmann::json& a, const nlohmann::json& b);
 
 // What published snapshots are grouped by: the --machine label when the run
 // was given one, else the hardware (CPU model, logical cores, memory in GiB,

@@ -73,34 +73,6 @@ std::optional<std::string> why_base_code_not_pinned(const LoadedRun& base, const
 }
 
 namespace {
-// What a re-measured side must share with the run it stands for: the
-// interpreter and the packages, every installed distribution where both
-// manifests list them (not the hardware: both sides are re-measured here).
-std::vector<std::string> pin_differences(const nlohmann::json& a, const nlohmann::json& b) {
-  using ptr = nlohmann::json::json_pointer;
-  std::vector<std::string> out;
-  for (const char* at : {"/python/version", "/python/implementation"}) {
-    const auto x = a.value(ptr(at), std::string("?")), y = b.value(ptr(at), std::string("?"));
-    if (x != y) out.push_back(fmt::format("{}: '{}' vs '{}'", at + 1, x, y));
-  }
-  // The packages, every distribution and its RECORD's sha256 (a package reinstalled at one version), and the
-  // settings the run recorded (thread counts, XLA_FLAGS, ...): the last three where both manifests hold them.
-  for (const char* at : {"/python/packages", "/python/distributions", "/python/distribution_records", "/env"}) {
-    const auto pa = a.value(ptr(at), nlohmann::json::object()), pb = b.value(ptr(at), nlohmann::json::object());
-    if (std::string(at) != "/python/packages" && !(a.contains(ptr(at)) && b.contains(ptr(at)))) continue;
-    for (const auto* side : {&pa, &pb})
-      for (const auto& [name, v] : side->items()) {
-        if (name.rfind("JITBENCH_", 0) == 0) continue;  // jitbench's own settings (its interpreter, test switches)
-        const auto version = [&](const nlohmann::json& p) {
-          return p.contains(name) && p[name].is_string() ? p[name].get<std::string>() : std::string("absent");
-        };
-        const auto d = fmt::format("{}: {} vs {}", name, version(pa), version(pb));
-        if (version(pa) != version(pb) && std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
-      }
-  }
-  return out;
-}
-
 std::optional<std::string> side_changed(const LoadedRun& recorded, const LoadedRun& again, const char* side) {
   if (recorded.index.jitbench_version != again.index.jitbench_version)
     return fmt::format("{} was measured with jitbench {}, this is jitbench {}: its workloads may differ", side,
@@ -115,7 +87,7 @@ std::optional<std::string> side_changed(const LoadedRun& recorded, const LoadedR
     return fmt::format("cannot tell whether the packages {}'s code imports are installed here as they were (it "
                        "recorded only the backends' packages, before jitbench listed every installed distribution)",
                        side);
-  const auto diff = pin_differences(m, again.environment.manifest);
+  const auto diff = environment_pin_differences(m, again.environment.manifest);
   if (diff.empty()) return std::nullopt;
   return fmt::format("{} ran with other packages than this interpreter has ({}{})", side, diff.front(),
                      diff.size() > 1 ? fmt::format(", and {} more", diff.size() - 1) : "");
