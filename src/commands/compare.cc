@@ -269,6 +269,11 @@ void say_regressions(const CompareOptions& o, const compare::GateVerdict& v) {
       say(stderr, "jitbench compare: {} {}: {:.3f} as measured (grades BASE {}, NEW {}), {:.3f} re-measured side by "
                   "side: cleared\n", g.row.case_id, g.row.metric, g.row.ratio, g.row.base_interference.grade_text(),
           g.row.new_interference.grade_text(), g.remeasured->ratio);
+    else if (g.gate == compare::RowGate::NotJudged && g.remeasured)
+      say(stderr, "jitbench compare: {} {}: {:.3f} as measured, {:.3f} [{:.3f}–{:.3f}] re-measured side by side: "
+                  "neither confirmed nor cleared (not failed; measure with more --cold-runs/--warm-runs, or on a "
+                  "quiet machine, to decide it)\n", g.row.case_id, g.row.metric, g.row.ratio, g.remeasured->ratio,
+          g.remeasured->lo, g.remeasured->hi);
     else if (g.gate == compare::RowGate::LeftToCounts)
       say(stderr, "jitbench compare: {} {}: {:.3f} measured on a machine that was not quiet (grades BASE {}, NEW {}) "
                   "and not re-measured: not failed, left to its instruction counts\n", g.row.case_id, g.row.metric,

@@ -64,7 +64,7 @@ RowGate as_measured(const MetricRow& r, double limit, double alpha) {
 // re-measured, or a re-measurement that gave this row no samples: nothing
 // clears it) by its case's counts, or as measured.
 RowGate judged_again(const Comparison& c, const GatedRow& g, double limit, double alpha) {
-  if (g.remeasured) switch (gate(*g.remeasured, limit, alpha)) {
+  if (g.remeasured && g.remeasured->testable) switch (gate(*g.remeasured, limit, alpha)) {
       case Gate::Regression: return RowGate::Confirmed;
       case Gate::Clear: return RowGate::Cleared;
       case Gate::Undecided: return RowGate::NotJudged;  // re-measured, and neither confirmed nor cleared

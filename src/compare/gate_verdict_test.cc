@@ -126,6 +126,15 @@ TEST(GateVerdict, ARowIsLeftOnlyToItsOwnDecidedCount) {
   EXPECT_EQ(v.rows[4].gate, RowGate::NotJudged);
 }
 
+TEST(GateVerdict, AReMeasurementWithoutTestableSamplesClearsNothing) {
+  Comparison c, again;
+  c.rows = {slower_row("a", true)};
+  MetricRow failed = same_row("a");
+  failed.testable = false;  // its re-measured processes failed: too few a side for the test
+  again.rows = {failed};
+  EXPECT_EQ(gate_rows(c, 10.0, 0.05, again, true).rows[0].gate, RowGate::Regression);
+}
+
 TEST(GateVerdict, AReMeasurementThatNeitherConfirmsNorClearsLeavesTheRowNotJudged) {
   Comparison c, again;
   c.rows = {slower_row("a", true)};

@@ -59,6 +59,18 @@ std::vector<std::string> environment_differences(const json& a, const json& b) {
   return out;
 }
 
+namespace {
+// A recorded setting that changes what is compiled or measured (thread counts, the frameworks' flags, the
+// native floor's BLAS); not where things are found (PYTHONPATH: the code is pinned by its sha256), the
+// devices a job was handed (CUDA_VISIBLE_DEVICES) or a hash seed a test runner draws.
+bool setting_that_matters(const std::string& key) {
+  static const char* kPrefixes[] = {"XLA_", "JAX_", "NUMBA_", "TF_", "TRITON_", "TORCH", "OMP_", "MKL_",
+                                    "OPENBLAS_", "BLIS_", "VECLIB_", "NUMEXPR_", "GOMP_", "KMP_"};
+  if (key == "JITBENCH_NATIVE_BLAS") return true;
+  return std::any_of(std::begin(kPrefixes), std::end(kPrefixes), [&](const char* p) { return key.rfind(p, 0) == 0; });
+}
+}  // namespace
+
 std::vector<std::string> environment_pin_differences(const json& a, const json& b) {
   using ptr = json::json_pointer;
   std::vector<std::string> out;
@@ -74,7 +86,7 @@ std::vector<std::string> environment_pin_differences(const json& a, const json& 
     };
     for (const auto* side : {&pa, &pb})
       for (const auto& [name, v] : side->items()) {
-        if (name.rfind("JITBENCH_", 0) == 0) continue;  // jitbench's own settings (its interpreter, test switches)
+        if (std::string(at) == "/env" ? !setting_that_matters(name) : name == "jitbench") continue;  // its version: apart
         const auto d = name + ": " + version(pa, name) + " vs " + version(pb, name);
         if (version(pa, name) != version(pb, name) && std::find(out.begin(), out.end(), d) == out.end())
           out.push_back(d);

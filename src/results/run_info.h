@@ -47,8 +47,10 @@ EnvironmentInfo parse_environment(const nlohmann::json& manifest);
 std::vector<std::string> environment_differences(const nlohmann::json& a, const nlohmann::json& b);
 // What a side measured again must share with the run it stands for (commands/common/pinned.h): the Python
 // version and implementation, the backends' packages, and where both manifests hold them every installed
-// distribution, its RECORD's sha256 and the recorded settings (thread counts, XLA_FLAGS; jitbench's own
-// JITBENCH_* left out). Not the hardware. One "what: a vs b" line per difference.
+// distribution but jitbench's own (its version is compared apart), its RECORD's sha256 and the recorded
+// settings that change what is compiled or measured (thread counts, the frameworks' XLA_/JAX_/NUMBA_/TF_/...
+// variables, JITBENCH_NATIVE_BLAS; not PYTHONPATH, CUDA_VISIBLE_DEVICES or PYTHONHASHSEED). Not the hardware.
+// One "what: a vs b" line per difference.
 std::vector<std::string> environment_pin_differences(const nlohmann::json& a, const nlohmann::json& b);
 
 // What published snapshots are grouped by: the --machine label when the run

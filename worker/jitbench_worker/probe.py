@@ -24,7 +24,7 @@ def distributions() -> tuple:
     versions, records = {}, {}
     for d in importlib.metadata.distributions():
         name = (d.metadata["Name"] or "").lower().replace("_", "-")
-        if not name or name in versions:
+        if not name or name in versions or d.version is None:
             continue
         versions[name] = d.version
         text = d.read_text("RECORD")

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "results/run_info.h"
+#include "util/build_info.h"
 #include "util/sha256.h"
 
 namespace jitbench {
@@ -38,18 +39,18 @@ std::optional<std::string> kept_copies_changed(const LoadedRun& base) {
 
 // The first of a case's processes whose recorded modules changed, or none
 // recorded where the run holds user code.
-std::optional<std::string> local_modules_changed(const CaseResult& c, bool user_code) {
+std::optional<std::string> local_modules_changed(const CaseResult& c, bool user_code, const char* side) {
   for (const auto* runs : {&c.cold, &c.warm})
     for (const auto& r : *runs) {
       if (r.worker.empty()) continue;  // a process that reported nothing measured nothing
       if (!r.worker.local_modules) {
         if (!user_code) continue;  // jitbench's own workload: pinned by its version
-        return std::string("cannot tell whether BASE's code is pinned (measured before jitbench recorded local "
-                           "imports)");
+        return fmt::format("cannot tell whether {}'s code is pinned (measured before jitbench recorded local "
+                           "imports)", side);
       }
       for (const auto& m : *r.worker.local_modules)
         if (sha256_or_empty(m.path) != m.sha256)
-          return fmt::format("its target imports {}, which changed since BASE was measured", m.path);
+          return fmt::format("its target imports {}, which changed since {} was measured", m.path, side);
     }
   return std::nullopt;
 }
@@ -58,12 +59,22 @@ std::optional<std::string> local_modules_changed(const CaseResult& c, bool user_
 std::optional<std::string> why_code_not_pinned(const LoadedRun& run, const std::vector<std::string>& case_ids,
                                                const char* side) {
   if (run.index.merged) return fmt::format("{} is a merged run (compare its shards' runs instead)", side);
+  if (run.index.jitbench_version != jitbench_version())
+    return fmt::format("{} was measured with jitbench {}, this is jitbench {}: its workloads may differ", side,
+                       run.index.jitbench_version, jitbench_version());
   if (auto why = kept_copies_changed(run)) return why;
   const bool user_code = has_user_code(run.index);
   for (const auto& id : case_ids) {
     const auto c = std::find_if(run.cases.begin(), run.cases.end(), [&](const CaseResult& x) { return x.c.id == id; });
     if (c == run.cases.end()) return fmt::format("{} has no case {}", side, id);
-    if (auto why = local_modules_changed(*c, user_code)) return why;
+    if (auto why = local_modules_changed(*c, user_code, side)) return why;
+    // What is known before measuring: a run of user code that did not list its distributions cannot be held
+    // to them where it ran in this interpreter (checked after measuring: side_changed).
+    if (user_code && c->c.env.empty() &&
+        !run.environment.manifest.contains(nlohmann::json::json_pointer("/python/distributions")))
+      return fmt::format("cannot tell whether the packages {}'s code imports are installed here as they were (it "
+                         "recorded only the backends' packages, before jitbench listed every installed "
+                         "distribution)", side);
   }
   return std::nullopt;
 }

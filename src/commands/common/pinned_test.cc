@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "util/build_info.h"
 #include "util/sha256.h"
 #include "util/test_dir.h"
 
@@ -19,7 +20,8 @@ void write(const std::filesystem::path& p, const std::string& text) {
 LoadedRun base_run(const std::filesystem::path& dir, std::optional<std::vector<LocalModule>> modules, bool user) {
   LoadedRun run;
   run.dir = dir;
-  run.index.jitbench_version = "1.0";
+  run.index.jitbench_version = jitbench_version();
+  run.environment.manifest = {{"python", {{"distributions", nlohmann::json::object()}}}};
   run.index.command = {"jitbench", user ? "measure" : "run"};
   CaseResult c;
   c.c.id = "numpy_f_1_f32";
@@ -50,6 +52,20 @@ TEST(Pinned, ARunFromBeforeLocalImportsWereRecordedCannotTellForUserCodeOnly) {
             "cannot tell whether BASE's code is pinned (measured before jitbench recorded local imports)");
   // jitbench's own workloads: pinned by jitbench's version (checked on the re-measured side).
   EXPECT_EQ(why_base_code_not_pinned(base_run(dir.path(), std::nullopt, false), {"numpy_f_1_f32"}), std::nullopt);
+}
+
+TEST(Pinned, WhatIsKnownBeforeMeasuringIsRefusedBeforeMeasuring) {
+  TestDir dir("pinned-before");
+  auto other = base_run(dir.path(), std::vector<LocalModule>{}, true);
+  other.index.jitbench_version = "0.0.1";
+  EXPECT_NE(why_base_code_not_pinned(other, {"numpy_f_1_f32"}).value_or("").find("jitbench 0.0.1"), std::string::npos);
+  auto unlisted = base_run(dir.path(), std::vector<LocalModule>{}, true);
+  unlisted.environment.manifest = nlohmann::json::object();  // user code, its distributions never listed
+  EXPECT_NE(why_code_not_pinned(unlisted, {"numpy_f_1_f32"}, "NEW").value_or("").find("cannot tell whether the "
+                                                                                       "packages NEW's code"),
+            std::string::npos);
+  unlisted.cases[0].c.env = "pinned";  // in a pinned environment: its spec holds them
+  EXPECT_EQ(why_code_not_pinned(unlisted, {"numpy_f_1_f32"}, "NEW"), std::nullopt);
 }
 
 TEST(Pinned, AKeptCopyThatChangedOrAMergedRunIsNotPinned) {
@@ -94,6 +110,12 @@ TEST(Pinned, TheReMeasuredSidesMustHaveRunWithTheirPackagesSettingsAndJitbench) 
   changed.environment.manifest["python"]["distribution_records"]["mypkg"] = "bbb";
   EXPECT_EQ(why_environment_changed(with, with, same, same), std::nullopt);
   EXPECT_NE(why_environment_changed(with, changed, same, same), std::nullopt);
+  // Not where things are found, nor jitbench's own distribution (its version is compared apart).
+  auto found_elsewhere = with;
+  found_elsewhere.environment.manifest["env"]["PYTHONPATH"] = "/somewhere";
+  found_elsewhere.environment.manifest["env"]["CUDA_VISIBLE_DEVICES"] = "3";
+  found_elsewhere.environment.manifest["python"]["distributions"]["jitbench"] = "9.9";
+  EXPECT_EQ(why_environment_changed(with, found_elsewhere, same, same), std::nullopt);
   // Every case in a pinned environment: rebuilt from its recorded spec, this interpreter does not matter.
   for (auto& c : again.cases) c.c.env = "old";
   EXPECT_EQ(why_environment_changed(base, again, same, same), std::nullopt);
