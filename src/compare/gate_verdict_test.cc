@@ -64,7 +64,7 @@ TEST(GateVerdict, OnlyNotQuietTimeRowsThatWouldFailAreReMeasured) {
   hog.other_cpu_s = 1.8;
   hog.wall_s = 1;
   one_of_six.new_interference.add(hog);
-  ASSERT_TRUE(one_of_six.new_interference.quiet_grade());
+  ASSERT_EQ(one_of_six.new_interference.grade(), InterferenceGrade::Quiet);
   EXPECT_TRUE(needs_remeasure(one_of_six, 10, 0.05));
   // A side whose interference was not reported is not quiet either.
   MetricRow unreported = slower_row("c", false);

@@ -74,8 +74,6 @@ struct InterferenceShare {
   // disturbed process among quiet ones leaves the set quiet, as it leaves the
   // median and the rank test nearly unmoved); nullopt when none was reported.
   std::optional<InterferenceGrade> grade() const;
-  // Whether the set may be called quiet: reported, and its grade quiet.
-  bool quiet_grade() const { return grade() == InterferenceGrade::Quiet; }
   // Whether every run of the set was reported and none interfered with: what
   // a gate may trust without measuring again (a minority of disturbed
   // processes leaves the grade quiet, not the set untouched).

@@ -60,7 +60,7 @@ TEST(InterferenceShare, TheSetsGradeIsTheUpperMedian) {
   EXPECT_EQ(s.grade(), InterferenceGrade::Busy);
   EXPECT_EQ(s.interfered, 3);
   EXPECT_EQ(s.busy + s.contended, s.interfered);
-  EXPECT_FALSE(s.quiet_grade());
+  EXPECT_FALSE(s.all_quiet());
   EXPECT_NEAR(*s.others_cpus_median(), (0.05 + 1.0) / 2, 1e-12);
   EXPECT_EQ(s.grade_text(), "busy (others 0.5 of 2 CPUs)");
   InterferenceShare t;
