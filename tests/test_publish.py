@@ -95,8 +95,9 @@ def test_publish_refuses_a_run_twice_a_taken_id_a_foreign_dir_and_an_incomplete_
     site = tmp_path / "site"
     assert publish(jitbench, two_runs[0], site, "--id", "week-1").rc == 0
     before = (site / "registry.json").read_bytes()
-    for args, words in [((two_runs[0], site), "already published"),
-                        ((two_runs[1], site, "--id", "week-1"), "is taken"),
+    res = publish(jitbench, two_runs[0], site, "--id", "week-2")  # published once: its pages redrawn, nothing added
+    assert res.rc == 0 and "already published as snapshot week-1" in res.stdout, res.stdout + res.stderr
+    for args, words in [((two_runs[1], site, "--id", "week-1"), "is taken"),
                         ((two_runs[1], site, "--id", "../x"), "--id '../x'"),
                         ((two_runs[1], two_runs[0]), "not a jitbench site")]:
         res = publish(jitbench, *args)
@@ -388,5 +389,10 @@ def test_a_python_without_jinja2_publishes_the_snapshot_and_says_the_pages_were_
     assert res.rc == 2 and "the site's pages were not written" in res.stderr and "jinja2" in res.stderr, res.stderr
     assert len(registry(site)["snapshots"]) == 2  # the snapshot is published ...
     assert (site / "index.html").read_text() == index  # ... and the old pages are left as they were
+    ids = [e["id"] for e in registry(site)["snapshots"]]
+    assert ids[1] not in index
+    res = publish(jitbench, two_runs[1], site)  # the same run again, with figures: its pages drawn, nothing added
+    assert res.rc == 0 and f"already published as snapshot {ids[1]}" in res.stdout, res.stdout + res.stderr
+    assert [e["id"] for e in registry(site)["snapshots"]] == ids and ids[1] in (site / "index.html").read_text()
     assert publish(jitbench, fake_run(jitbench, fake_env, tmp_path / "r3"), site).rc == 0
     assert len(registry(site)["snapshots"]) == 3 and registry(site)["snapshots"][1]["id"] in (site / "index.html").read_text()

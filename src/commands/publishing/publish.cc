@@ -51,9 +51,12 @@ int publish(const PublishOptions& o) {
   auto registry = registry_of(site);
   const auto index_sha = sha256_file(fs::path(o.run) / kIndexFile);
   for (const auto& e : registry)
-    if (e.index_sha256 == index_sha)
-      throw UserError(fmt::format("'{}' is already published in '{}' as snapshot {}: a run is published once",
-                                  o.run, o.site, e.id));
+    if (e.index_sha256 == index_sha) {  // a run is published once; its site's pages may be redrawn
+      regenerate_site(o, site, registry, utc_now());
+      say(stdout, "{}: '{}' is already published as snapshot {} (a run is published once): the site's pages were "
+          "redrawn\n{}\n", o.site, o.run, e.id, (site / "index.html").string());
+      return 0;
+    }
   SnapshotFacts f;
   f.id = snapshot_id(o, run, index_sha);
   f.path = "snapshots/" + f.id;

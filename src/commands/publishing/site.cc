@@ -71,7 +71,7 @@ void regenerate_site(const PublishOptions& o, const fs::path& site, const std::v
     files = draw_figures(resolve_python(o.python), site_json(page), site, site / "site.log");
   } catch (const UserError& e) {
     throw UserError(fmt::format("snapshot published (registry.json lists it), but the site's pages were not "
-                                "written: {}; the next publish writes them", e.what()));
+                                "written: {}; then publish the same run again to draw them", e.what()));
   }
   const std::string prefix = "site/";
   for (const auto& [name, text] : files)
