@@ -370,3 +370,27 @@ def test_an_ambiguous_short_commit_id_is_refused_naming_both(jitbench, toy, tmp_
     assert f"--bad '{short}' is ambiguous" in res.stderr and f"refs/heads/{short}" in res.stderr
     assert shas[1][:12] in res.stderr and shas[2][:12] in res.stderr
     assert not out.exists()
+
+
+def test_bisect_of_your_function_names_the_commit_that_made_its_import_slower(jitbench, toy, tmp_path):
+    # `bisect file.py:fn --git REPO`: the user's own function, whose module imports the package under bisection
+    # (which jitbench's own Python does not have), measured at each commit.
+    target = tmp_path / "mine.py"
+    target.write_text("import numpy as np\nimport toypkg\n\n\ndef make_inputs():\n    return (np.arange(8.0),)\n\n\n"
+                      "def step(x):\n    return x * toypkg.VALUE\n")
+    out = tmp_path / "bisect"
+    shas = toy["shas"]
+    res = jitbench("bisect", f"{target}:step", "--git", str(toy["repo"]), "--good", shas[1], "--bad", shas[2],
+                   "--cold-runs", "5", "--warm-iters", "2", "--metric", "ttfr", "--threshold", "20",
+                   "--find-links", str(toy["wheels"]), "--no-index", "--out-dir", str(out),
+                   env={"JITBENCH_ENV_CACHE": str(toy["cache"])}, out=False, timeout=1200)
+    assert res.rc == 0, res.stderr
+    assert f"commit {shas[2]} (load the tables at import) is the first commit with the regression of ttfr" \
+        in res.stdout, res.stdout
+    doc = json.loads((out / "bisect.json").read_text())
+    validate(doc, "jitbench.bisect.v5")
+    assert doc["result"]["status"] == "found" and doc["result"]["first_bad"] == shas[2], doc["result"]
+    for step in doc["steps"]:
+        assert jitbench("validate", str(out / step["dir"]), out=False).rc == 0
+        cases = json.loads((out / step["dir"] / "index.json").read_text())["cases"]
+        assert cases and all("_step_" in c["case"] for c in cases), cases

@@ -444,3 +444,38 @@ def test_the_environments_section_counts_the_cases_each_environment_ran(jitbench
     section = (res.out / "summary.md").read_text().split("## Environments")[1].split("\n## ")[0]
     assert "- `environments/env-r10.json` (2 cases): " in section, section
     assert "- `environments/env-r12.json` (1 case): " in section, section
+
+
+TARGET = '''import numpy as np
+import slowimp  # its release's import time is what moves
+
+
+def make_inputs():
+    return (np.arange(8.0),)
+
+
+def step(x):
+    return x * 2.0
+'''
+
+
+def test_bisect_of_your_function_names_the_release_that_made_its_import_slower(jitbench, wheelhouse, env_cache,
+                                                                               tmp_path):
+    # `bisect file.py:fn`: each step a `measure` run of the user's own function in that release's environment.
+    wheels, _ = wheelhouse
+    target = tmp_path / "mine.py"
+    target.write_text(TARGET)
+    out = tmp_path / "bisect"
+    res = jitbench("bisect", f"{target}:step", "--package", "slowimp", "--good", "1.1", "--bad", "1.2",
+                   "--cold-runs", "5", "--warm-iters", "2", "--metric", "ttfr", "--threshold", "20",
+                   "--find-links", str(wheels), "--no-index", "--out-dir", str(out),
+                   env={"JITBENCH_ENV_CACHE": str(env_cache)}, out=False, timeout=1200)
+    assert res.rc == 0, res.stderr
+    assert "slowimp 1.2 is the first release with the regression of ttfr" in res.stdout, res.stdout
+    doc = json.loads((out / "bisect.json").read_text())
+    validate(doc, "jitbench.bisect.v5")
+    assert doc["result"]["status"] == "found" and doc["result"]["first_bad"] == "1.2", doc["result"]
+    for step in doc["steps"]:  # each step a measure run of the function, under its own name
+        assert jitbench("validate", str(out / step["dir"]), out=False).rc == 0
+        cases = json.loads((out / step["dir"] / "index.json").read_text())["cases"]
+        assert cases and all("_step_" in c["case"] for c in cases), cases

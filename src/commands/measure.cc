@@ -11,11 +11,14 @@
 #include <sstream>
 
 #include "commands/commands.h"
+#include "config/environments.h"
+#include "env/environments.h"
 #include "env/probe.h"
 #include "results/read.h"
 #include "util/fs.h"
 #include "util/json_get.h"
 #include "util/json_parse.h"
+#include "util/ticker.h"
 
 namespace jitbench {
 namespace fs = std::filesystem;
@@ -66,6 +69,33 @@ Shim write_shim(const MeasureOptions& m, const std::string& python, const fs::pa
                                 line.empty() ? "none" : line));
   return shim;
 }
+// The interpreter that loads the user's function to write its shim. With
+// --env the function is measured in pinned environments, and its module may
+// import what only they hold (`bisect file.py:fn --package P`, where
+// jitbench's own Python has no P): the first environment that builds (the
+// cache keeps it for the run) loads it; with none, jitbench's Python does,
+// and the run reports the environments as it always does.
+std::string shim_python(const RunOptions& o, const fs::path& dir) {
+  if (o.envs.empty()) return resolve_python(o.python);
+  const auto root = environment_cache_root();
+  if (auto* why = std::get_if<std::string>(&root)) throw UserError(*why);
+  std::vector<std::string> find_links;
+  for (const auto& f : o.find_links) find_links.push_back(fs::absolute(f).lexically_normal().string());
+  EnvironmentRequest req{resolve_python(""), resolve_worker_dir(), std::get<fs::path>(root), find_links,
+                         o.no_index, dir / "environment.log", dir};
+  PosixLauncher launcher;
+  for (const auto& text : o.envs) {
+    auto parsed = parse_environment_spec(text);
+    if (auto* e = std::get_if<std::string>(&parsed)) throw UserError(*e);
+    std::vector<EnvironmentSpec> specs = {std::get<EnvironmentSpec>(parsed)};
+    for (const auto& v : o.env_vars) apply_environment_variable(specs, v);  // the run refuses a bad one
+    const Ticker ticker(fmt::format("environment {}: building or checking (uv), to load your function in it",
+                                    specs.front().name), o.quiet);
+    const auto b = build_environment(launcher, specs.front(), req);
+    if (b.ok) return b.python;
+  }
+  return resolve_python(o.python);
+}
 }  // namespace
 
 int cmd_measure(const MeasureOptions& m, const std::vector<std::string>& command) {
@@ -75,7 +105,7 @@ int cmd_measure(const MeasureOptions& m, const std::vector<std::string>& command
   // them; removed when the command ends.
   const PrivateDir dir("jitbench-measure");
   RunOptions o = m.run;
-  Shim shim = write_shim(m, resolve_python(o.python), dir.path());
+  Shim shim = write_shim(m, shim_python(o, dir.path()), dir.path());
   o.workload_paths = {shim.path};
   o.kept_files = std::move(shim.kept);
   return cmd_run(o, command);
