@@ -59,7 +59,7 @@ def test_analysis_and_summary_give_each_runs_grade_and_others_cpus(jitbench, gra
             assert "No measured process was interfered with (5 measured; others took 0.0–0.0 of 2 CPUs" in section
             assert f"`{CASE}`" not in section  # no case line without interference
         else:
-            assert cold["others_cpus_median"] > (0 if grade == "busy" else 100), cold
+            assert cold["others_cpus_median"] > (0 if grade == "busy" else 1.5), cold  # a hog: capped at 2 CPUs
             line = re.search(rf"- `{CASE}`: cold runs (\w+) \(others ([0-9.]+) of 2 CPUs; {n}/{n} interfered with\)",
                              section)
             assert line and line.group(1) == grade, section
@@ -159,6 +159,6 @@ def test_bisect_gives_each_steps_cases_their_grade(jitbench, fake_env, tmp_path_
     doc = json.loads((out / "bisect.json").read_text())
     validate(doc, "jitbench.bisect.v5")
     cases = [c for s in doc["steps"] for c in s["cases"]]
-    assert cases and all(c["grade"] == "contended" and c["others_cpus_median"] > 100 for c in cases), cases
+    assert cases and all(c["grade"] == "contended" and c["others_cpus_median"] >= 1.5 for c in cases), cases
     assert re.search(r"jitbench bisect: graderel 1\.0 \(good\) measured; interference: "
                      r"numpy_matmul_8_f32 contended \(others [0-9.]+ of 2 CPUs\)", res.stderr), res.stderr

@@ -71,3 +71,49 @@ def test_a_run_killed_at_any_point_is_resumed_into_a_valid_run(tmp_path, fake_en
     listed = {f["path"] for f in index["files"]}
     assert f"references/{CASES[1]}.pickle" in listed
     assert not [p for p in (out / "references").iterdir() if p.name.endswith(".tmp")]
+
+
+# A run whose second case is the native worker's (build/jitbench-native-worker, no AOT cross-check, no anatomy):
+# killed at the points it has. Inside its processes by jitbench's counted "process_started" point (the N-th
+# worker process of the run just started: the probe, the first case's two cold and one warm process, then the
+# native case's), checked by the logs the kill leaves.
+NATIVE_SUITE = SUITE.replace('"jax_jit_cpu"', '"native"')
+NATIVE_CASES = ["numpy_mc_pi_1000_f64", "native_mc_pi_1000_f64"]
+NATIVE_POINTS = [
+    ("before_its_first_process", "case_opened:2", None),
+    ("mid_cold_process", "process_started:5", "cold-0.log"),
+    ("mid_warm_process", "process_started:7", "warm-0.log"),
+    ("between_its_documents_and_the_index", "before_index:4", None),
+]
+
+
+@pytest.mark.parametrize("point,kill_at,last_log", NATIVE_POINTS, ids=[p[0] for p in NATIVE_POINTS])
+def test_a_run_with_a_native_case_killed_at_any_point_is_resumed(tmp_path, fake_env, point, kill_at, last_log):
+    suite = tmp_path / "kills.toml"
+    suite.write_text(NATIVE_SUITE)
+    out = tmp_path / "out"
+    killed = run(["run", "--suite", str(suite), "--out-dir", str(out), "--quiet", "--ceilings", "off"],
+                 dict(os.environ, **fake_env(), JITBENCH_TEST_KILL_AT=kill_at))
+    assert killed.returncode == -9, (killed.returncode, killed.stderr)
+    logs = out / "logs" / NATIVE_CASES[1]
+    if last_log:  # the kill came inside that process: its log is the native case's last
+        assert sorted(p.name for p in logs.iterdir())[-1] == last_log, sorted(logs.iterdir())
+    index = json.loads((out / "index.json").read_text())
+    assert not index["complete"]
+    recorded = [c["case"] for c in index["cases"]]
+    assert recorded == NATIVE_CASES[:1], recorded
+    if point == "between_its_documents_and_the_index":  # its case file renamed into place, not yet listed
+        assert (out / "cases" / f"{NATIVE_CASES[1]}.json").exists()
+    resumed = run(["run", "--resume", str(out), "--quiet"], dict(os.environ, **fake_env()))
+    assert resumed.returncode == 0, resumed.stderr
+    check = run(["validate", str(out)], dict(os.environ))
+    assert check.returncode == 0, check.stdout + check.stderr
+    index = json.loads((out / "index.json").read_text())
+    validate(index, "jitbench.index.v4")
+    assert index["complete"] and [c["case"] for c in index["cases"]] == NATIVE_CASES
+    assert all(c["status"] == "ok" for c in index["cases"]), index["cases"]
+    assert index["resumed"][-1]["kept"] == 1 and index["resumed"][-1]["remeasured"] == NATIVE_CASES[1:]
+    for case_id in NATIVE_CASES:
+        case = json.loads((out / "cases" / f"{case_id}.json").read_text())
+        assert len(case["cold"]["runs"]) == 2 and len(case["warm"]["runs"]) == 1
+    assert sorted(p.name for p in logs.iterdir()) == ["cold-0.log", "cold-1.log", "warm-0.log"]

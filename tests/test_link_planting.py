@@ -11,11 +11,22 @@ a temporary and renamed over it); in no case does anything outside change.
 Commands that write into a new or empty directory (run, measure, noise,
 compare --remeasure, merge, replicate, bisect) cannot find a link planted
 inside it before they start; their outputs put inside their inputs are
-refused (test_nothing_lost.py). A link can still be planted while they run:
-`run` is attacked mid-run (the second of two cases measuring) at its case
-file, reference, log directory, index, summary and `cases/`; the others
-write through the same door (util/fs.h, checked by test_architecture.py).
-Fake workers."""
+refused (test_nothing_lost.py). A link can still be planted while they run,
+once a slow process of theirs has started (attack_mid_run):
+- `run` (the second of two cases measuring) at its case file, reference,
+  log directory, index, summary and `cases/`;
+- `measure` (a user module that sleeps at import; the real worker, numpy
+  only) at `cases/` and `index.json`;
+- `noise` at side b's `cases/` while side a measures, and at `noise.json`;
+- `compare --remeasure D` at `D/new/cases` while `D/base` measures;
+- `replicate` at `replication/` while the replica measures.
+Too quick to catch mid-run, attacked before they run at every path they
+write or remove (plant_everywhere): `merge` (below an OUT that exists and is
+empty, and OUT itself: each refused, OUT no longer empty), `envs rm` and
+`envs prune` (every path below the cache they remove or write).
+`bisect` builds an environment per release or commit (uv; the heavy tier)
+and measures through `run`'s own code: not attacked here. Fake workers but
+for measure."""
 
 import os
 import shutil
@@ -31,11 +42,13 @@ from test_links import CASES, outside_dir, sh, snapshot, stop_while_starting
 pytestmark = pytest.mark.quick
 
 
-def written(before, after):
-    """The paths (relative) that a command made or changed, with every directory above each."""
+def written(before, after, removed=False):
+    """The paths (relative) that a command made or changed (and, with removed, those it
+    removed), with every directory above each."""
     out = set()
-    for rel, value in after.items():
-        if rel == "." or before.get(rel) == value:
+    gone = {rel: None for rel in before if rel not in after} if removed else {}
+    for rel, value in {**after, **gone}.items():
+        if rel == "." or (rel in after and before.get(rel) == value):
             continue
         parts = rel.split(os.sep)
         out.update(os.sep.join(parts[:i]) for i in range(1, len(parts) + 1))
@@ -47,14 +60,15 @@ def lock_free(tree):
     return {k: v for k, v in snapshot(tree).items() if not k.endswith(".jitbench.lock")}
 
 
-def plant_everywhere(tmp_path, template, command):
-    """command(root) run on a copy of template, then once more per written path with that path a link outside."""
+def plant_everywhere(tmp_path, template, command, removed=False):
+    """command(root) run on a copy of template, then once more per written (or, with removed,
+    removed) path with that path a link outside."""
     clean = tmp_path / "clean"
     shutil.copytree(template, clean, symlinks=True)
     before = lock_free(clean)
     r = command(clean)
     assert r.returncode == 0, r.stderr
-    targets = written(before, lock_free(clean))
+    targets = written(before, lock_free(clean), removed)
     assert targets, "the command wrote nothing: nothing to plant"
     for i, rel in enumerate(targets):
         root = tmp_path / f"planted{i}"
@@ -76,8 +90,9 @@ def plant_everywhere(tmp_path, template, command):
             lines = [ln for ln in r.stderr.strip().splitlines() if " · elapsed " not in ln]
             assert r.returncode in (2, 13) and len(lines) == 1, f"{rel}: exit {r.returncode}: {r.stderr}"
             assert r.returncode != 13 or "symbolic link" in r.stderr, f"{rel}: {r.stderr}"
-        else:  # the link was replaced by the command's own file, never followed
+        elif not removed:  # the link was replaced by the command's own file, never followed
             assert not victim.is_symlink(), f"{rel}: exit 0 with the link still there"
+        # A remover may leave a link it did not make as it is (`envs prune`: "not made by jitbench: left alone").
     return targets
 
 
@@ -165,3 +180,111 @@ def test_run_never_writes_through_a_link_planted_mid_run(tmp_path, fake_env_modu
         assert not victim.is_symlink(), f"{rel}: exit 0 with the link still there"
     else:
         assert rc == 13 and "symbolic link" in err, f"{rel}: exit {rc}: {err}"
+
+
+def attack_mid_run(argv, env, root, started, rel, outside, cwd=None, done=(0,)):
+    """jitbench argv, writing below root; once a file matching the glob `started` exists
+    below root (a slow process of the command has begun), root/rel is made a link to
+    outside. The command must not write through it: it finishes (an exit code of `done`)
+    having replaced the link with its own file, or refuses in one line naming it (exit 13)."""
+    keep = snapshot(outside)
+    p = subprocess.Popen([str(JITBENCH), *argv], env=dict(os.environ, **env), cwd=cwd, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not list(root.glob(started)) and p.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    assert list(root.glob(started)), f"{started} never appeared: {p.communicate(timeout=120)}"
+    victim = root / rel
+    if victim.is_dir() and not victim.is_symlink():
+        shutil.rmtree(victim)
+    elif victim.exists() or victim.is_symlink():
+        victim.unlink()
+    victim.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(outside, victim)
+    _, err = p.communicate(timeout=180)
+    assert snapshot(outside) == keep, f"{rel}: written through the link (exit {p.returncode}: {err})"
+    if p.returncode in done:
+        assert not victim.is_symlink(), f"{rel}: exit {p.returncode} with the link still there"
+    else:
+        # One line of refusal, after whatever progress or notes the command wrote before it.
+        errors = [ln for ln in err.strip().splitlines() if "symbolic link" in ln]
+        assert p.returncode == 13 and len(errors) == 1, \
+            f"{rel}: exit {p.returncode}: {err}"
+    return p.returncode, err
+
+
+SLOW_MODULE = '''
+import time
+import numpy as np
+
+time.sleep(1.5)  # each process imports this: slow enough to plant a link while it runs
+
+
+def make_inputs():
+    return (np.ones((8, 8)),)
+
+
+def f(x):
+    return x @ x
+'''
+
+
+@pytest.mark.parametrize("rel", ["cases", "index.json"])
+def test_measure_never_writes_through_a_link_planted_mid_run(tmp_path, rel):
+    (tmp_path / "slow.py").write_text(SLOW_MODULE)
+    out = tmp_path / "m"
+    attack_mid_run(["measure", "slow.py:f", "--cold-runs", "1", "--warm-iters", "2", "--out-dir", str(out), "-q"],
+                   {}, out, "logs/*/cold-0.log", rel, outside_dir(tmp_path), cwd=tmp_path)
+
+
+NOISE = ["--backends", "numpy", "--cases", "mc_pi_1000_f64", "--cold-runs", "2", "--warm-iters", "2", "-q"]
+
+
+@pytest.mark.parametrize("rel", ["b/cases", "noise.json"])
+def test_noise_never_writes_through_a_link_planted_mid_run(tmp_path, fake_env_module, rel):
+    out = tmp_path / "noise"
+    env = dict(fake_env_module(numpy="slow"), FAKE_WORKER_SLEEP="1")
+    attack_mid_run(["noise", *NOISE, "--out-dir", str(out)], env, out, "a/logs/*/cold-0.log", rel,
+                   outside_dir(tmp_path))
+
+
+def test_compare_remeasure_never_writes_through_a_link_planted_mid_run(tmp_path, template, fake_env_module):
+    out = tmp_path / "again"
+    env = dict(fake_env_module(numpy="slow"), FAKE_WORKER_SLEEP="1")
+    attack_mid_run(["compare", str(template), str(template), "--remeasure", str(out)], env, out,
+                   "base/logs/*/cold-0.log", "new/cases", outside_dir(tmp_path))
+
+
+def test_replicate_never_writes_through_a_link_planted_mid_run(tmp_path, template, fake_env_module):
+    out = tmp_path / "replica"
+    env = dict(fake_env_module(numpy="slow"), FAKE_WORKER_SLEEP="1")
+    # One cold process a side tests no timing metric: inconclusive (exit 12) is a replication that finished.
+    attack_mid_run(["replicate", str(template), "--out-dir", str(out), "-q"], env, out, "logs/*/cold-0.log",
+                   "replication", outside_dir(tmp_path), done=(0, 8, 12))
+
+
+def test_merge_never_writes_through_a_planted_link(tmp_path, fake_env_module):
+    # merge takes well under a second: the links are planted before it runs, at every path it writes (below an
+    # OUT that exists and is empty, and OUT itself), where each is refused (OUT no longer empty).
+    shards = tmp_path / "shards"
+    for k in (1, 2):
+        r = sh("run", *TWO_CASES, "--shard", f"{k}/2", "--out-dir", str(shards / f"s{k}"), env=fake_env_module())
+        assert r.returncode == 0, r.stderr
+    (shards / "out").mkdir()
+    targets = plant_everywhere(tmp_path, shards, lambda root: sh("merge", str(root / "out"), str(root / "s1"),
+                                                                 str(root / "s2")))
+    assert "out" in targets and os.path.join("out", "index.json") in targets
+
+
+@pytest.mark.parametrize("argv", [("rm", "old"), ("prune", "--older-than", "1")], ids=["rm", "prune"])
+def test_envs_never_removes_through_a_planted_link(tmp_path, argv):
+    # envs removes quickly: the links are planted before it runs, at every path it removes or writes in the cache.
+    from test_envs_command import crafted
+
+    cache = tmp_path / "cache-template"
+    crafted(cache, "old")
+    crafted(cache, "new")
+    cmd = lambda root: subprocess.run([str(JITBENCH), "envs", *argv], capture_output=True, text=True, timeout=60,
+                                      env=dict(os.environ, JITBENCH_ENV_CACHE=str(root)), stdin=subprocess.DEVNULL)
+    targets = plant_everywhere(tmp_path, cache, cmd, removed=True)
+    assert any(t.endswith("payload.so") for t in targets), targets

@@ -196,3 +196,61 @@ def test_a_function_name_no_file_can_hold_is_refused_before_anything_runs(tmp_pa
     r = sh("measure", f"plain.py:{name}", "--out-dir", str(out), cwd=tmp_path)
     assert r.returncode == 2 and "bytes, more than the 200" in r.stderr and "--name" in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and not out.exists()
+
+
+# Figures no process can have, each edited into the first cold run's interference (the index rehashed).
+QUIET = {"other_cpu_s": 0.01, "steal_s": 0.0, "nivcsw": 3, "worker_cpu_s": 0.5, "wall_s": 0.5, "load_start": 0.1,
+         "load_end": 0.1, "n_cpus": 2, "interfered": False}
+IMPOSSIBLE = {
+    "others_on_more_cpus_than_the_machine_has": ({"other_cpu_s": 40.0, "interfered": True},
+                                                 "interference cannot be a process's (others used 40 s"),
+    # Refused by the case schema (minimum 0) before the reader's own check (which names it too): either way, read.
+    "negative_steal": ({"steal_s": -0.5}, "[interference]"),
+    "flagged_where_its_figures_are_quiet": ({"interfered": True}, "interference cannot be a process's (interfered "
+                                                                  "is true where its figures say quiet"),
+    "quiet_where_its_figures_are_not": ({"other_cpu_s": 0.9}, "interference cannot be a process's (interfered is "
+                                                              "false where its figures say interfered with"),
+}
+
+
+@pytest.mark.parametrize("edit", list(IMPOSSIBLE))
+def test_interference_no_process_can_have_is_refused_on_read(tmp_path, fake_env, edit):
+    # Readers check what writers check: the sampler cannot measure others on more CPUs than the machine has,
+    # a negative steal, or a flag its own rule contradicts; an edited file can say so.
+    out = fake_run(tmp_path, fake_env)
+    rel = "cases/numpy_mc_pi_1000_f64.json"
+    case = json.loads((out / rel).read_text())
+    fields, said = IMPOSSIBLE[edit]
+    case["cold"]["runs"][0]["interference"] = {**QUIET, **fields}
+    (out / rel).write_text(json.dumps(case, indent=2) + "\n")
+    rehash(out, rel)
+    r = sh("validate", str(out))  # a negative figure is the schema's too: named either way
+    assert r.returncode == 1 and "interference" in r.stderr, r.stderr
+    for argv in (["report", str(out)], ["compare", str(out), str(out)]):
+        r = sh(*argv)
+        assert r.returncode == 2 and said in r.stderr, (argv, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    # The same figures, possible: read as they are.
+    case["cold"]["runs"][0]["interference"] = QUIET
+    (out / rel).write_text(json.dumps(case, indent=2) + "\n")
+    rehash(out, rel)
+    assert sh("validate", str(out)).returncode == 0
+
+
+def test_compare_json_with_no_case_in_common_prints_the_document_and_the_reason(tmp_path, fake_env):
+    # `compare A B --format json` printed nothing when the runs share no case: a script got no document.
+    from conftest import validate
+
+    a = fake_run(tmp_path, fake_env, "a")
+    b = tmp_path / "b"
+    r = sh("run", "--cases", "matmul_16_f32", "--backends", "numpy", "--cold-runs", "1", "--warm-iters", "2",
+           "--out-dir", str(b), "--quiet", env=fake_env())
+    assert r.returncode == 0, r.stderr
+    text = sh("compare", str(a), str(b))
+    r = sh("compare", str(a), str(b), "--format", "json")
+    assert r.returncode == text.returncode == 2, (r.stderr, text.stderr)
+    doc = json.loads(r.stdout)
+    validate(doc, "jitbench.compare.v1")
+    assert doc["rows"] == [] and doc["exit_code"] == 2 and "no case in common" in doc["reason"]
+    assert doc["removed"] == ["numpy_mc_pi_1000_f64"] and doc["added"] == ["numpy_matmul_16_f32"]
+    assert r.stderr.strip() == text.stderr.strip() and len(r.stderr.strip().splitlines()) == 1

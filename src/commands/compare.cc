@@ -329,9 +329,22 @@ void require_common_case(const CompareOptions& o, const LoadedRun& base, const L
   if (cmp.removed.size() < base.cases.size() || (base.cases.empty() && next.cases.empty())) return;
   if (next.cases.empty() && o.fail_on_regression_pct) return;
   auto first = [](const LoadedRun& r) { return r.cases.empty() ? std::string("none") : "e.g. " + r.cases[0].c.id; };
-  throw UserError(fmt::format("BASE {} ({} cases, {}) and NEW {} ({} cases, {}) have no case in common: compare two "
-                              "runs of the same cases (the same --cases and --backends)",
-                              o.base, base.cases.size(), first(base), o.next, next.cases.size(), first(next)));
+  const auto why = fmt::format("BASE {} ({} cases, {}) and NEW {} ({} cases, {}) have no case in common: compare two "
+                               "runs of the same cases (the same --cases and --backends)",
+                               o.base, base.cases.size(), first(base), o.next, next.cases.size(), first(next));
+  if (o.format == CompareFormat::Json) {  // the document a script parses, with the reason and the exit code
+    compare::GateVerdict v;
+    v.base = o.base;
+    v.next = o.next;
+    v.threshold_pct = o.fail_on_regression_pct;
+    v.alpha = o.alpha;
+    v.exit_code = 2;
+    v.nothing_compared = why;
+    v.removed = cmp.removed;
+    v.added = cmp.added;
+    say(stdout, "{}", compare_json(v));
+  }
+  throw UserError(why);
 }
 }  // namespace
 

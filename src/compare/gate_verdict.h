@@ -48,6 +48,8 @@ struct GateVerdict {
   std::optional<std::string> remeasure_dir;   // where the re-measurement was written
   std::vector<std::string> remeasured_cases;  // BASE's ids, in order
   std::optional<std::string> cannot_remeasure;
+  // Why nothing was compared (the runs have no case in common); none otherwise.
+  std::optional<std::string> nothing_compared;
   std::vector<GatedRow> rows;
   std::vector<std::string> worsened, removed, added;
 };

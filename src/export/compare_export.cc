@@ -115,11 +115,12 @@ std::string compare_json(const compare::GateVerdict& v) {
   for (const auto& g : v.rows) rows.push_back(gated_row_json(g));
   json remeasure = nullptr;
   if (v.remeasure_dir) remeasure = {{"dir", *v.remeasure_dir}, {"cases", v.remeasured_cases}};
-  const json doc = {{"schema", "jitbench.compare.v1"}, {"base", v.base}, {"new", v.next},
+  json doc = {{"schema", "jitbench.compare.v1"}, {"base", v.base}, {"new", v.next},
                     {"threshold_pct", number_or_null(v.threshold_pct)}, {"alpha", v.alpha},
                     {"exit_code", v.exit_code}, {"remeasure", remeasure},
                     {"cannot_remeasure", v.cannot_remeasure ? json(*v.cannot_remeasure) : json(nullptr)},
                     {"rows", rows}, {"worsened", v.worsened}, {"removed", v.removed}, {"added", v.added}};
+  if (v.nothing_compared) doc["reason"] = *v.nothing_compared;
   return json_text(doc);
 }
 

@@ -16,6 +16,27 @@ bool interference_rule(double other_cpu_s, double steal_s, double worker_cpu_s, 
   return other_cpu_s > outside_bound + resolution_s || steal_s > kInterferenceStealCpus * wall_s + resolution_s;
 }
 
+std::string interference_impossible(const Interference& x) {
+  if (x.n_cpus < 1) return fmt::format("n_cpus {} (a machine has at least one CPU)", x.n_cpus);
+  for (auto [name, v] : {std::pair{"other_cpu_s", x.other_cpu_s}, {"steal_s", x.steal_s},
+                         {"worker_cpu_s", x.worker_cpu_s}, {"wall_s", x.wall_s}})
+    if (!(v >= 0)) return fmt::format("{} {} is negative", name, v);
+  if (x.nivcsw < 0) return fmt::format("nivcsw {} is negative", x.nivcsw);
+  const double n = static_cast<double>(x.n_cpus);
+  const double slack_s = n * kSampleSlackTicks / kSlowestTicksPerS;
+  if (x.other_cpu_s > n * x.wall_s + slack_s)
+    return fmt::format("others used {:.3g} s of CPU in {:.3g} s on a machine of {} CPUs", x.other_cpu_s, x.wall_s,
+                       x.n_cpus);
+  if (x.steal_s > n * x.wall_s + slack_s)
+    return fmt::format("steal of {:.3g} s in {:.3g} s on a machine of {} CPUs", x.steal_s, x.wall_s, x.n_cpus);
+  const bool at_none = interference_rule(x.other_cpu_s, x.steal_s, x.worker_cpu_s, x.wall_s, x.n_cpus, 0.0);
+  const bool at_slowest = interference_rule(x.other_cpu_s, x.steal_s, x.worker_cpu_s, x.wall_s, x.n_cpus,
+                                            n / kSlowestTicksPerS);
+  if (x.interfered && !at_none) return "interfered is true where its figures say quiet";
+  if (!x.interfered && at_slowest) return "interfered is false where its figures say interfered with";
+  return "";
+}
+
 const char* grade_name(InterferenceGrade g) {
   switch (g) {
     case InterferenceGrade::Quiet: return "quiet";

@@ -47,6 +47,37 @@ TEST(InterferenceGrade, NeverContradictsTheFlag) {
   EXPECT_EQ(interference_grade(x), InterferenceGrade::Quiet);
 }
 
+TEST(InterferenceImpossible, WhatAProcessCanHaveIsAccepted) {
+  EXPECT_EQ(interference_impossible(process(0.05, 1.0)), "");
+  EXPECT_EQ(interference_impossible(process(1.70, 0.3)), "");
+  EXPECT_EQ(interference_impossible(process(0.0, 1.0, 2, 0.3)), "");
+  // A process of 1 ms: a tick of others is many CPUs' worth, and can be.
+  auto brief = process(0.02, 0.001);
+  brief.wall_s = 0.001;
+  brief.interfered = interference_rule(0.02, 0, 0.001, 0.001, 2, 0.02);
+  EXPECT_EQ(interference_impossible(brief), "");
+}
+
+TEST(InterferenceImpossible, FiguresNoProcessCanHaveAreNamed) {
+  auto crowd = process(50.0, 1.0);  // others on 50 CPUs of a 2-CPU machine
+  EXPECT_NE(interference_impossible(crowd).find("machine of 2 CPUs"), std::string::npos);
+  auto steal = process(0.0, 1.0);
+  steal.steal_s = -0.5;
+  EXPECT_NE(interference_impossible(steal).find("steal_s -0.5 is negative"), std::string::npos);
+  auto none = process(0.0, 1.0);
+  none.n_cpus = 0;
+  EXPECT_NE(interference_impossible(none), "");
+}
+
+TEST(InterferenceImpossible, AFlagItsFiguresContradictIsNamed) {
+  auto quiet_flagged = process(0.05, 1.0);
+  quiet_flagged.interfered = true;
+  EXPECT_EQ(interference_impossible(quiet_flagged), "interfered is true where its figures say quiet");
+  auto busy_unflagged = process(1.70, 0.3);
+  busy_unflagged.interfered = false;
+  EXPECT_EQ(interference_impossible(busy_unflagged), "interfered is false where its figures say interfered with");
+}
+
 TEST(InterferenceShare, TheSetsGradeIsTheUpperMedian) {
   InterferenceShare s;
   EXPECT_FALSE(s.grade());

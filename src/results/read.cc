@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "results/anatomy.h"
+#include "results/interference.h"
 #include "results/views.h"
 #include "stats/stats.h"
 #include "util/fs.h"
@@ -199,6 +200,10 @@ RunRecord read_run_record(const json& j) {
   r.user_s = j.at("rusage").at("user_s").get<double>();
   r.sys_s = j.at("rusage").at("sys_s").get<double>();
   r.interference = read_interference(j);
+  // The figures the writer measured can be a process's; an edit may make them what none can be.
+  if (r.interference)
+    if (auto why = interference_impossible(*r.interference); !why.empty())
+      throw BadField(fmt::format("a {} run's interference cannot be a process's ({}): the file was edited", mode, why));
   r.log = opt_str(j, "log");
   r.worker = parse_worker_report(j.value("worker", json::object()));
   check_peak_rss(j, r, mode);

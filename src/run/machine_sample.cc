@@ -88,11 +88,15 @@ std::optional<Interference> measure_interference(const std::optional<MachineSamp
   x.wall_s = wall_s;
   x.nivcsw = nivcsw;
   x.n_cpus = a.n_cpus;
-  x.other_cpu_s = std::max(0.0, ticks_to_s(a.busy, b.busy, ticks_per_s) - worker_cpu_s);
-  x.steal_s = ticks_to_s(a.steal, b.steal, ticks_per_s);
+  const double resolution_s = static_cast<double>(a.n_cpus) / static_cast<double>(ticks_per_s);
+  // No CPU time beyond the machine's over the process's life: snapshots that
+  // claim more are not of this interval (injected ones, JITBENCH_TEST_MACHINE_SAMPLES)
+  // and are capped there, a figure the reader accepts (interference_impossible).
+  const double capacity_s = static_cast<double>(a.n_cpus) * std::max(0.0, wall_s) + resolution_s;
+  x.other_cpu_s = std::clamp(ticks_to_s(a.busy, b.busy, ticks_per_s) - worker_cpu_s, 0.0, capacity_s);
+  x.steal_s = std::min(ticks_to_s(a.steal, b.steal, ticks_per_s), capacity_s);
   x.load_start = before->load1;
   x.load_end = after->load1;
-  const double resolution_s = static_cast<double>(a.n_cpus) / static_cast<double>(ticks_per_s);
   x.interfered = interference_rule(x.other_cpu_s, x.steal_s, worker_cpu_s, wall_s, x.n_cpus, resolution_s);
   return x;
 }

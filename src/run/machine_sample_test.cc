@@ -133,6 +133,20 @@ TEST(InterferenceRule, WithoutBothSnapshotsItIsNotReportedNeverQuiet) {
   EXPECT_FALSE(measure_interference(sample(proc_stat(20, 20)), s, 0.1, 1.0, 0, 100));
 }
 
+// Snapshots that claim more CPU time than the machine had over the process
+// (an injected hog of 1000 s beside a process of 1 s) are capped at the
+// machine's capacity: a figure a process can have, still contended.
+TEST(ProcStat, FiguresBeyondTheMachinesCapacityAreCapped) {
+  const auto x = measure_interference(sample(proc_stat(1000, 5000, 10)),
+                                      sample(proc_stat(101000, 5000, 50010)), 0.5, 1.0, 0, 100);
+  ASSERT_TRUE(x);
+  EXPECT_NEAR(x->other_cpu_s, 2.02, 1e-9);
+  EXPECT_NEAR(x->steal_s, 2.02, 1e-9);
+  EXPECT_TRUE(x->interfered);
+  EXPECT_EQ(interference_grade(*x), InterferenceGrade::Contended);
+  EXPECT_EQ(interference_impossible(*x), "");
+}
+
 TEST(ProcSampler, ReadsTheInjectedSequenceAndReportsAMissingSnapshotAsNone) {
   TestDir dir("machine-samples");
   std::ofstream(dir.path() / "stat.0") << proc_stat(100, 100);

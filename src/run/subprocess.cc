@@ -395,6 +395,7 @@ ProcessResult PosixLauncher::launch_one(const SpawnSpec& spec, bool orphans) {
     ::close(pipefd[0]);
     return res;
   }
+  kill_point("process_started");
   const long long deadline = res.spawn_ns + std::chrono::nanoseconds(spec.timeout).count();
   const bool stop = read_channel(pipefd[0], pid, deadline, res);
   ::close(pipefd[0]);

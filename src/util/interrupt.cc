@@ -28,7 +28,7 @@ int interrupt_signal() { return g_signal.load(); }
 
 void kill_point(const char* name) {
   // JITBENCH_TEST_KILL_AT=POINT[:N]: the N-th time (default the first) this process passes POINT.
-  static int passed = 0;
+  static std::atomic<int> passed{0};  // launch_all's threads pass process_started too
   const char* at = std::getenv("JITBENCH_TEST_KILL_AT");
   if (!at || !*at) return;
   const std::string spec = at;
