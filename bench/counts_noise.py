@@ -20,6 +20,7 @@ import json
 import os
 import pathlib
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -81,10 +82,10 @@ def report(out):
             ts = spread(times)
             tm = sorted(t for t in times if t is not None)
             cs = (c["max"] / c["min"] - 1) if c and c["min"] else None
-            print(f"| {case['id']} | {phase} | {c['median'] / 1e6:.2f} M | "
+            print(f"| {case['case']} | {phase} | {c['median'] / 1e6:.2f} M | "
                   f"{'-' if cs is None else f'{100 * cs:.2f}%'} | "
-                  f"{tm[len(tm) // 2]:.4f} | {'-' if ts is None else f'{100 * ts:.0f}%'} |"
-                  if c else f"| {case['id']} | {phase} | not counted | | | |")
+                  f"{f'{statistics.median(tm):.4g}' if tm else '-'} | {'-' if ts is None else f'{100 * ts:.0f}%'} |"
+                  if c else f"| {case['case']} | {phase} | not counted | | | |")
 
 
 def main():
