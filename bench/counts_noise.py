@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/counts_noise.py WORK_DIR [--cases mc_pi_100000_f64]
         [--backends numba,jax_jit_cpu] [--runs 3] [--skip-quiet] [--skip-hogs]
+    .venv/bin/python bench/counts_noise.py WORK_DIR --report RUN_DIR...
 
 Two `jitbench run --count instructions` runs of the same cases, one after
 the other: first on the machine as it is ("quiet-ish": whatever else runs
@@ -96,7 +97,14 @@ def main():
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--skip-quiet", action="store_true")
     p.add_argument("--skip-hogs", action="store_true")
+    p.add_argument("--report", type=pathlib.Path, nargs="+", metavar="RUN_DIR",
+                   help="only print the table of these earlier runs' out dirs (a bisect step's too)")
     args = p.parse_args()
+    if args.report:
+        for d in args.report:
+            print(f"\n## {d}")
+            report(d)
+        return
     args.work.mkdir(parents=True, exist_ok=True)
     for name, hogs, skip in (("quiet", 0, args.skip_quiet), ("hogs", 2, args.skip_hogs)):
         if not skip:
