@@ -59,7 +59,8 @@ def test_a_run_counts_each_phase_in_processes_of_its_own_with_the_source_it_chos
     p = phases(case)
     assert list(p) == ["import", "setup", "first_call", "ttfr", "second_call", "warm_call"]
     assert p["import"]["n"] == 3 and 0 <= p["import"]["spread_pct"] < 1  # the fake's 0.05% sigma
-    assert abs(p["warm_call"]["median"] - 1e5) < 1e3  # 1e6 over the 10 calls counted: per call
+    assert abs(p["warm_call"]["median"] - 1e5) < 1e3  # per call, over the 2 calls counted (--warm-iters 2)
+    assert setup["calls"] == 2 and all(r["worker"]["count"]["warm_calls"] == 2 for r in counts["runs"])
     assert p["ttfr"]["median"] == pytest.approx(p["import"]["median"] + p["setup"]["median"] +
                                                 p["first_call"]["median"], rel=2e-3)
     # The timed runs are untouched: their logs and counts as without --count; the counting processes' own.
@@ -249,13 +250,13 @@ def test_the_plugin_passes_count_to_every_measurement(pytester, monkeypatch, tmp
 def test_valgrind_counts_a_numpy_worker_per_phase_within_a_fraction_of_a_percent(jitbench):
     """Two counting processes of the real numpy worker under callgrind, at
     once (--jobs 2): every phase counted, run to run within 1%, the tool, its
-    version and the controls recorded. --deterministic (one BLAS/OpenMP
-    thread, in the counting processes as in the timed ones): with the default
-    pool, OpenBLAS's threads spin during numpy's import and callgrind counts
-    every thread, which moved the import's count 0.8-1.9% at load 9 here;
-    with one thread it was 0.0% (docs/noise.md, Instructions)."""
+    version and the controls recorded. Without --deterministic: the counting
+    processes get one BLAS/OpenMP thread themselves (with the default pool,
+    OpenBLAS's threads spin during numpy's import and callgrind counts every
+    thread, which moved the import's count 0.8-1.9% at load 9 here; with one
+    thread it was 0.0%: docs/noise.md, Instructions), and the case says so."""
     res = jitbench("run", "--cases", "matmul_16_f32", "--backends", "numpy", "--cold-runs", "1", "--warm-iters", "2",
-                   "--count", "instructions:valgrind", "--jobs", "2", "--deterministic", timeout=900)
+                   "--count", "instructions:valgrind", "--jobs", "2", env={"OPENBLAS_NUM_THREADS": "2"}, timeout=900)
     assert res.rc == 0, res.stderr
     case = res.case("numpy_matmul_16_f32")
     validate(case, "jitbench.case.v7")
@@ -264,6 +265,9 @@ def test_valgrind_counts_a_numpy_worker_per_phase_within_a_fraction_of_a_percent
     assert (setup["source"], setup["tool"]) == ("valgrind", "callgrind") and setup["version"].startswith("valgrind-")
     assert "--tool=callgrind" in setup["options"] and setup["jobs"] == 2
     assert setup["timeout_s"] == 300 * 50  # the timed runs' timeout times valgrind's slowdown
+    threads = setup["controls"]["threads"]  # what the counting processes ran with, not the timed runs' 2
+    assert "OMP_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1, MKL_NUM_THREADS=1" in threads, threads
+    assert setup["calls"] == 2  # as many warm calls as the timed runs make (--warm-iters 2), at most 10
     p = phases(case)
     assert p["import"]["n"] == 2 and p["import"]["median"] > 10e6
     for name in ("import", "setup", "first_call", "warm_call"):
@@ -309,3 +313,38 @@ def test_bisect_on_counts_finds_the_release_that_counts_more_and_clears_a_pair_t
     doc = json.loads((base / "found" / "bisect.json").read_text())
     assert (doc["result"]["status"], doc["result"]["first_bad"]) == ("found", "1.2"), doc["result"]
     assert "countrel 1.2 is the first release with the regression of instructions_import" in found.stdout
+
+
+@pytest.mark.heavy("uv environments")
+def test_the_releases_table_shows_each_environments_count_against_the_one_above(jitbench, fake_env,
+                                                                                 tmp_path_factory):
+    """A run across countrel 1.0, 1.1 and 1.3 (the last counting 30% more at
+    import) with --count: summary.md's Releases table has an instruction
+    column whose cells hold the step's ratio with its spread interval, bold
+    with "more instructions" where the count moved, plain "within spread"
+    where it did not, while the times (40% apart from process to process)
+    decide nothing."""
+    from test_environments import link_numpy_wheels, wheel
+    wheels = tmp_path_factory.mktemp("count-table-wheels")
+    for v, f in {"1.0": 1, "1.1": 1, "1.3": 1.3}.items():
+        wheel(wheels, "countrel", v, {"countrel/__init__.py": f"COUNT_SCALE = {f}\n"})
+    link_numpy_wheels(wheels)
+    # Counts without jitter: an A/A step of 2 processes a side is called a change ~5% of the time by design.
+    env = {**fake_env(), **NOISY, **FAKE_PMU, "FAKE_WORKER_RELEASE": "countrel", "FAKE_WORKER_COUNT_JITTER": "0",
+           "JITBENCH_ENV_CACHE": str(tmp_path_factory.mktemp("count-table-env-cache"))}
+    res = jitbench("run", *CASE, "--count", "instructions", "--env", "r10:countrel==1.0", "--env",
+                   "r11:countrel==1.1", "--env", "r13:countrel==1.3", "--find-links", str(wheels), "--no-index",
+                   env=env, timeout=1200)
+    assert res.rc == 0, res.stderr
+    table = (res.out / "summary.md").read_text().split("## Releases")[1].split("\n## ")[0]
+    header = next(line for line in table.splitlines() if line.startswith("| Environment"))
+    assert "| Instructions: import |" in header, header
+    col = [c.strip() for c in header.split("|")].index("Instructions: import")
+    rows = {r.split("|")[1].strip(): [c.strip() for c in r.split("|")] for r in table.splitlines()
+            if r.startswith("| `r1")}
+    assert set(rows) == {"`r10`", "`r11`", "`r13`"}, table
+    assert re.fullmatch(r"\d+(\.\d+)? [MG]", rows["`r10`"][col]), rows["`r10`"][col]  # the first: no step
+    same, more = rows["`r11`"][col], rows["`r13`"][col]
+    assert "**" not in same and "(1.0000× [1.0000–1.0000])" in same, same
+    m = re.search(r"\(\*\*(1\.\d{4})× \[([\d.]+)–([\d.]+)\], more instructions\*\*\)", more)
+    assert m and (m[1], m[2], m[3]) == ("1.3000", "1.3000", "1.3000"), more

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -320,8 +321,14 @@ bool CaseRunner::anatomy_run(const Case& c, CaseResult& res, const fs::path& cac
   return go_on && i + 1 < setup_.anatomy_runs;
 }
 
-SpawnSpec CaseRunner::count_spec(const Case& c, int index, const fs::path& cache_dir, const fs::path& dump_dir) const {
-  const auto& k = setup_.counting;
+CountingSetup CaseRunner::counting() const {
+  CountingSetup k = setup_.counting;
+  k.calls = std::clamp(setup_.warm_iters, 1, k.calls);
+  return k;
+}
+
+SpawnSpec CaseRunner::count_spec(const CountingSetup& k, const Case& c, int index, const fs::path& cache_dir,
+                                 const fs::path& dump_dir) const {
   SpawnSpec spec;
   // The recorded reference, read-only by descriptor as the timed runs read it (the caller closes it); while
   // none is recorded, the counting process computes its own and writes nothing.
@@ -360,10 +367,12 @@ struct SpecsClosingShared {
 // depend on the load); each with an empty cache directory of its own (a cold
 // cache) and a directory for callgrind's dumps, removed once read.
 void CaseRunner::count_runs(const Case& c, CaseResult& res, const Progress& progress) {
-  const auto& k = setup_.counting;
+  const CountingSetup k = counting();
   if (!k.enabled) return;
   res.count_runs = k.runs;
-  res.count = count_setup_record(k, count_timeout_s(setup_));
+  auto env = worker_environment(setup_, c);  // what the counting processes start with (count_spec)
+  for (const auto& [key, v] : counting_env(k)) env[key] = v;
+  res.count = count_setup_record(k, count_timeout_s(setup_), env);
   if (res.count->unsupported = count_unsupported(c); !res.count->unsupported.empty() || interrupted()) return;
   if (progress)
     progress(fmt::format("counting instructions: {} processes ({}), {} at a time (not timed)", k.runs, k.source,
@@ -385,7 +394,7 @@ void CaseRunner::count_runs(const Case& c, CaseResult& res, const Progress& prog
         res.counted.push_back(not_started(RunMode::Count, i, *err));
         return;
       }
-      s.specs.push_back(count_spec(c, i, cache, dumps.back()->path()));
+      s.specs.push_back(count_spec(k, c, i, cache, dumps.back()->path()));
     }
     done = launcher_.launch_all(s.specs, k.jobs);
   }

@@ -162,8 +162,12 @@ class CaseRunner {
   static void interleave_anatomy(const std::vector<std::pair<CaseRunner*, Case>>& cases, std::vector<Side>& sides,
                                  const Progress& progress);
   void count_runs(const Case& c, CaseResult& res, const Progress& progress);
+  // The counting setup of this run's cases: the run's, counting as many warm
+  // calls as the timed runs make, kCountCalls at most (under valgrind a call of
+  // a large matmul takes minutes).
+  CountingSetup counting() const;
   // One counting process's spawn: its own empty cache directory and dump directory.
-  SpawnSpec count_spec(const Case& c, int index, const std::filesystem::path& cache_dir,
+  SpawnSpec count_spec(const CountingSetup& k, const Case& c, int index, const std::filesystem::path& cache_dir,
                        const std::filesystem::path& dump_dir) const;
   ProcessLauncher& launcher_;
   WorkerSetup setup_;

@@ -50,10 +50,30 @@ std::map<std::string, std::string> counting_env(const CountingSetup& s) {
   // libraries) would otherwise change what a process executes.
   std::map<std::string, std::string> env = {{"PYTHONHASHSEED", "0"}, {"JITBENCH_COUNT_LIB", s.library.string()}};
   if (!s.fake_pmu.empty()) env["JITBENCH_TEST_FAKE_PMU"] = s.fake_pmu;
+  if (s.source == kCountSourceValgrind)
+    for (const char* k : kCountOneThread) env[k] = "1";
   return env;
 }
 
-CountSetup count_setup_record(const CountingSetup& s, double timeout_s) {
+std::string threads_control(const std::map<std::string, std::string>& env, const std::string& source) {
+  std::vector<std::string> set, unset;
+  for (const char* k : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+                        "NUMBA_NUM_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "XLA_FLAGS"}) {
+    const auto it = env.find(k);
+    if (it == env.end() || it->second.empty()) unset.emplace_back(k);
+    else set.push_back(fmt::format("{}={}", k, it->second));
+  }
+  std::string out = set.empty() ? "no thread setting" : fmt::format("{}", fmt::join(set, ", "));
+  if (source == kCountSourceValgrind)
+    out += " (valgrind runs the threads one at a time: the BLAS, OpenMP and numba pools get one thread, so that "
+           "no idle pool thread's spinning is counted)";
+  else
+    out += " (as in the timed runs)";
+  if (!unset.empty()) out += fmt::format("; not set: {} (the library's default, a thread per CPU)", fmt::join(unset, ", "));
+  return out;
+}
+
+CountSetup count_setup_record(const CountingSetup& s, double timeout_s, const std::map<std::string, std::string>& env) {
   CountSetup r;
   r.source = s.source;
   r.chosen = s.chosen;
@@ -67,7 +87,7 @@ CountSetup count_setup_record(const CountingSetup& s, double timeout_s) {
   }
   r.controls = {{"PYTHONHASHSEED", "0"},
                 {"aslr", s.aslr},
-                {"threads", "as in the timed runs (the same worker environment)"}};
+                {"threads", threads_control(env, s.source)}};
   if (!s.fake_pmu.empty()) r.controls["fake_pmu"] = "JITBENCH_TEST_FAKE_PMU: a test's fake counter, not instructions";
   r.calls = s.calls;
   r.timeout_s = timeout_s;

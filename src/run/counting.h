@@ -25,7 +25,8 @@ inline constexpr const char* kCountSourceHardware = "hardware";
 // Counting processes per case by default, and at least: one process has no spread.
 inline constexpr int kDefaultCountRuns = 2;
 inline constexpr int kMinCountRuns = 2;
-// Warm calls counted in each counting process (their count per call is reported).
+// Warm calls counted in each counting process at most (their count per call is
+// reported); fewer where the run asks for fewer warm calls (count_calls).
 inline constexpr int kCountCalls = 10;
 // How much longer a process runs under callgrind than alone (the issue that
 // introduced counting measured ~30x on a 2-core machine; the timeout allows more).
@@ -61,9 +62,25 @@ std::vector<std::string> counting_argv(const CountingSetup& s, std::vector<std::
                                        const std::filesystem::path& dump_dir);
 std::map<std::string, std::string> counting_env(const CountingSetup& s);
 
+// The thread pools a counting process under valgrind runs with one thread
+// (counting_env). Valgrind runs a process's threads one at a time, so a pool
+// buys no speed there, while its idle threads spin and callgrind counts their
+// spinning: the counts would depend on the scheduling, and the process's
+// serialised time goes to the spinning (docs/noise.md, "Thread pools spin").
+// XLA's and TensorFlow's own pools are not set: their settings change what
+// is compiled; they stay as in the timed runs.
+inline constexpr const char* kCountOneThread[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                                                  "BLIS_NUM_THREADS", "NUMBA_NUM_THREADS"};
+
+// The "threads" control of the case file: what the counting processes ran
+// with, read from their whole environment (`env`: the inherited one with the
+// worker's and the counting process's changes applied).
+std::string threads_control(const std::map<std::string, std::string>& env, const std::string& source);
+
 // What the case file records of the setup (the tool, its version and
-// options, the controls), shared by the case's counting processes.
-CountSetup count_setup_record(const CountingSetup& s, double timeout_s);
+// options, the controls), shared by the case's counting processes; `env`:
+// their whole environment (threads_control).
+CountSetup count_setup_record(const CountingSetup& s, double timeout_s, const std::map<std::string, std::string>& env);
 
 // One callgrind dump (a file of --callgrind-out-file's pattern): which part
 // of the process it is, what triggered it (a client request's name, or

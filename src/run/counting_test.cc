@@ -167,9 +167,20 @@ TEST(Counting, TheWorkerRunsUnderTheToolWithAddressRandomisationOff) {
   EXPECT_EQ(argv[5], "--callgrind-out-file=/tmp/d/callgrind.out.%p");
   EXPECT_EQ(std::vector<std::string>(argv.end() - 4, argv.end()),
             (std::vector<std::string>{"--count-source", "valgrind", "--count-calls", "10"}));
+  EXPECT_EQ(counting_env(s).at("OPENBLAS_NUM_THREADS"), "1");  // no idle pool thread spinning under the tool
   auto hw = setup_of("hardware");
   EXPECT_EQ(counting_argv(hw, {"python"}, "/tmp/d")[0], "python");  // no tool around it
   EXPECT_EQ(counting_env(hw).at("PYTHONHASHSEED"), "0");
+  EXPECT_EQ(counting_env(hw).count("OPENBLAS_NUM_THREADS"), 0u);  // the main thread's count: pools as timed
+}
+
+TEST(Counting, TheThreadsControlSaysWhatTheCountingProcessesRanWith) {
+  const auto vg = threads_control({{"OMP_NUM_THREADS", "1"}, {"OPENBLAS_NUM_THREADS", "1"}, {"HOME", "/x"}},
+                                  kCountSourceValgrind);
+  EXPECT_TRUE(vg.starts_with("OMP_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1 (valgrind")) << vg;
+  EXPECT_NE(vg.find("not set: MKL_NUM_THREADS, BLIS_NUM_THREADS, NUMBA_NUM_THREADS"), std::string::npos) << vg;
+  const auto hw = threads_control({{"XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false"}}, kCountSourceHardware);
+  EXPECT_TRUE(hw.starts_with("XLA_FLAGS=--xla_cpu_multi_thread_eigen=false (as in the timed runs)")) << hw;
 }
 
 }  // namespace

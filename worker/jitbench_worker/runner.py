@@ -401,8 +401,10 @@ def run(channel, args) -> int:
         if shared is not None:
             ctx.shared = shared.record(ctx.observation_made, ctx.computed, ctx)
         marks["verified"] = _now()
-        probe = getattr(fn, "memory_probe", None)
-        if probe is not None:  # an extra compile, after the clock, outside the recorded window
+        # An extra compile, after the clock, outside the recorded window; a counting
+        # process records no memory and would compile again under the tool: none.
+        probe = getattr(fn, "memory_probe", None) if args.mode != "count" else None
+        if probe is not None:
             memory["compiled"] = probe(*dev_inputs)
     except Skip as skip:
         body = {"status": "warn", "reason": skip.reason}
