@@ -35,12 +35,6 @@ std::string record_names(const Catalog::Records<T>& v) {
   for (const auto& x : v) out += (out.empty() ? "" : ", ") + x->name;
   return out;
 }
-std::string names(const std::vector<NameInfo>& v) {
-  std::string out;
-  for (const auto& x : v) out += (out.empty() ? "" : ", ") + x.name;
-  return out;
-}
-
 bool is_identifier(const std::string& name) {
   return !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
          std::all_of(name.begin(), name.end(),
@@ -234,29 +228,8 @@ Catalog Catalog::with_record(WorkloadInfo record) const {
   return out;
 }
 
-const std::vector<NameInfo>& cache_policies() {
-  static const std::vector<NameInfo> kPolicies = {
-      {"cold_cache", "fresh process, the framework's default cache settings, caches empty (alias: process_cold)"},
-      {"warm_cache", "fresh process, persistent compile cache primed by an unmeasured run and kept"},
-      {"warm_process", "framework already imported, another function compiled: first call of a new function"},
-  };
-  return kPolicies;
-}
-
-const std::vector<NameInfo>& precisions() {
-  static const std::vector<NameInfo> kPrecisions = {
-      {"default", "each framework's out-of-the-box matmul precision (TF32 on recent GPUs for JAX and TensorFlow)"},
-      {"highest", "IEEE float32 products everywhere: every backend computes the same thing"},
-  };
-  return kPrecisions;
-}
-
 bool is_backend(std::string_view name) { return Catalog::builtin().find_backend(name) != nullptr; }
 std::string backend_names() { return Catalog::builtin().backend_names(); }
-bool is_cache_policy(std::string_view name) { return parse_cache_policy(name).has_value(); }
-bool is_precision(std::string_view name) { return parse_precision(name).has_value(); }
-std::string cache_policy_names() { return names(cache_policies()) + ", process_cold (alias of cold_cache)"; }
-std::string precision_names() { return names(precisions()); }
 
 bool is_dtype(std::string_view s) { return s == "f32" || s == "f64"; }
 std::string dtype_long(std::string_view s) { return s == "f32" ? "float32" : "float64"; }

@@ -2,7 +2,7 @@
 // The names jitbench accepts. Backends and workloads come from the Python
 // worker's registries (worker/jitbench_worker/{backends,workloads}/__init__.py),
 // printed at build time and embedded here: one catalog, nothing to keep in step.
-// Cache policies and precisions are names of config/names.h.
+// Cache policies and precisions are names of config/names.h, described there.
 #include <map>
 #include <memory>
 #include <optional>
@@ -91,11 +91,6 @@ WorkloadInfo workload_from_json(const nlohmann::json& j);
 // placeholder; none when neither has one. plan/plan.h applies it to a Case.
 std::optional<WorkloadInfo> workload_record(const WorkloadInfo* carried, const nlohmann::json& reported);
 
-struct NameInfo {
-  std::string name;
-  std::string summary;
-};
-
 // The backends and workloads one command knows: the built-in ones (the
 // embedded catalog, parsed once, never changed) plus the user workloads it was
 // given. A value: adding a workload or a record makes a new catalog, so two
@@ -142,13 +137,6 @@ class Catalog {
 // Backends are all built in: the built-in catalog's (the CLI checks --backends against them).
 bool is_backend(std::string_view name);
 std::string backend_names();
-const std::vector<NameInfo>& cache_policies();
-const std::vector<NameInfo>& precisions();
-bool is_cache_policy(std::string_view name);
-bool is_precision(std::string_view name);
-// "a, b, c" for error messages.
-std::string cache_policy_names();
-std::string precision_names();
 
 // Case dtype as written in case ids ("f32") and in configs ("float32").
 bool is_dtype(std::string_view short_name);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace jitbench {
 
@@ -14,21 +15,40 @@ std::optional<Status> parse_status(std::string_view s);
 // Failed > Warn > Ok.
 int severity(Status s);
 
+// A name with what it means (`jitbench list`, the worker's --help).
+struct NameInfo {
+  std::string name;
+  std::string summary;
+};
+
 // How a compile cache is prepared for the runs of a case (README: Cache modes).
 enum class CachePolicy { ColdCache, WarmCache, WarmProcess };
 std::string_view to_string(CachePolicy p);
 // Accepts the seed harness's "process_cold" for cold_cache.
 std::optional<CachePolicy> parse_cache_policy(std::string_view s);
+// Every policy in order, each with its description.
+const std::vector<NameInfo>& cache_policies();
+bool is_cache_policy(std::string_view name);
+// "a, b, c" for error messages (with the alias).
+std::string cache_policy_names();
 
 // The matmul precision asked of every framework (docs/precision.md).
 enum class Precision { Default, Highest };
 std::string_view to_string(Precision p);
 std::optional<Precision> parse_precision(std::string_view s);
+const std::vector<NameInfo>& precisions();
+bool is_precision(std::string_view name);
+std::string precision_names();
 
 // What one worker process is asked to do.
 enum class RunMode { Cold, Warm, Aot, Anatomy, Count };
 std::string_view to_string(RunMode m);
 std::optional<RunMode> parse_run_mode(std::string_view s);
+const std::vector<NameInfo>& run_modes();
+
+// worker/jitbench_worker/names.py as it must read: the names above the worker
+// takes on its command line (names_test.cc holds the committed file equal).
+std::string worker_names_py();
 
 // Why a run or a case is not ok. Some carry an argument, written after a colon:
 // "missing_dependency: jax", "unsupported: numpy has no compile cache to warm".

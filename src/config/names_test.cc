@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 namespace jitbench {
 namespace {
 
@@ -29,6 +34,30 @@ TEST(Names, ReasonsWithAndWithoutArguments) {
   EXPECT_FALSE(parse_reason("because"));
   EXPECT_TRUE(parse_reason("cache_not_cold")->is_cache_claim());
   EXPECT_FALSE(parse_reason("timeout")->is_cache_claim());
+}
+
+// The worker takes its --cache-policy, --precision and --mode choices from a
+// generated copy of these lists: the copy must be what the lists print now.
+TEST(Names, WorkerCopyIsCurrent) {
+  const auto file = std::filesystem::path(JITBENCH_TEST_DATA) / ".." / ".." / "worker" / "jitbench_worker" / "names.py";
+  const std::string want = worker_names_py();
+  if (const char* u = std::getenv("JITBENCH_UPDATE_GOLDEN"); u && *u) {
+    std::ofstream(file, std::ios::binary) << want;
+    GTEST_SKIP() << "rewrote " << file;
+  }
+  std::ifstream in(file, std::ios::binary);
+  ASSERT_TRUE(in) << file << " is missing: JITBENCH_UPDATE_GOLDEN=1 build/jitbench_tests --gtest_filter='Names.*'";
+  std::stringstream got;
+  got << in.rdbuf();
+  EXPECT_EQ(got.str(), want) << file << " differs from src/config/names.cc: "
+                             << "JITBENCH_UPDATE_GOLDEN=1 build/jitbench_tests --gtest_filter='Names.*' rewrites it";
+}
+
+TEST(Names, EveryUserNameHasADescription) {
+  for (const auto* list : {&cache_policies(), &precisions(), &run_modes()})
+    for (const auto& n : *list) EXPECT_FALSE(n.summary.empty()) << n.name;
+  EXPECT_EQ(cache_policies().size(), 3u);
+  EXPECT_EQ(precision_names(), "default, highest");
 }
 
 }  // namespace

@@ -52,11 +52,15 @@ Conversation read_conversation(const ProcessResult& p) {
   return c;
 }
 
-// The worker's report: what the artifact keeps of the result message.
+// The worker's report: what the artifact keeps of the result message (the
+// rest is read into the run record: its times, the harness's buckets). A new
+// field's path: docs/architecture.md, "An artifact field, from worker to
+// schema"; tests/test_artifact_fields.py fails on a field one side lacks.
 constexpr const char* kReportKeys[] = {"backend", "device", "verify", "verify_first", "cache", "workload", "env",
                                        "cache_policy", "first_call", "compiles", "cache_events", "cache_events_later",
                                        "cache_files", "sync", "precision", "memory", "aot",
-                                       "anatomy", "instrumentation", "case_shared", "count", "local_modules"};
+                                       "anatomy", "instrumentation", "case_shared", "count", "local_modules",
+                                       "workload_record"};
 
 // The buckets must tile the worker's life between its own marks: each one the
 // span from its mark to the next. A worker that leaves one bucket's time out

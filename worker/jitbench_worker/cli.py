@@ -3,7 +3,17 @@
 import argparse
 import traceback
 
+from . import names
 from .protocol import Channel
+
+
+def _one_of(listed: dict, required=False) -> dict:
+    """argparse's choices, help and default for a list of jitbench's names
+    (names.py, generated from jitbench's own list: none is spelled here). The
+    default is the list's first, as it is jitbench's."""
+    chosen = {"required": True} if required else {"default": next(iter(listed))}
+    return {"choices": list(listed), **chosen,
+            "help": "; ".join(f"{name}: {what}" for name, what in listed.items()).replace("%", "%%")}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -11,7 +21,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="one cold or warm measurement")
     run.add_argument("--fd", type=int, required=True)
-    run.add_argument("--mode", choices=["cold", "warm", "aot", "anatomy", "count"], required=True)
+    run.add_argument("--mode", **_one_of(names.RUN_MODES, required=True))
     run.add_argument("--backend", required=True)
     run.add_argument("--workload", required=True)
     run.add_argument("--workload-path", default=None, help="Python file defining a user workload")
@@ -26,8 +36,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--warm-target-ci", type=float, default=None,
                      help="end the warm calls once their 99%% interval is within +-PCT %% of their median")
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--cache-policy", choices=["cold_cache", "warm_cache", "warm_process"], default="cold_cache")
-    run.add_argument("--precision", choices=["default", "highest"], default="default")
+    run.add_argument("--cache-policy", **_one_of(names.CACHE_POLICIES))
+    run.add_argument("--precision", **_one_of(names.PRECISIONS))
     run.add_argument("--case-shared", default=None,
                      help="the case's shared float64 reference and precision observation (read or written)")
     run.add_argument("--case-shared-sha256", default=None, help="the sha256 jitbench recorded for --case-shared")

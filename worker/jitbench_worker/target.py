@@ -60,25 +60,13 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from . import verify
+from .backends import for_target, record
 
-# Each framework's JIT backend and its eager baseline (CPU). A plain function
-# has no JIT: it is measured on NumPy alone.
-# The GPU backends are planned only where jitbench's device check sees a GPU
-# (a workload file's CATALOG backends are narrowed so: docs/user-workloads.md).
-BACKENDS = {
-    "jax": ("jax_jit_cpu", "jax_eager_cpu", "jax_jit_gpu", "jax_eager_gpu"),
-    "numba": ("numba", "numpy"),
-    "tensorflow": ("tensorflow", "tensorflow_eager", "tensorflow_gpu", "tensorflow_eager_gpu"),
-    "torch": ("torch_compile", "torch_eager", "torch_compile_gpu", "torch_eager_gpu"),
-    "numpy": ("numpy",),
-}
-EAGER = {
-    "jax": "the un-jitted JAX function (jax.jit's __wrapped__)",
-    "numba": "the numba function's py_func (plain Python)",
-    "tensorflow": "the tf.function's python_function, run eagerly",
-    "torch": "the callable torch.compile wrapped, eager",
-    "numpy": "the function itself",
-}
+# Each framework's JIT backends and their eager baselines come from the backend
+# records (backends.for_target): a plain function has no JIT and is measured on
+# NumPy alone. The GPU backends are planned only where jitbench's device check
+# sees a GPU (a workload file's CATALOG backends are narrowed so:
+# docs/user-workloads.md).
 # What each backend of a measured function runs, as tables name it ({fn}: the
 # user's function as they named it): the JIT as the user wrapped it, the eager
 # baseline as what it is -- numba's is the function without @njit, run on NumPy
@@ -89,11 +77,11 @@ JIT_WORDS = {"jax": "jax.jit", "numba": "@njit", "tensorflow": "tf.function", "t
 def backend_labels(framework, fn):
     """{backend: what it runs} for TARGET's backends (the GPU pairs name their device)."""
     out = {}
-    for backend in BACKENDS[framework]:
-        gpu = " on the GPU" if backend.endswith("_gpu") else ""
+    for backend in for_target(framework):
+        gpu = " on the GPU" if record(backend).device == "gpu" else ""
         if framework == "numpy":
             out[backend] = f"{fn} (no JIT)"
-        elif backend == BACKENDS[framework][0] or (gpu and backend == BACKENDS[framework][2]):
+        elif record(backend).jit:
             out[backend] = f"{fn} with {JIT_WORDS[framework]}{gpu}"
         elif framework == "numba":
             out[backend] = f"{fn} without @njit (Python on NumPy arrays)"
@@ -240,9 +228,10 @@ def _one_line(exc) -> str:
 # -- which framework ----------------------------------------------------------------
 @dataclass(frozen=True)
 class Detected:
-    framework: str               # a key of BACKENDS (and of IMPLEMENTATIONS)
+    framework: str               # an adapter's framework (backends.for_target), a key of IMPLEMENTATIONS
     jitted: Optional[Callable]   # the user's JIT-wrapped object; None for a plain function
     eager: Callable              # the same computation without the JIT
+    eager_is: str                # what `eager` is, as the verification's reference names it
 
 
 def detect(obj) -> Detected:
@@ -253,19 +242,19 @@ def detect(obj) -> Detected:
         return any(module == p or module.startswith(p + ".") for p in prefixes)
 
     if from_("numba") and callable(getattr(obj, "py_func", None)):
-        return Detected("numba", obj, obj.py_func)
+        return Detected("numba", obj, obj.py_func, "the numba function's py_func (plain Python)")
     # jax.jit's object has .lower (the ahead-of-time path); other JAX wrappers
     # with a __wrapped__ (custom_jvp) are no JIT.
     if from_("jax", "jaxlib") and callable(getattr(obj, "__wrapped__", None)) and hasattr(obj, "lower"):
-        return Detected("jax", obj, obj.__wrapped__)
+        return Detected("jax", obj, obj.__wrapped__, "the un-jitted JAX function (jax.jit's __wrapped__)")
     if from_("tensorflow") and callable(getattr(obj, "python_function", None)):
-        return Detected("tensorflow", obj, obj.python_function)
+        return Detected("tensorflow", obj, obj.python_function, "the tf.function's python_function, run eagerly")
     orig = getattr(obj, "__dict__", {}).get("_torchdynamo_orig_callable")  # torch.compile(function)
+    if not callable(orig) and from_("torch"):
+        orig = getattr(obj, "_orig_mod", None)  # torch.compile(nn.Module)
     if callable(orig):
-        return Detected("torch", obj, orig)
-    if from_("torch") and callable(getattr(obj, "_orig_mod", None)):  # torch.compile(nn.Module)
-        return Detected("torch", obj, obj._orig_mod)
-    return Detected("numpy", None, obj)
+        return Detected("torch", obj, orig, "the callable torch.compile wrapped, eager")
+    return Detected("numpy", None, obj, "the function itself")
 
 
 # -- values ---------------------------------------------------------------------------
@@ -533,8 +522,8 @@ class Measured:
 
     def reference(self, inputs):
         """(the eager callable's output in float64 as NumPy, what it was)."""
-        eager, fw = self.detected().eager, self.spec["framework"]
-        what = EAGER[fw]
+        detected = self.detected()
+        eager, what = detected.eager, detected.eager_is
         try:
             return to_f64(to_host(self._run(eager, to_f64(inputs)))), f"{what}, float64"
         except Exception as exc:
@@ -664,7 +653,7 @@ def plan(target, inputs=None, check=None, name=None, keep=None):
     kept = _keep(spec, files, keep) if keep else []
     name = name or default_name(target)
     _check_name(name)
-    backends = list(BACKENDS[detected.framework])
+    backends = list(for_target(detected.framework))
     function = attr.rpartition(".")[2]
     source = os.path.basename(where) if is_file(where) else where
     catalog = {"summary": f"jitbench measure {spec['target']} ({detected.framework}"

@@ -50,6 +50,9 @@ class Backend:
     # Distributions whose versions every run records (probe), beyond NumPy.
     packages: Tuple[str, ...] = field(default_factory=tuple)
     needs: str = ""                     # what a native worker needs ("" for nothing)
+    # `jitbench measure` runs a user's function wrapped in this JIT on it as is,
+    # and the eager function on its baseline (for_target below).
+    measure: bool = False
 
 
 _JAX = ("jax", "jaxlib")
@@ -63,12 +66,14 @@ _REGISTRY = {
     "numpy": Backend("NumPy, eager (the seed's baseline)", lambda: numpy_.NumpyAdapter(), default_baseline=True,
                      startup_s=0.2, packages=("numpy", "scipy")),
     "numba": Backend("numba.njit (cache=True under warm_cache)", lambda: numba_.NumbaAdapter(), jit=True,
-                     baseline="numpy",
+                     baseline="numpy", measure=True,
                      startup_s=1.0, packages=_NUMBA),
     "jax_jit_cpu": Backend("jax.jit on the CPU backend", lambda: jax_.JaxAdapter("cpu"), jit=True,
-                           baseline="jax_eager_cpu", startup_s=1.5, aot_crosscheck=True, packages=_JAX),
+                           baseline="jax_eager_cpu", startup_s=1.5, aot_crosscheck=True, packages=_JAX,
+                           measure=True),
     "jax_jit_gpu": Backend("jax.jit on a CUDA GPU", lambda: jax_.JaxAdapter("gpu"), device="gpu", jit=True,
-                           baseline="jax_eager_gpu", startup_s=3.0, aot_crosscheck=True, packages=_JAX_GPU),
+                           baseline="jax_eager_gpu", startup_s=3.0, aot_crosscheck=True, packages=_JAX_GPU,
+                           measure=True),
     "jax_eager_cpu": Backend("JAX op by op without jax.jit on the CPU (jax.jit's baseline)",
                              lambda: jax_.JaxAdapter("cpu", jit=False), startup_s=1.2, packages=_JAX),
     "jax_eager_gpu": Backend("JAX op by op without jax.jit on a CUDA GPU (jax_jit_gpu's baseline)",
@@ -79,10 +84,10 @@ _REGISTRY = {
                               jit=True, baseline="numpy", startup_s=1.5, packages=_NUMBA),
     "tensorflow": Backend("tf.function(jit_compile=True) (XLA) on the CPU",
                           lambda: tensorflow_.TensorflowAdapter("cpu"), jit=True, baseline="tensorflow_eager",
-                          startup_s=5.0, packages=_TF),
+                          startup_s=5.0, packages=_TF, measure=True),
     "tensorflow_gpu": Backend("tf.function(jit_compile=True) (XLA) on a GPU",
                               lambda: tensorflow_.TensorflowAdapter("gpu"), device="gpu", jit=True,
-                              baseline="tensorflow_eager_gpu", startup_s=7.0, packages=_TF),
+                              baseline="tensorflow_eager_gpu", startup_s=7.0, packages=_TF, measure=True),
     "tensorflow_eager": Backend("TensorFlow eager, op by op without tf.function on the CPU (tensorflow's baseline)",
                                 lambda: tensorflow_.TensorflowAdapter("cpu", jit=False), startup_s=4.5,
                                 packages=_TF),
@@ -95,13 +100,14 @@ _REGISTRY = {
                            packages=("torch",)),
     "torch_compile": Backend("torch.compile (dynamo + inductor) on the CPU",
                              lambda: torch_.TorchAdapter(compiled=True, platform="cpu"), jit=True,
-                             baseline="torch_eager", startup_s=10.0, packages=("torch",)),
+                             baseline="torch_eager", startup_s=10.0, packages=("torch",), measure=True),
     "torch_eager_gpu": Backend("eager PyTorch on a CUDA GPU (torch_compile_gpu's baseline)",
                                lambda: torch_.TorchAdapter(compiled=False, platform="gpu"), device="gpu",
                                startup_s=4.0, packages=("torch",)),
     "torch_compile_gpu": Backend("torch.compile (dynamo + inductor, Triton kernels) on a CUDA GPU",
                                  lambda: torch_.TorchAdapter(compiled=True, platform="gpu"), device="gpu", jit=True,
-                                 baseline="torch_eager_gpu", startup_s=12.0, packages=("torch",)),
+                                 baseline="torch_eager_gpu", startup_s=12.0, packages=("torch",),
+                                 measure=True),
     "triton": Backend("Triton kernels on a GPU; interpreter only (warn) without one", lambda: triton_.TritonAdapter(),
                       device="gpu", jit=True, baseline="torch_eager_gpu", startup_s=6.0,
                       packages=("triton", "torch")),
@@ -116,6 +122,27 @@ _REGISTRY = {
 def names():
     """The backends this package runs."""
     return [n for n, b in _REGISTRY.items() if b.factory is not None]
+
+
+def record(name: str) -> Backend:
+    """A backend's record (KeyError for a name that is none)."""
+    return _REGISTRY[name]
+
+
+def for_target(framework: str) -> tuple:
+    """The backends `jitbench measure` plans for a user's function of
+    `framework` (an adapter's framework: "jax", "numba", ...; "numpy" for a
+    plain function), in registry order: each JIT backend marked measure whose
+    adapter runs that framework, followed by its baseline; for a framework
+    without one, the default baseline that runs it. Makes the candidates'
+    adapters, which imports no framework."""
+    out = []
+    for name, b in _REGISTRY.items():
+        if b.measure and b.factory().framework == framework:
+            out += [name, b.baseline]
+    if not out:
+        out = [n for n, b in _REGISTRY.items() if b.default_baseline and b.factory().framework == framework]
+    return tuple(out)
 
 
 # A test-only switch, for testing scripts/gpu-verify.sh where there is no GPU:
