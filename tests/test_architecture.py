@@ -311,9 +311,9 @@ PY_QUALIFIED = {"os.replace", "os.remove", "os.link", "os.mkfifo", "os.truncate"
                 "shutil.move"}
 PY_HARNESS = ["worker/jitbench_worker", "python/jitbench", "src/report/figures"]
 PY_ALLOWED = {
-    "worker/jitbench_worker/door.py": "the door itself",
+    "worker/jitbench_worker/harness/door.py": "the door itself",
     "python/jitbench/_door.py": "the door itself",
-    "worker/jitbench_worker/target.py": "measure's shim and the copies it loads, written into the private directory "
+    "worker/jitbench_worker/harness/target.py": "measure's shim and the copies it loads, written into the private directory "
                                         "(util/fs.h PrivateDir) that jitbench made for them and copies from",
     "worker/jitbench_worker/catalog.py": "--out FILE: the build's catalog (CMakeLists.txt), never at run time",
     "worker/jitbench_worker/runner.py": "JITBENCH_ANATOMY_STREAM=FILE: a test's replay file, named by the test",
@@ -398,7 +398,7 @@ def test_every_write_goes_through_the_door():
     (worker, API, pytest plugin, figures) that bypasses the door fails here."""
     assert cxx_writes_outside_the_door(SRC) == []
     assert py_writes_outside_the_door(ROOT, PY_HARNESS) == []
-    door = (ROOT / "worker/jitbench_worker/door.py").read_bytes()
+    door = (ROOT / "worker/jitbench_worker/harness/door.py").read_bytes()
     assert (ROOT / "python/jitbench/_door.py").read_bytes() == door, "the two Python doors differ"
     ranks = (ROOT / "worker/jitbench_worker/order_stats.py").read_bytes()
     assert (ROOT / "python/jitbench/_order_stats.py").read_bytes() == ranks, "the two order-statistic ranks differ"

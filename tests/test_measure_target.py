@@ -18,6 +18,7 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "worker"))
 
 from jitbench_worker import target as T  # noqa: E402
+from jitbench_worker.harness import target as H  # noqa: E402  (the shim writer, harness side)
 
 pytestmark = pytest.mark.quick
 
@@ -118,8 +119,8 @@ def plain(tmp_path):
 
 
 def shim(target, *options, out, cwd=None):
-    """python -m jitbench_worker.target shim ...: (rc, the JSON line or None, stderr)."""
-    p = subprocess.run([sys.executable, "-m", "jitbench_worker.target", "shim", str(target), *options,
+    """python -m jitbench_worker.harness.target shim ...: (rc, the JSON line or None, stderr)."""
+    p = subprocess.run([sys.executable, "-m", "jitbench_worker.harness.target", "shim", str(target), *options,
                         "--out", str(out)], capture_output=True, text=True, env=ENV, cwd=cwd, timeout=300)
     return p.returncode, (json.loads(p.stdout) if p.returncode == 0 else None), p.stderr
 
@@ -434,7 +435,7 @@ def test_a_package_module_target_records_its_distribution(tmp_path):
 
 def test_inputs_and_check_from_another_file_are_listed_once_and_a_checkout_gives_its_commit(tmp_path):
     side = write(tmp_path, "side.py", "def make():\n    return (3, 1e-7)\n\ndef check(out, inputs):\n    return True\n")
-    text, meta = T.plan(f"{ROOT / 'worker/jitbench_worker/verify.py'}:gamma", inputs=f"{side}:make",
+    text, meta = H.plan(f"{ROOT / 'worker/jitbench_worker/verify.py'}:gamma", inputs=f"{side}:make",
                         check=f"{side}:check")
     assert meta["files"] == [str(ROOT / "worker/jitbench_worker/verify.py"), str(side.resolve())]
     assert f"'check': '{side.resolve()}:check'" in text and f"'inputs': '{side.resolve()}:make'" in text

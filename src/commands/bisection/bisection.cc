@@ -376,7 +376,7 @@ class Bisection {
   }
 
   std::vector<std::string> released_versions() {
-    std::vector<std::string> argv = {resolve_python(""), "-m", "jitbench_worker.envs", "versions", "--fd",
+    std::vector<std::string> argv = {resolve_python(""), "-m", "jitbench_worker.harness.envs", "versions", "--fd",
                                      std::to_string(kResultFd), "--package", o_.package};
     for (const auto& f : o_.selection.find_links) argv.insert(argv.end(), {"--find-links", f});
     if (o_.selection.no_index) argv.push_back("--no-index");
