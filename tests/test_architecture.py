@@ -280,7 +280,7 @@ def test_the_json_check_sees_what_it_looks_for(tmp_path):
 
 # The one door (issue 49): everything jitbench, its worker, its Python API and
 # pytest plugin write, create, rename, remove or re-mode goes through
-# src/util/fs.cc (C++) or the Python door (worker/jitbench_worker/door.py, kept
+# src/util/fs.cc (C++) or the Python door (worker/jitbench_worker/harness/door.py, kept
 # byte for byte as python/jitbench/_door.py), which never follow a link below
 # the root. The few places that write by path say here why they may.
 CXX_WRITES = [r"\bcreate_director(?:y|ies)\s*\(", r"\bremove_all\s*\(", r"(?:fs|filesystem)::remove\s*\(",

@@ -1,5 +1,5 @@
 // `jitbench measure TARGET`: the worker turns the user's function into a
-// workload file (its "shim", worker/jitbench_worker/target.py), and that file
+// workload file (its "shim", worker/jitbench_worker/harness/target.py), and that file
 // is run exactly as `run --workload-path` alone runs one: the JIT backend the
 // function was wrapped for and its eager baseline, named after the function.
 #include <fmt/format.h>
