@@ -297,6 +297,32 @@ def test_a_plain_function_runs_on_numpy_with_its_sibling_import(tmp_path, plain)
     assert result["workload"]["target"] == "plainmod.py:norms"
 
 
+def test_a_measured_process_imports_nothing_of_the_harness_side(tmp_path, monkeypatch):
+    """The shim is written by jitbench_worker.harness.target; the worker process
+    that measures it imports jitbench_worker.target and nothing of harness/
+    (the modules it holds at its exit, written by the user's own module)."""
+    seen = tmp_path / "modules.txt"
+    path = write(tmp_path, "seen.py", f"""
+        import atexit, sys
+        import numpy as np
+
+        def norms(x):
+            return np.sqrt((x * x).sum(axis=1))
+
+        def make_inputs():
+            return (np.ones((3, 2), dtype=np.float32),)
+
+        atexit.register(lambda: open({str(seen)!r}, "w").write("\\n".join(sorted(sys.modules))))
+        """)
+    meta, shim_path = measured(tmp_path, path, "norms")
+    assert "jitbench_worker.harness" in seen.read_text().split()  # the shim writer's own process (its __main__)
+    seen.unlink()
+    monkeypatch.setitem(ENV, "JITBENCH_WORKER_CLEAN_EXIT", "1")  # exit through atexit
+    run_worker(shim_path, "numpy", "f32")
+    modules = seen.read_text().split()
+    assert {"jitbench_worker.runner", "jitbench_worker.target", "seen"} <= set(modules)
+    assert [m for m in modules if m.startswith("jitbench_worker.harness")] == []
+
 def test_the_shim_loads_the_copies_it_keeps_pinned_by_sha256(tmp_path, plain):
     """--keep DIR: the user's files are copied into DIR (relative to the shim) and
     the shim loads those copies, the original's directory serving sibling imports;
