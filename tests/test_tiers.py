@@ -24,8 +24,8 @@ def test_every_test_module_is_in_exactly_one_tier():
 
 
 def test_a_module_in_no_tier_is_refused_before_anything_runs(tmp_path):
-    for name in ("conftest.py", "tiers.py"):
-        shutil.copy(TESTS / name, tmp_path / name)
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")  # the tiers' hooks
+    shutil.copy(TESTS / "tiers.py", tmp_path / "tiers.py")
     shutil.copytree(TESTS / "tier_guard", tmp_path / "tier_guard")
     (tmp_path / "test_unmarked.py").write_text("def test_x():\n    assert True\n")
     (tmp_path / "test_marked.py").write_text("import pytest\npytestmark = pytest.mark.quick\n\n"
