@@ -68,6 +68,8 @@ import subprocess
 import sys
 import time
 
+from results_format import summary_body  # beside this file, on sys.path as the script's folder
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 JITBENCH = ROOT / "build" / "jitbench"
 DOCS = ROOT / "docs"
@@ -84,17 +86,6 @@ PAGES = {
     "anatomy": ["--suite", "suites/anatomy-releases.toml"],
     "anatomy-suite": ["--suite", "suites/anatomy.toml"],
 }
-
-
-def seconds(x):
-    """jitbench's own format (src/report/format.cc): µs, ms or s."""
-    if x is None:
-        return "—"
-    if x < 1e-3:
-        return f"{x * 1e6:.1f} µs"
-    if x < 1:
-        return f"{x * 1e3:.2f} ms"
-    return f"{x:.3f} s"
 
 
 class Run:
@@ -378,12 +369,6 @@ SHOTS = {"three-environments": shot_three_environments, "site": shot_site, "anat
 
 PLACEHOLDER = re.compile(r"\{\{([^}]+)\}\}")
 RUN_LINE = re.compile(r"^\d+ cases: .* Summary: ")
-
-
-def summary_body(text):
-    """A run's summary.md inside a page: headings one level down, without the run's own title."""
-    text = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", text, flags=re.M)
-    return re.sub(r"^## .*\n", "", text, count=1)
 
 
 def render(page, run):

@@ -29,7 +29,7 @@ import shutil
 import statistics
 import subprocess
 
-from results import seconds, summary_body
+from results_format import seconds, summary_body
 
 # group -> (part, step) of each shard, in shard order
 GROUPS = {

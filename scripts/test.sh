@@ -18,7 +18,7 @@ if [ "${1:-}" = --quick ]; then
   scripts/setup.sh --quick-tests
   (cd build && ctest --output-on-failure -j2 -E '^fuzz_parsers$')
   # Two at a time, a module's tests on one worker (its module fixtures are made once).
-  exec .venv/bin/python -m pytest -q --tier quick -n 2 --dist loadscope --durations=15 tests "$@"
+  exec .venv/bin/python -m pytest -q --tier quick -n 2 --dist loadscope --durations=15 tests worker/tests "$@"
 fi
 if [ $# -gt 0 ]; then
   echo "test.sh: unknown option '$1' (known: --quick; with none, every test)" >&2
@@ -57,4 +57,4 @@ ls .deps/wheels/matplotlib-*.whl .deps/wheels/ipykernel-*.whl >/dev/null 2>&1 ||
 # The slowest tests are printed, so that the budget (README: within 35 minutes) is watched. Two at a
 # time, a module's tests on one worker: most of a test's time is a worker process starting or a
 # framework importing, so two share the two cores without timing anything (no test asserts a time).
-.venv/bin/python -m pytest -q -n 2 --dist loadscope --durations=25 tests
+.venv/bin/python -m pytest -q -n 2 --dist loadscope --durations=25 tests worker/tests

@@ -1,3 +1,5 @@
+# The harness tests' fixtures and helpers. ROOT and the test tiers' hooks for every test folder are
+# in the repository's conftest.py (tests/ and worker/tests/ share them).
 import json
 import os
 import pathlib
@@ -5,9 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
-import tiers
-from tiers import _tier_guard  # noqa: F401 (autouse: a quick test that imports a framework fails)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # JITBENCH_BIN: another build of jitbench (scripts/gpu-verify.sh runs the GPU
@@ -146,24 +145,3 @@ def browser_page(_chromium):
     context = _chromium.new_context(viewport={"width": 1250, "height": 1000})
     yield BrowserPage(context.new_page())
     context.close()
-
-
-# The test tiers (tests/tiers.py): `--tier quick` is scripts/test.sh --quick.
-def pytest_addoption(parser):
-    tiers.addoption(parser)
-
-
-def pytest_configure(config):
-    tiers.configure(config)
-
-
-def pytest_ignore_collect(collection_path, config):
-    return tiers.ignore_collect(collection_path, config)
-
-
-def pytest_collection_modifyitems(config, items):
-    tiers.modifyitems(config, items)
-
-
-def pytest_collection_finish(session):
-    tiers.check_collection(session.config)

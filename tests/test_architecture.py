@@ -1,7 +1,9 @@
 """The layout docs/architecture.md describes, checked: the folders of src/ depend
 on each other in one direction, exactly as its layers table says (util, config,
 plan, results, run, ... commands), artifact documents are built only in export/
-and read back only in results/read.cc, and no function is longer than a screen."""
+and read back only in results/read.cc, and no function is longer than a screen.
+The Python side too: no import goes round (worker, API, bench scripts, figures), and
+a measured process imports nothing of the worker's harness side (jitbench_worker/harness/)."""
 
 import ast
 import pathlib
@@ -79,6 +81,138 @@ def test_results_never_depends_on_analysis_and_nothing_goes_round():
     for node in list(edges):
         if node not in state:
             visit(node, [node])
+
+
+# The Python side's import graph (worker, API, bench scripts, figures), beside
+# the C++ include graph above: every import counts, a function's lazy one too
+# (it runs whenever the function does), and none may go round.
+PY_ROOTS = ["worker", "python", "bench", "src/report/figures"]
+# What jitbench runs in processes of its own, never inside a measured one.
+HARNESS_SIDE = "jitbench_worker.harness"
+# Where a measured process starts: the worker's entry point, and the module a
+# `jitbench measure` workload file (the shim) imports.
+MEASURED_ROOTS = ["jitbench_worker.__main__", "jitbench_worker.target"]
+
+
+def python_modules(root, folders):
+    """{module name: file} of every .py below the folders (each folder a sys.path entry)."""
+    found = {}
+    for folder in folders:
+        for p in sorted((root / folder).rglob("*.py")):
+            parts = p.relative_to(root / folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            if parts and all(part.isidentifier() for part in parts):
+                found[".".join(parts)] = p
+    return found
+
+
+def python_import_graph(root, folders):
+    """{module: the modules of this tree it imports}, at any depth of the file."""
+    modules = python_modules(root, folders)
+    edges = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                wanted = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".") if package else []
+                    up = up[:len(up) - (node.level - 1)] if node.level > 1 else up
+                    base = ".".join(up + ([node.module] if node.module else []))
+                wanted = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            else:
+                continue
+            for w in wanted:
+                while w and w not in modules:  # `import a.b.c`: the deepest module of this tree it names
+                    w = w.rpartition(".")[0]
+                if w and w != name:
+                    targets.add(w)
+        edges[name] = targets
+    return edges
+
+
+def import_cycles(edges):
+    """Every strongly connected set of two or more modules (Tarjan), each sorted."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+def import_closure(edges, roots):
+    seen, todo = set(), list(roots)
+    while todo:
+        v = todo.pop()
+        if v not in seen:
+            seen.add(v)
+            todo.extend(edges.get(v, ()))
+    return seen
+
+
+def test_no_python_import_goes_round():
+    edges = python_import_graph(ROOT, PY_ROOTS)
+    assert {"jitbench_worker.runner", "jitbench.result", "results", "jitbench_figures"} <= set(edges)
+    assert import_cycles(edges) == []
+
+
+def test_a_measured_process_imports_no_harness_side_module():
+    """The worker's entry point and the shim's import reach nothing of
+    jitbench_worker/harness/, and no module outside it imports it."""
+    edges = python_import_graph(ROOT, PY_ROOTS)
+    harness = {m for m in edges if m == HARNESS_SIDE or m.startswith(HARNESS_SIDE + ".")}
+    assert {f"{HARNESS_SIDE}.envs", f"{HARNESS_SIDE}.target"} <= harness
+    reached = import_closure(edges, MEASURED_ROOTS)
+    assert {"jitbench_worker.runner", "jitbench_worker.backends", "jitbench_worker.verify"} <= reached
+    assert sorted(reached & harness) == []
+    assert sorted((m, t) for m, ts in edges.items() if m not in harness for t in ts if t in harness) == []
+
+
+def test_the_python_import_checks_see_what_they_look_for(tmp_path):
+    """Circles through a lazy import, a relative import and a bare script import
+    are found; one-way imports are not; the closure follows lazy imports."""
+    files = {"lib/pkg/__init__.py": "",
+             "lib/pkg/a.py": "from . import b\n",
+             "lib/pkg/b.py": "def f():\n    from .a import g\n",  # lazy: a <-> b
+             "lib/pkg/c.py": "from .sub import d\nimport os\n",
+             "lib/pkg/sub/__init__.py": "",
+             "lib/pkg/sub/d.py": "from .. import e\n",
+             "lib/pkg/e.py": "from pkg.sub.d import x\n",  # absolute: d <-> e
+             "lib/pkg/one_way.py": "from pkg import c\n",
+             "scripts/s1.py": "import s2\n",
+             "scripts/s2.py": "def f():\n    import s1\n"}  # s1 <-> s2, as bench's scripts import
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    edges = python_import_graph(tmp_path, ["lib", "scripts"])
+    assert import_cycles(edges) == [["pkg.a", "pkg.b"], ["pkg.e", "pkg.sub.d"], ["s1", "s2"]]
+    assert import_closure(edges, ["pkg.one_way"]) == {"pkg.one_way", "pkg.c", "pkg.sub.d", "pkg.e"}
 
 
 def test_artifact_documents_are_written_in_export_and_read_in_results_read():
@@ -280,7 +414,7 @@ def test_the_json_check_sees_what_it_looks_for(tmp_path):
 
 # The one door (issue 49): everything jitbench, its worker, its Python API and
 # pytest plugin write, create, rename, remove or re-mode goes through
-# src/util/fs.cc (C++) or the Python door (worker/jitbench_worker/door.py, kept
+# src/util/fs.cc (C++) or the Python door (worker/jitbench_worker/harness/door.py, kept
 # byte for byte as python/jitbench/_door.py), which never follow a link below
 # the root. The few places that write by path say here why they may.
 CXX_WRITES = [r"\bcreate_director(?:y|ies)\s*\(", r"\bremove_all\s*\(", r"(?:fs|filesystem)::remove\s*\(",
@@ -311,9 +445,9 @@ PY_QUALIFIED = {"os.replace", "os.remove", "os.link", "os.mkfifo", "os.truncate"
                 "shutil.move"}
 PY_HARNESS = ["worker/jitbench_worker", "python/jitbench", "src/report/figures"]
 PY_ALLOWED = {
-    "worker/jitbench_worker/door.py": "the door itself",
+    "worker/jitbench_worker/harness/door.py": "the door itself",
     "python/jitbench/_door.py": "the door itself",
-    "worker/jitbench_worker/target.py": "measure's shim and the copies it loads, written into the private directory "
+    "worker/jitbench_worker/harness/target.py": "measure's shim and the copies it loads, written into the private directory "
                                         "(util/fs.h PrivateDir) that jitbench made for them and copies from",
     "worker/jitbench_worker/catalog.py": "--out FILE: the build's catalog (CMakeLists.txt), never at run time",
     "worker/jitbench_worker/runner.py": "JITBENCH_ANATOMY_STREAM=FILE: a test's replay file, named by the test",
@@ -398,7 +532,7 @@ def test_every_write_goes_through_the_door():
     (worker, API, pytest plugin, figures) that bypasses the door fails here."""
     assert cxx_writes_outside_the_door(SRC) == []
     assert py_writes_outside_the_door(ROOT, PY_HARNESS) == []
-    door = (ROOT / "worker/jitbench_worker/door.py").read_bytes()
+    door = (ROOT / "worker/jitbench_worker/harness/door.py").read_bytes()
     assert (ROOT / "python/jitbench/_door.py").read_bytes() == door, "the two Python doors differ"
     ranks = (ROOT / "worker/jitbench_worker/order_stats.py").read_bytes()
     assert (ROOT / "python/jitbench/_order_stats.py").read_bytes() == ranks, "the two order-statistic ranks differ"

@@ -223,7 +223,7 @@ def test_a_commit_with_a_build_backend_in_the_environment_is_installed_else_put_
     git(repo, "commit", "-q", "-m", "with a build backend")
     sha = git(repo, "rev-parse", "HEAD")
     sys.path.insert(0, str(ROOT / "worker"))
-    from jitbench_worker import envs
+    from jitbench_worker.harness import envs
     record = envs.build({"name": "t", "requirements": [f"toypkg @ git+file://{repo}@{sha}"],
                          "cache_root": str(tmp_path / "cache"), "find_links": [str(toy["wheels"])], "no_index": True})
     (source,) = record["sources"]
@@ -267,7 +267,7 @@ def test_a_commit_put_on_the_path_is_imported_before_an_installed_copy_of_the_sa
     sha = git(repo, "rev-parse", "HEAD")
     toy_wheel(tmp_path / "wheels", 1)
     sys.path.insert(0, str(ROOT / "worker"))
-    from jitbench_worker import envs
+    from jitbench_worker.harness import envs
     # toypkg from the wheel (what --install-extra toypkg gives) and the commit of toypkg.
     record = envs.build({"name": "t", "requirements": ["toypkg", f"toypkg @ git+file://{repo}@{sha}"],
                          "cache_root": str(tmp_path / "cache"),
@@ -302,7 +302,7 @@ def one_commit_repo(path, files):
 
 def build_commit(toy, tmp_path, repo, sha):
     sys.path.insert(0, str(ROOT / "worker"))
-    from jitbench_worker import envs
+    from jitbench_worker.harness import envs
     return envs.build({"name": "t", "requirements": [f"toypkg @ git+file://{repo}@{sha}"],
                        "cache_root": str(tmp_path / "cache"), "find_links": [str(toy["wheels"])], "no_index": True})
 
@@ -342,7 +342,7 @@ def test_a_commit_whose_package_is_found_outside_its_tree_is_unbuildable(toy, tm
     sha = one_commit_repo(repo, {"other/__init__.py": "VALUE = 6\n"})  # no toypkg in the tree
     toy_wheel(tmp_path / "wheels", 1)
     sys.path.insert(0, str(ROOT / "worker"))
-    from jitbench_worker import envs
+    from jitbench_worker.harness import envs
     with pytest.raises(envs.Unbuildable, match="import toypkg in the environment finds .*, not the commit's tree"):
         envs.build({"name": "t", "requirements": ["toypkg", f"toypkg @ git+file://{repo}@{sha}"],
                     "cache_root": str(tmp_path / "cache"),

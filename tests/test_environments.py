@@ -292,7 +292,7 @@ def test_an_exact_pin_holds_its_unpinned_companions_to_its_date(monkeypatch):
     import sys
 
     sys.path.insert(0, str(ROOT / "worker"))
-    from jitbench_worker import envs
+    from jitbench_worker.harness import envs
 
     day = datetime.datetime(2023, 6, 22, 17, 42, tzinfo=datetime.timezone.utc)
     asked = []

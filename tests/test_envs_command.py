@@ -21,7 +21,7 @@ from conftest import JITBENCH, ROOT, validate
 from test_environments import WORKLOAD, link_numpy_wheels, wheel
 
 sys.path.insert(0, str(ROOT / "worker"))
-from jitbench_worker import envs as builder  # noqa: E402  (the hash rule the binary asks it for)
+from jitbench_worker.harness import envs as builder  # noqa: E402  (the hash rule the binary asks it for)
 
 pytestmark = pytest.mark.quick
 

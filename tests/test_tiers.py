@@ -17,15 +17,15 @@ TESTS = ROOT / "tests"
 
 
 def test_every_test_module_is_in_exactly_one_tier():
-    modules = sorted(TESTS.glob("test_*.py"))
-    assert len(modules) > 40
+    modules = sorted([*TESTS.glob("test_*.py"), *(ROOT / "worker" / "tests").glob("test_*.py")])
+    assert len(modules) > 40 and any(p.parent.parent.name == "worker" for p in modules)
     wrong = {p.name: sorted(tiers.module_tier(p)) for p in modules if len(tiers.module_tier(p)) != 1}
     assert not wrong, f"give each a module-level pytestmark of one tier (tests/tiers.py): {wrong}"
 
 
 def test_a_module_in_no_tier_is_refused_before_anything_runs(tmp_path):
-    for name in ("conftest.py", "tiers.py"):
-        shutil.copy(TESTS / name, tmp_path / name)
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")  # the tiers' hooks
+    shutil.copy(TESTS / "tiers.py", tmp_path / "tiers.py")
     shutil.copytree(TESTS / "tier_guard", tmp_path / "tier_guard")
     (tmp_path / "test_unmarked.py").write_text("def test_x():\n    assert True\n")
     (tmp_path / "test_marked.py").write_text("import pytest\npytestmark = pytest.mark.quick\n\n"

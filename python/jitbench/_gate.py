@@ -7,7 +7,7 @@ import os
 import stat
 
 from . import _door
-from .result import fmt_seconds
+from ._format import fmt_seconds
 
 HEADERS = ("case", "metric", "base", "new", "ratio [95% CI]", "grade B, N", "verdict", "gate")
 

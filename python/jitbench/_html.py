@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from ._binary import SOURCE_BUILD
-from .result import fmt_seconds
+from ._format import fmt_seconds
 
 # The figures package, found as `jitbench report` finds it: $JITBENCH_FIGURES_DIR,
 # else the installation's (pip: site-packages/jitbench/_data/figures), else the source tree's.

@@ -9,6 +9,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple, Union
 
+from ._format import fmt_seconds
 from ._order_stats import order_statistic_rank
 
 # Result attribute -> the per-run field of the cold runs (cases/*.json:
@@ -59,18 +60,6 @@ class Metric:
         else:
             spread = ""
         return f"Metric({fmt_seconds(self.median)}{spread}, n={self.n})"
-
-
-def fmt_seconds(s):
-    if s is None:
-        return "—"
-    if s == 0:
-        return "0 s"
-    if s >= 1:
-        return f"{s:.3f} s"
-    if s >= 1e-3:
-        return f"{s * 1e3:.2f} ms"
-    return f"{s * 1e6:.1f} µs"
 
 
 def _ok_runs(runs):

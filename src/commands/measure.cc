@@ -1,5 +1,5 @@
 // `jitbench measure TARGET`: the worker turns the user's function into a
-// workload file (its "shim", worker/jitbench_worker/target.py), and that file
+// workload file (its "shim", worker/jitbench_worker/harness/target.py), and that file
 // is run exactly as `run --workload-path` alone runs one: the JIT backend the
 // function was wrapped for and its eager baseline, named after the function.
 #include <fmt/format.h>
@@ -48,7 +48,7 @@ Shim read_shim_record(const std::vector<std::string>& channel) {
 // The shim's file, written by the worker; its one-line error as a UserError.
 Shim write_shim(const MeasureOptions& m, const std::string& python, const fs::path& dir) {
   make_dir_in(dir, "workloads", 0700);
-  std::vector<std::string> argv = {python, "-m", "jitbench_worker.target", "shim", m.target, "--keep", "../targets",
+  std::vector<std::string> argv = {python, "-m", "jitbench_worker.harness.target", "shim", m.target, "--keep", "../targets",
                                    "--out", (dir / "workloads").string(), "--record-fd", std::to_string(kResultFd)};
   for (const auto& [flag, value] : {std::pair{"--inputs", m.inputs}, {"--check", m.check}, {"--name", m.name}})
     if (!value.empty()) argv.insert(argv.end(), {flag, value});

@@ -13,6 +13,7 @@
 
 #include "artifacts/write_run.h"
 #include "commands/commands.h"
+#include "commands/merge.h"
 #include "export/index_json.h"
 #include "results/read.h"
 #include "util/clock.h"
@@ -24,16 +25,7 @@
 namespace jitbench {
 namespace fs = std::filesystem;
 
-namespace {
-struct Shard {
-  std::string dir;
-  LoadedRun run;
-  int index = 0, count = 0;
-  std::string digest, label, index_sha256, environment_text;
-  std::set<std::string> listed;           // the files its index lists (what validate checked)
-  std::vector<RecordedEnvironment> environments;  // its pinned environments as built (none: empty)
-};
-
+namespace merging {
 Shard load_shard(const std::string& dir) {
   if (!fs::is_directory(dir)) throw UserError(fmt::format("shard '{}' is not a directory", dir));
   const auto rep = check_out_dir(dir);
@@ -288,9 +280,10 @@ int say_what_is_missing(const MergedSection& merged, const std::vector<std::stri
     say(stderr, "jitbench: merge: shard '{}' did not finish; `jitbench run --resume {}` completes it\n", d, d);
   return kExitIncompleteMerge;
 }
-}  // namespace
+}  // namespace merging
 
 int cmd_merge(const MergeOptions& o, int argc, char** argv) {
+  using namespace merging;
   std::vector<Shard> shards;
   for (const auto& dir : o.shards) shards.push_back(load_shard(dir));
   std::sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.index < b.index; });

@@ -109,7 +109,7 @@ bool env_lock_free(const fs::path& lock) {
   return free;
 }
 
-// The builder's rule (worker/jitbench_worker/envs.py, check_owned), the same
+// The builder's rule (worker/jitbench_worker/harness/envs.py, check_owned), the same
 // for what is removed: only what this user made, and nobody else may write,
 // is trusted: no link, this user's, not writable by every user.
 std::string untrusted_because(const fs::path& path, const char* what) {

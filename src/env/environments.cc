@@ -45,7 +45,7 @@ EnvironmentBuild build_environment(ProcessLauncher& launcher, const EnvironmentS
   const PrivateDir spec_dir("jitbench-env-spec");
   write_spec(spec, req, spec_dir);
   const auto p = launcher.launch(worker_module_spawn(
-      {req.bootstrap_python, "-m", "jitbench_worker.envs", "build", "--fd", std::to_string(kResultFd), "--spec",
+      {req.bootstrap_python, "-m", "jitbench_worker.harness.envs", "build", "--fd", std::to_string(kResultFd), "--spec",
        (spec_dir.path() / "spec.json").string()},
       req.worker_dir, req.log_path, req.log_root, req.timeout_s));
   for (const auto& line : p.lines) {
@@ -76,7 +76,7 @@ EnvironmentBuild build_environment(ProcessLauncher& launcher, const EnvironmentS
 
 std::optional<std::map<std::string, std::optional<std::string>>> current_environment_hashes(
     ProcessLauncher& launcher, const EnvironmentRequest& req) {
-  const auto p = launcher.launch(worker_module_spawn({req.bootstrap_python, "-m", "jitbench_worker.envs", "hashes",
+  const auto p = launcher.launch(worker_module_spawn({req.bootstrap_python, "-m", "jitbench_worker.harness.envs", "hashes",
                                                       "--fd", std::to_string(kResultFd), "--root",
                                                       req.cache_root.string()},
                                                      req.worker_dir, req.log_path, req.log_root, req.timeout_s));

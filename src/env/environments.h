@@ -1,6 +1,6 @@
 #pragma once
 // Building a run's environments (config/environments.h) before its first case:
-// each is made by the Python side (worker/jitbench_worker/envs.py, with uv)
+// each is made by the Python side (worker/jitbench_worker/harness/envs.py, with uv)
 // into a content-addressed cache and reused when its hash matches; then its
 // interpreter is probed like the run's own. An environment that cannot be
 // built makes its cases warn / environment_unavailable, and the others run.

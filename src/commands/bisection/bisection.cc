@@ -11,6 +11,7 @@
 
 #include "commands/bisection/bisection.h"
 #include "commands/bisection/git_range.h"
+#include "commands/bisection/search.h"
 #include "commands/common/common.h"
 #include "compare/anatomy_delta.h"
 #include "compare/compare.h"
@@ -37,9 +38,6 @@ namespace jitbench {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Per case (id without its environment), one sample per process of the metric.
-using StepSamples = std::map<std::string, std::vector<double>>;
 
 // import, first_call, ttfr, warm and instructions_<phase> are compare's samples
 // (compare::metric_samples); process_ttfr and compile (every measured phase of
@@ -376,7 +374,7 @@ class Bisection {
   }
 
   std::vector<std::string> released_versions() {
-    std::vector<std::string> argv = {resolve_python(""), "-m", "jitbench_worker.envs", "versions", "--fd",
+    std::vector<std::string> argv = {resolve_python(""), "-m", "jitbench_worker.harness.envs", "versions", "--fd",
                                      std::to_string(kResultFd), "--package", o_.package};
     for (const auto& f : o_.selection.find_links) argv.insert(argv.end(), {"--find-links", f});
     if (o_.selection.no_index) argv.push_back("--no-index");
@@ -400,21 +398,6 @@ class Bisection {
   // bisect --anatomy: each candidate's anatomy processes per case (id without its environment).
   std::map<std::string, std::map<std::string, std::vector<RunRecord>>> anatomy_;
 };
-
-// The candidate halfway between lo and hi that is not left out, if any.
-std::optional<std::size_t> middle(std::size_t lo, std::size_t hi, const std::vector<bool>& skip) {
-  std::vector<std::size_t> open;
-  for (std::size_t k = lo + 1; k < hi; ++k)
-    if (!skip[k]) open.push_back(k);
-  if (open.empty()) return std::nullopt;
-  return open[(open.size() - 1) / 2];
-}
-
-StepSamples pooled(const StepSamples& a, const StepSamples& b) {
-  StepSamples out = a;
-  for (const auto& [k, v] : b) out[k].insert(out[k].end(), v.begin(), v.end());
-  return out;
-}
 
 void write_result(const OutDir& out, const BisectOptions& o, const std::vector<std::string>& candidates,
                   const Bisection& b, BisectResult result) {
@@ -497,7 +480,6 @@ int decide_ends(Bisection& b, const BisectOptions& o, const OutDir& out, const s
 // A step judged against the good end; an inconclusive one is measured again
 // (its samples pooled) and, still not a regression, taken as good. A
 // remeasurement that gave nothing decides nothing: the step is left out.
-enum class StepCall { Bad, Good, Undecided };
 StepCall judge_step(Bisection& b, const StepSamples& good, const std::string& version, const StepSamples& first) {
   std::vector<BisectEvidence> evidence;
   auto j = b.judge(good, first, evidence);
@@ -534,14 +516,6 @@ Boundary confirm_boundary(Bisection& b, const std::string& lo, const std::string
   return b.judge(ls, hs, confirm.emplace()).verdict == Verdict::Regression ? Boundary::Confirmed
                                                                             : Boundary::NotConfirmed;
 }
-
-// The search's state: known good releases (the good end first) and known bad
-// ones (the bad end first), each growing towards the boundary between them.
-struct Search {
-  std::vector<std::size_t> goods, bads;
-  std::vector<bool> skip;
-  std::vector<std::string> skipped, overturned;
-};
 
 // bisect --anatomy: what moved inside the compile at the boundary, per case.
 void print_boundary_anatomy(const std::optional<std::vector<BisectAnatomy>>& cases) {
@@ -584,26 +558,6 @@ void finish_search(Bisection& b, const BisectOptions& o, const OutDir& out, cons
 }
 }  // namespace
 
-namespace {
-// A boundary not confirmed: either its last good is really bad (it is moved
-// to the bad side), or its first bad was bad by noise (moved to the good side:
-// overturned). false when neither can move (the ends themselves).
-bool revise(Bisection& b, const StepSamples& good, const StepSamples& lo_samples, Search& s,
-            const std::vector<std::string>& cands) {
-  std::vector<BisectEvidence> evidence;
-  if (s.goods.size() > 1 && b.judge(good, lo_samples, evidence).verdict == Verdict::Regression) {
-    s.bads.push_back(s.goods.back());
-    s.goods.pop_back();
-    return true;
-  }
-  if (s.bads.size() == 1) return false;
-  s.overturned.push_back(cands[s.bads.back()]);
-  s.goods.push_back(s.bads.back());
-  s.bads.pop_back();
-  return true;
-}
-}  // namespace
-
 int bisect(const BisectOptions& o, const OutDir& out, const std::vector<GitCommit>& commits) {
   Bisection b(o, out, commits);
   const auto cands = b.candidates();
@@ -627,18 +581,16 @@ int bisect(const BisectOptions& o, const OutDir& out, const std::vector<GitCommi
   for (std::size_t rounds = 0; rounds <= 2 * cands.size(); ++rounds) {
     if (const auto mid = middle(s.goods.back(), s.bads.back(), s.skip)) {
       const auto first = b.measure(cands[*mid], "step");
-      const auto call = first.empty() ? StepCall::Undecided : judge_step(b, good, cands[*mid], first);
-      if (call == StepCall::Undecided) {  // unmeasurable here (no wheel for this Python, say): left out
-        s.skip[*mid] = true;
-        s.skipped.push_back(cands[*mid]);
-      } else {
-        (call == StepCall::Bad ? s.bads : s.goods).push_back(*mid);
-      }
+      take_call(s, *mid, first.empty() ? StepCall::Undecided : judge_step(b, good, cands[*mid], first), cands);
       continue;
     }
     StepSamples lo_samples;
     boundary = confirm_boundary(b, cands[s.goods.back()], cands[s.bads.back()], confirm, lo_samples);
-    if (boundary != Boundary::NotConfirmed || !revise(b, good, lo_samples, s, cands)) break;
+    const auto last_good_is_bad = [&] {
+      std::vector<BisectEvidence> evidence;
+      return b.judge(good, lo_samples, evidence).verdict == Verdict::Regression;
+    };
+    if (boundary != Boundary::NotConfirmed || !revise(s, last_good_is_bad, cands)) break;
   }
   finish_search(b, o, out, cands, s, boundary == Boundary::Confirmed, confirm);
   return 0;

@@ -1,6 +1,6 @@
 """The fake worker (tests/fake_worker): its __main__ and catalog stand in for
 the real worker's. Whatever else jitbench runs from the package — the
-environment builder (jitbench_worker.envs) and the protocol module it speaks
+environment builder (jitbench_worker.harness.envs) and the protocol module it speaks
 through — is the real worker's, found through this package's path, so that a
 fake run across pinned environments builds them as a real one does."""
 

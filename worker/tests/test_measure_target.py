@@ -18,6 +18,7 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "worker"))
 
 from jitbench_worker import target as T  # noqa: E402
+from jitbench_worker.harness import target as H  # noqa: E402  (the shim writer, harness side)
 
 pytestmark = pytest.mark.quick
 
@@ -118,8 +119,8 @@ def plain(tmp_path):
 
 
 def shim(target, *options, out, cwd=None):
-    """python -m jitbench_worker.target shim ...: (rc, the JSON line or None, stderr)."""
-    p = subprocess.run([sys.executable, "-m", "jitbench_worker.target", "shim", str(target), *options,
+    """python -m jitbench_worker.harness.target shim ...: (rc, the JSON line or None, stderr)."""
+    p = subprocess.run([sys.executable, "-m", "jitbench_worker.harness.target", "shim", str(target), *options,
                         "--out", str(out)], capture_output=True, text=True, env=ENV, cwd=cwd, timeout=300)
     return p.returncode, (json.loads(p.stdout) if p.returncode == 0 else None), p.stderr
 
@@ -296,6 +297,32 @@ def test_a_plain_function_runs_on_numpy_with_its_sibling_import(tmp_path, plain)
     assert result["workload"]["target"] == "plainmod.py:norms"
 
 
+def test_a_measured_process_imports_nothing_of_the_harness_side(tmp_path, monkeypatch):
+    """The shim is written by jitbench_worker.harness.target; the worker process
+    that measures it imports jitbench_worker.target and nothing of harness/
+    (the modules it holds at its exit, written by the user's own module)."""
+    seen = tmp_path / "modules.txt"
+    path = write(tmp_path, "seen.py", f"""
+        import atexit, sys
+        import numpy as np
+
+        def norms(x):
+            return np.sqrt((x * x).sum(axis=1))
+
+        def make_inputs():
+            return (np.ones((3, 2), dtype=np.float32),)
+
+        atexit.register(lambda: open({str(seen)!r}, "w").write("\\n".join(sorted(sys.modules))))
+        """)
+    meta, shim_path = measured(tmp_path, path, "norms")
+    assert "jitbench_worker.harness" in seen.read_text().split()  # the shim writer's own process (its __main__)
+    seen.unlink()
+    monkeypatch.setitem(ENV, "JITBENCH_WORKER_CLEAN_EXIT", "1")  # exit through atexit
+    run_worker(shim_path, "numpy", "f32")
+    modules = seen.read_text().split()
+    assert {"jitbench_worker.runner", "jitbench_worker.target", "seen"} <= set(modules)
+    assert [m for m in modules if m.startswith("jitbench_worker.harness")] == []
+
 def test_the_shim_loads_the_copies_it_keeps_pinned_by_sha256(tmp_path, plain):
     """--keep DIR: the user's files are copied into DIR (relative to the shim) and
     the shim loads those copies, the original's directory serving sibling imports;
@@ -434,7 +461,7 @@ def test_a_package_module_target_records_its_distribution(tmp_path):
 
 def test_inputs_and_check_from_another_file_are_listed_once_and_a_checkout_gives_its_commit(tmp_path):
     side = write(tmp_path, "side.py", "def make():\n    return (3, 1e-7)\n\ndef check(out, inputs):\n    return True\n")
-    text, meta = T.plan(f"{ROOT / 'worker/jitbench_worker/verify.py'}:gamma", inputs=f"{side}:make",
+    text, meta = H.plan(f"{ROOT / 'worker/jitbench_worker/verify.py'}:gamma", inputs=f"{side}:make",
                         check=f"{side}:check")
     assert meta["files"] == [str(ROOT / "worker/jitbench_worker/verify.py"), str(side.resolve())]
     assert f"'check': '{side.resolve()}:check'" in text and f"'inputs': '{side.resolve()}:make'" in text

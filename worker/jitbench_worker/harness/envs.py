@@ -1,9 +1,9 @@
 """Pinned framework environments, built with uv and kept in a content-addressed
 cache, for runs across releases (jitbench run --env, [[environments]], bisect).
 
-    python -m jitbench_worker.envs build --fd 3 --spec SPEC.json
-    python -m jitbench_worker.envs versions --fd 3 --package NAME [--find-links DIR]... [--no-index]
-    python -m jitbench_worker.envs hashes --fd 3 --root CACHE_ROOT
+    python -m jitbench_worker.harness.envs build --fd 3 --spec SPEC.json
+    python -m jitbench_worker.harness.envs versions --fd 3 --package NAME [--find-links DIR]... [--no-index]
+    python -m jitbench_worker.harness.envs hashes --fd 3 --root CACHE_ROOT
 
 SPEC: {"name", "requirements": [...], "python": "" | version | path,
 "cache_root", "find_links": [...], "no_index": bool, "uv": path}. Answers on
@@ -51,7 +51,7 @@ import time
 import urllib.request
 
 from . import door
-from .protocol import Channel
+from ..protocol import Channel
 
 RECORD = ".jitbench-env.json"
 # Written into an environment's directory as soon as uv has made it, before
@@ -546,7 +546,7 @@ def released_versions(package, find_links=(), no_index=False):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m jitbench_worker.envs")
+    p = argparse.ArgumentParser(prog="python -m jitbench_worker.harness.envs")
     p.add_argument("command", choices=["build", "versions", "hashes"])
     p.add_argument("--fd", type=int, required=True)
     p.add_argument("--spec")
