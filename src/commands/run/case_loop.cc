@@ -69,15 +69,6 @@ int final_line(const std::vector<CaseResult>& results, const OutDir& out) {
   return n_failed > 0 ? 2 : 0;
 }
 
-// The expected seconds of each case the run measures (p.cases), from the plan's cost model.
-std::vector<double> costs_of_cases(const PlannedRun& p) {
-  std::map<std::string, double> by_id;
-  for (std::size_t k = 0; k < p.full.size() && k < p.costs.size(); ++k) by_id[p.full[k].id] = p.costs[k];
-  std::vector<double> out;
-  for (const auto& c : p.cases) out.push_back(by_id.count(c.id) ? by_id[c.id] : 0.0);
-  return out;
-}
-
 // Runs `plan` into `out`, in order, writing every artifact after each case
 // (or each group of cases measured side by side); a case found in `keep` (a
 // resumed run's measured cases) is kept as it is. When the header records a

@@ -24,6 +24,7 @@
 #include "config/suite.h"
 #include "env/host.h"
 #include "plan/plan.h"
+#include "plan/planned_run.h"
 #include "results/index_sections.h"
 #include "results/model.h"
 #include "results/run_info.h"
@@ -35,17 +36,6 @@
 namespace jitbench {
 struct RunIndex;
 
-// The cases a run's options select, in order, and the shard it measures.
-struct PlannedRun {
-  Suite suite;
-  std::vector<Case> full;          // the whole plan
-  std::vector<Case> cases;         // what this run measures: the shard's, or the whole plan
-  std::vector<double> costs;       // expected seconds per case of `full`
-  std::vector<int> shard_of;       // 0-based shard per case of `full` (all 0 unsharded)
-  std::optional<ShardSection> shard;  // the index's "shard" section; none unsharded
-  std::vector<EnvironmentSpec> environments;  // the environments every case runs in (none: the run's own)
-  InputCopies inputs;  // where a resumed or replicated run reads its inputs from (none: the paths given)
-};
 // The catalog (built-ins, --workload-path and the suite's workload files with
 // their records) is built here and each case planned carries its records.
 // `inputs`: the copies a resumed or replicated run reads its inputs from.
@@ -100,8 +90,6 @@ std::optional<int> stopped_preparing(const OutDir& out, const RunHeader& h, cons
 
 // The run's last line on stdout; 2 when a case failed, else 0.
 int final_line(const std::vector<CaseResult>& results, const OutDir& out);
-// The expected seconds of each case the run measures (p.cases), from the plan's cost model.
-std::vector<double> costs_of_cases(const PlannedRun& p);
 // Runs `plan` into `out`, writing every artifact after each case (case_loop.cc).
 int run_cases(const OutDir& out, RunHeader h, CaseRunner& runner, const std::vector<Case>& plan,
               std::map<std::string, CaseResult> keep, bool quiet, bool interleave, std::vector<double> costs);
