@@ -2,7 +2,9 @@
 // A run's plan as a command measures it: the suite, the whole plan and the
 // cases of this run (a shard's, or all), each case's expected cost, and the
 // shard section its index records.
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "config/environments.h"
@@ -24,6 +26,14 @@ struct PlannedRun {
   std::vector<EnvironmentSpec> environments;  // the environments every case runs in (none: the run's own)
   InputCopies inputs;  // where a resumed or replicated run reads its inputs from (none: the paths given)
 };
+
+// Costs p.full (with `processes` processes and `calls` warm calls per case:
+// `measured`, an earlier run's seconds per case, where it has the case, else
+// the model) and takes the cases this run measures: all of them, or with
+// `shard` K/N those of shard K (a case's environments kept in one shard) and
+// the index's shard section. `costs_from`: the --costs directory ("" none).
+void cost_and_shard(PlannedRun& p, int processes, int calls, const std::map<std::string, double>& measured,
+                    const std::optional<ShardSpec>& shard, const std::string& costs_from);
 
 // The expected seconds of each case the run measures (p.cases), from the plan's cost model.
 std::vector<double> costs_of_cases(const PlannedRun& p);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "cli/selection.h"
 #include "commands/run/run.h"
 #include "config/catalog.h"
 #include "env/host.h"
@@ -50,25 +51,6 @@ Suite workload_files_suite_of(const RunOptions& o, const Catalog& catalog) {
     for (const auto& blk : default_suite().matrix) s.matrix.push_back(blk);
   }
   return s;
-}
-
-std::vector<Case> plan_cases(const Catalog& catalog, const Suite& suite, const RunOptions& o,
-                             const std::vector<EnvironmentSpec>& envs) {
-  Selection sel;
-  // Only --env replaces the suite's environments (and with them each block's
-  // list); without it the suite's own are planned, each block in those it names.
-  if (!o.envs.empty()) sel.environments = envs;
-  sel.backends = o.backends;
-  sel.cache_policies = o.cache_policies;
-  sel.precisions = o.precisions;
-  for (const auto& spec : o.cases) {
-    auto r = parse_case_spec(spec, catalog);
-    if (auto* e = std::get_if<std::string>(&r)) throw UserError(*e);
-    for (auto& c : std::get<std::vector<CaseSpec>>(r)) sel.cases.push_back(std::move(c));
-  }
-  auto plan = make_plan(catalog, suite, sel);
-  if (auto* e = std::get_if<std::string>(&plan)) throw UserError(*e);
-  return std::get<std::vector<Case>>(plan);
 }
 
 // Seconds each case of an earlier run took, all its processes together (--costs).
@@ -122,31 +104,15 @@ PlannedRun make_planned_run(const RunOptions& o, const InputCopies& inputs) {
   catalog = load_user_workload_records(resolve_python(o.python), std::move(catalog));
   if (o.suite_file.empty() && !o.workload_paths.empty()) p.suite = workload_files_suite_of(o, catalog);
   p.environments = selected_environments(p.suite, o);
-  p.full = plan_cases(catalog, p.suite, o, p.environments);
+  auto planned = make_plan(catalog, p.suite, run_selection(o, catalog, p.environments));
+  if (auto* e = std::get_if<std::string>(&planned)) throw UserError(*e);
+  p.full = std::get<std::vector<Case>>(std::move(planned));
   require_used_workload_files(o, p.suite);
   const int processes = o.cold_runs.value_or(p.suite.cold_runs) + o.warm_runs.value_or(p.suite.warm_runs);
   const int calls = o.warm_iters.value_or(p.suite.warm_iters.value_or(kFixedWarmCalls)) *
                     o.warm_runs.value_or(p.suite.warm_runs);
   const auto measured = o.costs_dir.empty() ? std::map<std::string, double>{} : measured_costs(o.costs_dir);
-  p.costs = expected_costs(p.full, measured, processes, calls);
-  p.shard_of.assign(p.full.size(), 0);
-  if (!o.shard) {
-    p.cases = p.full;
-    return p;
-  }
-  const auto [k, n] = *o.shard;
-  p.shard_of = assign_case_shards(p.full, p.costs, n);  // a case's environments in one shard
-  std::vector<std::string> ids;
-  std::size_t known = 0;
-  for (std::size_t i = 0; i < p.full.size(); ++i) {
-    ids.push_back(p.full[i].id);
-    known += measured.count(p.full[i].id);
-    if (p.shard_of[i] == k - 1) p.cases.push_back(p.full[i]);
-  }
-  p.shard = ShardSection{k, n, plan_digest(p.full), ids,
-                         o.costs_dir.empty() ? std::string("model (backend and size)")
-                                             : fmt::format("measured in {} for {} of {} cases, model for the rest",
-                                                           o.costs_dir, known, p.full.size())};
+  cost_and_shard(p, processes, calls, measured, o.shard, o.costs_dir);
   return p;
 }
 
