@@ -8,9 +8,11 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "commands/commands.h"
+#include "config/catalog.h"
 #include "env/probe.h"
 #include "results/read.h"
 #include "util/fs.h"
@@ -24,6 +26,7 @@ namespace {
 struct Shim {
   std::string path;              // the workload file
   std::vector<KeptFile> kept;  // the user's files it loads, copied beside it (targets/)
+  std::optional<WorkloadInfo> record;  // its workload record, as the worker made the file (none: asked later)
 };
 
 // The worker's record of the shim, from its result channel (--record-fd):
@@ -34,10 +37,17 @@ Shim read_shim_record(const std::vector<std::string>& channel) {
     auto parsed = parse_json(l);
     const auto* doc = std::get_if<nlohmann::json>(&parsed);
     if (!doc || !doc->is_object()) continue;
-    shim = {string_or(*doc, "shim", ""), {}};
+    shim = {string_or(*doc, "shim", ""), {}, std::nullopt};
     if (doc->contains("kept") && (*doc)["kept"].is_array())
       for (const auto& k : (*doc)["kept"])
         shim.kept.push_back({string_or(k, "source", ""), string_or(k, "file", ""), string_or(k, "copy", "")});
+    if (doc->contains("workload") && (*doc)["workload"].is_object()) {
+      try {
+        shim.record = workload_from_json((*doc)["workload"]);
+      } catch (const std::exception&) {
+        shim.record.reset();  // unreadable: the run asks for it as for any workload file (and says why)
+      }
+    }
   }
   return shim;
 }
@@ -78,6 +88,7 @@ int cmd_measure(const MeasureOptions& m, const std::vector<std::string>& command
   Shim shim = write_shim(m, resolve_python(o.python), dir.path());
   o.workload_paths = {shim.path};
   o.kept_files = std::move(shim.kept);
+  if (shim.record) o.workload_records = {*shim.record};
   return cmd_run(o, command);
 }
 

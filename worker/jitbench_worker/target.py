@@ -56,6 +56,7 @@ import re
 import shutil
 import subprocess
 import sys
+import types
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -394,6 +395,16 @@ def _importing():
             os.environ[IMPORTING] = before
 
 
+def implemented(framework) -> dict:
+    """The shim's IMPLEMENTATIONS for a framework: each implementation's name and
+    whether it runs the JIT (None: as its adapter says)."""
+    if framework == "numba":
+        return {"numba": True, "numpy": False}
+    if framework == "numpy":
+        return {"numpy": False}
+    return {framework: None}
+
+
 class Measured:
     """What a shim delegates to: TARGET, its inputs and its check, loaded in
     the worker at setup (after the backend imported its framework)."""
@@ -475,12 +486,7 @@ class Measured:
         return self._cache["host_inputs"]
 
     def implementations(self) -> dict:
-        framework = self.spec["framework"]
-        if framework == "numba":
-            return {"numba": self._build(True), "numpy": self._build(False)}
-        if framework == "numpy":
-            return {"numpy": self._build(False)}
-        return {framework: self._build(None)}
+        return {name: self._build(jit) for name, jit in implemented(self.spec["framework"]).items()}
 
     def _build(self, jit):
         def build(adapter, n, dtype):
@@ -680,6 +686,7 @@ def plan(target, inputs=None, check=None, name=None, keep=None):
         spec["module_sha256"] = {where: _sha256(module.__file__)}
     meta = {"name": name, "framework": detected.framework, "backends": backends, "dtypes": [dtype],
             "target": target, "target_file": target_file, "files": files, "kept": kept, **found}
+    meta["catalog"] = catalog  # the shim's CATALOG: its workload record is made from it (workload_record)
     return shim_text(spec, catalog), meta
 
 
@@ -854,13 +861,23 @@ def main(argv) -> int:
             return 2
     with open(path, "w") as f:
         f.write(text)
-    record = json.dumps({**meta, "shim": os.path.abspath(path)}) + "\n"
+    shim = os.path.abspath(path)
+    record = json.dumps({**meta, "shim": shim, "workload": workload_record(meta, shim)}) + "\n"
     if args.record_fd is None:
         sys.stdout.write(record)
     else:
         with os.fdopen(args.record_fd, "w", encoding="utf-8", errors="surrogateescape") as channel:
             channel.write(record)
     return 0
+
+
+def workload_record(meta, shim) -> dict:
+    """The shim's workload record, as `catalog --workload-file` would print it
+    after importing the shim: made from what the shim was written from (its
+    CATALOG and IMPLEMENTATIONS), so jitbench need not import the target again."""
+    from .workloads import record
+    made = types.SimpleNamespace(CATALOG=meta["catalog"], IMPLEMENTATIONS=implemented(meta["framework"]))
+    return record(meta["name"], shim, module=made)
 
 
 def _out_path(out, name):

@@ -98,6 +98,7 @@ PlannedRun make_planned_run(const RunOptions& o, const InputCopies& inputs) {
     if (auto* err = std::get_if<std::string>(&added)) throw UserError("--workload-path: " + *err);
     catalog = std::get<Catalog>(std::move(added));
   }
+  for (const auto& r : o.workload_records) catalog = catalog.with_record(r);  // measure's: read once, as made
   PlannedRun p;
   p.inputs = inputs;
   p.suite = load_suite(o, catalog, inputs);
