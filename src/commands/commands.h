@@ -40,8 +40,13 @@ int cmd_resume(const ResumeOptions& opts);
 // `run --workload-path` alone would run it; the index records the command as typed.
 int cmd_measure(const MeasureOptions& opts, const std::vector<std::string>& command);
 // A recorded `measure` command names no workload file: its run's is the
-// workload input its index lists. Adds it to `o` (a `run` command: nothing).
+// workload input its index lists. Adds it to `o` (a `run` command, or an
+// index whose typed options list it already: nothing).
 void add_measured_workload(const RunIndex& index, RunOptions& o);
+// The options a recorded run is measured again with (--resume, compare
+// --remeasure): the index's typed options (v5); an index before them, its
+// recorded command parsed (and a measure run's workload added).
+RunOptions recorded_run_options(const RunIndex& index);
 int cmd_plan(const PlanOptions& opts);
 // Exit code of a merge that wrote the merged run but lacks shards or cases.
 inline constexpr int kExitIncompleteMerge = 5;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/recorded_options.h"
 #include "commands/commands.h"
 #include "config/catalog.h"
 #include "env/probe.h"
@@ -93,11 +94,18 @@ int cmd_measure(const MeasureOptions& m, const std::vector<std::string>& command
 }
 
 void add_measured_workload(const RunIndex& index, RunOptions& o) {
-  if (index.command.size() < 2 || index.command[1] != "measure") return;
+  if (index.options || index.command.size() < 2 || index.command[1] != "measure") return;
   for (const auto& in : index.inputs) {
     if (in.kind == "workload") o.workload_paths.push_back(in.source);
     if (in.kind == "target") o.kept_files.push_back({in.source, fs::path(in.path).filename().string(), ""});
   }
+}
+
+RunOptions recorded_run_options(const RunIndex& index) {
+  if (index.options) return run_options(*index.options);
+  RunOptions o = parse_run_command(index.command);  // an index before v5 (or a merged run's)
+  add_measured_workload(index, o);
+  return o;
 }
 
 }  // namespace jitbench

@@ -27,8 +27,7 @@ RecordedRun recorded_run(const std::string& dir, const std::filesystem::path& ou
   const RunIndex& x = std::get<RunIndex>(index);
   if (x.merged) throw UserError(fmt::format("--remeasure: {} '{}' is a merged run: give its shards' runs", label, dir));
   RecordedRun r;
-  r.o = parse_run_command(x.command);
-  add_measured_workload(x, r.o);
+  r.o = recorded_run_options(x);
   const InputCopies inputs = use_recorded_inputs(x, std::filesystem::absolute(dir), r.o);
   r.o.out_dir = out.string();
   r.o.quiet = true;

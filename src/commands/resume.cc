@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "cli/recorded_options.h"
 #include "commands/commands.h"
 #include "commands/run/run.h"
 #include "results/read.h"
@@ -36,6 +37,8 @@ RunHeader resumed_header(const LoadedRun& old, const RunOptions& o, const Planne
   // The build that started the run; a resumption by another build says so in its own entry.
   h.sections.jitbench_git = old.index.jitbench_git;
   h.sections.machine = old.index.machine;
+  // The options it was started with (an index before v5: those its command gave, as parsed now).
+  h.sections.options = old.index.options ? *old.index.options : recorded_options(o);
   h.sections.resumed = old.index.resumed.value_or(std::vector<Resumption>{});
   std::set<std::string> kept_ids;
   for (const auto& [id, c] : keep) kept_ids.insert(id);
@@ -107,8 +110,7 @@ int cmd_resume(const ResumeOptions& r) {
     return 0;
   }
   if (old.index.merged) throw UserError(fmt::format("--resume: '{}' is a merged run; resume its shards", dir));
-  RunOptions o = parse_run_command(old.index.command);
-  add_measured_workload(old.index, o);
+  RunOptions o = recorded_run_options(old.index);
   o.out_dir = std::filesystem::absolute(dir).string();
   o.quiet = r.quiet;
   require_affinity(o.affinity);  // the recorded --affinity, on the CPUs this machine has now

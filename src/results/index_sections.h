@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "config/recorded_options.h"
 #include "plan/shard.h"
 
 namespace jitbench {
@@ -130,6 +131,7 @@ struct IndexSections {
   std::optional<std::vector<Resumption>> resumed;
   std::optional<MergedSection> merged;
   std::optional<std::vector<InterleavedGroup>> interleaved;
+  std::optional<RecordedOptions> options;  // index v5: what --resume and replicate measure again from
   bool operator==(const IndexSections&) const = default;
 };
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <thread>
 
+#include "cli/recorded_options.h"
 #include "commands/run/run.h"
 #include "config/catalog.h"
 #include "env/ceilings.h"
@@ -157,6 +158,7 @@ RunHeader start_run(const RunOptions& o, const PlannedRun& p, const WorkerSetup&
   if (auto slurm = slurm_ids(); !slurm.empty()) h.sections.slurm = slurm;
   h.sections.jitbench_git = this_build();
   if (!o.machine.empty()) h.sections.machine = MachineLabel{o.machine};
+  h.sections.options = recorded_options(o);  // what --resume and replicate measure again from
   const HostFacts host = read_host_facts();
   auto manifest = unprobed_environment_json(host, setup.python, compiler_env(), o.deterministic ? "" : utc_now());
   set_affinity(manifest, o.affinity, host);
