@@ -123,7 +123,7 @@ def across(tmp_path_factory, wheelhouse, env_cache):
 
 def test_every_case_runs_in_every_environment_recorded_exactly(across):
     index = json.loads((across / "index.json").read_text())
-    validate(index, "jitbench.index.v4")
+    validate(index, "jitbench.index.v5")
     assert [c["case"] for c in index["cases"]] == [f"numpy_slow_import_8_f64__env-v{v}" for v in ("10", "11", "12", "13")]
     assert all(c["status"] == "ok" for c in index["cases"])
     envs = {e["name"]: e for e in index["environments"]}

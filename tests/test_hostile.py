@@ -198,7 +198,7 @@ def test_a_signal_while_starting_is_recorded(fake_env, tmp_path):
     assert p.returncode == 128 + signal.SIGTERM and "interrupted while starting" in err
     index = json.loads((out / "index.json").read_text())
     assert index["stopped"]["reason"] == "interrupted" and index["cases"] == []
-    validate(index, "jitbench.index.v4")
+    validate(index, "jitbench.index.v5")
     assert sh("validate", str(out)).returncode == 6
     r = sh("run", "--resume", str(out), env=fake_env())
     assert r.returncode == 0, r.stderr

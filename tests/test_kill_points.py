@@ -58,7 +58,7 @@ def test_a_run_killed_at_any_point_is_resumed_into_a_valid_run(tmp_path, fake_en
     check = run(["validate", str(out)], dict(os.environ))
     assert check.returncode == 0, check.stdout + check.stderr
     index = json.loads((out / "index.json").read_text())
-    validate(index, "jitbench.index.v4")
+    validate(index, "jitbench.index.v5")
     assert index["complete"] and [c["case"] for c in index["cases"]] == CASES
     assert all(c["status"] == "ok" for c in index["cases"]), index["cases"]
     # No case measured twice: what the killed run recorded is kept, the rest measured once.

@@ -8,6 +8,7 @@ import json
 import re
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -119,6 +120,25 @@ def test_a_wrong_check_fails_the_case(jitbench, tmp_path):
     row = next(l for l in verification.splitlines() if l.startswith("| `plain` (no JIT) |"))
     assert "the user's check mine.py:wrong_check (`user_check`)" in verification, verification
     assert re.search(r"\| not reported \| 0 of [1-9]", row), row
+
+
+def test_measure_imports_the_users_code_once_for_the_shim_and_never_again_for_its_record(jitbench, tmp_path):
+    """`measure` in one hop: the shim's workload record comes back with the
+    shim, so no second Python imports the shim (and through it the user's
+    module) only to print that record (`catalog --workload-file`)."""
+    mine = user_module(tmp_path, jax=False)
+    starts = tmp_path / "starts.log"
+    python = tmp_path / "python"  # the interpreter jitbench starts, logging how it is started
+    python.write_text(f'#!/bin/sh\necho "$@" >> "{starts}"\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    res = jitbench("measure", f"{mine}:plain", *QUICK, "--python", str(python), "--out-dir", str(tmp_path / "out"),
+                   out=False)
+    assert res.rc == 0, res.stderr
+    lines = starts.read_text().splitlines()
+    assert sum("jitbench_worker.harness.target shim" in line for line in lines) == 1, lines
+    assert not [line for line in lines if "--workload-file" in line], lines
+    index = json.loads((tmp_path / "out" / "index.json").read_text())
+    assert [c["case"] for c in index["cases"]] == ["numpy_plain_1_f32"]  # planned from the record handed over
 
 
 def test_a_function_named_like_a_built_in_workload_keeps_its_name_where_people_read(jitbench, tmp_path):

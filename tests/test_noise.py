@@ -61,7 +61,7 @@ def test_interleaved_sides_share_the_drift_and_have_equal_medians(jitbench, fake
     validate(doc, "jitbench.noise.v1")
     for side in ("a", "b"):
         index = json.loads((d / side / "index.json").read_text())
-        validate(index, "jitbench.index.v4")
+        validate(index, "jitbench.index.v5")
         (group,) = index["interleaved"]
         assert group["cases"] == [ID, ID] and group["runs"] == ["../a", "../b"]
         # A1 B1 A2 B2 ...: the order the cold processes ran in
@@ -201,7 +201,7 @@ def test_compare_remeasure_measures_both_runs_again_side_by_side(jitbench, fake_
     assert statistics.median(a) == statistics.median(b) and sorted(a) == sorted(b)
     for side in ("base", "new"):
         index = json.loads((out / side / "index.json").read_text())
-        validate(index, "jitbench.index.v4")
+        validate(index, "jitbench.index.v5")
         (group,) = index["interleaved"]
         assert group["runs"] == ["../base", "../new"]
         assert [(s["case"], s["cold"]) for s in group["order"]] == [(k % 2, k // 2) for k in range(12)]

@@ -48,7 +48,7 @@ def two_runs(jitbench, fake_env, tmp_path):
 def test_every_run_records_the_commit_of_the_jitbench_that_measured_it(jitbench, fake_env, tmp_path):
     run = fake_run(jitbench, fake_env, tmp_path / "r")
     index = json.loads((run / "index.json").read_text())
-    validate(index, "jitbench.index.v4")
+    validate(index, "jitbench.index.v5")
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
     if head.returncode == 0:  # a source tree without git records empty strings, never a guess
         assert index["jitbench_git"]["sha"] == head.stdout.strip()

@@ -38,7 +38,7 @@ def test_run_succeeds_and_validates(small_run, jitbench):
     assert res.rc == 0, res.stderr
     index = load(out / "index.json")
     assert index["complete"] is True
-    validate(index, "jitbench.index.v4")
+    validate(index, "jitbench.index.v5")
     validate(load(out / "environment.json"), "jitbench.environment.v2")
     for c in index["cases"]:
         validate(load(out / c["path"]), "jitbench.case.v7")

@@ -94,7 +94,7 @@ def test_shards_merge_into_one_valid_run(jitbench, tmp_path):
     dirs = run_shards(jitbench, tmp_path, 3)
     for k, d in enumerate(dirs, 1):
         index = json.loads((d / "index.json").read_text())
-        validate(index, "jitbench.index.v4")
+        validate(index, "jitbench.index.v5")
         assert index["shard"]["index"] == k and index["shard"]["count"] == 3
         assert (d / "environment.json").exists()
     merged = tmp_path / "merged"
@@ -102,7 +102,7 @@ def test_shards_merge_into_one_valid_run(jitbench, tmp_path):
     assert res.rc == 0, res.stderr
     assert jitbench("validate", str(merged), out=False).rc == 0
     index = json.loads((merged / "index.json").read_text())
-    validate(index, "jitbench.index.v4")
+    validate(index, "jitbench.index.v5")
     assert index["complete"] is True
     assert index["merged"]["missing_shards"] == [] and index["merged"]["missing_cases"] == []
     # The union of the shards, each case once, in the plan's order, byte for byte.
@@ -252,7 +252,7 @@ def test_a_shard_killed_mid_run_is_resumed(tmp_path, fake_env, sig):
                          timeout=120)
     assert res.returncode == 0, res.stderr
     index = json.loads((out / "index.json").read_text())
-    validate(index, "jitbench.index.v4")
+    validate(index, "jitbench.index.v5")
     assert index["complete"] is True and index["shard"]["index"] == 1
     assert [c["case"] for c in index["cases"]] == ["numpy_mc_pi_1000_f64", "numba_mc_pi_1000_f64",
                                                    "jax_jit_cpu_mc_pi_1000_f64"]

@@ -68,6 +68,9 @@ TEST(Golden, DefaultSuiteArtifactsAreUnchanged) {
   h.info.suite_source = "<embedded default.toml>";
   h.info.command = "jitbench run --cold-runs 2 --warm-iters 5";
   h.info.n_planned = plan.size();
+  h.sections.options = RecordedOptions{};  // the command's options, typed (index v5)
+  h.sections.options->cold_runs = 2;
+  h.sections.options->warm_iters = 5;
   const auto manifest = read_file(kData / "environment.json");
   h.info.environment = parse_environment(nlohmann::json::parse(manifest));
   out.write_text("environment.json", manifest);

@@ -6,6 +6,7 @@
 #include <variant>
 #include <vector>
 
+#include "config/catalog.h"
 #include "config/names.h"
 #include "plan/shard.h"
 
@@ -41,6 +42,9 @@ struct RunOptions {
   std::vector<Precision> precisions;        // empty: the suite's
   std::vector<std::string> workload_paths;
   std::vector<KeptFile> kept_files;  // set by measure (and by its resume/replicate), never by a flag
+  // Set by measure: its workload file's record as the shim made it, so that
+  // Python is not started again to import the file for it; never by a flag.
+  std::vector<WorkloadInfo> workload_records;
   bool quiet = false;
   CeilingsMode ceilings = CeilingsMode::Auto;
   std::optional<ShardSpec> shard;  // --shard K/N: only the K-th of N shards of the plan

@@ -8,9 +8,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
+#include "cli/recorded_options.h"
 #include "commands/commands.h"
+#include "config/catalog.h"
 #include "config/environments.h"
 #include "env/environments.h"
 #include "env/probe.h"
@@ -27,6 +30,7 @@ namespace {
 struct Shim {
   std::string path;              // the workload file
   std::vector<KeptFile> kept;  // the user's files it loads, copied beside it (targets/)
+  std::optional<WorkloadInfo> record;  // its workload record, as the worker made the file (none: asked later)
 };
 
 // The worker's record of the shim, from its result channel (--record-fd):
@@ -37,10 +41,17 @@ Shim read_shim_record(const std::vector<std::string>& channel) {
     auto parsed = parse_json(l);
     const auto* doc = std::get_if<nlohmann::json>(&parsed);
     if (!doc || !doc->is_object()) continue;
-    shim = {string_or(*doc, "shim", ""), {}};
+    shim = {string_or(*doc, "shim", ""), {}, std::nullopt};
     if (doc->contains("kept") && (*doc)["kept"].is_array())
       for (const auto& k : (*doc)["kept"])
         shim.kept.push_back({string_or(k, "source", ""), string_or(k, "file", ""), string_or(k, "copy", "")});
+    if (doc->contains("workload") && (*doc)["workload"].is_object()) {
+      try {
+        shim.record = workload_from_json((*doc)["workload"]);
+      } catch (const std::exception&) {
+        shim.record.reset();  // unreadable: the run asks for it as for any workload file (and says why)
+      }
+    }
   }
   return shim;
 }
@@ -108,15 +119,23 @@ int cmd_measure(const MeasureOptions& m, const std::vector<std::string>& command
   Shim shim = write_shim(m, shim_python(o, dir.path()), dir.path());
   o.workload_paths = {shim.path};
   o.kept_files = std::move(shim.kept);
+  if (shim.record) o.workload_records = {*shim.record};
   return cmd_run(o, command);
 }
 
 void add_measured_workload(const RunIndex& index, RunOptions& o) {
-  if (index.command.size() < 2 || index.command[1] != "measure") return;
+  if (index.options || index.command.size() < 2 || index.command[1] != "measure") return;
   for (const auto& in : index.inputs) {
     if (in.kind == "workload") o.workload_paths.push_back(in.source);
     if (in.kind == "target") o.kept_files.push_back({in.source, fs::path(in.path).filename().string(), ""});
   }
+}
+
+RunOptions recorded_run_options(const RunIndex& index) {
+  if (index.options) return run_options(*index.options);
+  RunOptions o = parse_run_command(index.command);  // an index before v5 (or a merged run's)
+  add_measured_workload(index, o);
+  return o;
 }
 
 }  // namespace jitbench

@@ -57,6 +57,28 @@ json interleaved_json(const std::vector<InterleavedGroup>& groups) {
   }
   return out;
 }
+template <typename T>
+json opt_json(const std::optional<T>& v) {
+  return v ? json(*v) : json();
+}
+json recorded_options_json(const RecordedOptions& r) {
+  json policies = json::array(), precisions = json::array(), kept = json::array();
+  for (const auto p : r.cache_policies) policies.push_back(std::string(to_string(p)));
+  for (const auto p : r.precisions) precisions.push_back(std::string(to_string(p)));
+  for (const auto& k : r.kept_files) kept.push_back({{"source", k.source}, {"file", k.file}});
+  return {{"suite_file", r.suite_file}, {"python", r.python}, {"costs_dir", r.costs_dir}, {"machine", r.machine},
+          {"deterministic", r.deterministic}, {"cold_runs", opt_json(r.cold_runs)},
+          {"warm_iters", opt_json(r.warm_iters)}, {"warm_runs", opt_json(r.warm_runs)},
+          {"min_runs", opt_json(r.min_runs)}, {"max_runs", opt_json(r.max_runs)}, {"timeout_s", opt_json(r.timeout_s)},
+          {"target_ci_pct", opt_json(r.target_ci_pct)}, {"max_time_s", opt_json(r.max_time_s)}, {"cases", r.cases},
+          {"backends", r.backends}, {"cache_policies", policies}, {"precisions", precisions},
+          {"workload_paths", r.workload_paths}, {"kept_files", kept}, {"ceilings", r.ceilings},
+          {"shard", r.shard ? json{{"index", r.shard->index}, {"count", r.shard->count}} : json()},
+          {"envs", r.envs}, {"env_vars", r.env_vars}, {"find_links", r.find_links}, {"no_index", r.no_index},
+          {"no_interleave", r.no_interleave}, {"anatomy", r.anatomy}, {"anatomy_runs", opt_json(r.anatomy_runs)},
+          {"count", r.count}, {"count_source", r.count_source}, {"count_runs", opt_json(r.count_runs)},
+          {"jobs", opt_json(r.jobs)}, {"affinity", r.affinity}};
+}
 }  // namespace
 
 json index_sections_json(const IndexSections& s) {
@@ -77,6 +99,7 @@ json index_sections_json(const IndexSections& s) {
   if (s.resumed) out["resumed"] = resumptions_json(*s.resumed);
   if (s.merged) out["merged"] = merged_section_json(*s.merged);
   if (s.interleaved) out["interleaved"] = interleaved_json(*s.interleaved);
+  if (s.options) out["options"] = recorded_options_json(*s.options);
   return out;
 }
 

@@ -12,7 +12,7 @@
 #include "results/run_info.h"
 
 namespace jitbench {
-inline constexpr const char* kIndexSchema = "jitbench.index.v4";
+inline constexpr const char* kIndexSchema = "jitbench.index.v5";
 // "jitbench_git" of a build, as the index, the registry and the replication report write it.
 nlohmann::json git_build_json(const GitBuild& g);
 // The same, or null for a run recorded before index v3.

@@ -31,6 +31,27 @@ struct TempFile {
 
 GitBuild a_build(const std::string& sha) { return {"v1-3-g" + sha.substr(0, 7), sha, "main", "file:///src", true}; }
 
+// Every option a run records, each set to something other than its default.
+RecordedOptions every_option() {
+  RecordedOptions r;
+  r.suite_file = "suites/s.toml", r.python = "/usr/bin/python3", r.costs_dir = "../costs", r.machine = "ci";
+  r.deterministic = true;
+  r.cold_runs = 3, r.warm_iters = 4, r.warm_runs = 2, r.min_runs = 5, r.max_runs = 9;
+  r.timeout_s = 12.5, r.target_ci_pct = 2.5, r.max_time_s = 60;
+  r.cases = {"matmul_64_f32"}, r.backends = {"numpy", "jax_jit_cpu"};
+  r.cache_policies = {CachePolicy::WarmCache}, r.precisions = {Precision::Highest};
+  r.workload_paths = {"/tmp/m/workloads/step.py"};
+  r.kept_files = {{"/home/u/mine.py", "mine.py"}};
+  r.ceilings = "off";
+  r.shard = RecordedShard{2, 3};
+  r.envs = {"np2:numpy==2.0"}, r.env_vars = {"np2:OMP_NUM_THREADS=1"}, r.find_links = {"wheels"};
+  r.no_index = true, r.no_interleave = true, r.anatomy = true, r.count = true;
+  r.affinity = {0, 2};
+  r.anatomy_runs = 2, r.count_runs = 1, r.jobs = 4;
+  r.count_source = "valgrind";
+  return r;
+}
+
 // Every section, every optional field of every section set.
 IndexSections every_section() {
   IndexSections s;
@@ -53,6 +74,7 @@ IndexSections every_section() {
   MergedShard two{"/runs/s2", "2/2", std::string(64, '0'), 0, "environments/env-2.json", SlurmIds{{"SLURM_JOB_ID", "9"}},
                   std::vector<Resumption>{plain}};
   s.merged = MergedSection{{one, two}, {"3/3"}, {"x-case"}, {"environment.json", "environments/env-2.json"}};
+  s.options = every_option();
   return s;
 }
 
@@ -85,6 +107,7 @@ IndexSections sections_of(const RunIndex& x) {
   s.environments = x.environments;
   s.resumed = x.resumed;
   s.merged = x.merged;
+  s.options = x.options;
   return s;
 }
 
@@ -100,7 +123,7 @@ TEST(IndexSections, EverySectionRoundTripsAndIsWrittenAgainByteForByte) {
 TEST(IndexSections, WhatIsUnsetIsNotWritten) {
   const auto j = index_json(header_with({}), {}, true, "", {});
   for (const char* key : {"shard", "cwd", "inputs", "slurm", "jitbench_git", "machine", "environments", "resumed",
-                          "merged", "stopped"})
+                          "merged", "stopped", "options"})
     EXPECT_FALSE(j.contains(key)) << key;
   const auto read = written_and_read(header_with({}), "none");
   EXPECT_EQ(sections_of(read), IndexSections{});
@@ -118,6 +141,20 @@ TEST(IndexSections, NullsAreWrittenWhereTheSchemaSaysSo) {
 }
 
 // An index v1, before cwd, inputs, jitbench_git and the Slurm ids: read as it was.
+// Options left unset (no fixed counts, no shard) are written as null and read back unset.
+TEST(IndexSections, OptionsLeftUnsetRoundTripAsNulls) {
+  IndexSections s;
+  s.options = RecordedOptions{};
+  std::string text;
+  const auto read = written_and_read(header_with(s), "options", &text);
+  EXPECT_EQ(read.options, s.options);
+  const auto j = json::parse(text);
+  EXPECT_TRUE(j["options"]["cold_runs"].is_null());
+  EXPECT_TRUE(j["options"]["shard"].is_null());
+  EXPECT_EQ(j["options"]["ceilings"], "auto");
+  EXPECT_TRUE(validate_against(j, kIndexSchema).empty());
+}
+
 TEST(IndexSections, AnEarlierIndexReadsAsItWas) {
   TempFile f("v1");
   write_file_atomic(f.path, R"v1({"schema_version": "jitbench.index.v1", "jitbench_version": "0.1.0",

@@ -13,6 +13,15 @@
 
 namespace jitbench {
 
+// "shard": which shard of which plan a `run --shard K/N` measured.
+struct ShardSection {
+  int index = 0, count = 0;
+  std::string plan_digest;
+  std::vector<std::string> plan;  // the whole plan's case ids, in order
+  std::string costs;              // where the costs came from
+  bool operator==(const ShardSection&) const = default;
+};
+
 struct ShardSpec {
   int index = 1;  // 1-based K of K/N
   int count = 1;  // N

@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "config/recorded_options.h"
+#include "plan/shard.h"
+
 namespace jitbench {
 
 // "jitbench_git": the commit a jitbench was built from (empty strings: none).
@@ -25,15 +28,6 @@ GitBuild this_build();
 
 // "slurm": the Slurm ids the environment gave (SLURM_JOB_ID, ...), by name.
 using SlurmIds = std::map<std::string, std::string>;
-
-// "shard": which shard of which plan a `run --shard K/N` measured.
-struct ShardSection {
-  int index = 0, count = 0;
-  std::string plan_digest;
-  std::vector<std::string> plan;  // the whole plan's case ids, in order
-  std::string costs;              // where the costs came from
-  bool operator==(const ShardSection&) const = default;
-};
 
 // One entry of "resumed": a `run --resume` of the run.
 struct Resumption {
@@ -137,6 +131,7 @@ struct IndexSections {
   std::optional<std::vector<Resumption>> resumed;
   std::optional<MergedSection> merged;
   std::optional<std::vector<InterleavedGroup>> interleaved;
+  std::optional<RecordedOptions> options;  // index v5: what --resume and replicate measure again from
   bool operator==(const IndexSections&) const = default;
 };
 

@@ -443,6 +443,39 @@ std::vector<InterleavedGroup> read_interleaved(const json& list) {
   }
   return out;
 }
+template <typename T>
+std::optional<T> opt_of(const json& j, const char* key) {
+  return j.contains(key) && !j.at(key).is_null() ? std::optional<T>(j.at(key).get<T>()) : std::nullopt;
+}
+RecordedOptions read_recorded_options(const json& j) {
+  RecordedOptions r;
+  r.suite_file = j.at("suite_file").get<std::string>(), r.python = j.at("python").get<std::string>();
+  r.costs_dir = j.at("costs_dir").get<std::string>(), r.machine = j.at("machine").get<std::string>();
+  r.deterministic = j.at("deterministic").get<bool>();
+  r.cold_runs = opt_of<int>(j, "cold_runs"), r.warm_iters = opt_of<int>(j, "warm_iters");
+  r.warm_runs = opt_of<int>(j, "warm_runs"), r.min_runs = opt_of<int>(j, "min_runs");
+  r.max_runs = opt_of<int>(j, "max_runs"), r.timeout_s = opt_of<double>(j, "timeout_s");
+  r.target_ci_pct = opt_of<double>(j, "target_ci_pct"), r.max_time_s = opt_of<double>(j, "max_time_s");
+  r.cases = j.at("cases").get<std::vector<std::string>>(), r.backends = j.at("backends").get<std::vector<std::string>>();
+  for (const auto& p : j.at("cache_policies"))
+    if (auto c = parse_cache_policy(p.get<std::string>())) r.cache_policies.push_back(*c);
+    else throw std::runtime_error("options: unknown cache policy " + p.dump());
+  for (const auto& p : j.at("precisions"))
+    if (auto c = parse_precision(p.get<std::string>())) r.precisions.push_back(*c);
+    else throw std::runtime_error("options: unknown precision " + p.dump());
+  r.workload_paths = j.at("workload_paths").get<std::vector<std::string>>();
+  for (const auto& k : j.at("kept_files")) r.kept_files.push_back({k.at("source").get<std::string>(), k.at("file").get<std::string>()});
+  r.ceilings = j.at("ceilings").get<std::string>();
+  if (!j.at("shard").is_null()) r.shard = RecordedShard{j.at("shard").at("index").get<int>(), j.at("shard").at("count").get<int>()};
+  r.envs = j.at("envs").get<std::vector<std::string>>(), r.env_vars = j.at("env_vars").get<std::vector<std::string>>();
+  r.find_links = j.at("find_links").get<std::vector<std::string>>();
+  r.no_index = j.at("no_index").get<bool>(), r.no_interleave = j.at("no_interleave").get<bool>();
+  r.anatomy = j.at("anatomy").get<bool>(), r.count = j.at("count").get<bool>();
+  r.anatomy_runs = opt_of<int>(j, "anatomy_runs"), r.count_runs = opt_of<int>(j, "count_runs");
+  r.jobs = opt_of<int>(j, "jobs"), r.count_source = j.at("count_source").get<std::string>();
+  r.affinity = j.at("affinity").get<std::vector<int>>();
+  return r;
+}
 void read_index_sections(const json& j, RunIndex& x) {
   if (j.contains("shard")) {
     const auto& s = j.at("shard");
@@ -458,6 +491,7 @@ void read_index_sections(const json& j, RunIndex& x) {
   if (j.contains("machine")) x.machine = MachineLabel{j.at("machine").at("label").get<std::string>()};
   if (j.contains("environments")) x.environments = read_recorded_environments(j.at("environments"));
   if (j.contains("interleaved")) x.interleaved = read_interleaved(j.at("interleaved"));
+  if (j.contains("options")) x.options = read_recorded_options(j.at("options"));
 }
 
 RegistryEntry read_registry_entry(const json& s) {

@@ -39,6 +39,7 @@ struct RunIndex {
   std::optional<MachineLabel> machine;   // index v3: the --machine label
   std::optional<std::vector<RecordedEnvironment>> environments;  // pinned environments as built
   std::optional<std::vector<InterleavedGroup>> interleaved;      // index v4: cases measured side by side
+  std::optional<RecordedOptions> options;  // index v5: the run's options, typed (none before v5, or merged)
   std::vector<IndexedCase> cases;
   std::vector<FileEntry> files;
 };

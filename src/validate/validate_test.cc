@@ -83,7 +83,7 @@ void edit_index(const GoldenCopy& g, const std::function<void(nlohmann::json&)>&
 TEST(CheckOutDir, AMergedShardsOpenResumedListStillReads) {
   GoldenCopy g;  // the schema leaves merged.shards[].resumed's items open
   edit_index(g, [](nlohmann::json& d) {
-    d["schema_version"] = "jitbench.index.v4";
+    d["schema_version"] = "jitbench.index.v5";
     d["merged"] = {{"shards", {{{"dir", "s1"}, {"shard", "1/2"}, {"index_sha256", std::string(64, 'a')},
                                 {"cases", 1}, {"environment", "environment.json"}, {"resumed", {"x", 1}}}}},
                    {"missing_shards", nlohmann::json::array()}, {"missing_cases", nlohmann::json::array()},

@@ -365,6 +365,16 @@ def _importing():
             os.environ[IMPORTING] = before
 
 
+def implemented(framework) -> dict:
+    """The shim's IMPLEMENTATIONS for a framework: each implementation's name and
+    whether it runs the JIT (None: as its adapter says)."""
+    if framework == "numba":
+        return {"numba": True, "numpy": False}
+    if framework == "numpy":
+        return {"numpy": False}
+    return {framework: None}
+
+
 class Measured:
     """What a shim delegates to: TARGET, its inputs and its check, loaded in
     the worker at setup (after the backend imported its framework)."""
@@ -446,12 +456,7 @@ class Measured:
         return self._cache["host_inputs"]
 
     def implementations(self) -> dict:
-        framework = self.spec["framework"]
-        if framework == "numba":
-            return {"numba": self._build(True), "numpy": self._build(False)}
-        if framework == "numpy":
-            return {"numpy": self._build(False)}
-        return {framework: self._build(None)}
+        return {name: self._build(jit) for name, jit in implemented(self.spec["framework"]).items()}
 
     def _build(self, jit):
         def build(adapter, n, dtype):

@@ -323,6 +323,29 @@ def test_a_measured_process_imports_nothing_of_the_harness_side(tmp_path, monkey
     assert {"jitbench_worker.runner", "jitbench_worker.target", "seen"} <= set(modules)
     assert [m for m in modules if m.startswith("jitbench_worker.harness")] == []
 
+
+def record_by_import(shim_path):
+    """The shim's record as `catalog --workload-file` prints it: the shim imported, and through it the target."""
+    p = subprocess.run([sys.executable, "-m", "jitbench_worker.catalog", "--workload-file", shim_path.stem,
+                        str(shim_path)], capture_output=True, text=True, env=ENV, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def test_the_shims_workload_record_is_the_one_its_import_gives(tmp_path, plain):
+    """measure in one hop: the record handed over with the shim is the record
+    jitbench would otherwise import the shim again for, field for field."""
+    meta, shim_path = measured(tmp_path, plain, "norms")
+    assert meta["workload"] == record_by_import(shim_path)
+
+
+@pytest.mark.heavy("numba")
+def test_a_numba_shims_record_names_both_its_implementations_as_its_import_does(tmp_path):
+    meta, shim_path = measured(tmp_path, write(tmp_path, "numbamod.py", NUMBA_MODULE), "ema")
+    assert meta["workload"]["frameworks"] == ["numba", "numpy"]
+    assert meta["workload"] == record_by_import(shim_path)
+
+
 def test_the_shim_loads_the_copies_it_keeps_pinned_by_sha256(tmp_path, plain):
     """--keep DIR: the user's files are copied into DIR (relative to the shim) and
     the shim loads those copies, the original's directory serving sibling imports;

@@ -15,6 +15,10 @@
 
 namespace jitbench {
 // Exit codes of the publishing commands (README's table; the others are in commands.h).
+inline constexpr int kExitWriteFailed = 4;
+// A path jitbench would write, remove or read through holds a symbolic link
+// (or a component that is not a directory): refused, nothing done through it.
+inline constexpr int kExitLinkRefused = 13;
 inline constexpr int kExitSignature = 7;        // verify: no signature, a bad one, or no allowed signer's
 inline constexpr int kExitReplicaDiffers = 8;   // replicate: every gate held; timing metrics differ
 inline constexpr int kExitReplicaFailed = 9;    // replicate: a correctness gate failed

@@ -7,6 +7,7 @@
 
 #include "artifacts/out_dir.h"
 #include "artifacts/write_run.h"
+#include "cli/recorded_options.h"
 #include "commands/common/common.h"
 #include "commands/common/signature.h"
 #include "commands/replication/replication.h"
@@ -234,9 +235,15 @@ int replicate(const ReplicateOptions& o, const MeasureRecorded& measure) {
   const auto command = replica_argv(orig.run.index.command, o);
   const std::string python = resolve_python(o.python);  // the replica's own --python, as replica_argv passes it
   if (!o.quiet) say(stderr, "jitbench: replicating {} with {}\n", orig.id, environment_note(orig.run, python));
-  // The options are read from the command the replica records, so that they
-  // agree with it (a --resume of the replica reads that command back).
-  const int rc = measure(parse_run_command(command), command, orig.run);
+  // The original's typed options (an index before v5: its command, parsed), with this replica's own out dir,
+  // --machine, --python and --quiet, as the command the replica records has them.
+  RunOptions options = orig.run.index.options ? run_options(*orig.run.index.options)
+                                              : parse_run_command(orig.run.index.command);
+  options.out_dir = o.out_dir;
+  options.machine = o.machine;
+  options.python = o.python;
+  options.quiet = o.quiet;
+  const int rc = measure(options, command, orig.run);
   if (rc != 0 && rc != 2) return rc;  // interrupted, or the out dir refused a write: no replica to compare
   auto loaded = read_run(o.out_dir);
   if (auto* e = std::get_if<std::string>(&loaded)) throw std::runtime_error("the replica cannot be read: " + *e);

@@ -27,9 +27,10 @@ import re
 import shutil
 import subprocess
 import sys
+import types
 
 from ..backends import for_target
-from ..target import (_importing, _sha256, attribute, backend_labels, detect, dtype_of, inputs_from,
+from ..target import (_importing, _sha256, attribute, backend_labels, detect, dtype_of, implemented, inputs_from,
                       is_file, load_file, load_module, resolve, split)
 
 
@@ -87,6 +88,7 @@ def plan(target, inputs=None, check=None, name=None, keep=None):
         spec["module_sha256"] = {where: _sha256(module.__file__)}
     meta = {"name": name, "framework": detected.framework, "backends": backends, "dtypes": [dtype],
             "target": target, "target_file": target_file, "files": files, "kept": kept, **found}
+    meta["catalog"] = catalog  # the shim's CATALOG: its workload record is made from it (workload_record)
     return shim_text(spec, catalog), meta
 
 
@@ -256,13 +258,23 @@ def main(argv) -> int:
             return 2
     with open(path, "w") as f:
         f.write(text)
-    record = json.dumps({**meta, "shim": os.path.abspath(path)}) + "\n"
+    shim = os.path.abspath(path)
+    record = json.dumps({**meta, "shim": shim, "workload": workload_record(meta, shim)}) + "\n"
     if args.record_fd is None:
         sys.stdout.write(record)
     else:
         with os.fdopen(args.record_fd, "w", encoding="utf-8", errors="surrogateescape") as channel:
             channel.write(record)
     return 0
+
+
+def workload_record(meta, shim) -> dict:
+    """The shim's workload record, as `catalog --workload-file` would print it
+    after importing the shim: made from what the shim was written from (its
+    CATALOG and IMPLEMENTATIONS), so jitbench need not import the target again."""
+    from ..workloads import record
+    made = types.SimpleNamespace(CATALOG=meta["catalog"], IMPLEMENTATIONS=implemented(meta["framework"]))
+    return record(meta["name"], shim, module=made)
 
 
 def _out_path(out, name):

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "cli/recorded_options.h"
 #include "commands/commands.h"
 #include "results/index_sections.h"
 #include "results/read.h"
@@ -123,6 +124,52 @@ TEST(RecordedInputs, ACopyThatIsNotTheFileTheRunReadIsRefused) {
   }
   fs::remove(r.dir / "inputs" / "workloads" / "mine.py");
   EXPECT_THROW(use_recorded_inputs(r.index, r.dir, o), UserError);
+}
+
+// --resume, replicate and compare --remeasure measure a run again from the
+// typed options its index keeps (v5), never from its command line: a command
+// that says otherwise is not read.
+TEST(RecordedOptions, ARunIsMeasuredAgainFromItsTypedOptionsNotItsCommand) {
+  RunOptions given = numpy_matmul();
+  given.cold_runs = 3;
+  given.shard = ShardSpec{2, 3};
+  given.ceilings = CeilingsMode::Off;
+  given.cache_policies = {CachePolicy::WarmProcess};
+  given.kept_files = {{"/home/u/mine.py", "mine.py", "/tmp/jitbench-measure-1/targets/mine.py"}};
+  given.out_dir = "elsewhere";
+  RunIndex x;
+  x.command = {"jitbench", "run", "--backends", "numba", "--cold-runs", "9"};
+  x.options = recorded_options(given);
+  const RunOptions again = recorded_run_options(x);
+  EXPECT_EQ(again.backends, given.backends);
+  EXPECT_EQ(again.cases, given.cases);
+  EXPECT_EQ(again.cold_runs, 3);
+  ASSERT_TRUE(again.shard);
+  EXPECT_EQ(std::pair(again.shard->index, again.shard->count), std::pair(2, 3));
+  EXPECT_EQ(again.ceilings, CeilingsMode::Off);
+  EXPECT_EQ(again.cache_policies, given.cache_policies);
+  ASSERT_EQ(again.kept_files.size(), 1u);  // read back from the run's own copy, not the one measure made it from
+  EXPECT_EQ(std::tuple(again.kept_files[0].source, again.kept_files[0].file, again.kept_files[0].copy),
+            std::tuple(std::string("/home/u/mine.py"), std::string("mine.py"), std::string()));
+  EXPECT_TRUE(again.out_dir.empty());  // where it writes is the caller's: never the recorded one
+  EXPECT_EQ(recorded_options(again), *x.options);
+}
+
+// An index written before the options were kept (v4 and earlier) is measured
+// again from its command, as it was; a `measure` run's workload from its inputs.
+TEST(RecordedOptions, AnIndexBeforeTheOptionsIsMeasuredAgainFromItsCommand) {
+  RunIndex x;
+  x.command = {"jitbench", "run", "--backends", "numba", "--cold-runs", "4"};
+  RunOptions again = recorded_run_options(x);
+  EXPECT_EQ(again.backends, std::vector<std::string>{"numba"});
+  EXPECT_EQ(again.cold_runs, 4);
+  x.command = {"jitbench", "measure", "mine.py:step"};
+  x.inputs = {{"workload", "/tmp/m/workloads/step.py", "inputs/workloads/step.py", std::string(64, 'a')},
+              {"target", "/home/u/mine.py", "inputs/targets/mine.py", std::string(64, 'b')}};
+  again = recorded_run_options(x);
+  EXPECT_EQ(again.workload_paths, std::vector<std::string>{"/tmp/m/workloads/step.py"});
+  ASSERT_EQ(again.kept_files.size(), 1u);
+  EXPECT_EQ(again.kept_files[0].file, "mine.py");
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "commands/commands.h"
+#include "commands/run/run.h"
 #include "env/probe.h"
 #include "run/subprocess.h"
 #include "util/fs.h"

@@ -1,0 +1,74 @@
+"""A run's options are kept in its index, typed (index v5's "options"), and
+`run --resume` measures it again from them, never by parsing the recorded
+command line again (issue 54): the command stays in the index for people to
+read. An index written before the options were kept (v4) resumes from its
+command, as it did, and is rewritten as v5 with the options that command gave."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import JITBENCH
+
+pytestmark = pytest.mark.quick
+
+SUITE = ('[suite]\nname = "recorded"\ncold_runs = 1\nwarm_iters = 1\n'
+         '[[matrix]]\nbackends = ["numpy", "jax_jit_cpu"]\nworkloads = ["mc_pi"]\nsizes = [1000]\ndtypes = ["f64"]\n')
+CASES = ["numpy_mc_pi_1000_f64", "jax_jit_cpu_mc_pi_1000_f64"]
+
+
+def run(args, env):
+    return subprocess.run([str(JITBENCH), *args], env=dict(os.environ, **env), capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture
+def killed(tmp_path, fake_env):
+    """A run killed outright as its second case begins: one case recorded, one to measure."""
+    suite = tmp_path / "recorded.toml"
+    suite.write_text(SUITE)
+    out = tmp_path / "out"
+    r = run(["run", "--suite", str(suite), "--cold-runs", "2", "--out-dir", str(out), "--quiet"],
+            dict(fake_env(), JITBENCH_TEST_KILL_AT="case_opened:2"))
+    assert r.returncode == -9, (r.returncode, r.stderr)
+    return out
+
+
+def edit_index(out, edit):
+    index = json.loads((out / "index.json").read_text())
+    edit(index)
+    (out / "index.json").write_text(json.dumps(index, indent=2))
+
+
+def test_the_index_keeps_the_options_typed(killed):
+    index = json.loads((killed / "index.json").read_text())
+    assert index["schema_version"] == "jitbench.index.v5"
+    options = index["options"]
+    assert options["suite_file"].endswith("recorded.toml") and options["cold_runs"] == 2
+    assert options["warm_runs"] is None and options["shard"] is None and options["ceilings"] == "auto"
+
+
+def test_resume_measures_from_the_options_not_from_the_command(killed, fake_env):
+    # A command that plans nothing this suite has: read, it would make another plan (refused).
+    edit_index(killed, lambda x: x.update(command=["jitbench", "run", "--cases", "matmul_64_f32"]))
+    r = run(["run", "--resume", str(killed), "--quiet"], fake_env())
+    assert r.returncode == 0, r.stderr
+    index = json.loads((killed / "index.json").read_text())
+    assert [c["case"] for c in index["cases"]] == CASES
+    case = json.loads((killed / "cases" / f"{CASES[1]}.json").read_text())
+    assert len(case["cold"]["runs"]) == 2  # --cold-runs 2, from the options
+
+
+def test_an_index_before_the_options_resumes_from_its_command(killed, fake_env):
+    def to_v4(x):
+        x["schema_version"] = "jitbench.index.v4"
+        del x["options"]
+    edit_index(killed, to_v4)
+    r = run(["run", "--resume", str(killed), "--quiet"], fake_env())
+    assert r.returncode == 0, r.stderr
+    index = json.loads((killed / "index.json").read_text())
+    assert [c["case"] for c in index["cases"]] == CASES
+    assert index["schema_version"] == "jitbench.index.v5" and index["options"]["cold_runs"] == 2
+    assert run(["validate", str(killed)], {}).returncode == 0
