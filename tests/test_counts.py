@@ -309,3 +309,16 @@ def test_bisect_on_counts_finds_the_release_that_counts_more_and_clears_a_pair_t
     doc = json.loads((base / "found" / "bisect.json").read_text())
     assert (doc["result"]["status"], doc["result"]["first_bad"]) == ("found", "1.2"), doc["result"]
     assert "countrel 1.2 is the first release with the regression of instructions_import" in found.stdout
+
+
+def test_the_report_shows_the_instructions_as_summary_md_does(jitbench, fake_env):
+    """report.md and report.html render one Instructions section: the same lists in both."""
+    res = counted(jitbench, fake_env())
+    assert res.rc == 0, res.stderr
+    rep = jitbench("report", str(res.out))
+    assert rep.rc == 0, rep.stderr
+    md = (res.out / "report" / "report.md").read_text().split("## Instructions")[1]
+    page = (res.out / "report" / "report.html").read_text().split("<section id='counts'>")[1].split("</section>")[0]
+    for said in ("The first call, divided or not:", "`numpy_matmul_8_f32`: "):
+        assert said in md, said
+    assert "The first call, divided or not:" in page and "<code>numpy_matmul_8_f32</code>: " in page

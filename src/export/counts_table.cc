@@ -61,6 +61,17 @@ std::vector<std::string> counts_not_taken(const std::vector<CaseResult>& cases) 
   return out;
 }
 
+std::vector<std::string> first_call_splits(const std::vector<CaseResult>& cases) {
+  std::vector<std::string> out;
+  for (const auto& c : cases)
+    for (const auto& r : c.counted)
+      if (r.status == Status::Ok && r.counts) {
+        out.push_back(fmt::format("{}: {}", md_code(c.c.id), r.counts->first_call_split));
+        break;
+      }
+  return out;
+}
+
 std::string counts_section_md(const std::vector<CaseResult>& cases) {
   bool asked = false;
   for (const auto& c : cases) asked = asked || c.count.has_value();
@@ -68,14 +79,11 @@ std::string counts_section_md(const std::vector<CaseResult>& cases) {
   std::string md = std::string("\n## Instructions\n\n") + kCountsIntro + "\n\n";
   const auto t = counts_table(cases);
   if (!t.empty()) md += to_markdown(t);
-  std::string splits;
-  for (const auto& c : cases)
-    for (const auto& r : c.counted)
-      if (r.status == Status::Ok && r.counts) {
-        splits += fmt::format("- {}: {}\n", md_code(c.c.id), r.counts->first_call_split);
-        break;
-      }
-  if (!splits.empty()) md += "\nThe first call, divided or not:\n\n" + splits;
+  const auto splits = first_call_splits(cases);
+  if (!splits.empty()) {
+    md += "\nThe first call, divided or not:\n\n";
+    for (const auto& s : splits) md += "- " + s + "\n";
+  }
   const auto missing = counts_not_taken(cases);
   if (!missing.empty()) {
     md += "\nWhat was not counted:\n\n";

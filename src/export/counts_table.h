@@ -14,6 +14,9 @@ namespace jitbench {
 Table counts_table(const std::vector<CaseResult>& cases);
 // What was asked to be counted and was not, one Markdown line each ("- `case`: why").
 std::vector<std::string> counts_not_taken(const std::vector<CaseResult>& cases);
+// Per counted case, how its first call was divided (or why not), from its first
+// counting process that counted: "`case`: text" (Markdown inline).
+std::vector<std::string> first_call_splits(const std::vector<CaseResult>& cases);
 // The paragraph above the table (Markdown).
 extern const char* const kCountsIntro;
 // "" when no case was asked to count.

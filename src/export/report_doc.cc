@@ -214,7 +214,7 @@ nlohmann::json counts_page_json(const std::vector<CaseResult>& cases) {
   if (std::none_of(cases.begin(), cases.end(), [](const CaseResult& c) { return c.count.has_value(); })) return nullptr;
   const auto t = counts_table(cases);
   return {{"intro", kCountsIntro}, {"table", t.empty() ? nlohmann::json() : table_json(t)},
-          {"not_counted", counts_not_taken(cases)}};
+          {"first_call_splits", first_call_splits(cases)}, {"not_counted", counts_not_taken(cases)}};
 }
 
 nlohmann::json titled(const std::string& intro, const Table& t) {
