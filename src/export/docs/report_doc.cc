@@ -8,10 +8,10 @@
 
 #include "export/docs/case_names.h"
 #include "export/docs/figure_data.h"
-#include "export/docs/compact_table.h"
 #include "export/docs/glance_table.h"
 #include "export/docs/interference_text.h"
 #include "export/docs/table_json.h"
+#include "export/sections/section.h"
 #include "export/sections/sampling.h"
 #include "export/sections/throughput.h"
 #include "export/sections/verification.h"
@@ -199,67 +199,121 @@ nlohmann::json warnings_json(const std::vector<ReportWarning>& warns) {
   nlohmann::json groups = nlohmann::json::array();
   for (const auto& [kind, t] : grouped_tables)
     groups.push_back({{"kind", kind}, {"note", group_note(kind)}, {"table", table_json(t)}});
-  return {{"count", warns.size()}, {"single", single.empty() ? nlohmann::json() : table_json(single)},
-          {"groups", groups}};
+  return {{"kind", "warnings"}, {"id", "warnings"}, {"heading", fmt::format("Warnings ({})", warns.size())},
+          {"count", warns.size()}, {"single", single.empty() ? nlohmann::json() : table_json(single)},
+          {"groups", groups}, {"none", "None: every case ran cleanly, with enough runs and low variance."}};
 }
 
-// With fixed counts for every case, one sentence and no table (as in summary.md).
-nlohmann::json report_sampling_json(const std::vector<CaseResult>& cases) {
-  if (all_fixed_counts(cases)) return {{"intro", fixed_counts_sentence(cases)}, {"table", nullptr}};
-  return {{"intro", kSamplingIntro}, {"table", table_json(sampling_table(cases))}};
+// Everything a section of the report may read.
+struct ReportInput {
+  const LoadedRun& run;
+  const Analysis& analysis;
+  SectionInput sections;
+};
+
+// A section of the report as report.md and report.html show it; page is null where the page has nothing.
+struct ReportPart {
+  std::string md;
+  nlohmann::json page;
+};
+
+template <Section (*build)(const SectionInput&)>
+ReportPart shared_part(const ReportInput& in) {
+  const auto s = build(in.sections);
+  return {section_md(s, SectionForm::Full), section_page_json(s)};
 }
 
-// run --count instructions: the counts table and what was not counted; null when nothing was asked.
-nlohmann::json counts_page_json(const std::vector<CaseResult>& cases) {
-  if (std::none_of(cases.begin(), cases.end(), [](const CaseResult& c) { return c.count.has_value(); })) return nullptr;
-  const auto t = counts_table(cases);
-  return {{"intro", kCountsIntro}, {"table", t.empty() ? nlohmann::json() : table_json(t)},
-          {"first_call_splits", first_call_splits(cases)}, {"not_counted", counts_not_taken(cases)}};
+ReportPart glance_part(const ReportInput& in) {
+  Section s;
+  s.id = "glance";
+  s.heading = "At a glance";
+  s.table = glance_table(in.run.cases, in.analysis);
+  s.page_note = "Only ok cases; the figures and the full table follow.";
+  return {section_md(s, SectionForm::Full), section_page_json(s)};
 }
 
-nlohmann::json titled(const std::string& intro, const Table& t) {
-  if (t.empty()) return nullptr;
-  return {{"intro", intro}, {"table", table_json(t)}};
+ReportPart environment_part(const ReportInput& in) {
+  Section s;
+  s.id = "environment";
+  s.heading = "Environment";
+  s.table.columns = {"", ""};
+  std::string md = "\n## Environment\n\n";
+  for (const auto& [k, v] : environment_rows(in.run)) {
+    s.table.add({"**" + k + "**", v});
+    md += fmt::format("- **{}**: {}\n", k, v);
+  }
+  return {md, section_page_json(s)};
 }
 
-// The same with summary.md's compaction: a note every row repeats ("no ok
-// native case ... (--ceilings on measures anyway)") is a footnote, written once.
-nlohmann::json titled_with_notes(const std::string& intro, const Table& t) {
-  if (t.empty()) return nullptr;
-  auto compact = compact_table(t);
-  auto table = table_json(compact.table);
-  table["notes"] = compact.notes;
-  return {{"intro", intro}, {"table", table}};
+ReportPart warnings_part(const ReportInput& in) {
+  const auto warns = report_warnings(in.run.cases, in.analysis);
+  std::string md = fmt::format("\n## Warnings ({})\n\n", warns.size());
+  for (const auto& w : warns) md += fmt::format("- {} — `{}`: {}\n", w.kind, w.case_id, md_cell(w.text));
+  if (warns.empty()) md += "None.\n";
+  return {md, warnings_json(warns)};
+}
+
+// report.md cannot draw: it names the figures the page drew at its end (report_md).
+ReportPart figures_part(const ReportInput&) { return {"", {{"kind", "figures"}}}; }
+
+ReportPart icicles_part(const ReportInput& in) {
+  const bool any = std::any_of(in.run.cases.begin(), in.run.cases.end(), [](const CaseResult& c) {
+    const auto a = anatomy_summary(c);
+    return a && !a->nodes.empty();
+  });
+  if (!any) return {"", nullptr};
+  const auto& f = anatomy_figure();
+  return {"", {{"kind", "icicles"}, {"id", "anatomy"}, {"heading", f.title}, {"note", f.note}}};
+}
+
+ReportPart cases_part(const ReportInput& in) {
+  Section s;
+  s.id = "cases";
+  s.heading = fmt::format("Cases ({})", in.run.cases.size());
+  s.table = cases_table(in.run.cases);
+  s.page_note = "A warn case's timings (interpreter_only) are shown for what they are, drawn in the figures with a "
+                "red ⚠ mark, and left out of every comparison; a warning about the phase split alone (crosscheck_*) "
+                "leaves its times measured and compared.";
+  return {section_md(s, SectionForm::Full), section_page_json(s)};
+}
+
+using ReportSection = ReportPart (*)(const ReportInput&);
+
+// The report's sections, in order: report.md and report.html render this one list.
+// Shared with summary.md, each built once in export/sections/: Throughput, Sampling, Verification, Instructions.
+// The report's own, on purpose: the figures (and the compile's icicles) with the environment, the warnings and
+// every case they are read against; summary.md has the analysis sections instead (docs/summary_md.cc).
+// A new section: its file in export/sections/ (or a part here, if the report's alone), and one line.
+constexpr ReportSection kReportSections[] = {
+    glance_part,
+    environment_part,
+    warnings_part,
+    shared_part<throughput_section>,
+    figures_part,
+    icicles_part,
+    cases_part,
+    shared_part<sampling_section>,
+    shared_part<verification_section>,
+    shared_part<counts_section>,
+};
+
+std::vector<ReportPart> report_parts(const LoadedRun& run, const Analysis& analysis) {
+  const ReportInput in{run, analysis, {run.cases, analysis, run.environment}};
+  std::vector<ReportPart> parts;
+  for (const auto part : kReportSections) parts.push_back(part(in));
+  return parts;
 }
 }  // namespace
 
 nlohmann::json report_page_json(const LoadedRun& run, const Analysis& analysis) {
   std::string command;
   for (const auto& a : run.index.command) command += (command.empty() ? "" : " ") + a;
-  const auto glance = glance_table(run.cases, analysis);
-  Table env{{"", ""}, {}};
-  for (const auto& [k, v] : environment_rows(run)) env.add({"**" + k + "**", v});
   nlohmann::json figures = nlohmann::json::array();
   for (const auto& f : report_figures()) figures.push_back({{"key", f.key}, {"title", f.title}, {"note", f.note}});
-  const auto& anatomy = anatomy_figure();
-  const bool any_anatomy = std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) {
-    const auto a = anatomy_summary(c);
-    return a && !a->nodes.empty();
-  });
-  nlohmann::json page = {{"intro", kIntro},
-          {"command", command},
-          {"glance", glance.empty() ? nlohmann::json() : table_json(glance)},
-          {"environment", table_json(env)},
-          {"warnings", warnings_json(report_warnings(run.cases, analysis))},
-          {"throughput", titled_with_notes(kThroughputIntro, throughput_table(analysis))},
-          {"figures", figures},
-          {"anatomy", any_anatomy ? nlohmann::json({{"title", anatomy.title}, {"note", anatomy.note}})
-                                  : nlohmann::json()},
-          {"cases", table_json(cases_table(run.cases))},
-          {"sampling", report_sampling_json(run.cases)},
-          {"verification", titled(kVerificationIntro, verification_table(run.cases))}};
-  if (auto counts = counts_page_json(run.cases); !counts.is_null()) page["counts"] = counts;  // run --count only
-  return page;
+  nlohmann::json sections = nlohmann::json::array();
+  for (auto& part : report_parts(run, analysis))
+    if (!part.page.is_null()) sections.push_back(std::move(part.page));
+  return {{"intro", kIntro}, {"command", command}, {"sections", sections}, {"figures", figures}};
 }
 
 nlohmann::json report_input(const LoadedRun& run, const Analysis& analysis) {
@@ -269,24 +323,8 @@ nlohmann::json report_input(const LoadedRun& run, const Analysis& analysis) {
 }
 
 std::string report_md(const LoadedRun& run, const Analysis& analysis, const std::map<std::string, std::string>& svgs) {
-  std::string md = "# jitbench report\n\n";
-  if (const auto glance = glance_table(run.cases, analysis); !glance.empty()) md += "## At a glance\n\n" + to_markdown(glance) + "\n";
-  md += "## Environment\n\n";
-  for (const auto& [k, v] : environment_rows(run)) md += fmt::format("- **{}**: {}\n", k, v);
-  const auto warns = report_warnings(run.cases, analysis);
-  md += fmt::format("\n## Warnings ({})\n\n", warns.size());
-  for (const auto& w : warns) md += fmt::format("- {} — `{}`: {}\n", w.kind, w.case_id, md_cell(w.text));
-  if (warns.empty()) md += "None.\n";
-  if (const auto t = throughput_table(analysis); !t.empty())
-    md += fmt::format("\n## Throughput against the floor and the ceiling\n\n{}\n\n", kThroughputIntro) +
-          compact_markdown(t);
-  md += fmt::format("\n## Cases ({})\n\n", run.cases.size()) + to_markdown(cases_table(run.cases));
-  md += all_fixed_counts(run.cases)
-            ? "\n## Sampling\n\n" + fixed_counts_sentence(run.cases) + "\n"
-            : fmt::format("\n## Sampling\n\n{}\n\n", kSamplingIntro) + to_markdown(sampling_table(run.cases));
-  if (const auto t = verification_table(run.cases); !t.empty())
-    md += fmt::format("\n## Verification\n\n{}\n\n", kVerificationIntro) + to_markdown(t);
-  md += counts_section_md(run.cases);
+  std::string md = "# jitbench report\n";
+  for (const auto& part : report_parts(run, analysis)) md += part.md;
   std::string titles;
   for (const auto& f : report_figures())
     if (svgs.count(f.key)) titles += (titles.empty() ? "" : ", ") + f.title;

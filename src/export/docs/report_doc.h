@@ -2,8 +2,10 @@
 // report/report.html (self-contained) and report/report.md: a run's answer
 // first (who gave the first result soonest, who is fastest warm, when each JIT
 // pays for itself), then the environment, every warning, the figures and every
-// case. report.md is written here; report.html is rendered by the figures
-// package's template from report_page_json (Jinja2, beside the figures).
+// case. Both render one list of sections (kReportSections in report_doc.cc;
+// those summary.md shows too are built once in export/sections/): report.md
+// is written here; report.html is rendered by the figures package's template
+// from report_page_json (Jinja2, beside the figures).
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -22,7 +24,8 @@ struct ReportWarning {
 std::vector<ReportWarning> report_warnings(const std::vector<CaseResult>& cases, const Analysis& analysis);
 
 // What report.html shows, for its template (src/report/figures/jitbench_figures/templates/report.html):
-// every section's words and tables; the figures' keys, titles and notes.
+// the sections in order, each with its kind (its shape: "section", "warnings", "figures", "icicles"), words
+// and tables; the figures' keys, titles and notes.
 nlohmann::json report_page_json(const LoadedRun& run, const Analysis& analysis);
 // The figure script's whole input for a report: figure_data plus "report_page".
 nlohmann::json report_input(const LoadedRun& run, const Analysis& analysis);

@@ -18,6 +18,7 @@
 #include "export/docs/anatomy_table.h"
 #include "export/sections/sampling.h"
 #include "export/sections/verification.h"
+#include "export/sections/section.h"
 #include "export/sections/throughput.h"
 #include "report/format.h"
 #include "report/table.h"
@@ -349,12 +350,6 @@ std::string loops_section(const Analysis& analysis) {
   return section("\n## Short loops: what a loop of N steps costs in a fresh process\n\n", t);
 }
 
-std::string throughput_section(const Analysis& analysis, const EnvironmentInfo& env) {
-  return section(fmt::format("\n## Throughput against the floor and the ceiling\n\nCeilings: {}.\n\n",
-                             ceilings_line(env.ceilings())),
-                 throughput_table(analysis));
-}
-
 std::string memory_variance_section(const Analysis& analysis) {
   Table t{{"Case", "RSS at import", "RSS growth", "Peak RSS", "Process peak (wait4)", "Device peak", "CV cold",
            "CV warm"},
@@ -626,35 +621,29 @@ std::string how_to_read_md(const std::string& body, bool fixed_counts) {
   return md;
 }
 
-std::string sampling_md(const SummaryInput& in) {
-  if (!all_fixed_counts(in.cases))
-    return section("\n## Sampling\n\n", sampling_table(in.cases));
-  return "\n## Sampling\n\n" + fixed_counts_sentence(in.cases) + "\n";
-}
-
-std::string verification_md(const SummaryInput& in) {
-  auto t = verification_table(in.cases);  // Case, Verified against, Check, ...: the check beside what it checks against
-  t.columns[1] = "Verified against (check)";
-  t.columns.erase(t.columns.begin() + 2);
-  for (auto& r : t.rows) {
-    if (r.cells[2] != "not reported") r.cells[1] += " (" + r.cells[2] + ")";
-    r.cells.erase(r.cells.begin() + 2);
-  }
-  return section("\n## Verification\n\n", t);
-}
-
 using SummarySection = std::string (*)(const SummaryInput&);
 
+// A section summary.md shares with the report, built once in export/sections/, in summary.md's form.
+template <Section (*build)(const SectionInput&), SectionForm form = SectionForm::Screen>
+std::string shared(const SummaryInput& in) {
+  return section_md(build({in.cases, in.analysis, in.info.environment}), form);
+}
+
 // summary.md after its first screen, in order; a section with nothing to say is "".
-// A new section is one emitter here (its text built in its own file of export/), and its explanation one
-// entry of readings().
+// Shared with the report (report.md and report.html), each built once in export/sections/: Sampling,
+// Verification, Throughput, Instructions. summary.md's own, on purpose: the analysis -- per-workload tables,
+// phases, cache modes, break-even, short loops, transform pairs, accuracy, memory, releases, interference and
+// the compile's anatomy; the report has the figures instead, with the environment, warnings and every case
+// (docs/report_doc.cc kReportSections).
+// A new section is one file in export/sections/ (or one emitter here, if summary.md's alone) and one line
+// here; its explanation is one entry of readings().
 constexpr SummarySection kSummarySections[] = {
     [](const SummaryInput& in) { return environments_section(in.info, in.cases); },
     [](const SummaryInput& in) { return workload_sections(in.cases); },
     [](const SummaryInput& in) { return notes(in.cases); },
     [](const SummaryInput& in) { return interference_section_md(in.cases); },
-    sampling_md,
-    verification_md,
+    shared<sampling_section>,
+    shared<verification_section>,
     [](const SummaryInput& in) { return releases_section(in.releases); },
     [](const SummaryInput& in) { return phases_section(in.analysis); },
     [](const SummaryInput& in) { return cache_modes_section(in.analysis); },
@@ -662,10 +651,10 @@ constexpr SummarySection kSummarySections[] = {
     [](const SummaryInput& in) { return loops_section(in.analysis); },
     [](const SummaryInput& in) { return pairs_section(in.analysis); },
     [](const SummaryInput& in) { return accuracy_section(in.analysis); },
-    [](const SummaryInput& in) { return throughput_section(in.analysis, in.info.environment); },
+    shared<throughput_section>,
     [](const SummaryInput& in) { return memory_variance_section(in.analysis); },
     [](const SummaryInput& in) { return anatomy_section_md(in.cases); },
-    [](const SummaryInput& in) { return counts_section_md(in.cases); },
+    shared<counts_section, SectionForm::Full>,  // explained under its heading: "How to read" has no entry
 };
 }  // namespace
 

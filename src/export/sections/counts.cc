@@ -45,7 +45,7 @@ std::vector<std::string> counts_not_taken(const std::vector<CaseResult>& cases) 
   for (const auto& c : cases) {
     if (!c.count) continue;
     if (!c.count->unsupported.empty()) {
-      out.push_back(fmt::format("- {}: not counted: {}", md_code(c.c.id), c.count->unsupported));
+      out.push_back(fmt::format("{}: not counted: {}", md_code(c.c.id), c.count->unsupported));
       continue;
     }
     int failed = 0;
@@ -53,10 +53,10 @@ std::vector<std::string> counts_not_taken(const std::vector<CaseResult>& cases) 
     for (const auto& r : c.counted)
       if (r.status != Status::Ok) ++failed, why = to_string(r.reason) + (r.detail.empty() ? "" : ": " + r.detail);
     if (failed > 0)
-      out.push_back(fmt::format("- {}: {} of {} counting processes counted nothing ({})", md_code(c.c.id), failed,
+      out.push_back(fmt::format("{}: {} of {} counting processes counted nothing ({})", md_code(c.c.id), failed,
                                 c.counted.size(), why));
     else if (c.counted.empty())
-      out.push_back(fmt::format("- {}: not counted (its timed runs did not finish)", md_code(c.c.id)));
+      out.push_back(fmt::format("{}: not counted (its timed runs did not finish)", md_code(c.c.id)));
   }
   return out;
 }
@@ -72,24 +72,18 @@ std::vector<std::string> first_call_splits(const std::vector<CaseResult>& cases)
   return out;
 }
 
-std::string counts_section_md(const std::vector<CaseResult>& cases) {
-  bool asked = false;
-  for (const auto& c : cases) asked = asked || c.count.has_value();
-  if (!asked) return "";
-  std::string md = std::string("\n## Instructions\n\n") + kCountsIntro + "\n\n";
-  const auto t = counts_table(cases);
-  if (!t.empty()) md += to_markdown(t);
-  const auto splits = first_call_splits(cases);
-  if (!splits.empty()) {
-    md += "\nThe first call, divided or not:\n\n";
-    for (const auto& s : splits) md += "- " + s + "\n";
-  }
-  const auto missing = counts_not_taken(cases);
-  if (!missing.empty()) {
-    md += "\nWhat was not counted:\n\n";
-    for (const auto& m : missing) md += m + "\n";
-  }
-  return md;
+Section counts_section(const SectionInput& in) {
+  Section s;
+  s.id = "counts";
+  s.heading = "Instructions";
+  if (std::none_of(in.cases.begin(), in.cases.end(), [](const CaseResult& c) { return c.count.has_value(); }))
+    return s;  // nothing was asked to be counted: no section
+  s.always = true;
+  s.explanation = kCountsIntro;
+  s.table = counts_table(in.cases);
+  s.lists = {{"The first call, divided or not:", first_call_splits(in.cases)},
+             {"What was not counted:", counts_not_taken(in.cases)}};
+  return s;
 }
 
 }  // namespace jitbench

@@ -86,4 +86,17 @@ Table sampling_table(const std::vector<CaseResult>& cases) {
   return t;
 }
 
+Section sampling_section(const SectionInput& in) {
+  Section s;
+  s.id = "sampling";
+  s.heading = "Sampling";
+  if (all_fixed_counts(in.cases)) {  // one sentence says all: no explanation, no table
+    s.text = fixed_counts_sentence(in.cases);
+    return s;
+  }
+  s.explanation = kSamplingIntro;
+  s.table = sampling_table(in.cases);
+  return s;
+}
+
 }  // namespace jitbench

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "export/sections/section.h"
 #include "report/table.h"
 #include "results/model.h"
 
@@ -21,4 +22,6 @@ std::string fixed_counts_sentence(const std::vector<CaseResult>& cases);
 std::string spread_cell(const std::vector<double>& values);
 // "a–b" with one unit where both ends share it: "150.54–164.74 ms".
 std::string seconds_range(double lo, double hi);
+// Sampling: the table, or with fixed counts for every case the one sentence that says all.
+Section sampling_section(const SectionInput& in);
 }  // namespace jitbench

@@ -67,4 +67,15 @@ std::string ceilings_line(const nlohmann::json& ceilings) {
   return out;
 }
 
+Section throughput_section(const SectionInput& in) {
+  Section s;
+  s.id = "throughput";
+  s.heading = "Throughput against the floor and the ceiling";
+  s.explanation = kThroughputIntro;
+  s.context = fmt::format("Ceilings: {}.", ceilings_line(in.environment.ceilings()));
+  s.table = throughput_table(in.analysis);
+  s.compact = true;
+  return s;
+}
+
 }  // namespace jitbench

@@ -5,10 +5,13 @@
 // many runs passed: shared by summary.md and the report.
 #include <vector>
 
+#include "export/sections/section.h"
 #include "report/table.h"
 #include "results/model.h"
 
 namespace jitbench {
 extern const char* const kVerificationIntro;
 Table verification_table(const std::vector<CaseResult>& cases);
+// Verification: the table, and summary.md's narrower form of it.
+Section verification_section(const SectionInput& in);
 }  // namespace jitbench
