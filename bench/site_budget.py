@@ -5,7 +5,7 @@ in headless Chromium.
 
 The site is rendered by the same code `jitbench publish` runs
 (jitbench_figures.pages.render_site) from a synthetic input in the shape of
-src/export/site_json.cc's: two machines, the software changing every 25
+src/export/docs/site_json.cc's: two machines, the software changing every 25
 snapshots, 8 metrics per case, cases missing from some snapshots, a few steps
 flagged. Publishing 100 real runs of 50 cases would measure the same pages.
 

@@ -225,10 +225,10 @@ def test_artifact_documents_are_written_in_export_and_read_in_results_read():
             # Text jitbench did not write goes through util/json_parse.cc (its
             # nesting bounded first); artifacts are read back only by
             # results/read.cc. The others parse recordings, the embedded catalog
-            # and schemas; export/case_json.cc re-reads the text it is about to
+            # and schemas; export/json/case_json.cc re-reads the text it is about to
             # write, to validate exactly that against the schema.
             assert rel in {"util/json_parse.cc", "results/read.cc", "run/replay.cc", "config/catalog.cc",
-                           "export/schema.cc", "export/case_json.cc"}, rel
+                           "export/json/schema.cc", "export/json/case_json.cc"}, rel
 
 
 def cpp_function_lengths(path):

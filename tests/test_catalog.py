@@ -25,7 +25,7 @@ WORDS_OF_THE_FORMATS = {
     ("src/commands/common/paths.cc", "python"): 2,
     ("src/config/suite.cc", "python"): 2,
     ("src/env/environments.cc", "python"): 2,
-    ("src/export/environment_json.cc", "python"): 3,
+    ("src/export/json/environment_json.cc", "python"): 3,
     ("src/run/protocol.cc", "python"): 1,
     # The worker kinds of the catalog's "worker" field (programs, not backends).
     ("src/config/catalog.cc", "python"): 1,
@@ -33,7 +33,7 @@ WORDS_OF_THE_FORMATS = {
     ("src/config/catalog.cc", "native_cuda"): 1,
 }
 # The seed contract's export names the backends the contract defines.
-EXEMPT_FILES = {"src/export/ml_suite.cc"}
+EXEMPT_FILES = {"src/export/json/ml_suite.cc"}
 
 LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 

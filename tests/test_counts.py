@@ -348,3 +348,16 @@ def test_the_releases_table_shows_each_environments_count_against_the_one_above(
     assert "**" not in same and "(1.0000× [1.0000–1.0000])" in same, same
     m = re.search(r"\(\*\*(1\.\d{4})× \[([\d.]+)–([\d.]+)\], more instructions\*\*\)", more)
     assert m and (m[1], m[2], m[3]) == ("1.3000", "1.3000", "1.3000"), more
+
+
+def test_the_report_shows_the_instructions_as_summary_md_does(jitbench, fake_env):
+    """report.md and report.html render one Instructions section: the same lists in both."""
+    res = counted(jitbench, fake_env())
+    assert res.rc == 0, res.stderr
+    rep = jitbench("report", str(res.out))
+    assert rep.rc == 0, rep.stderr
+    md = (res.out / "report" / "report.md").read_text().split("## Instructions")[1]
+    page = (res.out / "report" / "report.html").read_text().split("<section id='counts'>")[1].split("</section>")[0]
+    for said in ("The first call, divided or not:", "`numpy_matmul_8_f32`: "):
+        assert said in md, said
+    assert "The first call, divided or not:" in page and "<code>numpy_matmul_8_f32</code>: " in page

@@ -57,7 +57,7 @@ def _row(c):
 
 
 def figure_data(result):
-    """The report's TTFR-by-phase data (src/export/figure_data.cc, ttfr_parts):
+    """The report's TTFR-by-phase data (src/export/docs/figure_data.cc, ttfr_parts):
     import, setup, each phase's median, what no phase covers."""
     rows = []
     for c in result.cases:

@@ -2,8 +2,8 @@
 // What the runs mean together: the first call's phases and what they leave
 // unattributed, the cache modes side by side with their evidence, break-even
 // against the eager baseline, and between- versus within-process variance.
-// Pure functions from the result model to structs; export/analysis_json.cc
-// writes them, export/summary_md.cc renders them. Depends on results/ and
+// Pure functions from the result model to structs; export/json/analysis_json.cc
+// writes them, export/docs/summary_md.cc renders them. Depends on results/ and
 // stats/ only.
 #include <map>
 #include <optional>

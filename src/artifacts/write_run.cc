@@ -7,11 +7,11 @@
 #include <stdexcept>
 
 #include "analysis/analysis.h"
-#include "export/analysis_json.h"
-#include "export/case_json.h"
-#include "export/json_util.h"
-#include "export/ml_suite.h"
-#include "export/summary_md.h"
+#include "export/json/analysis_json.h"
+#include "export/json/case_json.h"
+#include "export/json/json_util.h"
+#include "export/json/ml_suite.h"
+#include "export/docs/summary_md.h"
 #include "results/read.h"
 #include "util/clock.h"
 #include "util/fs.h"

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "artifacts/out_dir.h"
-#include "export/index_json.h"
+#include "export/json/index_json.h"
 #include "results/model.h"
 #include "results/run_info.h"
 #include "util/fs.h"

@@ -13,8 +13,8 @@
 #include "commands/commands.h"
 #include "env/env_cache.h"
 #include "env/environments.h"
-#include "export/envs_json.h"
-#include "export/json_util.h"
+#include "export/json/envs_json.h"
+#include "export/json/json_util.h"
 #include "util/fs.h"
 #include "util/say.h"
 

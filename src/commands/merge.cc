@@ -14,7 +14,7 @@
 #include "artifacts/write_run.h"
 #include "commands/commands.h"
 #include "commands/merge.h"
-#include "export/index_json.h"
+#include "export/json/index_json.h"
 #include "results/read.h"
 #include "util/clock.h"
 #include "util/fs.h"

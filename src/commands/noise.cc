@@ -8,7 +8,7 @@
 #include "commands/commands.h"
 #include "commands/run/run.h"
 #include "compare/noise.h"
-#include "export/noise_json.h"
+#include "export/json/noise_json.h"
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/interrupt.h"

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "commands/commands.h"
-#include "export/json_util.h"
-#include "export/plan_json.h"
+#include "export/json/json_util.h"
+#include "export/json/plan_json.h"
 #include "util/say.h"
 
 namespace jitbench {

@@ -1,5 +1,5 @@
 // `jitbench report DIR`: reads the run into the result model, has
-// matplotlib draw the figures from the data export/figure_data.cc computes,
+// matplotlib draw the figures from the data export/docs/figure_data.cc computes,
 // and writes DIR/report/report.html (self-contained) and report.md.
 #include <fmt/format.h>
 

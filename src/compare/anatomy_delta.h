@@ -5,7 +5,7 @@
 // it), the change in seconds and the NEW/BASE ratio of medians with compare's
 // bootstrap 95% CI (ratio_of_medians: one sample per process, as compare does
 // for the phases), sorted by the absolute change. Used by `compare`, the
-// releases table and `bisect`; the words are export/anatomy_delta_text.cc's.
+// releases table and `bisect`; the words are export/docs/anatomy_delta_text.cc's.
 #include <cstddef>
 #include <optional>
 #include <string>

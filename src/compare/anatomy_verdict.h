@@ -6,7 +6,7 @@
 // 95% interval, where each side has the processes the Sampling rule asks of
 // an interval (6 at 95%); with fewer, the shares are point estimates and the
 // verdict says so. Pure functions over compare::anatomy_deltas' items; the
-// words are export/anatomy_delta_text.cc's.
+// words are export/docs/anatomy_delta_text.cc's.
 #include <optional>
 #include <vector>
 

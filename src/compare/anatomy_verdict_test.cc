@@ -12,7 +12,7 @@
 #include <map>
 
 #include "compare/anatomy_delta.h"
-#include "export/anatomy_delta_text.h"
+#include "export/docs/anatomy_delta_text.h"
 
 namespace jitbench::compare {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // What `compare --fail-on-regression` decided, row by row, once any
 // re-measurement is in: one record that the text, Markdown and JSON outputs
-// all read (export/compare_export.h), so they never disagree. Pure.
+// all read (export/json/compare_export.h), so they never disagree. Pure.
 //
 // A row that would fail while either side had a process interfered with or
 // not reported (InterferenceShare::all_quiet) is re-measured,

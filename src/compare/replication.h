@@ -1,7 +1,7 @@
 #pragma once
 // A replica of a run against its original (`jitbench replicate`): what must be
 // the same (the plan, each case's verified answer) and what may differ within
-// noise (the timings). Pure: works on the result model; export/replication.cc
+// noise (the timings). Pure: works on the result model; export/json/replication_json.cc
 // writes the documents.
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
 // Facts about the machine a run measures on, read from /proc, /sys, uname and
-// nvidia-smi (export/environment_json.cc writes them into environment.json;
+// nvidia-smi (export/json/environment_json.cc writes them into environment.json;
 // env/doctor.h judges them for `jitbench doctor`). Every /proc and /sys file
 // is read here and only here, below a root directory that a test can point at
 // a fake tree.

@@ -1,6 +1,6 @@
 #pragma once
 // What `jitbench bisect` records (OUT/bisect.json, jitbench.bisect.v5): every
-// step measured and the result, typed; export/bisect_json.cc writes them.
+// step measured and the result, typed; export/json/bisect_json.cc writes them.
 #include <optional>
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 #pragma once
 // The optional sections of index.json (schemas/jitbench.index.v*.schema.json),
 // typed: what `run` (start and --resume) and `merge` record beside the cases.
-// export/index_json.cc is the one place that writes them, results/read.cc the
+// export/json/index_json.cc is the one place that writes them, results/read.cc the
 // one that reads them back (every index version).
 #include <nlohmann/json.hpp>
 

@@ -247,7 +247,7 @@ SamplingRecord read_sampling(const json& j) {
   return s;
 }
 
-// A case's summaries restate its runs (export/case_json.cc writes them from
+// A case's summaries restate its runs (export/json/case_json.cc writes them from
 // cold_values and warm_values): readers that take the summary (jitbench.load(),
 // say) and readers that recompute from the runs (compare) must see one number.
 bool stated_as(const json& v, double x) {
@@ -273,7 +273,7 @@ bool summary_agrees(const json& stated, std::span<const double> values) {
                                                   (stated_as(v, *hi) || v.get<double>() <= *hi); };
   return ci.is_array() && ci.size() == 2 && within(ci[0]) && within(ci[1]) && ci[0].get<double>() <= ci[1].get<double>();
 }
-// A run's derived figures restate its parts (export/case_json.cc's run_json
+// A run's derived figures restate its parts (export/json/case_json.cc's run_json
 // writes them from RunRecord's accessors): a reader that takes a run's
 // ttfr_s (jitbench.load()'s samples, say) sees what one that adds the phases sees.
 void check_derived(const json& runs, const std::vector<RunRecord>& records, const char* side) {

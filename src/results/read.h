@@ -56,7 +56,7 @@ struct SnapshotSignature {
 };
 
 // One published snapshot, as SITE/registry.json (jitbench.registry.v1) lists
-// it; export/publish_json.cc writes it, read_registry reads it back.
+// it; export/json/publish_json.cc writes it, read_registry reads it back.
 struct RegistryEntry {
   std::string id, published_at, path, suite;
   std::string started_at, finished_at;  // the run's ("" written null)

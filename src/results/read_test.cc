@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "export/case_json.h"
-#include "export/json_util.h"
+#include "export/json/case_json.h"
+#include "export/json/json_util.h"
 #include "util/fs.h"
 
 namespace jitbench {

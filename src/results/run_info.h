@@ -88,7 +88,7 @@ struct RunHeader {
   std::string started_at;  // "" when deterministic
   bool deterministic = false;
   // The index's optional sections: a shard's, a resumed or a merged run's,
-  // the inputs, the build, the pinned environments (export/index_json.cc writes them).
+  // the inputs, the build, the pinned environments (export/json/index_json.cc writes them).
   IndexSections sections;
 };
 

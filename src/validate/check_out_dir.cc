@@ -8,7 +8,7 @@
 #include <set>
 
 #include "artifacts/out_dir.h"
-#include "export/schema.h"
+#include "export/json/schema.h"
 #include "results/read.h"
 #include "util/fs.h"
 #include "util/json_parse.h"

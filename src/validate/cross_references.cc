@@ -7,8 +7,8 @@
 
 #include "analysis/analysis.h"
 #include "compare/releases.h"
-#include "export/analysis_json.h"
-#include "export/json_util.h"
+#include "export/json/analysis_json.h"
+#include "export/json/json_util.h"
 #include "results/read.h"
 #include "results/views.h"
 #include "stats/stats.h"

@@ -3,7 +3,7 @@
 // `jitbench run` of the selection in an environment pinned to one release
 // (OUT/steps/), the ends measured and the regression confirmed first, the
 // releases between halved, the boundary measured again. OUT/bisect.json has
-// every step (export/bisect_json.cc).
+// every step (export/json/bisect_json.cc).
 #include "artifacts/out_dir.h"
 #include "cli/options.h"
 #include "commands/bisection/git_range.h"

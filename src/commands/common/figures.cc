@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "commands/common/common.h"
-#include "export/json_util.h"
+#include "export/json/json_util.h"
 #include "run/subprocess.h"
 #include "util/fs.h"
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "commands/common/common.h"
-#include "export/schema.h"
+#include "export/json/schema.h"
 #include "results/read.h"
 #include "util/fs.h"
 #include "util/json_parse.h"

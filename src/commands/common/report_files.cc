@@ -2,8 +2,8 @@
 // `jitbench report` and by `publish` for every snapshot it makes.
 #include "artifacts/out_dir.h"
 #include "commands/common/common.h"
-#include "export/figure_data.h"
-#include "export/report_doc.h"
+#include "export/docs/figure_data.h"
+#include "export/docs/report_doc.h"
 #include "results/read.h"
 #include "util/fs.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cli/options.h"
-#include "export/publish_json.h"
+#include "export/json/publish_json.h"
 #include "results/read.h"
 
 namespace jitbench {

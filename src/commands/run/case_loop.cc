@@ -7,7 +7,7 @@
 #include "commands/common/common.h"
 #include "commands/run/progress.h"
 #include "commands/run/run.h"
-#include "export/json_util.h"
+#include "export/json/json_util.h"
 #include "util/interrupt.h"
 #include "util/say.h"
 

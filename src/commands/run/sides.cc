@@ -7,7 +7,7 @@
 
 #include "commands/run/progress.h"
 #include "commands/run/run.h"
-#include "export/json_util.h"
+#include "export/json/json_util.h"
 #include "plan/shard.h"
 #include "util/fs.h"
 #include "util/interrupt.h"

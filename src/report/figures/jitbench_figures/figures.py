@@ -1,5 +1,5 @@
 """The report's pictures, each a function from the figure data jitbench
-computed (src/export/figure_data.cc) to an SVG string, or None when there is
+computed (src/export/docs/figure_data.cc) to an SVG string, or None when there is
 nothing to draw."""
 
 import html
@@ -532,7 +532,7 @@ def anatomy_icicles(data):
     return [{"case": t["case"], "svg": _icicle(t)} for t in data.get("anatomy") or [] if t["nodes"]]
 
 
-# Keyed as src/export/figure_data.cc lists them (titles and notes live there).
+# Keyed as src/export/docs/figure_data.cc lists them (titles and notes live there).
 FIGURES = {"ttfr": ttfr_by_phase, "warm": warm_distributions, "breakeven": break_even,
            "mcpi": mc_pi_error_vs_time, "rnn": rnn_compile_curve, "remat": remat_memory, "releases": releases}
 

@@ -1,5 +1,5 @@
 """report.html and the publish site's pages, rendered with Jinja2 from the
-JSON jitbench computed (src/export/report_doc.cc, src/export/site_json.cc).
+JSON jitbench computed (src/export/docs/report_doc.cc, src/export/docs/site_json.cc).
 jitbench decides every number and word; this module only lays them out
 through the templates beside it (templates/), so no page is assembled by
 string concatenation. The site's charts are drawn in the browser by dygraphs,
@@ -50,6 +50,11 @@ def inline(md):
     return Markup("".join(out))
 
 
+def text(s):
+    """Plain text (no Markdown) as an element's content: &, < and > escaped; quotes need no escaping there."""
+    return Markup(str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+
 def value(v, metric):
     """A metric's value in engineering units: µs, ms or s to 3 significant digits; MiB for peak RSS; an
     instruction count (instructions_<phase>) with k, M, G to 4 significant digits.
@@ -77,6 +82,7 @@ def environment():
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["inline"] = inline
+    env.filters["text"] = text
     env.filters["script_json"] = _script_json
     env.filters["value"] = value
     return env
