@@ -407,16 +407,21 @@ def run(channel, args) -> int:
         if probe is not None:
             memory["compiled"] = probe(*dev_inputs)
     except Skip as skip:
-        body = {"status": "warn", "reason": skip.reason}
-        if skip.detail:
-            body["detail"] = skip.detail
-        if skip.backend:
-            body["backend"] = skip.backend
-        channel.send("skip", **body)
-        return 0
+        return send_skip(channel, skip)
     result = report_step(adapter, args, clocks, memory, ctx, (first, last), winfo)
     result["harness"] = harness_buckets(t_start, marks)
     channel.send("result", **result)
+    return 0
+
+
+def send_skip(channel, skip) -> int:
+    """The case cannot run here (warn, with its reason): said once, exit 0."""
+    body = {"status": "warn", "reason": skip.reason}
+    if skip.detail:
+        body["detail"] = skip.detail
+    if skip.backend:
+        body["backend"] = skip.backend
+    channel.send("skip", **body)
     return 0
 
 
