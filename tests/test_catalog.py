@@ -27,6 +27,9 @@ WORDS_OF_THE_FORMATS = {
     ("src/env/environments.cc", "python"): 2,
     ("src/export/json/environment_json.cc", "python"): 3,
     ("src/run/protocol.cc", "python"): 1,
+    # The index's typed options: --python, the interpreter (written and read back).
+    ("src/export/json/index_json.cc", "python"): 1,
+    ("src/results/read.cc", "python"): 1,
     # The worker kinds of the catalog's "worker" field (programs, not backends).
     ("src/config/catalog.cc", "python"): 1,
     ("src/config/catalog.cc", "native"): 1,

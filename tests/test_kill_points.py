@@ -109,7 +109,7 @@ def test_a_run_with_a_native_case_killed_at_any_point_is_resumed(tmp_path, fake_
     check = run(["validate", str(out)], dict(os.environ))
     assert check.returncode == 0, check.stdout + check.stderr
     index = json.loads((out / "index.json").read_text())
-    validate(index, "jitbench.index.v4")
+    validate(index, "jitbench.index.v5")
     assert index["complete"] and [c["case"] for c in index["cases"]] == NATIVE_CASES
     assert all(c["status"] == "ok" for c in index["cases"]), index["cases"]
     assert index["resumed"][-1]["kept"] == 1 and index["resumed"][-1]["remeasured"] == NATIVE_CASES[1:]

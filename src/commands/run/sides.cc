@@ -35,6 +35,9 @@ NoiseSide start_noise_side(const RunOptions& o, const PlannedRun& p, const std::
   NoiseSide side{std::get<OutDir>(prepared), {}, worker_setup(o, p.suite), {}};
   side.setup.out_dir = side.out.root();
   side.h = start_run(o, p, side.setup, side.out, command);
+  // A side is half of a comparison, not a run to finish alone: no options to resume from (its command,
+  // `noise` or `compare`, is no run's, and --resume refuses it, as the interruption's message says).
+  side.h.sections.options.reset();
   if (auto code = finish_starting(side.h, o, p, side.setup, side.out, launcher)) throw SidesInterrupted{};
   prepare_environments(p, o, side.setup, side.h, side.out, launcher);
   if (interrupted()) throw SidesInterrupted{};
