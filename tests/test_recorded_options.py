@@ -72,3 +72,15 @@ def test_an_index_before_the_options_resumes_from_its_command(killed, fake_env):
     assert [c["case"] for c in index["cases"]] == CASES
     assert index["schema_version"] == "jitbench.index.v5" and index["options"]["cold_runs"] == 2
     assert run(["validate", str(killed)], {}).returncode == 0
+
+
+@pytest.mark.parametrize("field,value", [("cold_runs", 0), ("count_runs", 1), ("jobs", 0), ("warm_runs", -1)])
+def test_options_no_command_line_could_give_are_refused_before_resuming(killed, fake_env, field, value):
+    # The command line refuses them (--cold-runs in [1, ...], --count-runs >= 2, ...); read back from an edited
+    # index they must be refused too, in one line, before anything is measured.
+    edit_index(killed, lambda x: x["options"].update({field: value}))
+    before = sorted(p.name for p in (killed / "cases").iterdir())
+    r = run(["run", "--resume", str(killed), "--quiet"], fake_env())
+    assert r.returncode != 0 and field in r.stderr, (r.returncode, r.stderr)
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert sorted(p.name for p in (killed / "cases").iterdir()) == before

@@ -36,7 +36,7 @@ int cmd_run(const RunOptions& opts, const std::vector<std::string>& command, con
 // measured kept, those missing or interrupted measured now.
 int cmd_resume(const ResumeOptions& opts);
 // `jitbench measure TARGET`: the worker writes a workload file that measures
-// TARGET (worker/jitbench_worker/target.py), which is then run as
+// TARGET (worker/jitbench_worker/harness/target.py), which is then run as
 // `run --workload-path` alone would run it; the index records the command as typed.
 int cmd_measure(const MeasureOptions& opts, const std::vector<std::string>& command);
 // A recorded `measure` command names no workload file: its run's is the

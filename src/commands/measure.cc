@@ -21,6 +21,7 @@
 #include "util/fs.h"
 #include "util/json_get.h"
 #include "util/json_parse.h"
+#include "util/say.h"
 #include "util/ticker.h"
 
 namespace jitbench {
@@ -104,7 +105,12 @@ std::string shim_python(const RunOptions& o, const fs::path& dir) {
                                     specs.front().name), o.quiet);
     const auto b = build_environment(launcher, specs.front(), req);
     if (b.ok) return b.python;
+    // The run builds it again and reports it; here the user learns why their function loads elsewhere.
+    say(stderr, "jitbench measure: environment {} did not build ({}): trying the next\n", specs.front().name,
+        b.reason);
   }
+  say(stderr, "jitbench measure: no --env environment built: your function is loaded in {}\n",
+      resolve_python(o.python));
   return resolve_python(o.python);
 }
 }  // namespace

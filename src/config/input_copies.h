@@ -4,7 +4,7 @@
 // whatever the original paths hold when it is resumed, nor from a file of the
 // same name in another directory. The originals are named as they were given
 // and resolved against the directory the run was started from. A value that
-// travels with the plan (commands/run.cc) to whoever reads an input.
+// travels with the plan (plan/planned_run.h) to whoever reads an input.
 #include <filesystem>
 #include <map>
 #include <string>

@@ -23,18 +23,22 @@ std::string interference_impossible(const Interference& x) {
     if (!(v >= 0)) return fmt::format("{} {} is negative", name, v);
   if (x.nivcsw < 0) return fmt::format("nivcsw {} is negative", x.nivcsw);
   const double n = static_cast<double>(x.n_cpus);
-  const double slack_s = n * kSampleSlackTicks / kSlowestTicksPerS;
-  if (x.other_cpu_s > n * x.wall_s + slack_s)
-    return fmt::format("others used {:.3g} s of CPU in {:.3g} s on a machine of {} CPUs", x.other_cpu_s, x.wall_s,
-                       x.n_cpus);
-  if (x.steal_s > n * x.wall_s + slack_s)
-    return fmt::format("steal of {:.3g} s in {:.3g} s on a machine of {} CPUs", x.steal_s, x.wall_s, x.n_cpus);
   const bool at_none = interference_rule(x.other_cpu_s, x.steal_s, x.worker_cpu_s, x.wall_s, x.n_cpus, 0.0);
   const bool at_slowest = interference_rule(x.other_cpu_s, x.steal_s, x.worker_cpu_s, x.wall_s, x.n_cpus,
                                             n / kSlowestTicksPerS);
   if (x.interfered && !at_none) return "interfered is true where its figures say quiet";
   if (!x.interfered && at_slowest) return "interfered is false where its figures say interfered with";
   return "";
+}
+
+bool cap_to_capacity(Interference& x) {
+  if (x.n_cpus < 1 || !(x.wall_s >= 0)) return false;
+  const double n = static_cast<double>(x.n_cpus);
+  const double capacity_s = n * x.wall_s + n * kSampleSlackTicks / kSlowestTicksPerS;
+  const bool capped = x.other_cpu_s > capacity_s || x.steal_s > capacity_s;
+  x.other_cpu_s = std::min(x.other_cpu_s, capacity_s);
+  x.steal_s = std::min(x.steal_s, capacity_s);
+  return capped;
 }
 
 const char* grade_name(InterferenceGrade g) {

@@ -43,15 +43,21 @@ bool interference_rule(double other_cpu_s, double steal_s, double worker_cpu_s, 
                        double resolution_s);
 
 // Why recorded figures cannot be a process's (the reader's check, results/read.cc),
-// or "" when they can: a negative figure, a process with no CPU, others using
-// more CPUs than the machine has (other_cpu_s above n_cpus * wall_s, beyond
-// the snapshots' granularity: kSampleSlackTicks ticks per CPU at the slowest
-// clock, kSlowestTicksPerS), or an `interfered` flag the rule contradicts at
-// every granularity a machine can have (true where the rule says no even with
-// none, false where it says yes even at the slowest clock's).
+// or "" when they can: a negative figure, a process with no CPU, or an
+// `interfered` flag the rule contradicts at every granularity a machine can
+// have (true where the rule says no even with none, false where it says yes
+// even at the slowest clock's, kSlowestTicksPerS).
 inline constexpr double kSlowestTicksPerS = 10;
 inline constexpr double kSampleSlackTicks = 2;
 std::string interference_impossible(const Interference& x);
+
+// Others' CPU and steal capped at the machine's capacity over the process's
+// wall time (n_cpus * wall_s, beyond the snapshots' granularity:
+// kSampleSlackTicks ticks per CPU at the slowest clock), as the sampler caps
+// them since it brackets the process from spawn to reap: a run written before
+// (its snapshots' interval longer than the process, or injected ones) is read
+// as it would be written now, not refused. True when a figure was capped.
+bool cap_to_capacity(Interference& x);
 
 // How much the machine was used by others while a process ran, in three
 // grades (docs/noise.md, "Grades"):

@@ -200,7 +200,9 @@ RunRecord read_run_record(const json& j) {
   r.user_s = j.at("rusage").at("user_s").get<double>();
   r.sys_s = j.at("rusage").at("sys_s").get<double>();
   r.interference = read_interference(j);
-  // The figures the writer measured can be a process's; an edit may make them what none can be.
+  // The figures the writer measured can be a process's; an edit may make them what none can be. Figures
+  // above the machine's capacity are capped, as the sampler caps them now (a run written before it did).
+  if (r.interference) cap_to_capacity(*r.interference);
   if (r.interference)
     if (auto why = interference_impossible(*r.interference); !why.empty())
       throw BadField(fmt::format("a {} run's interference cannot be a process's ({}): the file was edited", mode, why));

@@ -1,4 +1,6 @@
-"""`jitbench measure TARGET`, the worker side (worker/jitbench_worker/target.py):
+"""`jitbench measure TARGET`, the worker side (the shim writer,
+worker/jitbench_worker/harness/target.py, and what a shim imports,
+worker/jitbench_worker/target.py):
 the user's own jitted or plain function found, its framework detected, its eager
 baseline derived, and the generated workload file run by the real worker on the
 JIT backend and on its baseline, exactly as jitbench spawns it. No C++ needed."""

@@ -53,8 +53,10 @@ int publish(const PublishOptions& o) {
   for (const auto& e : registry)
     if (e.index_sha256 == index_sha) {  // a run is published once; its site's pages may be redrawn
       regenerate_site(o, site, registry, utc_now());
-      say(stdout, "{}: '{}' is already published as snapshot {} (a run is published once): the site's pages were "
-          "redrawn\n{}\n", o.site, o.run, e.id, (site / "index.html").string());
+      say(stdout, "{}: '{}' is already published as snapshot {} (a run is published once{}): the site's pages were "
+          "redrawn\n{}\n", o.site, o.run, e.id,
+          !o.id.empty() && o.id != e.id ? fmt::format("; --id {} is not taken", o.id) : "",
+          (site / "index.html").string());
       return 0;
     }
   SnapshotFacts f;
