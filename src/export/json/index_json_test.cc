@@ -47,7 +47,7 @@ RecordedOptions every_option() {
   r.envs = {"np2:numpy==2.0"}, r.env_vars = {"np2:OMP_NUM_THREADS=1"}, r.find_links = {"wheels"};
   r.no_index = true, r.no_interleave = true, r.anatomy = true, r.count = true;
   r.affinity = {0, 2};
-  r.anatomy_runs = 2, r.count_runs = 1, r.jobs = 4;
+  r.anatomy_runs = 2, r.count_runs = 2, r.jobs = 4;  // --count-runs is 2 at least
   r.count_source = "valgrind";
   return r;
 }
