@@ -41,6 +41,19 @@ def run(args, env, timeout=120):
                           stdin=subprocess.DEVNULL)
 
 
+def resumed_into_a_valid_run(out, fake_env, cases):
+    """`run --resume` of a killed run: exit 0, valid, complete, every case ok; its index."""
+    resumed = run(["run", "--resume", str(out), "--quiet"], dict(os.environ, **fake_env()))
+    assert resumed.returncode == 0, resumed.stderr
+    check = run(["validate", str(out)], dict(os.environ))
+    assert check.returncode == 0, check.stdout + check.stderr
+    index = json.loads((out / "index.json").read_text())
+    validate(index, "jitbench.index.v5")
+    assert index["complete"] and [c["case"] for c in index["cases"]] == cases
+    assert all(c["status"] == "ok" for c in index["cases"]), index["cases"]
+    return index
+
+
 @pytest.mark.parametrize("point,kill_env", POINTS, ids=[p[0] for p in POINTS])
 def test_a_run_killed_at_any_point_is_resumed_into_a_valid_run(tmp_path, fake_env, point, kill_env):
     suite = tmp_path / "kills.toml"
@@ -53,14 +66,7 @@ def test_a_run_killed_at_any_point_is_resumed_into_a_valid_run(tmp_path, fake_en
     assert not index["complete"]
     recorded = [c["case"] for c in index["cases"]]
     assert CASES[1] not in recorded
-    resumed = run(["run", "--resume", str(out), "--quiet"], dict(os.environ, **fake_env()))
-    assert resumed.returncode == 0, resumed.stderr
-    check = run(["validate", str(out)], dict(os.environ))
-    assert check.returncode == 0, check.stdout + check.stderr
-    index = json.loads((out / "index.json").read_text())
-    validate(index, "jitbench.index.v5")
-    assert index["complete"] and [c["case"] for c in index["cases"]] == CASES
-    assert all(c["status"] == "ok" for c in index["cases"]), index["cases"]
+    index = resumed_into_a_valid_run(out, fake_env, CASES)
     # No case measured twice: what the killed run recorded is kept, the rest measured once.
     assert index["resumed"][-1]["kept"] == len(recorded)
     assert index["resumed"][-1]["remeasured"] == [c for c in CASES if c not in recorded]
@@ -104,14 +110,7 @@ def test_a_run_with_a_native_case_killed_at_any_point_is_resumed(tmp_path, fake_
     assert recorded == NATIVE_CASES[:1], recorded
     if point == "between_its_documents_and_the_index":  # its case file renamed into place, not yet listed
         assert (out / "cases" / f"{NATIVE_CASES[1]}.json").exists()
-    resumed = run(["run", "--resume", str(out), "--quiet"], dict(os.environ, **fake_env()))
-    assert resumed.returncode == 0, resumed.stderr
-    check = run(["validate", str(out)], dict(os.environ))
-    assert check.returncode == 0, check.stdout + check.stderr
-    index = json.loads((out / "index.json").read_text())
-    validate(index, "jitbench.index.v5")
-    assert index["complete"] and [c["case"] for c in index["cases"]] == NATIVE_CASES
-    assert all(c["status"] == "ok" for c in index["cases"]), index["cases"]
+    index = resumed_into_a_valid_run(out, fake_env, NATIVE_CASES)
     assert index["resumed"][-1]["kept"] == 1 and index["resumed"][-1]["remeasured"] == NATIVE_CASES[1:]
     for case_id in NATIVE_CASES:
         case = json.loads((out / "cases" / f"{case_id}.json").read_text())
