@@ -20,13 +20,13 @@ once a slow process of theirs has started (attack_mid_run):
 - `noise` at side b's `cases/` while side a measures, and at `noise.json`;
 - `compare --remeasure D` at `D/new/cases` while `D/base` measures;
 - `replicate` at `replication/` while the replica measures.
+- `bisect` (uv environments of two fake releases: the heavy tier) at
+  `steps/` while its first step measures, at `logs/`, and at `bisect.json`.
 Too quick to catch mid-run, attacked before they run at every path they
 write or remove (plant_everywhere): `merge` (below an OUT that exists and is
 empty, and OUT itself: each refused, OUT no longer empty), `envs rm` and
 `envs prune` (every path below the cache they remove or write).
-`bisect` builds an environment per release or commit (uv; the heavy tier)
-and measures through `run`'s own code: not attacked here. Fake workers but
-for measure."""
+Fake workers but for measure."""
 
 import os
 import shutil
@@ -182,7 +182,7 @@ def test_run_never_writes_through_a_link_planted_mid_run(tmp_path, fake_env_modu
         assert rc == 13 and "symbolic link" in err, f"{rel}: exit {rc}: {err}"
 
 
-def attack_mid_run(argv, env, root, started, rel, outside, cwd=None, done=(0,)):
+def attack_mid_run(argv, env, root, started, rel, outside, cwd=None, done=(0,), wait=60):
     """jitbench argv, writing below root; once a file matching the glob `started` exists
     below root (a slow process of the command has begun), root/rel is made a link to
     outside. The command must not write through it: it finishes (an exit code of `done`)
@@ -190,7 +190,7 @@ def attack_mid_run(argv, env, root, started, rel, outside, cwd=None, done=(0,)):
     keep = snapshot(outside)
     p = subprocess.Popen([str(JITBENCH), *argv], env=dict(os.environ, **env), cwd=cwd, stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
+    deadline = time.time() + wait
     while not list(root.glob(started)) and p.poll() is None and time.time() < deadline:
         time.sleep(0.02)
     assert list(root.glob(started)), f"{started} never appeared: {p.communicate(timeout=120)}"
@@ -201,7 +201,7 @@ def attack_mid_run(argv, env, root, started, rel, outside, cwd=None, done=(0,)):
         victim.unlink()
     victim.parent.mkdir(parents=True, exist_ok=True)
     os.symlink(outside, victim)
-    _, err = p.communicate(timeout=180)
+    _, err = p.communicate(timeout=180 + wait)
     assert snapshot(outside) == keep, f"{rel}: written through the link (exit {p.returncode}: {err})"
     if p.returncode in done:
         assert not victim.is_symlink(), f"{rel}: exit {p.returncode} with the link still there"
@@ -288,3 +288,32 @@ def test_envs_never_removes_through_a_planted_link(tmp_path, argv):
                                       env=dict(os.environ, JITBENCH_ENV_CACHE=str(root)), stdin=subprocess.DEVNULL)
     targets = plant_everywhere(tmp_path, cache, cmd, removed=True)
     assert any(t.endswith("payload.so") for t in targets), targets
+
+
+@pytest.fixture(scope="module")
+def two_releases(tmp_path_factory):
+    """Wheels of a package whose 1.2 makes the fake worker three times slower (1.1 is 1.0 again: a step
+    between the ends), and an environment cache the bisect tests share (each environment is built once)."""
+    from test_environments import link_numpy_wheels, wheel
+
+    d = tmp_path_factory.mktemp("link-release-wheels")
+    for v, f in {"1.0": 1, "1.1": 1, "1.2": 3}.items():
+        wheel(d, "linkrel", v, {"linkrel/__init__.py": f"SCALE = {f}\nSLOW_PASS = 1\n"})
+    link_numpy_wheels(d)
+    return d, tmp_path_factory.mktemp("link-env-cache")
+
+
+@pytest.mark.heavy("uv environments")
+@pytest.mark.parametrize("rel", ["steps", "logs", "bisect.json"])
+def test_bisect_never_writes_through_a_link_planted_mid_run(tmp_path, fake_env_module, two_releases, rel):
+    # While the first step's run measures (both ends side by side), rel becomes a link: the step's run, the next
+    # step's (1.1's) directory and log, and bisect.json must not follow it. steps/ is bisect's own: a step's run is
+    # started in a directory bisect made through the door, and read only once it is still there.
+    wheels, cache = two_releases
+    out = tmp_path / "bisect"
+    env = dict(fake_env_module(numba="slow"), FAKE_WORKER_SLEEP="1", FAKE_WORKER_RELEASE="linkrel",
+               JITBENCH_ENV_CACHE=str(cache))
+    argv = ["bisect", "--package", "linkrel", "--good", "1.0", "--bad", "1.2", "--metric", "ttfr", "--threshold",
+            "20", "--cases", "matmul_8_f32", "--backends", "numba", "--cold-runs", "5", "--warm-iters", "2",
+            "--find-links", str(wheels), "--no-index", "--out-dir", str(out), "--quiet"]
+    attack_mid_run(argv, env, out, "steps/*/logs/*/cold-0.log", rel, outside_dir(tmp_path), wait=300)

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <optional>
 #include <map>
@@ -31,6 +32,7 @@
 #include "run/subprocess.h"
 #include "util/clock.h"
 #include "util/cpu_list.h"
+#include "util/fs.h"
 #include "util/interrupt.h"
 #include "util/say.h"
 
@@ -183,6 +185,24 @@ class Bisection {
   // One run of the selection in the environment of release v; its samples.
   StepSamples measure(const std::string& v, const std::string& role) { return measure_side_by_side({{v, role}}).front(); }
 
+  // steps/<name>, made here through the door before its run starts (`run`
+  // takes an existing empty directory): a link planted at steps/ is refused
+  // (exit 13), never followed by the step's run.
+  fs::path make_step_dir(const std::string& name) const {
+    make_dir_in(out_.root(), fs::path("steps") / name);
+    return out_.root() / "steps" / name;
+  }
+  // After its run, before anything of it is read: a steps/ that became a link
+  // while the run measured (its writes then failed, or went elsewhere) is refused.
+  void check_step_dir(const std::string& name) const {
+    if (crosses_link(out_.root(), fs::path("steps") / name))
+      throw WriteError(fmt::format("{} became a symbolic link, or is gone, while bisect measured in it: nothing is "
+                                   "read or written through it; remove the link and bisect again into a new "
+                                   "--out-dir",
+                                   (out_.root() / "steps" / name).string()),
+                       ELOOP);
+  }
+
   // Releases compared with each other (the two ends, the boundary's two sides)
   // measured in one run, one pinned environment each, whose cold processes are
   // interleaved (run's groups: a drift of the machine lands on both); one step
@@ -205,7 +225,7 @@ class Bisection {
       for (const auto& w : o_.with) env += ";" + replace_version(w, v);
       argv.insert(argv.end(), {"--env", env});
     }
-    const fs::path dir = out_.root() / "steps" / dir_name;
+    const fs::path dir = make_step_dir(dir_name);
     add_anatomy_args(releases, argv);
     argv.insert(argv.end(), {"--out-dir", dir.string(), "--quiet"});
     SpawnSpec spec;
@@ -217,6 +237,7 @@ class Bisection {
       if (!o_.selection.quiet) say(stderr, "jitbench bisect: {} ({}) -> {}\n", label(v), role, dir.string());
     const auto p = launcher_.launch(spec);
     if (interrupted()) throw StepInterrupted{};
+    check_step_dir(dir_name);
     const bool ran = p.kind == ExitKind::Exited && (p.exit_code == 0 || p.exit_code == 2);
     auto loaded = ran ? read_run(dir) : std::variant<LoadedRun, std::string>(std::string("not run"));
     const auto* run = std::get_if<LoadedRun>(&loaded);
