@@ -198,15 +198,18 @@ std::vector<std::pair<const CaseResult*, const CaseResult*>> paired_cases(const 
 }
 
 namespace {
-// Instructions counted by different sources (callgrind counts every thread,
-// a hardware counter the main thread) are not the same quantity: said, and
-// left out of the comparison (metric_samples gives both, compare_runs drops them).
-void note_sources(const CaseResult& a, const CaseResult& b, const std::string& id, Comparison& out) {
-  const auto sa = count_source(a), sb = count_source(b);
-  if (sa.empty() || sb.empty() || sa == sb) return;
-  out.not_compared.push_back(fmt::format("{}: instructions not compared: BASE counted them with {}, NEW with {} "
-                                         "(not the same quantity: count both alike, --count instructions:{})",
-                                         id, sa, sb, sa));
+// Instructions counted by different sources, or under different controls,
+// are not the same quantity (counts_unlike): said, and left out of the
+// comparison (metric_samples gives both, compare_runs drops them).
+void note_counts_unlike(const CountsUnlike& u, const std::string& id, Comparison& out) {
+  if (!u.all.empty())
+    out.not_compared.push_back(fmt::format("{}: instructions not compared: {}", id, u.all));
+  else if (!u.warm_call.empty())
+    out.not_compared.push_back(fmt::format("{}: {} not compared: {}", id, instructions_metric("warm_call"), u.warm_call));
+}
+
+bool counts_compare(const CountsUnlike& u, const std::string& metric) {
+  return u.all.empty() && (u.warm_call.empty() || metric != instructions_metric("warm_call"));
 }
 }  // namespace
 
@@ -223,12 +226,13 @@ Comparison compare_runs(const std::vector<CaseResult>& base, const std::vector<C
     const CaseResult& a = *pa;
     if (!timings_comparable(a) || !timings_comparable(*b)) continue;
     const auto sa = metric_samples(a), sb = metric_samples(*b);
-    note_sources(a, *b, by(a.c.id), out);
+    const auto unlike = counts_unlike(a, *b);
+    note_counts_unlike(unlike, by(a.c.id), out);
     for (const auto& [metric, xa] : sa) {
       auto it = sb.find(metric);
       if (it == sb.end() || xa.empty() || it->second.empty()) continue;
       const bool counted = metric_info(metric).rule == MetricRule::Spread;
-      if (counted && count_source(a) != count_source(*b)) continue;  // said by note_sources
+      if (counted && !counts_compare(unlike, metric)) continue;  // said by note_counts_unlike
       auto row = metric_row(by(a.c.id), metric, xa, it->second, alpha);
       if (!row) continue;
       row->base_case_id = a.c.id;

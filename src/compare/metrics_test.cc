@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -124,6 +125,44 @@ TEST(Disagreement, ATimeThatMovedWithoutItsCountIsSaid) {
   EXPECT_EQ(mixed.not_compared.size(), 1u);
   EXPECT_TRUE(std::none_of(mixed.rows.begin(), mixed.rows.end(),
                            [](const MetricRow& r) { return r.rule == MetricRule::Spread; }));
+}
+
+CaseResult counted_with(const std::string& threads, int calls) {
+  auto c = counted_case(0.2, 300e6);
+  c.count = CountSetup{};
+  c.count->source = "valgrind";
+  c.count->controls = {{"PYTHONHASHSEED", "0"}, {"aslr", "off"}, {"threads", threads}};
+  c.count->calls = calls;
+  return c;
+}
+
+std::size_t count_rows(const Comparison& cmp, const std::string& metric = "") {
+  return std::count_if(cmp.rows.begin(), cmp.rows.end(), [&](const MetricRow& r) {
+    return r.rule == MetricRule::Spread && (metric.empty() || r.metric == metric);
+  });
+}
+
+TEST(Disagreement, CountsUnderOtherControlsOrCallsAreNotCompared) {
+  const auto one = counted_with("OMP_NUM_THREADS=1", 10);
+  const auto alike = compare_runs({one}, {counted_with("OMP_NUM_THREADS=1", 10)}, 0.05);
+  EXPECT_TRUE(alike.not_compared.empty());
+  EXPECT_GT(count_rows(alike), 0u);
+  // Counted with the pools' default threads against one thread: no instruction row at all.
+  const auto threads = compare_runs({one}, {counted_with("no thread setting", 10)}, 0.05);
+  ASSERT_EQ(threads.not_compared.size(), 1u);
+  EXPECT_NE(threads.not_compared[0].find("threads differ"), std::string::npos) << threads.not_compared[0];
+  EXPECT_EQ(count_rows(threads), 0u);
+  // A control recorded on one side only (a case file of an older jitbench) is a difference too.
+  auto older = counted_with("OMP_NUM_THREADS=1", 10);
+  older.count->controls.erase("aslr");
+  EXPECT_EQ(count_rows(compare_runs({older}, {one}, 0.05)), 0u);
+  EXPECT_EQ(count_rows(compare_runs({one}, {older}, 0.05)), 0u);
+  // 2 warm calls counted against 10: every phase but the warm call's compares.
+  const auto calls = compare_runs({one}, {counted_with("OMP_NUM_THREADS=1", 2)}, 0.05);
+  ASSERT_EQ(calls.not_compared.size(), 1u);
+  EXPECT_NE(calls.not_compared[0].find("instructions_warm_call not compared"), std::string::npos);
+  EXPECT_EQ(count_rows(calls, "instructions_warm_call"), 0u);
+  EXPECT_EQ(count_rows(calls, "instructions_import"), 1u);
 }
 
 }  // namespace

@@ -148,6 +148,7 @@ BackendInfo backend_from_json(const nlohmann::json& b) {
   i.startup_s = b.at("startup_s").get<double>();
   i.cost_factor = b.at("cost_factor").get<double>();
   i.framework = b.value("framework", "");
+  i.compile_reads_threads = b.value("compile_reads_threads", false);
   return i;
 }
 }  // namespace

@@ -32,6 +32,9 @@ struct BackendInfo {
   // Its framework writes a compile cache at default settings (torch.compile,
   // Triton): in a cold run, files written to the case's cache are expected.
   bool writes_cache_by_default = false;
+  // Its compiler reads the OpenMP thread count (what it compiles depends on
+  // it): counting processes leave its thread pools as timed (run/counting.h).
+  bool compile_reads_threads = false;
   std::string device = "cpu";     // cpu | gpu: the device it is meant for
   bool default_baseline = false;  // the baseline of a JIT whose own has no ok case (NumPy)
   bool floor = false;             // the no-JIT floor of its device

@@ -1,5 +1,7 @@
 #include "results/counts.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "stats/stats.h"
@@ -69,6 +71,40 @@ std::string count_source(const CaseResult& c) {
     source = r.counts->source;
   }
   return source;
+}
+
+CountsUnlike counts_unlike(const CaseResult& a, const CaseResult& b) {
+  CountsUnlike out;
+  const auto sa = count_source(a), sb = count_source(b);
+  if (sa.empty() || sb.empty()) return out;
+  if (sa != sb) {
+    out.all = fmt::format("BASE counted them with {}, NEW with {} (count both alike: --count instructions:{})", sa,
+                          sb, sa);
+    return out;
+  }
+  if (!a.count || !b.count) return out;  // a case file that did not record its setup: nothing to hold against
+  for (const auto& [name, va] : a.count->controls) {
+    const auto it = b.count->controls.find(name);
+    const std::string vb = it == b.count->controls.end() ? "not recorded" : it->second;
+    if (va != vb) {
+      out.all = fmt::format("the counting processes' {} differ: BASE \"{}\", NEW \"{}\" (count both with one "
+                            "jitbench and the same settings)",
+                            name, va, vb);
+      return out;
+    }
+  }
+  for (const auto& [name, vb] : b.count->controls)
+    if (!a.count->controls.count(name)) {
+      out.all = fmt::format("the counting processes' {} is recorded in NEW only (\"{}\"): count both with one "
+                            "jitbench",
+                            name, vb);
+      return out;
+    }
+  if (a.count->calls != b.count->calls)
+    out.warm_call = fmt::format("BASE counted {} warm calls per process, NEW {} (the per-call figure moves with "
+                                "the number of calls: give both runs the same --warm-iters, or 10 and more)",
+                                a.count->calls, b.count->calls);
+  return out;
 }
 
 }  // namespace jitbench

@@ -39,6 +39,19 @@ std::vector<CountPhaseSummary> count_summary(const CaseResult& c);
 // when they differ, which no comparison may then judge).
 std::string count_source(const CaseResult& c);
 
+// Why the two cases' counts are not one quantity, per scope: `all` ("" when
+// every phase compares) is a different source (callgrind counts every thread,
+// a hardware counter the main thread) or a different determinism control
+// (threads, address randomisation, hash seed: the counting processes ran other
+// code); `warm_call` ("" when it compares) is a different number of warm calls
+// counted per process (the per-call figure of 2 calls is not that of 10).
+// Neither is said of cases of which one was not counted.
+struct CountsUnlike {
+  std::string all;
+  std::string warm_call;
+};
+CountsUnlike counts_unlike(const CaseResult& a, const CaseResult& b);
+
 // Counts an instruction metric's name is made from: "instructions_" + phase.
 inline constexpr const char* kInstructionsPrefix = "instructions_";
 

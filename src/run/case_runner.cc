@@ -327,6 +327,11 @@ CountingSetup CaseRunner::counting() const {
   return k;
 }
 
+namespace {
+// The case's backend compiles what the thread count says: counted with its pools as timed (counting_env).
+bool counts_pools_as_timed(const Case& c) { return c.backend_info && c.backend_info->compile_reads_threads; }
+}  // namespace
+
 SpawnSpec CaseRunner::count_spec(const CountingSetup& k, const Case& c, int index, const fs::path& cache_dir,
                                  const fs::path& dump_dir) const {
   SpawnSpec spec;
@@ -338,7 +343,7 @@ SpawnSpec CaseRunner::count_spec(const CountingSetup& k, const Case& c, int inde
   auto env = worker_env(setup_, c, cache_dir);  // threads and caches as in the timed runs
   spec.env_set = std::move(env.set);
   spec.env_unset = std::move(env.unset);
-  for (const auto& [key, v] : counting_env(k)) spec.env_set[key] = v;
+  for (const auto& [key, v] : counting_env(k, counts_pools_as_timed(c))) spec.env_set[key] = v;
   const auto log_rel = fs::path("logs") / c.id / log_name(RunMode::Count, index);
   spec.log_path = setup_.out_dir / log_rel;
   spec.log_root = setup_.out_dir;
@@ -371,8 +376,8 @@ void CaseRunner::count_runs(const Case& c, CaseResult& res, const Progress& prog
   if (!k.enabled) return;
   res.count_runs = k.runs;
   auto env = worker_environment(setup_, c);  // what the counting processes start with (count_spec)
-  for (const auto& [key, v] : counting_env(k)) env[key] = v;
-  res.count = count_setup_record(k, count_timeout_s(setup_), env);
+  for (const auto& [key, v] : counting_env(k, counts_pools_as_timed(c))) env[key] = v;
+  res.count = count_setup_record(k, count_timeout_s(setup_), env, counts_pools_as_timed(c));
   if (res.count->unsupported = count_unsupported(c); !res.count->unsupported.empty() || interrupted()) return;
   if (progress)
     progress(fmt::format("counting instructions: {} processes ({}), {} at a time (not timed)", k.runs, k.source,

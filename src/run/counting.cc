@@ -45,17 +45,18 @@ std::vector<std::string> counting_argv(const CountingSetup& s, std::vector<std::
   return argv;
 }
 
-std::map<std::string, std::string> counting_env(const CountingSetup& s) {
+std::map<std::string, std::string> counting_env(const CountingSetup& s, bool pools_as_timed) {
   // A fixed hash seed: str and bytes hashes (sets, dict orders of some
   // libraries) would otherwise change what a process executes.
   std::map<std::string, std::string> env = {{"PYTHONHASHSEED", "0"}, {"JITBENCH_COUNT_LIB", s.library.string()}};
   if (!s.fake_pmu.empty()) env["JITBENCH_TEST_FAKE_PMU"] = s.fake_pmu;
-  if (s.source == kCountSourceValgrind)
+  if (s.source == kCountSourceValgrind && !pools_as_timed)
     for (const char* k : kCountOneThread) env[k] = "1";
   return env;
 }
 
-std::string threads_control(const std::map<std::string, std::string>& env, const std::string& source) {
+std::string threads_control(const std::map<std::string, std::string>& env, const std::string& source,
+                            bool pools_as_timed) {
   std::vector<std::string> set, unset;
   for (const char* k : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
                         "NUMBA_NUM_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "XLA_FLAGS"}) {
@@ -64,7 +65,10 @@ std::string threads_control(const std::map<std::string, std::string>& env, const
     else set.push_back(fmt::format("{}={}", k, it->second));
   }
   std::string out = set.empty() ? "no thread setting" : fmt::format("{}", fmt::join(set, ", "));
-  if (source == kCountSourceValgrind)
+  if (source == kCountSourceValgrind && pools_as_timed)
+    out += " (as in the timed runs, under valgrind too: this backend's compiler reads the thread count, so one "
+           "thread would count another compile; idle pool threads' spinning may be counted)";
+  else if (source == kCountSourceValgrind)
     out += " (valgrind runs the threads one at a time: the BLAS, OpenMP and numba pools get one thread, so that "
            "no idle pool thread's spinning is counted)";
   else
@@ -73,7 +77,8 @@ std::string threads_control(const std::map<std::string, std::string>& env, const
   return out;
 }
 
-CountSetup count_setup_record(const CountingSetup& s, double timeout_s, const std::map<std::string, std::string>& env) {
+CountSetup count_setup_record(const CountingSetup& s, double timeout_s, const std::map<std::string, std::string>& env,
+                              bool pools_as_timed) {
   CountSetup r;
   r.source = s.source;
   r.chosen = s.chosen;
@@ -87,7 +92,7 @@ CountSetup count_setup_record(const CountingSetup& s, double timeout_s, const st
   }
   r.controls = {{"PYTHONHASHSEED", "0"},
                 {"aslr", s.aslr},
-                {"threads", threads_control(env, s.source)}};
+                {"threads", threads_control(env, s.source, pools_as_timed)}};
   if (!s.fake_pmu.empty()) r.controls["fake_pmu"] = "JITBENCH_TEST_FAKE_PMU: a test's fake counter, not instructions";
   r.calls = s.calls;
   r.timeout_s = timeout_s;

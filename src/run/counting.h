@@ -60,7 +60,10 @@ std::vector<std::string> valgrind_options(const std::filesystem::path& dump_dir)
 // (and the ASLR control); and the variables it gets beyond the timed runs'.
 std::vector<std::string> counting_argv(const CountingSetup& s, std::vector<std::string> worker,
                                        const std::filesystem::path& dump_dir);
-std::map<std::string, std::string> counting_env(const CountingSetup& s);
+// `pools_as_timed`: the case's backend compiles what the thread count says
+// (its catalog record's compile_reads_threads): its pools stay as timed, so
+// that what is counted is the compile that was timed.
+std::map<std::string, std::string> counting_env(const CountingSetup& s, bool pools_as_timed = false);
 
 // The thread pools a counting process under valgrind runs with one thread
 // (counting_env). Valgrind runs a process's threads one at a time, so a pool
@@ -68,19 +71,23 @@ std::map<std::string, std::string> counting_env(const CountingSetup& s);
 // spinning: the counts would depend on the scheduling, and the process's
 // serialised time goes to the spinning (docs/noise.md, "Thread pools spin").
 // XLA's and TensorFlow's own pools are not set: their settings change what
-// is compiled; they stay as in the timed runs.
+// is compiled; they stay as in the timed runs. Nor are these for a backend
+// whose compiler reads them (torch.compile's inductor writes the OpenMP thread
+// count into its kernels): the catalog's compile_reads_threads.
 inline constexpr const char* kCountOneThread[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                                                   "BLIS_NUM_THREADS", "NUMBA_NUM_THREADS"};
 
 // The "threads" control of the case file: what the counting processes ran
 // with, read from their whole environment (`env`: the inherited one with the
 // worker's and the counting process's changes applied).
-std::string threads_control(const std::map<std::string, std::string>& env, const std::string& source);
+std::string threads_control(const std::map<std::string, std::string>& env, const std::string& source,
+                            bool pools_as_timed = false);
 
 // What the case file records of the setup (the tool, its version and
 // options, the controls), shared by the case's counting processes; `env`:
 // their whole environment (threads_control).
-CountSetup count_setup_record(const CountingSetup& s, double timeout_s, const std::map<std::string, std::string>& env);
+CountSetup count_setup_record(const CountingSetup& s, double timeout_s, const std::map<std::string, std::string>& env,
+                              bool pools_as_timed = false);
 
 // One callgrind dump (a file of --callgrind-out-file's pattern): which part
 // of the process it is, what triggered it (a client request's name, or

@@ -168,6 +168,9 @@ TEST(Counting, TheWorkerRunsUnderTheToolWithAddressRandomisationOff) {
   EXPECT_EQ(std::vector<std::string>(argv.end() - 4, argv.end()),
             (std::vector<std::string>{"--count-source", "valgrind", "--count-calls", "10"}));
   EXPECT_EQ(counting_env(s).at("OPENBLAS_NUM_THREADS"), "1");  // no idle pool thread spinning under the tool
+  // A backend whose compiler reads the thread count (torch.compile): its pools as timed, under valgrind too.
+  EXPECT_EQ(counting_env(s, true).count("OMP_NUM_THREADS"), 0u);
+  EXPECT_EQ(counting_env(s, true).at("PYTHONHASHSEED"), "0");
   auto hw = setup_of("hardware");
   EXPECT_EQ(counting_argv(hw, {"python"}, "/tmp/d")[0], "python");  // no tool around it
   EXPECT_EQ(counting_env(hw).at("PYTHONHASHSEED"), "0");
@@ -179,6 +182,8 @@ TEST(Counting, TheThreadsControlSaysWhatTheCountingProcessesRanWith) {
                                   kCountSourceValgrind);
   EXPECT_TRUE(vg.starts_with("OMP_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1 (valgrind")) << vg;
   EXPECT_NE(vg.find("not set: MKL_NUM_THREADS, BLIS_NUM_THREADS, NUMBA_NUM_THREADS"), std::string::npos) << vg;
+  const auto timed = threads_control({}, kCountSourceValgrind, true);
+  EXPECT_TRUE(timed.starts_with("no thread setting (as in the timed runs, under valgrind too")) << timed;
   const auto hw = threads_control({{"XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false"}}, kCountSourceHardware);
   EXPECT_TRUE(hw.starts_with("XLA_FLAGS=--xla_cpu_multi_thread_eigen=false (as in the timed runs)")) << hw;
 }

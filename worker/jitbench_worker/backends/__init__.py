@@ -53,6 +53,12 @@ class Backend:
     # `jitbench measure` runs a user's function wrapped in this JIT on it as is,
     # and the eager function on its baseline (for_target below).
     measure: bool = False
+    # Its compiler reads the OpenMP thread count, so what it compiles depends on
+    # it: torch.compile's inductor writes the count into its C++ kernels, and
+    # TensorFlow's oneDNN, where built with OpenMP, sizes its kernels by it.
+    # Counting processes under valgrind then keep its pools as timed rather
+    # than give them one thread (jitbench's run/counting.h).
+    compile_reads_threads: bool = False
 
 
 _JAX = ("jax", "jaxlib")
@@ -84,7 +90,7 @@ _REGISTRY = {
                               jit=True, baseline="numpy", startup_s=1.5, packages=_NUMBA),
     "tensorflow": Backend("tf.function(jit_compile=True) (XLA) on the CPU",
                           lambda: tensorflow_.TensorflowAdapter("cpu"), jit=True, baseline="tensorflow_eager",
-                          startup_s=5.0, packages=_TF, measure=True),
+                          startup_s=5.0, packages=_TF, measure=True, compile_reads_threads=True),
     "tensorflow_gpu": Backend("tf.function(jit_compile=True) (XLA) on a GPU",
                               lambda: tensorflow_.TensorflowAdapter("gpu"), device="gpu", jit=True,
                               baseline="tensorflow_eager_gpu", startup_s=7.0, packages=_TF, measure=True),
@@ -100,7 +106,8 @@ _REGISTRY = {
                            packages=("torch",)),
     "torch_compile": Backend("torch.compile (dynamo + inductor) on the CPU",
                              lambda: torch_.TorchAdapter(compiled=True, platform="cpu"), jit=True,
-                             baseline="torch_eager", startup_s=10.0, packages=("torch",), measure=True),
+                             baseline="torch_eager", startup_s=10.0, packages=("torch",), measure=True,
+                             compile_reads_threads=True),
     "torch_eager_gpu": Backend("eager PyTorch on a CUDA GPU (torch_compile_gpu's baseline)",
                                lambda: torch_.TorchAdapter(compiled=False, platform="gpu"), device="gpu",
                                startup_s=4.0, packages=("torch",)),
@@ -209,6 +216,8 @@ def catalog():
                     "cost_factor": b.cost_factor, "aot_crosscheck": b.aot_crosscheck,
                     # Whether a cold run may write to the case's cache (jitbench checks it may not otherwise).
                     "writes_cache_by_default": writes, "packages": list(b.packages),
+                    # Counting processes keep its thread pools as timed (what it compiles reads them).
+                    "compile_reads_threads": b.compile_reads_threads,
                     # The key of a workload's IMPLEMENTATIONS it runs (`--workload-path` alone plans by it).
                     "framework": framework})
     return out
