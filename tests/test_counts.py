@@ -207,6 +207,30 @@ def test_compare_judges_counts_by_their_spread_beside_the_times(jitbench, fake_e
     assert {r.rule for r in cmp.rows} == {"spread", "mann_whitney"}
 
 
+def test_counts_under_other_threads_or_calls_are_left_out_and_said(jitbench, fake_env):
+    """Another thread setting: no instruction row, said on stdout, in the JSON and to the API (the plugin's
+    line); another number of warm calls counted: only the warm call's row is left out."""
+    env = {**fake_env(), **NOISY}
+    base = counted(jitbench, env)
+    threads = counted(jitbench, {**env, "OMP_NUM_THREADS": "3"})
+    calls = jitbench("run", *CASE[:6], "--warm-iters", "3", "--count", "instructions", env={**env, **FAKE_PMU})
+    for r in (base, threads, calls):
+        assert r.rc == 0, r.stderr
+    res = jitbench("compare", str(base.out), str(threads.out), "--format", "json")
+    doc = json.loads(res.stdout)
+    assert not [r for r in doc["rows"] if r["metric"].startswith("instructions_")], doc["rows"]
+    (said,) = doc["not_compared"]
+    assert "threads control differs" in said and "OMP_NUM_THREADS=3" in said, said
+    assert said in jitbench("compare", str(base.out), str(threads.out)).stdout
+    cmp = jb.compare(base.out, threads.out)
+    assert cmp.not_compared == [said] and not [r for r in cmp.rows if r.rule == "spread"]
+    doc = json.loads(jitbench("compare", str(base.out), str(calls.out), "--format", "json").stdout)
+    metrics = {r["metric"] for r in doc["rows"]}
+    assert "instructions_import" in metrics and "instructions_warm_call" not in metrics, metrics
+    (said,) = doc["not_compared"]
+    assert "instructions_warm_call not compared: BASE counted 2 warm calls per process, NEW 3" in said, said
+
+
 def test_a_time_that_moves_without_its_count_is_said(jitbench, fake_env):
     """30x the time, the same instructions: said (a compile that waits)."""
     five = ["--cold-runs", "5", "--count", "instructions"]

@@ -20,8 +20,10 @@ once a slow process of theirs has started (attack_mid_run):
 - `noise` at side b's `cases/` while side a measures, and at `noise.json`;
 - `compare --remeasure D` at `D/new/cases` while `D/base` measures;
 - `replicate` at `replication/` while the replica measures.
-- `bisect` (uv environments of two fake releases: the heavy tier) at
-  `steps/` while its first step measures, at `logs/`, and at `bisect.json`.
+- `bisect` (uv environments of three fake releases: the heavy tier) at
+  `steps/` while its first step measures, at the next step's directory and
+  at `logs/` (bisect.json is written through the door as every command's
+  files are: `run`'s index above).
 Too quick to catch mid-run, attacked before they run at every path they
 write or remove (plant_everywhere): `merge` (below an OUT that exists and is
 empty, and OUT itself: each refused, OUT no longer empty), `envs rm` and
@@ -304,10 +306,10 @@ def two_releases(tmp_path_factory):
 
 
 @pytest.mark.heavy("uv environments")
-@pytest.mark.parametrize("rel", ["steps", "logs", "bisect.json"])
+@pytest.mark.parametrize("rel", ["steps", "steps/linkrel-1.1-1", "logs"])
 def test_bisect_never_writes_through_a_link_planted_mid_run(tmp_path, fake_env_module, two_releases, rel):
     # While the first step's run measures (both ends side by side), rel becomes a link: the step's run, the next
-    # step's (1.1's) directory and log, and bisect.json must not follow it. steps/ is bisect's own: a step's run is
+    # step's (1.1's) directory, already there, and its log must not follow it. steps/ is bisect's own: a step's run is
     # started in a directory bisect made through the door, and read only once it is still there.
     wheels, cache = two_releases
     out = tmp_path / "bisect"

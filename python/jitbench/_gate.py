@@ -87,7 +87,7 @@ def decided(cmp, pct):
                 + (" confirmed by re-measurement" if r.gate == "confirmed by re-measurement" else "")
                 for r in failing]
         said += [f"{c}: status worse" for c in cmp.worsened] + [f"{c}: missing" for c in cmp.removed]
-        return f"REGRESSED beyond {pct:g}%, decided by " + "; ".join(said)
+        return f"REGRESSED beyond {pct:g}%, decided by " + "; ".join(said) + _not_compared(cmp)
     judged = [r for r in cmp.rows if r.gate in JUDGED]
     kinds = sorted({_KINDS[_kind(r)] for r in judged})
     undecided = [r for r in cmp.rows if r.gate == "not judged"]
@@ -100,7 +100,12 @@ def decided(cmp, pct):
         text += f"; {', '.join(r.metric for r in cleared)} cleared by re-measurement"
     if left:
         text += f"; {', '.join(r.metric for r in left)} left to the instruction counts (not confirmed, not failing)"
-    return text
+    return text + _not_compared(cmp)
+
+
+def _not_compared(cmp):
+    """What compare left out (instructions counted otherwise), said where the gate's line is read."""
+    return f"; not compared: {'; '.join(cmp.not_compared)}" if cmp.not_compared else ""
 
 
 def hint(cmp, pct, remeasure):

@@ -187,6 +187,9 @@ class Comparison:
     worsened: List[str] = field(default_factory=list)  # cases whose status got worse
     removed: List[str] = field(default_factory=list)  # BASE's cases NEW lacks
     added: List[str] = field(default_factory=list)
+    # What compare left out and why (instructions counted by another source, under other controls, or over
+    # another number of warm calls): one line each.
+    not_compared: List[str] = field(default_factory=list)
 
     @property
     def regressed(self):
@@ -268,7 +271,7 @@ def _comparison(doc, csv_rows, regressions, rc, output):
                       threshold_pct=doc.get("threshold_pct"), remeasure_dir=again.get("dir"),
                       remeasured_cases=list(again.get("cases") or []), cannot_remeasure=doc.get("cannot_remeasure"),
                       worsened=list(doc.get("worsened") or []), removed=list(doc.get("removed") or []),
-                      added=list(doc.get("added") or []))
+                      added=list(doc.get("added") or []), not_compared=list(doc.get("not_compared") or []))
 
 
 def _number(v):

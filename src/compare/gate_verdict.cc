@@ -81,6 +81,7 @@ GateVerdict gate_rows(const Comparison& c, std::optional<double> pct, double alp
   v.worsened = c.worsened;
   v.removed = c.removed;
   v.added = c.added;
+  v.not_compared = c.not_compared;
   for (const auto& r : c.rows) {
     GatedRow g{r, RowGate::None, std::nullopt};
     if (again)

@@ -52,6 +52,9 @@ struct GateVerdict {
   std::optional<std::string> nothing_compared;
   std::vector<GatedRow> rows;
   std::vector<std::string> worsened, removed, added;
+  // What was left out and why (instructions counted by another source or
+  // under other controls): Comparison::not_compared.
+  std::vector<std::string> not_compared;
 };
 
 // Whether a row's failure needs a re-measurement before it counts: it would

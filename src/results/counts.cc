@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "stats/stats.h"
 
@@ -73,6 +74,19 @@ std::string count_source(const CaseResult& c) {
   return source;
 }
 
+namespace {
+// What a control means, without the sentence around it (which a later jitbench
+// may word differently): aslr's "off" / "on" (the word before its colon), the
+// thread settings the processes ran with (threads' text before its first
+// " (": "OMP_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1" or "no thread setting"),
+// any other control as it is.
+std::string control_meaning(const std::string& name, const std::string& text) {
+  if (name == "aslr") return text.substr(0, text.find(':'));
+  if (name == "threads") return text.substr(0, text.find(" ("));
+  return text;
+}
+}  // namespace
+
 CountsUnlike counts_unlike(const CaseResult& a, const CaseResult& b) {
   CountsUnlike out;
   const auto sa = count_source(a), sb = count_source(b);
@@ -83,23 +97,16 @@ CountsUnlike counts_unlike(const CaseResult& a, const CaseResult& b) {
     return out;
   }
   if (!a.count || !b.count) return out;  // a case file that did not record its setup: nothing to hold against
-  for (const auto& [name, va] : a.count->controls) {
-    const auto it = b.count->controls.find(name);
-    const std::string vb = it == b.count->controls.end() ? "not recorded" : it->second;
-    if (va != vb) {
-      out.all = fmt::format("the counting processes' {} differ: BASE \"{}\", NEW \"{}\" (count both with one "
-                            "jitbench and the same settings)",
-                            name, va, vb);
-      return out;
-    }
+  std::map<std::string, std::pair<std::string, std::string>> controls;  // name -> (BASE, NEW) meanings
+  for (const auto& [name, v] : a.count->controls) controls[name].first = control_meaning(name, v);
+  for (const auto& [name, v] : b.count->controls) controls[name].second = control_meaning(name, v);
+  for (const auto& [name, v] : controls) {
+    if (v.first == v.second) continue;
+    out.all = fmt::format("the counting processes' {} control differs: BASE \"{}\", NEW \"{}\" (count both with "
+                          "the same settings)",
+                          name, v.first.empty() ? "not recorded" : v.first, v.second.empty() ? "not recorded" : v.second);
+    return out;
   }
-  for (const auto& [name, vb] : b.count->controls)
-    if (!a.count->controls.count(name)) {
-      out.all = fmt::format("the counting processes' {} is recorded in NEW only (\"{}\"): count both with one "
-                            "jitbench",
-                            name, vb);
-      return out;
-    }
   if (a.count->calls != b.count->calls)
     out.warm_call = fmt::format("BASE counted {} warm calls per process, NEW {} (the per-call figure moves with "
                                 "the number of calls: give both runs the same --warm-iters, or 10 and more)",

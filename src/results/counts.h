@@ -43,7 +43,9 @@ std::string count_source(const CaseResult& c);
 // every phase compares) is a different source (callgrind counts every thread,
 // a hardware counter the main thread) or a different determinism control
 // (threads, address randomisation, hash seed: the counting processes ran other
-// code); `warm_call` ("" when it compares) is a different number of warm calls
+// code), judged on what each control says was done, not on its wording (aslr
+// "off" / "on", the thread variables set), a control recorded on one side
+// only being a difference; `warm_call` ("" when it compares) is a different number of warm calls
 // counted per process (the per-call figure of 2 calls is not that of 10).
 // Neither is said of cases of which one was not counted.
 struct CountsUnlike {

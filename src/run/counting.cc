@@ -52,6 +52,8 @@ std::map<std::string, std::string> counting_env(const CountingSetup& s, bool poo
   if (!s.fake_pmu.empty()) env["JITBENCH_TEST_FAKE_PMU"] = s.fake_pmu;
   if (s.source == kCountSourceValgrind && !pools_as_timed)
     for (const char* k : kCountOneThread) env[k] = "1";
+  // Its pools keep their threads: idle OpenMP threads wait asleep rather than spin (what is compiled is unchanged).
+  if (s.source == kCountSourceValgrind && pools_as_timed) env["OMP_WAIT_POLICY"] = "PASSIVE";
   return env;
 }
 
@@ -67,7 +69,8 @@ std::string threads_control(const std::map<std::string, std::string>& env, const
   std::string out = set.empty() ? "no thread setting" : fmt::format("{}", fmt::join(set, ", "));
   if (source == kCountSourceValgrind && pools_as_timed)
     out += " (as in the timed runs, under valgrind too: this backend's compiler reads the thread count, so one "
-           "thread would count another compile; idle pool threads' spinning may be counted)";
+           "thread would count another compile; OMP_WAIT_POLICY=PASSIVE, so that idle OpenMP threads wait asleep, "
+           "though other pools' spinning may be counted)";
   else if (source == kCountSourceValgrind)
     out += " (valgrind runs the threads one at a time: the BLAS, OpenMP and numba pools get one thread, so that "
            "no idle pool thread's spinning is counted)";

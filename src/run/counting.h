@@ -73,7 +73,8 @@ std::map<std::string, std::string> counting_env(const CountingSetup& s, bool poo
 // XLA's and TensorFlow's own pools are not set: their settings change what
 // is compiled; they stay as in the timed runs. Nor are these for a backend
 // whose compiler reads them (torch.compile's inductor writes the OpenMP thread
-// count into its kernels): the catalog's compile_reads_threads.
+// count into its kernels): the catalog's compile_reads_threads; their idle
+// OpenMP threads are told to wait asleep (OMP_WAIT_POLICY=PASSIVE) instead.
 inline constexpr const char* kCountOneThread[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                                                   "BLIS_NUM_THREADS", "NUMBA_NUM_THREADS"};
 

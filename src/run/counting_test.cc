@@ -171,6 +171,8 @@ TEST(Counting, TheWorkerRunsUnderTheToolWithAddressRandomisationOff) {
   // A backend whose compiler reads the thread count (torch.compile): its pools as timed, under valgrind too.
   EXPECT_EQ(counting_env(s, true).count("OMP_NUM_THREADS"), 0u);
   EXPECT_EQ(counting_env(s, true).at("PYTHONHASHSEED"), "0");
+  EXPECT_EQ(counting_env(s, true).at("OMP_WAIT_POLICY"), "PASSIVE");  // its idle OpenMP threads sleep
+  EXPECT_EQ(counting_env(s).count("OMP_WAIT_POLICY"), 0u);
   auto hw = setup_of("hardware");
   EXPECT_EQ(counting_argv(hw, {"python"}, "/tmp/d")[0], "python");  // no tool around it
   EXPECT_EQ(counting_env(hw).at("PYTHONHASHSEED"), "0");

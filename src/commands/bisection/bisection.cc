@@ -189,6 +189,15 @@ class Bisection {
   // takes an existing empty directory): a link planted at steps/ is refused
   // (exit 13), never followed by the step's run.
   fs::path make_step_dir(const std::string& name) const {
+    // Every step's name is new (counted per release): one already there was not made by this bisect.
+    std::error_code ec;
+    const auto there = fs::symlink_status(out_.root() / "steps" / name, ec);
+    if (fs::exists(there))
+      throw WriteError(fmt::format("{} is already there ({}), and this bisect did not make it: nothing is measured "
+                                   "or read there; bisect again into a new --out-dir",
+                                   (out_.root() / "steps" / name).string(),
+                                   fs::is_symlink(there) ? "a symbolic link" : "not made by this bisect"),
+                       fs::is_symlink(there) ? ELOOP : EEXIST);
     make_dir_in(out_.root(), fs::path("steps") / name);
     return out_.root() / "steps" / name;
   }
@@ -196,9 +205,8 @@ class Bisection {
   // while the run measured (its writes then failed, or went elsewhere) is refused.
   void check_step_dir(const std::string& name) const {
     if (crosses_link(out_.root(), fs::path("steps") / name))
-      throw WriteError(fmt::format("{} became a symbolic link, or is gone, while bisect measured in it: nothing is "
-                                   "read or written through it; remove the link and bisect again into a new "
-                                   "--out-dir",
+      throw WriteError(fmt::format("{} is now reached through a symbolic link, or is gone: nothing is read or "
+                                   "written through it; remove the link and bisect again into a new --out-dir",
                                    (out_.root() / "steps" / name).string()),
                        ELOOP);
   }

@@ -121,6 +121,7 @@ std::string compare_json(const compare::GateVerdict& v) {
                     {"cannot_remeasure", v.cannot_remeasure ? json(*v.cannot_remeasure) : json(nullptr)},
                     {"rows", rows}, {"worsened", v.worsened}, {"removed", v.removed}, {"added", v.added}};
   if (v.nothing_compared) doc["reason"] = *v.nothing_compared;
+  if (!v.not_compared.empty()) doc["not_compared"] = v.not_compared;
   return json_text(doc);
 }
 

@@ -54,10 +54,10 @@ class Backend:
     # and the eager function on its baseline (for_target below).
     measure: bool = False
     # Its compiler reads the OpenMP thread count, so what it compiles depends on
-    # it: torch.compile's inductor writes the count into its C++ kernels, and
-    # TensorFlow's oneDNN, where built with OpenMP, sizes its kernels by it.
+    # it: torch.compile's inductor writes the count into its C++ kernels.
     # Counting processes under valgrind then keep its pools as timed rather
-    # than give them one thread (jitbench's run/counting.h).
+    # than give them one thread (jitbench's run/counting.h). (TensorFlow's own
+    # pools are TF_NUM_*, which counting never changes.)
     compile_reads_threads: bool = False
 
 
@@ -90,7 +90,7 @@ _REGISTRY = {
                               jit=True, baseline="numpy", startup_s=1.5, packages=_NUMBA),
     "tensorflow": Backend("tf.function(jit_compile=True) (XLA) on the CPU",
                           lambda: tensorflow_.TensorflowAdapter("cpu"), jit=True, baseline="tensorflow_eager",
-                          startup_s=5.0, packages=_TF, measure=True, compile_reads_threads=True),
+                          startup_s=5.0, packages=_TF, measure=True),
     "tensorflow_gpu": Backend("tf.function(jit_compile=True) (XLA) on a GPU",
                               lambda: tensorflow_.TensorflowAdapter("gpu"), device="gpu", jit=True,
                               baseline="tensorflow_eager_gpu", startup_s=7.0, packages=_TF, measure=True),
