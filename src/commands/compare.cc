@@ -228,6 +228,8 @@ void print_summary(const compare::Comparison& cmp, double alpha, bool text) {
         "p < {:g} (marked 'too few runs'; at 0.05 that takes 4+ processes a side): run with more --cold-runs / "
         "--warm-runs\n",
         alpha);
+  // Left out of every gate too: said where the gate's verdict is read, not only among the table's rows.
+  for (const auto& n : cmp.not_compared) say(stderr, "jitbench compare: warning: {}\n", n);
 }
 
 void write_or_fail(const std::string& path, const std::string& text) {

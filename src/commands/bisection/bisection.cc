@@ -10,6 +10,8 @@
 #include <optional>
 #include <map>
 
+#include <sys/stat.h>
+
 #include "commands/bisection/bisection.h"
 #include "commands/bisection/git_range.h"
 #include "commands/bisection/search.h"
@@ -186,29 +188,46 @@ class Bisection {
   StepSamples measure(const std::string& v, const std::string& role) { return measure_side_by_side({{v, role}}).front(); }
 
   // steps/<name>, made here through the door before its run starts (`run`
-  // takes an existing empty directory): a link planted at steps/ is refused
-  // (exit 13), never followed by the step's run.
-  fs::path make_step_dir(const std::string& name) const {
-    // Every step's name is new (counted per release): one already there was not made by this bisect.
+  // takes an existing empty directory), and what it is (device and inode): a
+  // link at steps/ or at the name, or a directory this bisect did not make, is
+  // refused (exit 13), never followed or read by the step's run.
+  struct StepDir {
+    fs::path path;
+    dev_t dev = 0;
+    ino_t ino = 0;
+  };
+  StepDir make_step_dir(const std::string& name) const {
+    const fs::path rel = fs::path("steps") / name, path = out_.root() / rel;
     std::error_code ec;
-    const auto there = fs::symlink_status(out_.root() / "steps" / name, ec);
-    if (fs::exists(there))
-      throw WriteError(fmt::format("{} is already there ({}), and this bisect did not make it: nothing is measured "
-                                   "or read there; bisect again into a new --out-dir",
-                                   (out_.root() / "steps" / name).string(),
-                                   fs::is_symlink(there) ? "a symbolic link" : "not made by this bisect"),
-                       fs::is_symlink(there) ? ELOOP : EEXIST);
-    make_dir_in(out_.root(), fs::path("steps") / name);
-    return out_.root() / "steps" / name;
-  }
-  // After its run, before anything of it is read: a steps/ that became a link
-  // while the run measured (its writes then failed, or went elsewhere) is refused.
-  void check_step_dir(const std::string& name) const {
-    if (crosses_link(out_.root(), fs::path("steps") / name))
-      throw WriteError(fmt::format("{} is now reached through a symbolic link, or is gone: nothing is read or "
-                                   "written through it; remove the link and bisect again into a new --out-dir",
-                                   (out_.root() / "steps" / name).string()),
+    if (fs::is_symlink(fs::symlink_status(out_.root() / "steps", ec)))
+      throw WriteError(fmt::format("{} is a symbolic link: nothing is measured or read through it; remove it and "
+                                   "bisect again into a new --out-dir",
+                                   (out_.root() / "steps").string()),
                        ELOOP);
+    if (const auto there = fs::symlink_status(path, ec); fs::exists(there))
+      throw WriteError(fmt::format("{} is already there{}, and this bisect did not make it: nothing is measured or "
+                                   "read there; bisect again into a new --out-dir",
+                                   path.string(), fs::is_symlink(there) ? " (a symbolic link)" : ""),
+                       ELOOP);
+    make_dir_in(out_.root(), rel);
+    struct stat st {};
+    if (crosses_link(out_.root(), rel) || ::lstat(path.c_str(), &st) != 0)
+      throw WriteError(fmt::format("{} was replaced as it was made: nothing is measured there", path.string()), ELOOP);
+    return {path, st.st_dev, st.st_ino};
+  }
+  // After its run, before anything of it is read: the directory must still be
+  // the one made for it, reached through no link (a steps/ made a link, moved
+  // away or replaced while the run measured is refused).
+  void check_step_dir(const StepDir& d) const {
+    struct stat st {};
+    const fs::path rel = fs::relative(d.path, out_.root());
+    if (crosses_link(out_.root(), rel) || ::lstat(d.path.c_str(), &st) != 0 || st.st_dev != d.dev ||
+        st.st_ino != d.ino)
+      throw WriteError(fmt::format("{} is no longer the directory this bisect made for the step (a symbolic link on "
+                                   "the way, moved away or replaced while it measured): nothing of it is read; "
+                                   "bisect again into a new --out-dir",
+                                   d.path.string()),
+                       ELOOP);  // exit 13, as a link is
   }
 
   // Releases compared with each other (the two ends, the boundary's two sides)
@@ -233,7 +252,8 @@ class Bisection {
       for (const auto& w : o_.with) env += ";" + replace_version(w, v);
       argv.insert(argv.end(), {"--env", env});
     }
-    const fs::path dir = make_step_dir(dir_name);
+    const StepDir made = make_step_dir(dir_name);
+    const fs::path& dir = made.path;
     add_anatomy_args(releases, argv);
     argv.insert(argv.end(), {"--out-dir", dir.string(), "--quiet"});
     SpawnSpec spec;
@@ -245,7 +265,7 @@ class Bisection {
       if (!o_.selection.quiet) say(stderr, "jitbench bisect: {} ({}) -> {}\n", label(v), role, dir.string());
     const auto p = launcher_.launch(spec);
     if (interrupted()) throw StepInterrupted{};
-    check_step_dir(dir_name);
+    check_step_dir(made);
     const bool ran = p.kind == ExitKind::Exited && (p.exit_code == 0 || p.exit_code == 2);
     auto loaded = ran ? read_run(dir) : std::variant<LoadedRun, std::string>(std::string("not run"));
     const auto* run = std::get_if<LoadedRun>(&loaded);
