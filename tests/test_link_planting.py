@@ -319,3 +319,28 @@ def test_bisect_never_writes_through_a_link_planted_mid_run(tmp_path, fake_env_m
             "20", "--cases", "matmul_8_f32", "--backends", "numba", "--cold-runs", "5", "--warm-iters", "2",
             "--find-links", str(wheels), "--no-index", "--out-dir", str(out), "--quiet"]
     attack_mid_run(argv, env, out, "steps/*/logs/*/cold-0.log", rel, outside_dir(tmp_path), wait=300)
+
+
+@pytest.mark.heavy("uv environments")
+def test_bisect_reads_no_step_directory_moved_or_replaced_while_it_measured(tmp_path, fake_env_module, two_releases):
+    # No link at all: steps/ is moved away mid-step and a directory of the same name, holding a step directory of
+    # the same name, put in its place. Bisect must not read it as the step's run (nor blame the release).
+    wheels, cache = two_releases
+    out = tmp_path / "bisect"
+    env = dict(os.environ, **fake_env_module(numba="slow"), FAKE_WORKER_SLEEP="1", FAKE_WORKER_RELEASE="linkrel",
+               JITBENCH_ENV_CACHE=str(cache))
+    p = subprocess.Popen([str(JITBENCH), "bisect", "--package", "linkrel", "--good", "1.0", "--bad", "1.2", "--metric",
+                          "ttfr", "--threshold", "20", "--cases", "matmul_8_f32", "--backends", "numba", "--cold-runs",
+                          "5", "--warm-iters", "2", "--find-links", str(wheels), "--no-index", "--out-dir", str(out),
+                          "--quiet"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 300
+    while not list(out.glob("steps/*/logs/*/cold-0.log")) and p.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    (step,) = list((out / "steps").iterdir())
+    (out / "steps").rename(out / "steps.moved")
+    (out / "steps" / step.name).mkdir(parents=True)
+    (out / "steps" / step.name / "index.json").write_text("{}")
+    _, err = p.communicate(timeout=300)
+    assert p.returncode == 13 and "is no longer the directory this bisect made for the step" in err, err
+    assert len(err.strip().splitlines()) == 1, err

@@ -216,7 +216,7 @@ void print_geomeans(const compare::Comparison& cmp, double alpha) {
 }
 
 // text: the table's closing figures on stdout; the warnings go to stderr in every format.
-void print_summary(const compare::Comparison& cmp, double alpha, bool text) {
+void print_summary(const compare::Comparison& cmp, double alpha, bool text, bool gated) {
   if (text) print_geomeans(cmp, alpha);
   if (cmp.few_counts)
     say(stderr, "jitbench compare: warning: some instruction counts have fewer than {} counting processes a side "
@@ -228,8 +228,10 @@ void print_summary(const compare::Comparison& cmp, double alpha, bool text) {
         "p < {:g} (marked 'too few runs'; at 0.05 that takes 4+ processes a side): run with more --cold-runs / "
         "--warm-runs\n",
         alpha);
-  // Left out of every gate too: said where the gate's verdict is read, not only among the table's rows.
-  for (const auto& n : cmp.not_compared) say(stderr, "jitbench compare: warning: {}\n", n);
+  // Left out of every gate too: said where the gate's verdict is read (without a gate, the text table says it
+  // among its rows).
+  if (!text || gated)
+    for (const auto& n : cmp.not_compared) say(stderr, "jitbench compare: warning: {}\n", n);
 }
 
 void write_or_fail(const std::string& path, const std::string& text) {
@@ -468,7 +470,7 @@ int cmd_compare(const CompareOptions& given) {
     print_disagreements(cmp);
     print_anatomy(base, next);
   }
-  print_summary(cmp, o.alpha, text);
+  print_summary(cmp, o.alpha, text, o.fail_on_regression_pct.has_value());
   write_exports(o, base, next, cmp);
   const auto refused = check_threshold(o, cmp, floor);
   GateRemeasure again;

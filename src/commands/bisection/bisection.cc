@@ -193,6 +193,7 @@ class Bisection {
   // refused (exit 13), never followed or read by the step's run.
   struct StepDir {
     fs::path path;
+    fs::path rel;  // below the out dir: steps/<name>
     dev_t dev = 0;
     ino_t ino = 0;
   };
@@ -212,16 +213,18 @@ class Bisection {
     make_dir_in(out_.root(), rel);
     struct stat st {};
     if (crosses_link(out_.root(), rel) || ::lstat(path.c_str(), &st) != 0)
-      throw WriteError(fmt::format("{} was replaced as it was made: nothing is measured there", path.string()), ELOOP);
-    return {path, st.st_dev, st.st_ino};
+      throw WriteError(fmt::format("{} was replaced as it was made: nothing is measured there; bisect again into a "
+                                   "new --out-dir",
+                                   path.string()),
+                       ELOOP);
+    return {path, rel, st.st_dev, st.st_ino};
   }
   // After its run, before anything of it is read: the directory must still be
   // the one made for it, reached through no link (a steps/ made a link, moved
   // away or replaced while the run measured is refused).
   void check_step_dir(const StepDir& d) const {
     struct stat st {};
-    const fs::path rel = fs::relative(d.path, out_.root());
-    if (crosses_link(out_.root(), rel) || ::lstat(d.path.c_str(), &st) != 0 || st.st_dev != d.dev ||
+    if (crosses_link(out_.root(), d.rel) || ::lstat(d.path.c_str(), &st) != 0 || st.st_dev != d.dev ||
         st.st_ino != d.ino)
       throw WriteError(fmt::format("{} is no longer the directory this bisect made for the step (a symbolic link on "
                                    "the way, moved away or replaced while it measured): nothing of it is read; "
@@ -272,7 +275,7 @@ class Bisection {
     if (run) check_same_target(*run);
     std::vector<StepSamples> out;
     for (std::size_t k = 0; k < releases.size(); ++k)
-      out.push_back(record_step(releases[k], names[k], fs::relative(dir, out_.root()).string(), p.exit_code, run));
+      out.push_back(record_step(releases[k], names[k], made.rel.string(), p.exit_code, run));
     return out;
   }
 
