@@ -8,53 +8,45 @@ const char* ceilings_word(CeilingsMode m) {
 CeilingsMode ceilings_mode(const std::string& word) {
   return word == "on" ? CeilingsMode::On : word == "off" ? CeilingsMode::Off : CeilingsMode::Auto;
 }
+
+// The members both kinds name and type alike, copied either way: one list,
+// so that a member added to both is carried in both directions.
+template <class From, class To>
+void copy_alike(const From& f, To& t) {
+  t.suite_file = f.suite_file;
+  t.python = f.python;
+  t.costs_dir = f.costs_dir;
+  t.machine = f.machine;
+  t.deterministic = f.deterministic;
+  t.cold_runs = f.cold_runs, t.warm_iters = f.warm_iters, t.warm_runs = f.warm_runs;
+  t.min_runs = f.min_runs, t.max_runs = f.max_runs;
+  t.timeout_s = f.timeout_s, t.target_ci_pct = f.target_ci_pct, t.max_time_s = f.max_time_s;
+  t.cases = f.cases, t.backends = f.backends;
+  t.cache_policies = f.cache_policies, t.precisions = f.precisions;
+  t.workload_paths = f.workload_paths;
+  t.envs = f.envs, t.env_vars = f.env_vars, t.find_links = f.find_links;
+  t.no_index = f.no_index, t.no_interleave = f.no_interleave, t.anatomy = f.anatomy, t.count = f.count;
+  t.affinity = f.affinity;
+  t.anatomy_runs = f.anatomy_runs, t.count_runs = f.count_runs, t.jobs = f.jobs;
+  t.count_source = f.count_source;
+}
 }  // namespace
 
 RecordedOptions recorded_options(const RunOptions& o) {
   RecordedOptions r;
-  r.suite_file = o.suite_file;
-  r.python = o.python;
-  r.costs_dir = o.costs_dir;
-  r.machine = o.machine;
-  r.deterministic = o.deterministic;
-  r.cold_runs = o.cold_runs, r.warm_iters = o.warm_iters, r.warm_runs = o.warm_runs;
-  r.min_runs = o.min_runs, r.max_runs = o.max_runs;
-  r.timeout_s = o.timeout_s, r.target_ci_pct = o.target_ci_pct, r.max_time_s = o.max_time_s;
-  r.cases = o.cases, r.backends = o.backends;
-  r.cache_policies = o.cache_policies, r.precisions = o.precisions;
-  r.workload_paths = o.workload_paths;
+  copy_alike(o, r);
   for (const auto& k : o.kept_files) r.kept_files.push_back({k.source, k.file});
   r.ceilings = ceilings_word(o.ceilings);
   if (o.shard) r.shard = RecordedShard{o.shard->index, o.shard->count};
-  r.envs = o.envs, r.env_vars = o.env_vars, r.find_links = o.find_links;
-  r.no_index = o.no_index, r.no_interleave = o.no_interleave, r.anatomy = o.anatomy, r.count = o.count;
-  r.affinity = o.affinity;
-  r.anatomy_runs = o.anatomy_runs, r.count_runs = o.count_runs, r.jobs = o.jobs;
-  r.count_source = o.count_source;
   return r;
 }
 
 RunOptions run_options(const RecordedOptions& r) {
   RunOptions o;
-  o.suite_file = r.suite_file;
-  o.python = r.python;
-  o.costs_dir = r.costs_dir;
-  o.machine = r.machine;
-  o.deterministic = r.deterministic;
-  o.cold_runs = r.cold_runs, o.warm_iters = r.warm_iters, o.warm_runs = r.warm_runs;
-  o.min_runs = r.min_runs, o.max_runs = r.max_runs;
-  o.timeout_s = r.timeout_s, o.target_ci_pct = r.target_ci_pct, o.max_time_s = r.max_time_s;
-  o.cases = r.cases, o.backends = r.backends;
-  o.cache_policies = r.cache_policies, o.precisions = r.precisions;
-  o.workload_paths = r.workload_paths;
+  copy_alike(r, o);
   for (const auto& k : r.kept_files) o.kept_files.push_back({k.source, k.file, ""});  // read from the run's copy
   o.ceilings = ceilings_mode(r.ceilings);
   if (r.shard) o.shard = ShardSpec{r.shard->index, r.shard->count};
-  o.envs = r.envs, o.env_vars = r.env_vars, o.find_links = r.find_links;
-  o.no_index = r.no_index, o.no_interleave = r.no_interleave, o.anatomy = r.anatomy, o.count = r.count;
-  o.affinity = r.affinity;
-  o.anatomy_runs = r.anatomy_runs, o.count_runs = r.count_runs, o.jobs = r.jobs;
-  o.count_source = r.count_source;
   return o;
 }
 
