@@ -62,6 +62,18 @@ def lock_free(tree):
     return {k: v for k, v in snapshot(tree).items() if not k.endswith(".jitbench.lock")}
 
 
+def plant_link(victim, outside):
+    """victim (a file, a directory with what it holds, or nothing yet) replaced by a symbolic link to outside;
+    the directories above it made where missing (each a target of its own). Returns victim."""
+    if victim.is_dir() and not victim.is_symlink():
+        shutil.rmtree(victim)
+    elif victim.exists() or victim.is_symlink():
+        victim.unlink()
+    victim.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(outside, victim)
+    return victim
+
+
 def plant_everywhere(tmp_path, template, command, removed=False):
     """command(root) run on a copy of template, then once more per written (or, with removed,
     removed) path with that path a link outside."""
@@ -78,13 +90,7 @@ def plant_everywhere(tmp_path, template, command, removed=False):
         (tmp_path / f"o{i}").mkdir()
         outside = outside_dir(tmp_path / f"o{i}")
         keep = snapshot(outside)
-        victim = root / rel
-        if victim.is_dir() and not victim.is_symlink():
-            shutil.rmtree(victim)
-        elif victim.exists() or victim.is_symlink():
-            victim.unlink()
-        victim.parent.mkdir(parents=True, exist_ok=True)  # a directory above is a target of its own
-        os.symlink(outside, victim)
+        victim = plant_link(root / rel, outside)
         r = command(root)
         assert snapshot(outside) == keep, f"{rel}: written through the link"
         if r.returncode != 0:
@@ -157,13 +163,7 @@ def run_planting_mid_run(out, env, rel, outside):
     while not started.exists() and p.poll() is None and time.time() < deadline:
         time.sleep(0.02)
     assert started.exists(), "the slow case never started"
-    victim = out / rel
-    if victim.is_dir() and not victim.is_symlink():
-        shutil.rmtree(victim)
-    elif victim.exists() or victim.is_symlink():
-        victim.unlink()
-    victim.parent.mkdir(parents=True, exist_ok=True)
-    os.symlink(outside, victim)
+    victim = plant_link(out / rel, outside)
     _, err = p.communicate(timeout=120)
     return p.returncode, err, victim
 
@@ -196,13 +196,7 @@ def attack_mid_run(argv, env, root, started, rel, outside, cwd=None, done=(0,), 
     while not list(root.glob(started)) and p.poll() is None and time.time() < deadline:
         time.sleep(0.02)
     assert list(root.glob(started)), f"{started} never appeared: {p.communicate(timeout=120)}"
-    victim = root / rel
-    if victim.is_dir() and not victim.is_symlink():
-        shutil.rmtree(victim)
-    elif victim.exists() or victim.is_symlink():
-        victim.unlink()
-    victim.parent.mkdir(parents=True, exist_ok=True)
-    os.symlink(outside, victim)
+    victim = plant_link(root / rel, outside)
     _, err = p.communicate(timeout=180 + wait)
     assert snapshot(outside) == keep, f"{rel}: written through the link (exit {p.returncode}: {err})"
     if p.returncode in done:

@@ -5,35 +5,18 @@ read. An index written before the options were kept (v4) resumes from its
 command, as it did, and is rewritten as v5 with the options that command gave."""
 
 import json
-import os
-import subprocess
 
 import pytest
 
-from conftest import JITBENCH
+from test_resume_leftovers import CASES, killed_at_second_case, run
 
 pytestmark = pytest.mark.quick
-
-SUITE = ('[suite]\nname = "recorded"\ncold_runs = 1\nwarm_iters = 1\n'
-         '[[matrix]]\nbackends = ["numpy", "jax_jit_cpu"]\nworkloads = ["mc_pi"]\nsizes = [1000]\ndtypes = ["f64"]\n')
-CASES = ["numpy_mc_pi_1000_f64", "jax_jit_cpu_mc_pi_1000_f64"]
-
-
-def run(args, env):
-    return subprocess.run([str(JITBENCH), *args], env=dict(os.environ, **env), capture_output=True, text=True,
-                          timeout=120, stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture
 def killed(tmp_path, fake_env):
     """A run killed outright as its second case begins: one case recorded, one to measure."""
-    suite = tmp_path / "recorded.toml"
-    suite.write_text(SUITE)
-    out = tmp_path / "out"
-    r = run(["run", "--suite", str(suite), "--cold-runs", "2", "--out-dir", str(out), "--quiet"],
-            dict(fake_env(), JITBENCH_TEST_KILL_AT="case_opened:2"))
-    assert r.returncode == -9, (r.returncode, r.stderr)
-    return out
+    return killed_at_second_case(tmp_path, fake_env(), "recorded", "--cold-runs", "2")
 
 
 def edit_index(out, edit):

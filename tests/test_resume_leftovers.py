@@ -24,17 +24,22 @@ def run(args, env):
                           timeout=120, stdin=subprocess.DEVNULL)
 
 
-@pytest.fixture
-def killed(tmp_path, fake_env):
-    """A run killed outright (SIGKILL) as its second case begins: that case is planned, not recorded."""
-    suite = tmp_path / "leftovers.toml"
-    suite.write_text(SUITE)
+def killed_at_second_case(tmp_path, env, name="leftovers", *extra):
+    """A run of SUITE (named name) killed outright (SIGKILL) as its second case begins: that case is planned,
+    not recorded. Its out dir."""
+    suite = tmp_path / f"{name}.toml"
+    suite.write_text(SUITE.replace('name = "leftovers"', f'name = "{name}"'))
     out = tmp_path / "out"
-    r = run(["run", "--suite", str(suite), "--out-dir", str(out), "--quiet"],
-            dict(fake_env(), JITBENCH_TEST_KILL_AT="case_opened:2"))
+    r = run(["run", "--suite", str(suite), *extra, "--out-dir", str(out), "--quiet"],
+            dict(env, JITBENCH_TEST_KILL_AT="case_opened:2"))
     assert r.returncode == -9, (r.returncode, r.stderr)
     assert [c["case"] for c in json.loads((out / "index.json").read_text())["cases"]] == CASES[:1]
     return out
+
+
+@pytest.fixture
+def killed(tmp_path, fake_env):
+    return killed_at_second_case(tmp_path, fake_env())
 
 
 def listed(out):
