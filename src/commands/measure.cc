@@ -13,6 +13,7 @@
 
 #include "cli/recorded_options.h"
 #include "commands/commands.h"
+#include "commands/run/run.h"
 #include "config/catalog.h"
 #include "config/environments.h"
 #include "env/environments.h"
@@ -89,25 +90,16 @@ Shim write_shim(const MeasureOptions& m, const std::string& python, const fs::pa
 // and the run reports the environments as it always does.
 std::string shim_python(const RunOptions& o, const fs::path& dir) {
   if (o.envs.empty()) return resolve_python(o.python);
-  const auto root = environment_cache_root();
-  if (auto* why = std::get_if<std::string>(&root)) throw UserError(*why);
-  std::vector<std::string> find_links;
-  for (const auto& f : o.find_links) find_links.push_back(fs::absolute(f).lexically_normal().string());
-  EnvironmentRequest req{resolve_python(""), resolve_worker_dir(), std::get<fs::path>(root), find_links,
-                         o.no_index, dir / "environment.log", dir};
+  auto req = environment_request(o, dir);
+  req.log_path = dir / "environment.log";
   PosixLauncher launcher;
-  for (const auto& text : o.envs) {
-    auto parsed = parse_environment_spec(text);
-    if (auto* e = std::get_if<std::string>(&parsed)) throw UserError(*e);
-    std::vector<EnvironmentSpec> specs = {std::get<EnvironmentSpec>(parsed)};
-    for (const auto& v : o.env_vars) apply_environment_variable(specs, v);  // the run refuses a bad one
+  for (const auto& spec : selected_environments(Suite{}, o)) {  // refused here as the run would refuse them
     const Ticker ticker(fmt::format("environment {}: building or checking (uv), to load your function in it",
-                                    specs.front().name), o.quiet);
-    const auto b = build_environment(launcher, specs.front(), req);
+                                    spec.name), o.quiet);
+    const auto b = build_environment(launcher, spec, req);
     if (b.ok) return b.python;
     // The run builds it again and reports it; here the user learns why their function loads elsewhere.
-    say(stderr, "jitbench measure: environment {} did not build ({}): trying the next\n", specs.front().name,
-        b.reason);
+    say(stderr, "jitbench measure: environment {} did not build ({}): trying the next\n", spec.name, b.reason);
   }
   say(stderr, "jitbench measure: no --env environment built: your function is loaded in {}\n",
       resolve_python(o.python));

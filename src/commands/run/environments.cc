@@ -70,15 +70,19 @@ std::vector<EnvironmentSpec> selected_environments(const Suite& suite, const Run
   return envs;
 }
 
+EnvironmentRequest environment_request(const RunOptions& o, const std::filesystem::path& log_root) {
+  const auto root = environment_cache_root();
+  if (auto* why = std::get_if<std::string>(&root)) throw UserError(*why);
+  std::vector<std::string> find_links;
+  for (const auto& f : o.find_links) find_links.push_back(std::filesystem::absolute(f).lexically_normal().string());
+  return {resolve_python(""), resolve_worker_dir(), std::get<std::filesystem::path>(root), find_links, o.no_index, {},
+          log_root};
+}
+
 void prepare_environments(const PlannedRun& p, const RunOptions& o, WorkerSetup& setup, RunHeader& h,
                           const OutDir& out, ProcessLauncher& launcher) {
   if (p.environments.empty()) return;
-  const auto root = environment_cache_root();
-  if (auto* why = std::get_if<std::string>(&root)) throw UserError(*why);
-  std::vector<std::string> find_links;  // absolute: the environment's hash and record hold no relative path
-  for (const auto& f : o.find_links) find_links.push_back(std::filesystem::absolute(f).lexically_normal().string());
-  EnvironmentRequest req{resolve_python(""), resolve_worker_dir(), std::get<std::filesystem::path>(root), find_links,
-                         o.no_index, {}, out.root()};
+  EnvironmentRequest req = environment_request(o, out.root());
   std::vector<RecordedEnvironment> listed;
   // Only the environments a planned case (of this shard) runs in.
   std::vector<EnvironmentSpec> used;

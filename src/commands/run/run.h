@@ -22,6 +22,7 @@
 #include "config/environments.h"
 #include "config/input_copies.h"
 #include "config/suite.h"
+#include "env/environments.h"
 #include "env/host.h"
 #include "plan/plan.h"
 #include "plan/planned_run.h"
@@ -65,6 +66,10 @@ Catalog load_user_workload_records(const std::string& python, Catalog catalog);
 // --env and --env-var over the suite's [[environments]]: the command line's
 // environments replace the suite's; variables apply to whichever are used.
 std::vector<EnvironmentSpec> selected_environments(const Suite& suite, const RunOptions& o);
+// What building the run's environments needs: the cache root (a UserError
+// where there is none), the --find-links made absolute (an environment's hash
+// and record hold no relative path), --no-index; logs below log_root.
+EnvironmentRequest environment_request(const RunOptions& o, const std::filesystem::path& log_root);
 // The run's inputs, copied into the out dir and listed in the index: --resume
 // measures from these copies, never from whatever the original paths hold later.
 std::vector<FileWrite> input_copies(const RunOptions& o, const PlannedRun& p, std::vector<InputCopy>& listed);
