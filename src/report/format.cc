@@ -13,6 +13,11 @@ std::string format_seconds(double s) {
   return fmt::format("{:.3f} s", s);
 }
 std::string format_seconds(const std::optional<double>& s) { return s ? format_seconds(*s) : "—"; }
+std::string format_ratio(double r) {
+  if (r >= 99.95) return fmt::format("{:.0f}", r);
+  if (r >= 9.995) return fmt::format("{:.1f}", r);
+  return fmt::format("{:.2f}", r);
+}
 std::string md_code(const std::string& s) { return "`" + s + "`"; }
 std::string md_literal(const std::string& s) {
   std::string text;

@@ -13,5 +13,14 @@ TEST(FormatSeconds, ContractBands) {
   EXPECT_EQ(format_seconds(12.34567), "12.346 s");
   EXPECT_EQ(format_seconds(std::optional<double>()), "—");
 }
+TEST(FormatRatio, ThreeSignificantDigits) {
+  EXPECT_EQ(format_ratio(0.874), "0.87");
+  EXPECT_EQ(format_ratio(3.334), "3.33");
+  EXPECT_EQ(format_ratio(9.996), "10.0");
+  EXPECT_EQ(format_ratio(84.09), "84.1");
+  EXPECT_EQ(format_ratio(99.96), "100");
+  EXPECT_EQ(format_ratio(840.09), "840");
+  EXPECT_EQ(format_ratio(1250.4), "1250");
+}
 TEST(MdCell, EscapesPipes) { EXPECT_EQ(md_cell("a|b\nc"), "a\\|b c"); }
 }  // namespace jitbench

@@ -411,8 +411,8 @@ std::string release_cell(const compare::ReleaseEntry& e, const std::string& m, b
     const auto& r = s->second;
     const bool interval = stats::median_interval_possible(std::min(r.n_base, r.n_new), stats::kReportConfidence);
     untested = untested || !r.testable;
-    cell += fmt::format(" ({}{:.2f}×{}{}{})", r.significant ? "**" : "", r.ratio,
-                        interval ? fmt::format(" [{:.2f}–{:.2f}]", r.lo, r.hi) : "",
+    cell += fmt::format(" ({}{}×{}{}{})", r.significant ? "**" : "", format_ratio(r.ratio),
+                        interval ? fmt::format(" [{}–{}]", format_ratio(r.lo), format_ratio(r.hi)) : "",
                         r.significant ? (r.ratio > 1 ? ", slower**" : ", faster**") : "", r.testable ? "" : "†");
   }
   return cell;
