@@ -121,9 +121,12 @@ def test_interrupted_run_keeps_results(jitbench, fake_env, tmp_path):
     proc = subprocess.Popen([str(JITBENCH), "run", *CASES, "--backends", "numpy,numba", "--out-dir", str(out)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while not (out / "cases" / "numpy_matmul_8_f32.json").exists() and time.monotonic() < deadline:
+    # The numba case has started its (hanging) worker once its first log is there: a fixed sleep after the numpy
+    # case would, on a loaded machine, interrupt before it began and leave it unlisted.
+    while not (out / "logs" / "numba_matmul_8_f32" / "cold-0.log").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
-    time.sleep(1.0)  # the numba worker is now hanging
+    assert (out / "cases" / "numpy_matmul_8_f32.json").exists()
+    time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     rc = proc.wait(timeout=30)
     assert rc == 128 + signal.SIGINT

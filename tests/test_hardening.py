@@ -45,7 +45,10 @@ def alive(pid):
 # 1. Two runs on one out dir: the second is refused before it writes anything.
 def test_second_run_on_a_locked_out_dir_is_refused(jitbench, fake_env, tmp_path):
     out = tmp_path / "shared"
-    env = dict(fake_env(numpy="slow"), FAKE_WORKER_SLEEP="4")
+    # The first run's worker waits until the test is done with it (a fixed sleep would race a loaded machine).
+    hold = tmp_path / "hold"
+    hold.touch()
+    env = dict(fake_env(numpy="slow"), FAKE_WORKER_SLEEP="0", FAKE_WORKER_HOLD=str(hold))
     first = run_bg(["run", *CASES, "--backends", "numpy", "--out-dir", str(out)], env)
     wait_for(out / "environment.json")
     second = jitbench("run", *CASES, "--backends", "numba", "--out-dir", str(out), env=fake_env())
@@ -55,6 +58,7 @@ def test_second_run_on_a_locked_out_dir_is_refused(jitbench, fake_env, tmp_path)
     # files are unlisted
     busy = jitbench("validate", str(out))
     assert busy.rc == 2 and f"is in use by another jitbench (pid {first.pid})" in busy.stderr, busy.stderr
+    hold.unlink()
     assert first.wait(timeout=120) == 0, first.stderr
     index = json.loads((out / "index.json").read_text())
     assert [c["case"] for c in index["cases"]] == ["numpy_matmul_8_f32"]

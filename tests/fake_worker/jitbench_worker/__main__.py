@@ -23,7 +23,7 @@ its harness import's time as verification: the buckets still add up, their marks
 --warm-min-time, ends its warm calls at the least asked whether their interval is tight, or their time long enough, or not), chatty (writes to its log for
 FAKE_WORKER_SLEEP seconds, its pid to FAKE_WORKER_PIDFILE), and the hazards
 of issue 13: slow (sleeps
-FAKE_WORKER_SLEEP seconds, default 3), fork_linger / fork_setsid (leaves a
+FAKE_WORKER_SLEEP seconds, default 3, then for as long as the file FAKE_WORKER_HOLD exists, at most 300 s), fork_linger / fork_setsid (leaves a
 child holding the channel open for 60 s, in its group or in a session of its
 own; its pid goes to FAKE_WORKER_PIDFILE), fill_disk (fills the file system of
 FAKE_WORKER_FILL before reporting). FAKE_WORKER_PROBE=slow|fail makes the
@@ -482,6 +482,10 @@ def main():
         result["calls_s"] = [1e308] * len(result.get("calls_s", []))
     if mode == "slow":
         time.sleep(float(os.environ.get("FAKE_WORKER_SLEEP", "3")))
+        hold = os.environ.get("FAKE_WORKER_HOLD")
+        deadline = time.monotonic() + 300
+        while hold and os.path.exists(hold) and time.monotonic() < deadline:
+            time.sleep(0.05)
     if mode in ("fork_linger", "fork_setsid"):
         _linger(mode == "fork_setsid")
     if mode == "fill_disk":
