@@ -1,6 +1,7 @@
 #include "report/format.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include <fmt/format.h>
@@ -14,9 +15,13 @@ std::string format_seconds(double s) {
 }
 std::string format_seconds(const std::optional<double>& s) { return s ? format_seconds(*s) : "—"; }
 std::string format_ratio(double r) {
+  if (!std::isfinite(r) || r <= 0) return fmt::format("{}", r);
   if (r >= 99.95) return fmt::format("{:.0f}", r);
   if (r >= 9.995) return fmt::format("{:.1f}", r);
-  return fmt::format("{:.2f}", r);
+  if (r >= 0.0995) return fmt::format("{:.2f}", r);
+  // Below 0.1, two significant digits ("0.012"), never "0.00"; six decimals at most.
+  const int decimals = std::min(6, 1 - static_cast<int>(std::floor(std::log10(r))));
+  return fmt::format("{:.{}f}", r, decimals);
 }
 std::string md_code(const std::string& s) { return "`" + s + "`"; }
 std::string md_literal(const std::string& s) {

@@ -10,8 +10,9 @@ std::string format_seconds(const std::optional<double>& s);
 // An instruction count with an SI prefix and 4 significant digits: "892.1 M",
 // "1.570 G", "65.02 k", "812" (< 0 -> "—").
 std::string format_count(double n);
-// A ratio at three significant digits, no exponent: "0.87", "3.33", "84.1",
-// "840" (a step of ×840.09 is not known to the hundredth).
+// A ratio with no more digits than a step is known to, no exponent: two
+// decimals below 10 ("0.87", "3.33"), one below 100 ("84.1"), none above
+// ("840", not "840.09"); below 0.1 two significant digits ("0.012").
 std::string format_ratio(double r);
 // `s`: code in Markdown.
 std::string md_code(const std::string& s);

@@ -13,7 +13,7 @@ TEST(FormatSeconds, ContractBands) {
   EXPECT_EQ(format_seconds(12.34567), "12.346 s");
   EXPECT_EQ(format_seconds(std::optional<double>()), "—");
 }
-TEST(FormatRatio, ThreeSignificantDigits) {
+TEST(FormatRatio, DigitsByMagnitude) {
   EXPECT_EQ(format_ratio(0.874), "0.87");
   EXPECT_EQ(format_ratio(3.334), "3.33");
   EXPECT_EQ(format_ratio(9.996), "10.0");
@@ -21,6 +21,13 @@ TEST(FormatRatio, ThreeSignificantDigits) {
   EXPECT_EQ(format_ratio(99.96), "100");
   EXPECT_EQ(format_ratio(840.09), "840");
   EXPECT_EQ(format_ratio(1250.4), "1250");
+  EXPECT_EQ(format_ratio(0.0995), "0.10");
+  EXPECT_EQ(format_ratio(0.0123), "0.012");
+  EXPECT_EQ(format_ratio(0.00012), "0.00012");
+  EXPECT_EQ(format_ratio(0.0), "0");
+}
+TEST(FormatRatio, NeverPrintsZeroForASmallRatio) {
+  for (double r = 1e-6; r < 10; r *= 1.37) EXPECT_NE(format_ratio(r).find_first_of("123456789"), std::string::npos) << r;
 }
 TEST(MdCell, EscapesPipes) { EXPECT_EQ(md_cell("a|b\nc"), "a\\|b c"); }
 }  // namespace jitbench
