@@ -125,6 +125,7 @@ def test_interrupted_run_keeps_results(jitbench, fake_env, tmp_path):
     # case would, on a loaded machine, interrupt before it began and leave it unlisted.
     while not (out / "logs" / "numba_matmul_8_f32" / "cold-0.log").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
+    assert (out / "logs" / "numba_matmul_8_f32" / "cold-0.log").exists(), "the numba case never started"
     assert (out / "cases" / "numpy_matmul_8_f32.json").exists()
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)

@@ -50,15 +50,17 @@ def test_second_run_on_a_locked_out_dir_is_refused(jitbench, fake_env, tmp_path)
     hold.touch()
     env = dict(fake_env(numpy="slow"), FAKE_WORKER_SLEEP="0", FAKE_WORKER_HOLD=str(hold))
     first = run_bg(["run", *CASES, "--backends", "numpy", "--out-dir", str(out)], env)
-    wait_for(out / "environment.json")
-    second = jitbench("run", *CASES, "--backends", "numba", "--out-dir", str(out), env=fake_env())
-    assert second.rc == 2
-    assert f"is in use by another jitbench (pid {first.pid})" in second.stderr, second.stderr
-    # validate (and jitbench.load(), which runs it) says the same of a run still being written, not that its
-    # files are unlisted
-    busy = jitbench("validate", str(out))
-    assert busy.rc == 2 and f"is in use by another jitbench (pid {first.pid})" in busy.stderr, busy.stderr
-    hold.unlink()
+    try:
+        wait_for(out / "environment.json")
+        second = jitbench("run", *CASES, "--backends", "numba", "--out-dir", str(out), env=fake_env())
+        assert second.rc == 2
+        assert f"is in use by another jitbench (pid {first.pid})" in second.stderr, second.stderr
+        # validate (and jitbench.load(), which runs it) says the same of a run still being written, not that its
+        # files are unlisted
+        busy = jitbench("validate", str(out))
+        assert busy.rc == 2 and f"is in use by another jitbench (pid {first.pid})" in busy.stderr, busy.stderr
+    finally:
+        hold.unlink()  # released whatever happened above: no worker is left waiting on it
     assert first.wait(timeout=120) == 0, first.stderr
     index = json.loads((out / "index.json").read_text())
     assert [c["case"] for c in index["cases"]] == ["numpy_matmul_8_f32"]

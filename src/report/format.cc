@@ -19,8 +19,10 @@ std::string format_ratio(double r) {
   if (r >= 99.95) return fmt::format("{:.0f}", r);
   if (r >= 9.995) return fmt::format("{:.1f}", r);
   if (r >= 0.0995) return fmt::format("{:.2f}", r);
-  // Below 0.1, two significant digits ("0.012"), never "0.00"; six decimals at most.
-  const int decimals = std::min(6, 1 - static_cast<int>(std::floor(std::log10(r))));
+  // Below 0.1, two significant digits ("0.012"; 0.00996 is "0.010"), down to 0.000001.
+  if (r < 1e-6) return "<0.000001";
+  int decimals = 1 - static_cast<int>(std::floor(std::log10(r)));
+  if (std::stod(fmt::format("{:.{}f}", r, decimals)) * std::pow(10.0, decimals - 1) >= 10.0) --decimals;
   return fmt::format("{:.{}f}", r, decimals);
 }
 std::string md_code(const std::string& s) { return "`" + s + "`"; }

@@ -12,7 +12,8 @@ std::string format_seconds(const std::optional<double>& s);
 std::string format_count(double n);
 // A ratio with no more digits than a step is known to, no exponent: two
 // decimals below 10 ("0.87", "3.33"), one below 100 ("84.1"), none above
-// ("840", not "840.09"); below 0.1 two significant digits ("0.012").
+// ("840", not "840.09"); below 0.1 two significant digits ("0.012"), and
+// "<0.000001" below that.
 std::string format_ratio(double r);
 // `s`: code in Markdown.
 std::string md_code(const std::string& s);

@@ -24,10 +24,17 @@ TEST(FormatRatio, DigitsByMagnitude) {
   EXPECT_EQ(format_ratio(0.0995), "0.10");
   EXPECT_EQ(format_ratio(0.0123), "0.012");
   EXPECT_EQ(format_ratio(0.00012), "0.00012");
+  EXPECT_EQ(format_ratio(0.00996), "0.010");
+  EXPECT_EQ(format_ratio(1e-7), "<0.000001");
   EXPECT_EQ(format_ratio(0.0), "0");
 }
-TEST(FormatRatio, NeverPrintsZeroForASmallRatio) {
-  for (double r = 1e-6; r < 10; r *= 1.37) EXPECT_NE(format_ratio(r).find_first_of("123456789"), std::string::npos) << r;
+TEST(FormatRatio, BelowATenthTwoSignificantDigitsNeverZero) {
+  for (double r = 1e-6; r < 0.0995; r *= 1.07) {
+    const std::string s = format_ratio(r);
+    const auto first = s.find_first_of("123456789");
+    ASSERT_NE(first, std::string::npos) << r;
+    EXPECT_EQ(s.size() - first, 2u) << r << " -> " << s;  // two digits from the first that is not zero
+  }
 }
 TEST(MdCell, EscapesPipes) { EXPECT_EQ(md_cell("a|b\nc"), "a\\|b c"); }
 }  // namespace jitbench
