@@ -74,8 +74,9 @@ std::string subphase_change(const SubPhaseDelta& d) {
   if (!d.new_s) return change + " (gone)";
   if (!d.ratio) return fmt::format("{} (from 0; {} → {})", change, side_range(d.n_base, d.base_lo, d.base_hi),
                                    side_range(d.n_new, d.new_lo, d.new_hi));
-  if (d.lo && d.hi) return fmt::format("{} (×{:.2f} [{:.2f}–{:.2f}])", change, *d.ratio, *d.lo, *d.hi);
-  return fmt::format("{} (×{:.2f}; {} → {})", change, *d.ratio, side_range(d.n_base, d.base_lo, d.base_hi),
+  if (d.lo && d.hi)
+    return fmt::format("{} (×{} [{}–{}])", change, format_ratio(*d.ratio), format_ratio(*d.lo), format_ratio(*d.hi));
+  return fmt::format("{} (×{}; {} → {})", change, format_ratio(*d.ratio), side_range(d.n_base, d.base_lo, d.base_hi),
                      side_range(d.n_new, d.new_lo, d.new_hi));
 }
 

@@ -137,5 +137,13 @@ TEST(AnatomyDeltaText, FewProcessesGiveCountsAndRangesNotACi) {
   EXPECT_EQ(subphase_change(d), "+1.500 s (×2.00; n = 2, range 1.400–1.600 s → n = 2, range 2.900–3.100 s)");
 }
 
+// The ratio as the releases table prints it: no more digits than a step of
+// hundreds is known to.
+TEST(AnatomyDeltaText, ALargeStepsRatioHasNoHundredths) {
+  auto d = moved({"compile"}, 0.001, 0.84009);
+  d.lo = 812.3, d.hi = 871.96;
+  EXPECT_EQ(subphase_change(d), "+839.09 ms (×840 [812–872])");
+}
+
 }  // namespace
 }  // namespace jitbench
