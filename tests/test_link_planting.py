@@ -156,13 +156,7 @@ TWO_CASES = ["--cases", "mc_pi_1000_f64", "--backends", "numpy,numba", "--cold-r
 
 def run_planting_mid_run(out, env, rel, outside):
     """`run` of two cases into out; once the slow second case has started, rel is made a link to outside."""
-    p = subprocess.Popen([str(JITBENCH), "run", *TWO_CASES, "--out-dir", str(out)], env=dict(os.environ, **env),
-                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    started = out / "logs" / SLOW / "cold-0.log"
-    deadline = time.time() + 60
-    while not started.exists() and p.poll() is None and time.time() < deadline:
-        time.sleep(0.02)
-    assert started.exists(), "the slow case never started"
+    p = started_until(["run", *TWO_CASES, "--out-dir", str(out)], env, out, f"logs/{SLOW}/cold-0.log")
     victim = plant_link(out / rel, outside)
     _, err = p.communicate(timeout=120)
     return p.returncode, err, victim
@@ -184,18 +178,24 @@ def test_run_never_writes_through_a_link_planted_mid_run(tmp_path, fake_env_modu
         assert rc == 13 and "symbolic link" in err, f"{rel}: exit {rc}: {err}"
 
 
-def attack_mid_run(argv, env, root, started, rel, outside, cwd=None, done=(0,), wait=60):
-    """jitbench argv, writing below root; once a file matching the glob `started` exists
-    below root (a slow process of the command has begun), root/rel is made a link to
-    outside. The command must not write through it: it finishes (an exit code of `done`)
-    having replaced the link with its own file, or refuses in one line naming it (exit 13)."""
-    keep = snapshot(outside)
+def started_until(argv, env, root, started, cwd=None, wait=60):
+    """jitbench argv started; returned (running) once a file matching the glob `started` exists below root."""
     p = subprocess.Popen([str(JITBENCH), *argv], env=dict(os.environ, **env), cwd=cwd, stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + wait
     while not list(root.glob(started)) and p.poll() is None and time.time() < deadline:
         time.sleep(0.02)
     assert list(root.glob(started)), f"{started} never appeared: {p.communicate(timeout=120)}"
+    return p
+
+
+def attack_mid_run(argv, env, root, started, rel, outside, cwd=None, done=(0,), wait=60):
+    """jitbench argv, writing below root; once a file matching the glob `started` exists
+    below root (a slow process of the command has begun), root/rel is made a link to
+    outside. The command must not write through it: it finishes (an exit code of `done`)
+    having replaced the link with its own file, or refuses in one line naming it (exit 13)."""
+    keep = snapshot(outside)
+    p = started_until(argv, env, root, started, cwd=cwd, wait=wait)
     victim = plant_link(root / rel, outside)
     _, err = p.communicate(timeout=180 + wait)
     assert snapshot(outside) == keep, f"{rel}: written through the link (exit {p.returncode}: {err})"
@@ -299,12 +299,12 @@ def two_releases(tmp_path_factory):
     return d, tmp_path_factory.mktemp("link-env-cache")
 
 
-@pytest.mark.heavy("uv environments")
-@pytest.mark.parametrize("rel", ["steps", "steps/linkrel-1.1-1", "logs"])
-def test_bisect_never_writes_through_a_link_planted_mid_run(tmp_path, fake_env_module, two_releases, rel):
-    # While the first step's run measures (both ends side by side), rel becomes a link: the step's run, the next
-    # step's (1.1's) directory, already there, and its log must not follow it. steps/ is bisect's own: a step's run is
-    # started in a directory bisect made through the door, and read only once it is still there.
+# A cold process of bisect's first step (both ends side by side) has begun.
+BISECT_STEP_STARTED = "steps/*/logs/*/cold-0.log"
+
+
+def slow_bisect(tmp_path, fake_env_module, two_releases):
+    """bisect of linkrel 1.0 -> 1.2 whose processes take a second each: its argv, env and out dir."""
     wheels, cache = two_releases
     out = tmp_path / "bisect"
     env = dict(fake_env_module(numba="slow"), FAKE_WORKER_SLEEP="1", FAKE_WORKER_RELEASE="linkrel",
@@ -312,25 +312,25 @@ def test_bisect_never_writes_through_a_link_planted_mid_run(tmp_path, fake_env_m
     argv = ["bisect", "--package", "linkrel", "--good", "1.0", "--bad", "1.2", "--metric", "ttfr", "--threshold",
             "20", "--cases", "matmul_8_f32", "--backends", "numba", "--cold-runs", "5", "--warm-iters", "2",
             "--find-links", str(wheels), "--no-index", "--out-dir", str(out), "--quiet"]
-    attack_mid_run(argv, env, out, "steps/*/logs/*/cold-0.log", rel, outside_dir(tmp_path), wait=300)
+    return argv, env, out
+
+
+@pytest.mark.heavy("uv environments")
+@pytest.mark.parametrize("rel", ["steps", "steps/linkrel-1.1-1", "logs"])
+def test_bisect_never_writes_through_a_link_planted_mid_run(tmp_path, fake_env_module, two_releases, rel):
+    # While the first step's run measures (both ends side by side), rel becomes a link: the step's run, the next
+    # step's (1.1's) directory, already there, and its log must not follow it. steps/ is bisect's own: a step's run is
+    # started in a directory bisect made through the door, and read only once it is still there.
+    argv, env, out = slow_bisect(tmp_path, fake_env_module, two_releases)
+    attack_mid_run(argv, env, out, BISECT_STEP_STARTED, rel, outside_dir(tmp_path), wait=300)
 
 
 @pytest.mark.heavy("uv environments")
 def test_bisect_reads_no_step_directory_moved_or_replaced_while_it_measured(tmp_path, fake_env_module, two_releases):
     # No link at all: steps/ is moved away mid-step and a directory of the same name, holding a step directory of
     # the same name, put in its place. Bisect must not read it as the step's run (nor blame the release).
-    wheels, cache = two_releases
-    out = tmp_path / "bisect"
-    env = dict(os.environ, **fake_env_module(numba="slow"), FAKE_WORKER_SLEEP="1", FAKE_WORKER_RELEASE="linkrel",
-               JITBENCH_ENV_CACHE=str(cache))
-    p = subprocess.Popen([str(JITBENCH), "bisect", "--package", "linkrel", "--good", "1.0", "--bad", "1.2", "--metric",
-                          "ttfr", "--threshold", "20", "--cases", "matmul_8_f32", "--backends", "numba", "--cold-runs",
-                          "5", "--warm-iters", "2", "--find-links", str(wheels), "--no-index", "--out-dir", str(out),
-                          "--quiet"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 300
-    while not list(out.glob("steps/*/logs/*/cold-0.log")) and p.poll() is None and time.time() < deadline:
-        time.sleep(0.02)
+    argv, env, out = slow_bisect(tmp_path, fake_env_module, two_releases)
+    p = started_until(argv, env, out, BISECT_STEP_STARTED, wait=300)
     (step,) = list((out / "steps").iterdir())
     (out / "steps").rename(out / "steps.moved")
     (out / "steps" / step.name).mkdir(parents=True)
